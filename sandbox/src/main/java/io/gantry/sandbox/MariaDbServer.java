@@ -1,0 +1,277 @@
+package io.gantry.sandbox;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code mariadbd} process with its own directory ({@code my.cnf}, {@code data/}, {@code error.log}) on a fixed
+ * loopback port. Its role only changes what {@code my.cnf} says about {@code read_only}; replication is set up by
+ * {@link MariaDbTopology}.
+ */
+final class MariaDbServer implements DatabaseServer {
+
+    static final String HOST = "127.0.0.1";
+    private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** Unix socket paths are limited to 107 bytes; longer directories put the socket in the temp directory. */
+    private static final int MAX_SOCKET_PATH = 100;
+
+    private final String name;
+    private final Path directory;
+    private final MariaDbInstallation installation;
+    private volatile int port;
+    private volatile boolean readOnly;
+    private volatile Process process;
+
+    MariaDbServer(String name, Path directory, int port, MariaDbInstallation installation, boolean readOnly) {
+        this.name = name;
+        this.directory = directory;
+        this.port = port;
+        this.installation = installation;
+        this.readOnly = readOnly;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String host() {
+        return HOST;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    Path dataDirectory() {
+        return directory.resolve("data");
+    }
+
+    Path errorLog() {
+        return directory.resolve("error.log");
+    }
+
+    void setReadOnly(boolean readOnly) {
+        this.readOnly = readOnly;
+    }
+
+    /**
+     * Starts the process and waits until it accepts connections. With {@code portMayMove}, a port that turned out
+     * to be taken (another process grabbed it after it was picked) is replaced by a fresh free port.
+     */
+    void start(boolean portMayMove) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                startOnce();
+                return;
+            } catch (PortTakenException e) {
+                if (!portMayMove || attempt == 3) {
+                    throw new IllegalStateException(name + ": port " + port + " is already in use", e);
+                }
+                int taken = port;
+                port = freePort();
+                LOG.info("sandbox: {} port {} was taken, retrying on {}", name, taken, port);
+            }
+        }
+    }
+
+    private void startOnce() {
+        if (isRunning()) {
+            throw new IllegalStateException(name + " is already running (pid " + process.pid() + ")");
+        }
+        writeConfiguration();
+        long startedAt = System.nanoTime();
+        ProcessBuilder builder = new ProcessBuilder(installation.mariadbd().toString(),
+                "--defaults-file=" + directory.resolve("my.cnf"))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("console.log").toFile()));
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + installation.mariadbd(), e);
+        }
+        ServerProcesses.register(process, directory);
+        awaitReady(startedAt);
+        LOG.debug("sandbox: {} up on port {} in {} ms (pid {})", name, port,
+                (System.nanoTime() - startedAt) / 1_000_000, process.pid());
+    }
+
+    private void awaitReady(long startedAt) {
+        long deadline = startedAt + START_TIMEOUT.toNanos();
+        SQLException last = null;
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                ServerProcesses.unregister(process);
+                String log = errorLogTail();
+                if (log.contains("Address already in use") || log.contains("Bind on TCP/IP port")) {
+                    throw new PortTakenException();
+                }
+                throw new IllegalStateException(name + ": mariadbd exited with code " + process.exitValue()
+                        + " while starting; last lines of " + errorLog() + ":\n" + log);
+            }
+            try (Connection ignored = connectAsRoot()) {
+                return;
+            } catch (SQLException e) {
+                last = e;
+            }
+            sleep(50);
+        }
+        ServerProcesses.terminate(process, Duration.ofSeconds(5));
+        throw new IllegalStateException(name + ": no connection within " + START_TIMEOUT.toSeconds() + " s (last error: "
+                + (last == null ? "none" : last.getMessage()) + "); last lines of " + errorLog() + ":\n" + errorLogTail());
+    }
+
+    /** Clean shutdown: SIGTERM makes mariadbd flush and exit; SIGKILL after 30 s. */
+    void stop() {
+        Process current = process;
+        if (current != null) {
+            ServerProcesses.terminate(current, Duration.ofSeconds(30));
+        }
+    }
+
+    /** kill -9. */
+    void kill() {
+        Process current = process;
+        if (current != null) {
+            ServerProcesses.kill(current);
+        }
+    }
+
+    Connection connectAsRoot() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(""), "root", "");
+    }
+
+    Connection connect(String database, Credentials account) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(database), account.user(), account.password());
+    }
+
+    String jdbcUrl(String database) {
+        // sslMode=DISABLED: the sandbox servers run without TLS (see writeConfiguration).
+        return "jdbc:mysql://" + HOST + ":" + port + "/" + database
+                + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=5000";
+    }
+
+    private void writeConfiguration() {
+        List<String> lines = new ArrayList<>();
+        lines.add("[mariadbd]");
+        // log-basename must come first: on 10.11 it otherwise overrides the log-error path given before it.
+        lines.add("log-basename=" + name);
+        lines.addAll(installation.locationOptions());
+        lines.add("datadir=" + dataDirectory().toAbsolutePath());
+        lines.add("port=" + port);
+        lines.add("bind-address=" + HOST);
+        lines.add("socket=" + socketPath());
+        lines.add("pid-file=" + directory.toAbsolutePath().resolve("mariadbd.pid"));
+        lines.add("log-error=" + errorLog().toAbsolutePath());
+        if ("root".equals(System.getProperty("user.name"))) {
+            lines.add("user=root");
+        }
+        lines.add("server-id=" + port);
+        lines.add("report-host=" + HOST);
+        lines.add("report-port=" + port);
+        lines.add("log-bin=" + name + "-bin");
+        lines.add("log-slave-updates=ON");
+        lines.add("binlog-format=ROW");
+        lines.add("binlog-row-metadata=FULL");
+        lines.add("gtid-strict-mode=ON");
+        lines.add("read-only=" + (readOnly ? "ON" : "OFF"));
+        lines.add("relay-log-recovery=ON");
+        lines.addAll(commonOptions());
+        try {
+            Files.write(directory.resolve("my.cnf"), lines, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Options shared with the template bootstrap: small memory, fast commits, and no TLS (MariaDB 11.4 otherwise
+     * generates a certificate at every start, seconds of CPU each time).
+     */
+    static List<String> commonOptions() {
+        return List.of(
+                "skip-ssl",
+                "skip-name-resolve",
+                "performance-schema=OFF",
+                "innodb-buffer-pool-size=32M",
+                "innodb-log-file-size=8M",
+                "innodb-flush-log-at-trx-commit=2",
+                "sync-binlog=0",
+                "max-connections=500",
+                "character-set-server=utf8mb4",
+                "collation-server=utf8mb4_general_ci");
+    }
+
+    private Path socketPath() {
+        Path inside = directory.toAbsolutePath().resolve("mariadbd.sock");
+        if (inside.toString().length() <= MAX_SOCKET_PATH) {
+            return inside;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"),
+                "gantry-" + Integer.toHexString(inside.toString().hashCode()) + ".sock");
+    }
+
+    String errorLogTail() {
+        try {
+            List<String> lines = Files.readAllLines(errorLog(), StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(no error log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** A TCP port that was free on loopback a moment ago. */
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free loopback port", e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + HOST + ":" + port + ")";
+    }
+
+    private static final class PortTakenException extends RuntimeException {
+        PortTakenException() {
+            super(null, null, false, false);
+        }
+    }
+}

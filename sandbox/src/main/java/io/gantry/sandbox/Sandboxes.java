@@ -1,0 +1,108 @@
+package io.gantry.sandbox;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Topologies for tests: one shared topology per kind for the whole JVM (test classes that do not break servers use
+ * it), and private ones for tests that promote or otherwise change the shape. Everything lives under
+ * {@code $java.io.tmpdir/gantry-sandbox/jvm-<pid>/}; directories of JVMs that are gone are swept on first use.
+ */
+public final class Sandboxes {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sandboxes.class);
+    private static final Map<TopologyKind, Topology> SHARED = new EnumMap<>(TopologyKind.class);
+    private static final AtomicInteger PRIVATE_COUNT = new AtomicInteger();
+    private static boolean swept;
+
+    private Sandboxes() {
+    }
+
+    /** The root of every test JVM's sandbox directories. */
+    public static Path testRoot() {
+        return Path.of(System.getProperty("java.io.tmpdir"), "gantry-sandbox");
+    }
+
+    /** This JVM's own directory under {@link #testRoot()}. */
+    public static Path runDirectory() {
+        return testRoot().resolve("jvm-" + ProcessHandle.current().pid());
+    }
+
+    /** The topology of this kind shared by the JVM's tests (a primary and two replicas), started on first use. */
+    public static synchronized Topology shared(TopologyKind kind) {
+        Topology topology = SHARED.get(kind);
+        if (topology == null) {
+            topology = startPrivate(kind, "shared-" + kind.name().toLowerCase(), 2);
+            SHARED.put(kind, topology);
+        }
+        return topology;
+    }
+
+    /** A topology of its own for a test that changes it; the caller closes it. */
+    public static Topology startPrivate(TopologyKind kind, String name, int replicas) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return kind.start(directory, replicas);
+    }
+
+    /** Stops the shared topologies (the shutdown hook does it too; this lets a test check nothing is left). */
+    public static synchronized void closeShared() {
+        SHARED.values().forEach(Topology::close);
+        SHARED.clear();
+    }
+
+    private static synchronized void sweepOnce() {
+        if (swept) {
+            return;
+        }
+        swept = true;
+        Path root = testRoot();
+        List<Path> orphans = ServerProcesses.sweepOrphans(root);
+        if (!orphans.isEmpty()) {
+            LOG.info("sandbox: cleaned up {} server directories left by earlier runs", orphans.size());
+        }
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (Stream<Path> runs = Files.list(root)) {
+            for (Path run : runs.filter(Sandboxes::belongsToDeadJvm).toList()) {
+                deleteQuietly(run);
+            }
+        } catch (IOException e) {
+            LOG.warn("sandbox: could not clean {}: {}", root, e.toString());
+        }
+    }
+
+    private static boolean belongsToDeadJvm(Path run) {
+        String name = run.getFileName().toString();
+        if (!name.startsWith("jvm-")) {
+            return false;
+        }
+        try {
+            long pid = Long.parseLong(name.substring(4));
+            return pid != ProcessHandle.current().pid() && !ServerProcesses.isLive(pid)
+                    && ServerProcesses.liveServersUnder(run).isEmpty();
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static void deleteQuietly(Path directory) {
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            LOG.debug("sandbox: could not delete {}: {}", directory, e.toString());
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.gantry.sandbox;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the promise that no server process outlives the JVM that started it: every process is registered here and
+ * stopped by a shutdown hook, and each server directory holds an owner file so that the next start sweeps away
+ * servers left behind by a JVM that was killed before its hook could run.
+ */
+final class ServerProcesses {
+
+    static final String OWNER_FILE = "gantry-sandbox.owner";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServerProcesses.class);
+    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+
+    static {
+        Thread hook = new Thread(ServerProcesses::stopAllRegistered, "gantry-sandbox-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    private ServerProcesses() {
+    }
+
+    /** Records a started server process and who owns it, in its directory. */
+    static void register(Process process, Path serverDirectory) {
+        RUNNING.add(process);
+        Properties owner = new Properties();
+        owner.setProperty("owner_pid", Long.toString(ProcessHandle.current().pid()));
+        owner.setProperty("server_pid", Long.toString(process.pid()));
+        owner.setProperty("directory", serverDirectory.toAbsolutePath().toString());
+        try (var out = Files.newBufferedWriter(serverDirectory.resolve(OWNER_FILE), StandardCharsets.UTF_8)) {
+            owner.store(out, "written by the Gantry sandbox; used to clean up after a killed JVM");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Forgets a process that has exited (it was stopped or killed on purpose). */
+    static void unregister(Process process) {
+        RUNNING.remove(process);
+    }
+
+    /** Stops a process: SIGTERM, then SIGKILL if it has not exited within the grace period. Reaps it. */
+    static void terminate(Process process, Duration grace) {
+        process.destroy();
+        try {
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        unregister(process);
+    }
+
+    /** SIGKILL, and wait for the exit so the process is reaped (no zombie left). */
+    static void kill(Process process) {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        unregister(process);
+    }
+
+    private static void stopAllRegistered() {
+        List<Process> processes = List.copyOf(RUNNING);
+        processes.forEach(Process::destroy);
+        for (Process process : processes) {
+            terminate(process, Duration.ofSeconds(5));
+        }
+    }
+
+    /**
+     * Kills servers under {@code root} whose owning JVM is gone, found through their owner files. Servers owned by
+     * a JVM that still runs are left alone (another test run may be using them).
+     *
+     * @return the directories whose servers were swept (or had already exited)
+     */
+    static List<Path> sweepOrphans(Path root) {
+        if (!Files.isDirectory(root)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.find(root, 4, (path, attributes) -> path.endsWith(OWNER_FILE))) {
+            return files.filter(ServerProcesses::sweepIfOrphaned).map(Path::getParent).toList();
+        } catch (IOException e) {
+            LOG.warn("sandbox: could not look for servers left behind under {}: {}", root, e.toString());
+            return List.of();
+        }
+    }
+
+    private static boolean sweepIfOrphaned(Path ownerFile) {
+        Properties owner = new Properties();
+        try (var in = Files.newBufferedReader(ownerFile, StandardCharsets.UTF_8)) {
+            owner.load(in);
+        } catch (IOException e) {
+            return false;
+        }
+        long ownerPid = Long.parseLong(owner.getProperty("owner_pid", "-1"));
+        long serverPid = Long.parseLong(owner.getProperty("server_pid", "-1"));
+        String directory = owner.getProperty("directory", "");
+        if (ownerPid != ProcessHandle.current().pid() && isLive(ownerPid)) {
+            return false;
+        }
+        if (ownerPid == ProcessHandle.current().pid() && RUNNING.stream().anyMatch(p -> p.pid() == serverPid)) {
+            return false;
+        }
+        if (isLive(serverPid) && commandLine(serverPid).contains(directory)) {
+            LOG.warn("sandbox: stopping mariadbd pid {} left behind by a JVM that is gone (pid {}), data in {}",
+                    serverPid, ownerPid, directory);
+            ProcessHandle.of(serverPid).ifPresent(ProcessHandle::destroyForcibly);
+            awaitGone(serverPid, Duration.ofSeconds(10));
+        }
+        try {
+            Files.deleteIfExists(ownerFile);
+        } catch (IOException e) {
+            LOG.debug("sandbox: could not delete {}: {}", ownerFile, e.toString());
+        }
+        return true;
+    }
+
+    /**
+     * Whether a process exists and is not a zombie. On machines where pid 1 does not reap orphans, an exited server
+     * lingers as a zombie, and {@code kill -0} or {@link ProcessHandle#isAlive()} would still call it alive.
+     */
+    static boolean isLive(long pid) {
+        if (pid <= 0) {
+            return false;
+        }
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        try {
+            String content = Files.readString(stat, StandardCharsets.UTF_8);
+            // Format: "pid (comm) S ..."; comm may contain spaces and parentheses, so look after the last ')'.
+            int end = content.lastIndexOf(')');
+            char state = content.charAt(end + 2);
+            return state != 'Z' && state != 'X';
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException | RuntimeException e) {
+            // No procfs (not Linux): fall back to the JDK's view, which cannot tell zombies apart.
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        }
+    }
+
+    /** The command line of a process (arguments joined by spaces), or "" when unknown. */
+    static String commandLine(long pid) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').trim();
+        } catch (IOException e) {
+            return ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("");
+        }
+    }
+
+    /** Live {@code mariadbd} processes whose command line mentions {@code pathFragment}. */
+    static List<Long> liveServersUnder(Path pathFragment) {
+        String fragment = pathFragment.toAbsolutePath().toString();
+        return ProcessHandle.allProcesses()
+                .map(ProcessHandle::pid)
+                .filter(pid -> {
+                    String commandLine = commandLine(pid);
+                    return commandLine.contains("mariadbd") && commandLine.contains(fragment);
+                })
+                .filter(ServerProcesses::isLive)
+                .toList();
+    }
+
+    private static void awaitGone(long pid, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (isLive(pid) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}
