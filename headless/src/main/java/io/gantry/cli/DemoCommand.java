@@ -1,0 +1,92 @@
+package io.gantry.cli;
+
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.MariaDbInstallation;
+import io.gantry.sandbox.MariaDbTopology;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code gantry demo}: a sandbox of real MariaDB servers (a primary and replicas with GTID replication) that stays up
+ * until Ctrl-C, then stops everything it started.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Start a sandbox: a MariaDB primary and replicas with GTID replication on loopback ports. "
+                + "Runs until Ctrl-C, then stops every server it started. Starts from empty data each time.")
+final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--dir", paramLabel = "DIR", defaultValue = "gantry-demo",
+            description = "Where the servers keep their data and logs; emptied at start (default: ${DEFAULT-VALUE}).")
+    Path directory;
+
+    @Option(names = "--replicas", paramLabel = "N", defaultValue = "2",
+            description = "Number of replicas, 0 to 9 (default: ${DEFAULT-VALUE}).")
+    int replicas;
+
+    @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "33061",
+            description = "The primary's port; replicas use the next ones (default: ${DEFAULT-VALUE}).")
+    int basePort;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (replicas < 0 || replicas > 9) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--replicas must be between 0 and 9, not " + replicas);
+        }
+        if (basePort < 1024 || basePort + replicas > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--base-port must leave room for " + (replicas + 1) + " ports between 1024 and 65535, not " + basePort);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("Starting the sandbox under " + directory.toAbsolutePath() + " ...");
+        out.flush();
+        MariaDbTopology topology = MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(),
+                replicas, basePort);
+        Thread stopOnExit = new Thread(() -> {
+            out.println("Stopping the sandbox ...");
+            out.flush();
+            topology.close();
+            out.println("Sandbox stopped.");
+            out.flush();
+            stopped.countDown();
+        }, "gantry-demo-stop");
+        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        printServers(out, topology);
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            // Interrupted without a JVM shutdown (embedded use): stop here instead of in the hook.
+            Runtime.getRuntime().removeShutdownHook(stopOnExit);
+            stopOnExit.run();
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private static void printServers(PrintWriter out, MariaDbTopology topology) {
+        out.println();
+        out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
+                + topology.directory());
+        out.println("Database '" + topology.database() + "', account '" + topology.appAccount().user() + "' / '"
+                + topology.appAccount().password() + "' (cannot write to a read-only replica).");
+        out.println();
+        out.printf("  %-8s %-9s %-16s %s%n", "ROLE", "NAME", "ADDRESS", "CONNECT WITH");
+        for (DatabaseServer server : topology.servers()) {
+            String role = server == topology.primary() ? "primary" : "replica";
+            out.printf("  %-8s %-9s %-16s %s%n", role, server.name(), server.address(), topology.clientCommand(server));
+        }
+        out.println();
+        out.println("Press Ctrl-C to stop every server.");
+        out.flush();
+    }
+}

@@ -1,0 +1,147 @@
+package io.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the real runnable jar as an operator would ({@code java -jar gantry.jar demo}), uses the printed
+ * {@code mariadb} command lines, then stops it with SIGTERM (what Ctrl-C and systemd do) and checks every server
+ * stopped.
+ */
+class DemoCommandIT {
+
+    @Test
+    void demoPrintsWorkingClientCommandsAndStopsEveryServerOnExit() throws Exception {
+        Path directory = Path.of("target", "demo-it").toAbsolutePath();
+        int basePort = freeBasePort(3);
+        Process demo = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(), "demo",
+                "--dir", directory.toString(), "--base-port", Integer.toString(basePort))
+                .redirectErrorStream(true).start();
+        List<String> output = new CopyOnWriteArrayList<>();
+        CountDownLatch ready = new CountDownLatch(1);
+        Thread reader = new Thread(() -> collect(demo, output, ready), "demo-output");
+        reader.start();
+        try {
+            assertThat(ready.await(120, TimeUnit.SECONDS)).as("demo output so far: %s", output).isTrue();
+
+            String primaryCommand = commandFor(output, "primary");
+            String replicaCommand = commandFor(output, "replica2");
+            assertThat(primaryCommand).contains("-P " + basePort);
+            assertThat(replicaCommand).contains("-P " + (basePort + 2));
+
+            runClient(primaryCommand, "CREATE TABLE greeting (id INT PRIMARY KEY, words VARCHAR(50));"
+                    + " INSERT INTO greeting VALUES (1, 'hello from the primary')");
+            String seen = "";
+            for (int attempt = 0; attempt < 50 && !seen.contains("hello from the primary"); attempt++) {
+                Thread.sleep(100);
+                seen = runClient(replicaCommand, "SELECT words FROM greeting WHERE id = 1");
+            }
+            assertThat(seen).contains("hello from the primary");
+            assertThat(runClient(replicaCommand, "SELECT @@read_only")).contains("1");
+        } finally {
+            // SIGTERM, as systemd sends; Ctrl-C (SIGINT) takes the same shutdown path. Through the handle, because
+            // Process.destroy() also closes our end of its output, and we want to read its goodbye.
+            demo.toHandle().destroy();
+            assertThat(demo.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            reader.join(10_000);
+        }
+        assertThat(output).contains("Sandbox stopped.");
+        assertThat(mariadbdProcessesUsing(directory)).isEmpty();
+    }
+
+    private static void collect(Process demo, List<String> output, CountDownLatch ready) {
+        try (BufferedReader lines = new BufferedReader(
+                new InputStreamReader(demo.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                output.add(line);
+                if (line.startsWith("Press Ctrl-C")) {
+                    ready.countDown();
+                }
+            }
+        } catch (IOException e) {
+            output.add("(output stream ended: " + e.getMessage() + ")");
+        }
+    }
+
+    private static String commandFor(List<String> output, String serverName) {
+        return output.stream()
+                .map(String::trim)
+                .filter(line -> line.split("\\s+").length > 3 && line.split("\\s+")[1].equals(serverName))
+                .map(line -> line.substring(line.indexOf('/')))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no line for " + serverName + " in " + output));
+    }
+
+    private static String runClient(String commandLine, String sql) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(commandLine.split(" ")));
+        command.add("--batch");
+        command.add("-e");
+        command.add(sql);
+        Process client = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(client.exitValue()).as("mariadb client said: %s", output).isZero();
+        return output;
+    }
+
+    private static List<Long> mariadbdProcessesUsing(Path directory) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
+            for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    String commandLine = Files.readString(process.resolve("cmdline")).replace('\0', ' ');
+                    String stat = Files.readString(process.resolve("stat"));
+                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                    if (commandLine.contains("mariadbd") && commandLine.contains(directory.toString()) && state != 'Z') {
+                        pids.add(Long.parseLong(process.getFileName().toString()));
+                    }
+                } catch (IOException gone) {
+                    // The process exited while we looked.
+                }
+            }
+        }
+        return pids;
+    }
+
+    private static int freeBasePort(int count) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = ThreadLocalRandom.current().nextInt(20000, 30000);
+            if (allFree(base, count)) {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no " + count + " consecutive free ports found");
+    }
+
+    private static boolean allFree(int base, int count) {
+        for (int port = base; port < base + count; port++) {
+            try (ServerSocket ignored = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+                // free
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}

@@ -1,0 +1,51 @@
+package io.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class GantryCommandTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine commandLine = GantryCommand.newCommandLine();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        return commandLine.execute(args);
+    }
+
+    @Test
+    void withoutACommandSaysWhichOnesExist() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing command").contains("demo");
+    }
+
+    @Test
+    void unknownFlagIsNamed() {
+        assertThat(run("demo", "--replica", "2")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown options: '--replica'").contains("Possible solutions: --replicas");
+    }
+
+    @Test
+    void replicaCountOutOfRangeIsRefusedBeforeAnythingStarts() {
+        assertThat(run("demo", "--replicas", "12")).isEqualTo(2);
+        assertThat(err.toString()).contains("--replicas must be between 0 and 9, not 12");
+    }
+
+    @Test
+    void basePortOutOfRangeIsRefused() {
+        assertThat(run("demo", "--base-port", "80")).isEqualTo(2);
+        assertThat(err.toString()).contains("--base-port must leave room for 3 ports between 1024 and 65535, not 80");
+    }
+
+    @Test
+    void helpListsTheDemoFlags() {
+        assertThat(run("demo", "--help")).isZero();
+        assertThat(out.toString()).contains("--dir").contains("--replicas").contains("--base-port");
+    }
+}
