@@ -1,6 +1,12 @@
 package io.gantry.cli;
 
+import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.sandbox.Credentials;
 import io.gantry.sandbox.DatabaseServer;
+import io.gantry.topology.UpstreamUrl;
+import java.net.InetSocketAddress;
+import java.util.List;
 import io.gantry.sandbox.MariaDbInstallation;
 import io.gantry.sandbox.MariaDbTopology;
 import java.io.PrintWriter;
@@ -16,8 +22,9 @@ import picocli.CommandLine.Option;
  * until Ctrl-C, then stops everything it started.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Start a sandbox: a MariaDB primary and replicas with GTID replication on loopback ports. "
-                + "Runs until Ctrl-C, then stops every server it started. Starts from empty data each time.")
+        description = "Start a sandbox: a MariaDB primary and replicas with GTID replication on loopback ports, "
+                + "and Gantry in front of them. Runs until Ctrl-C, then stops everything it started. Starts from "
+                + "empty data each time.")
 final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--dir", paramLabel = "DIR", defaultValue = "gantry-demo",
@@ -31,6 +38,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "33061",
             description = "The primary's port; replicas use the next ones (default: ${DEFAULT-VALUE}).")
     int basePort;
+
+    @CommandLine.Mixin
+    RunCommand.ProxyOptions proxy = new RunCommand.ProxyOptions();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -47,21 +57,30 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--base-port must leave room for " + (replicas + 1) + " ports between 1024 and 65535, not " + basePort);
         }
+        ProxyConfig config = proxy.toConfig(spec.commandLine());
         PrintWriter out = spec.commandLine().getOut();
         out.println("Starting the sandbox under " + directory.toAbsolutePath() + " ...");
         out.flush();
         MariaDbTopology topology = MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(),
                 replicas, basePort);
+        RunningProxy gantry;
+        try {
+            gantry = RunningProxy.start(config, upstreamUrls(topology), proxy.healthInterval());
+        } catch (RuntimeException e) {
+            topology.close();
+            throw e;
+        }
         Thread stopOnExit = new Thread(() -> {
-            out.println("Stopping the sandbox ...");
+            out.println("Stopping Gantry and the sandbox ...");
             out.flush();
+            gantry.close();
             topology.close();
             out.println("Sandbox stopped.");
             out.flush();
             stopped.countDown();
         }, "gantry-demo-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        printServers(out, topology);
+        printServers(out, topology, gantry);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -73,7 +92,15 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void printServers(PrintWriter out, MariaDbTopology topology) {
+    private static List<UpstreamUrl> upstreamUrls(MariaDbTopology topology) {
+        Credentials account = topology.appAccount();
+        return topology.servers().stream()
+                .map(s -> new UpstreamUrl(s.host(), s.port(), topology.database(), account.user(),
+                        account.password(), UpstreamUrl.DEFAULT_WEIGHT))
+                .toList();
+    }
+
+    private static void printServers(PrintWriter out, MariaDbTopology topology, RunningProxy gantry) {
         out.println();
         out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
                 + topology.directory());
@@ -86,7 +113,14 @@ final class DemoCommand implements Callable<Integer> {
             out.printf("  %-8s %-9s %-16s %s%n", role, server.name(), server.address(), topology.clientCommand(server));
         }
         out.println();
-        out.println("Press Ctrl-C to stop every server.");
+        InetSocketAddress address = gantry.address();
+        out.println("Gantry listens on " + address.getHostString() + ":" + address.getPort()
+                + ": writes go to the primary, reads to the replicas. Connect through it with:");
+        out.println("  " + topology.installation().client() + " --skip-ssl -h " + address.getHostString() + " -P "
+                + address.getPort() + " -u " + topology.appAccount().user() + " -p" + topology.appAccount().password()
+                + " " + topology.database());
+        out.println();
+        out.println("Press Ctrl-C to stop Gantry and every server.");
         out.flush();
     }
 }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         versionProvider = GantryVersion.class,
         description = "A MySQL/MariaDB proxy: read/write split across replicas, bounded-staleness reads, "
                 + "CDC that survives failover.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 public final class GantryCommand implements Runnable {
 
     @CommandLine.Spec
@@ -31,6 +31,6 @@ public final class GantryCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: try `gantry demo`");
+        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: try `gantry run --help` or `gantry demo`");
     }
 }

@@ -1,0 +1,20 @@
+package io.gantry.proxy;
+
+/**
+ * What a backend connection logs in with: the account, the client's initial database and collation, and the
+ * capabilities negotiated with the client (so the backend frames its responses exactly as the client expects and
+ * they can be forwarded byte for byte).
+ *
+ * @param user          account name
+ * @param password      its password (kept only in memory)
+ * @param database      initial database, or "" for none
+ * @param collationId   the client's collation id from its handshake
+ * @param capabilities  the capabilities negotiated with the client
+ */
+record BackendLogin(String user, byte[] password, String database, int collationId, int capabilities) {
+
+    @Override
+    public String toString() {
+        return "BackendLogin[user=" + user + ", database=" + database + "]";
+    }
+}

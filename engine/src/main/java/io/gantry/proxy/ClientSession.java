@@ -1,0 +1,674 @@
+package io.gantry.proxy;
+
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
+import static io.gantry.wire.CapabilityFlags.CLIENT_FOUND_ROWS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_IGNORE_SPACE;
+import static io.gantry.wire.CapabilityFlags.CLIENT_INTERACTIVE;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LOCAL_FILES;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_FLAG;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_PASSWORD;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_RESULTS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_STATEMENTS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PS_MULTI_RESULTS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
+import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
+
+import io.gantry.route.ReplicaCandidate;
+import io.gantry.route.RouteDecision;
+import io.gantry.route.ServerId;
+import io.gantry.route.SessionRouteState;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementClassifier;
+import io.gantry.route.StatementFlag;
+import io.gantry.route.StatementKind;
+import io.gantry.route.ReadBalance;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.AuthSwitchRequest;
+import io.gantry.wire.ClientHandshake;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.MalformedPacketException;
+import io.gantry.wire.NativePassword;
+import io.gantry.wire.OkPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketDecodeFailure;
+import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.ServerStatus;
+import io.gantry.wire.SslRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection: the MySQL handshake with the client, then each command routed to a backend and its
+ * response forwarded packet by packet. While a command runs the client channel does not read (back-pressure and
+ * strict ordering); while the client cannot keep up, the backend channel does not read either.
+ */
+final class ClientSession extends ChannelInboundHandlerAdapter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** What Gantry offers clients. Everything here is forwarded to backends unchanged. */
+    static final int SERVER_CAPABILITIES = CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG
+            | CLIENT_CONNECT_WITH_DB | CLIENT_LOCAL_FILES | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41
+            | CLIENT_INTERACTIVE | CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS
+            | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS
+            | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF;
+
+    /** Stands for the primary in routing when none is known; a decision for it is answered with an error. */
+    private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
+    private static final int UTF8MB4_GENERAL_CI = 45;
+
+    private enum Phase { GREETING_SENT, AUTH_SWITCH_SENT, OPENING_BACKEND, READY, RUNNING, CLOSED }
+
+    private final ProxyServer proxy;
+    private final long id;
+    private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
+    private final Map<ServerId, BackendConnection> connections = new HashMap<>();
+    private final Map<BackendConnection, Long> appliedStateVersion = new IdentityHashMap<>();
+    private final SessionStateLog stateLog = new SessionStateLog();
+    private final ArrayDeque<Packet> queued = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private Phase phase = Phase.GREETING_SENT;
+    private boolean admitted;
+    private int capabilities;
+    private int collationId = UTF8MB4_GENERAL_CI;
+    private String user = "";
+    private String initialDatabase = "";
+    private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    private SessionRouteState routeState = SessionRouteState.INITIAL;
+    private BackendConnection throttledBackend;
+    private BackendConnection awaitingClientData;
+    private long uses;
+
+    ClientSession(ProxyServer proxy, long id) {
+        this.proxy = proxy;
+        this.id = id;
+    }
+
+    // ---- connection phase --------------------------------------------------------------------------------------
+
+    @Override
+    public void channelActive(ChannelHandlerContext context) {
+        this.ctx = context;
+        if (!proxy.admitSession()) {
+            LOG.warn("session {}: refused, --max-client-connections ({}) reached", id,
+                    proxy.config().maxClientConnections());
+            sendErrorAndClose(0, ErrPacket.of(1040, "08004", "Too many connections (Gantry's --max-client-connections is "
+                    + proxy.config().maxClientConnections() + ")"));
+            return;
+        }
+        admitted = true;
+        RANDOM.nextBytes(seed);
+        for (int i = 0; i < seed.length; i++) {
+            // Seed bytes are NUL-terminated on the wire; keep them printable like servers do.
+            seed[i] = (byte) (seed[i] & 0x7F);
+            if (seed[i] == 0 || seed[i] == '$') {
+                seed[i] = 'G';
+            }
+        }
+        HandshakeV10 greeting = new HandshakeV10(proxy.serverVersion(), id & 0xFFFF_FFFFL, seed,
+                SERVER_CAPABILITIES, UTF8MB4_GENERAL_CI, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0,
+                NativePassword.PLUGIN_NAME);
+        ByteBuf out = context.alloc().buffer(128);
+        greeting.encode(out);
+        context.writeAndFlush(new Packet(0, out));
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object message) {
+        if (message instanceof PacketDecodeFailure failure) {
+            LOG.warn("session {}: closing, bad packet from client: {}", id, failure.message());
+            boolean tooLarge = failure.reason() == PacketDecodeFailure.Reason.TOO_LARGE;
+            sendErrorAndClose(failure.sequenceId() + 1, tooLarge
+                    ? ErrPacket.of(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes ("
+                    + failure.sizeFound() + " > " + failure.cap() + ")")
+                    : ErrPacket.of(1835, "HY000", "Malformed communication packet: " + failure.message()));
+            return;
+        }
+        Packet packet = (Packet) message;
+        try {
+            switch (phase) {
+                case GREETING_SENT -> onHandshakeResponse(packet);
+                case AUTH_SWITCH_SENT -> onAuthSwitchResponse(packet);
+                case READY -> dispatch(packet);
+                case OPENING_BACKEND, RUNNING -> {
+                    if (awaitingClientData != null) {
+                        forwardClientData(packet);
+                    } else {
+                        queued.add(packet);
+                    }
+                }
+                case CLOSED -> packet.release();
+            }
+        } catch (MalformedPacketException e) {
+            ReferenceCountUtil.safeRelease(packet);
+            LOG.warn("session {}: closing, malformed packet from client: {}", id, e.getMessage());
+            sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1835, "HY000",
+                    "Malformed communication packet: " + e.getMessage()));
+        } catch (RuntimeException e) {
+            ReferenceCountUtil.safeRelease(packet);
+            LOG.error("session {}: closing after an unexpected error: {}", id, e.toString(), e);
+            sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1105, "HY000", "Gantry internal error: " + e));
+        }
+    }
+
+    private void onHandshakeResponse(Packet packet) {
+        ClientHandshake handshake;
+        try {
+            handshake = ClientHandshake.decode(packet.payload());
+        } finally {
+            packet.release();
+        }
+        if (handshake instanceof SslRequest) {
+            sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1045, "28000",
+                    "TLS is not enabled on this Gantry (start it with --tls-cert/--tls-key), connect without TLS"));
+            return;
+        }
+        HandshakeResponse41 response = (HandshakeResponse41) handshake;
+        capabilities = response.capabilities() & SERVER_CAPABILITIES;
+        collationId = response.characterSet() == 0 ? UTF8MB4_GENERAL_CI : response.characterSet();
+        user = response.username();
+        initialDatabase = (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
+        String plugin = response.authPluginName();
+        if (!plugin.isEmpty() && !plugin.equals(NativePassword.PLUGIN_NAME)) {
+            // The client answered for another plugin (e.g. caching_sha2_password): ask for mysql_native_password.
+            byte[] switchSeed = new byte[seed.length + 1];
+            System.arraycopy(seed, 0, switchSeed, 0, seed.length);
+            ByteBuf out = ctx.alloc().buffer();
+            new AuthSwitchRequest(NativePassword.PLUGIN_NAME, switchSeed).encode(out);
+            phase = Phase.AUTH_SWITCH_SENT;
+            ctx.writeAndFlush(new Packet(packet.sequenceId() + 1, out));
+            return;
+        }
+        authenticate(response.authResponse(), packet.sequenceId() + 1);
+    }
+
+    private void onAuthSwitchResponse(Packet packet) {
+        byte[] reply = ByteBufUtil.getBytes(packet.payload());
+        packet.release();
+        authenticate(reply, packet.sequenceId() + 1);
+    }
+
+    /**
+     * First stage of client identity: clients log in with Gantry's service account, which backends know, so no
+     * client gains privileges it would not have directly.
+     */
+    private void authenticate(byte[] reply, int nextSequence) {
+        byte[] password = proxy.serviceAccount().password().getBytes(StandardCharsets.UTF_8);
+        byte[] expected = password.length == 0 ? new byte[0] : NativePassword.scramble(password, seed);
+        boolean userMatches = user.equals(proxy.serviceAccount().user());
+        if (!userMatches || !MessageDigest.isEqual(expected, reply)) {
+            String host = remoteHost();
+            LOG.warn("session {}: access denied for '{}'@'{}'{}", id, user, host,
+                    userMatches ? " (wrong password)" : " (only the service account may log in through Gantry for now)");
+            sendErrorAndClose(nextSequence, ErrPacket.of(1045, "28000", "Access denied for user '" + user + "'@'"
+                    + host + "' (using password: " + (reply.length > 0 ? "YES" : "NO") + ")"));
+            return;
+        }
+        openFirstBackend(nextSequence);
+    }
+
+    /**
+     * Logs in to one backend before telling the client it is in, so that what a server would refuse at login
+     * (an unknown database, an account it does not know) is refused here too, with the server's own error.
+     */
+    private void openFirstBackend(int okSequence) {
+        phase = Phase.OPENING_BACKEND;
+        Upstreams upstreams = proxy.upstreams();
+        Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
+        if (first.isEmpty()) {
+            sendErrorAndClose(okSequence, ErrPacket.of(1105, "HY000", "Gantry: no server is available: "
+                    + upstreams.noPrimaryReason()));
+            return;
+        }
+        obtain(first.get()).addListener(future -> {
+            if (!future.isSuccess()) {
+                sendErrorAndClose(okSequence, backendError(first.get(), future.cause()));
+                return;
+            }
+            LOG.debug("session {}: '{}'@'{}' logged in", id, user, remoteHost());
+            writeOk(okSequence);
+            ctx.flush();
+            phase = Phase.READY;
+            drainQueue();
+        });
+    }
+
+    // ---- command phase -----------------------------------------------------------------------------------------
+
+    private void dispatch(Packet packet) {
+        CommandType command = CommandType.of(packet.payload());
+        switch (command) {
+            case COM_QUIT -> {
+                packet.release();
+                closeSession();
+            }
+            case COM_PING -> {
+                packet.release();
+                writeOk(1);
+                ctx.flush();
+            }
+            case COM_QUERY -> onQuery(packet);
+            case COM_INIT_DB, COM_SET_OPTION -> runOnPrimary(packet, true);
+            case COM_FIELD_LIST, COM_STATISTICS -> runOnPrimary(packet, false);
+            case COM_RESET_CONNECTION -> onResetConnection(packet);
+            case COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_RESET, COM_STMT_CLOSE,
+                 COM_STMT_FETCH, COM_CHANGE_USER -> {
+                packet.release();
+                if (command != CommandType.COM_STMT_CLOSE && command != CommandType.COM_STMT_SEND_LONG_DATA) {
+                    writeError(1, ErrPacket.of(1235, "42000", "Gantry does not support " + command
+                            + " yet; use text queries (e.g. useServerPrepStmts=false)"));
+                    ctx.flush();
+                }
+            }
+            default -> {
+                packet.release();
+                writeError(1, ErrPacket.of(1047, "08S01", "Unknown command " + command + " (Gantry)"));
+                ctx.flush();
+            }
+        }
+    }
+
+    private void onQuery(Packet packet) {
+        ByteBuf payload = packet.payload();
+        // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
+        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
+                StandardCharsets.ISO_8859_1);
+        StatementClass statement = StatementClassifier.classify(sql,
+                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        if (statement.kind() == StatementKind.SESSION_STATE && stateLog.isFull() && !routeState.pinned()) {
+            LOG.info("session {}: more than {} distinct session settings; staying on the primary", id,
+                    SessionStateLog.MAX_DISTINCT_COMMANDS);
+            routeState = routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+        }
+        Upstreams upstreams = proxy.upstreams();
+        Optional<UpstreamServer> primary = upstreams.primary();
+        ServerId primaryId = primary.map(ClientSession::idOf).orElse(NO_PRIMARY);
+        List<ReplicaCandidate> replicas = new ArrayList<>();
+        for (UpstreamServer server : upstreams.servers()) {
+            if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
+                replicas.add(new ReplicaCandidate(idOf(server), server.weight(), server.isUp(), true));
+            }
+        }
+        RouteDecision decision = proxy.router().route(statement, routeState, proxy.config().routing(), primaryId,
+                replicas);
+        if (decision.server().equals(NO_PRIMARY)) {
+            packet.release();
+            writeError(1, ErrPacket.of(1290, "HY000", "Gantry cannot run this statement: " + upstreams.noPrimaryReason()));
+            ctx.flush();
+            return;
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("session {}: {} -> {}", id, abbreviate(sql), decision.describe());
+        }
+        routeState = routeState.afterRouting(decision);
+        UpstreamServer target = upstreams.find(decision.server().hostPort()).orElseThrow();
+        boolean sessionState = statement.kind() == StatementKind.SESSION_STATE;
+        run(packet, target, sessionState);
+    }
+
+    /** Commands that belong to the session (COM_INIT_DB, COM_SET_OPTION) or are best answered by the primary. */
+    private void runOnPrimary(Packet packet, boolean sessionState) {
+        Optional<UpstreamServer> primary = proxy.upstreams().primary();
+        if (primary.isEmpty()) {
+            packet.release();
+            writeError(1, ErrPacket.of(1290, "HY000", "Gantry cannot run this command: "
+                    + proxy.upstreams().noPrimaryReason()));
+            ctx.flush();
+            return;
+        }
+        run(packet, primary.get(), sessionState);
+    }
+
+    private void onResetConnection(Packet packet) {
+        // Reset every backend of the session: the primary's answer goes to the client, the rest are closed.
+        Optional<UpstreamServer> primary = proxy.upstreams().primary();
+        for (Iterator<Map.Entry<ServerId, BackendConnection>> it = connections.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<ServerId, BackendConnection> entry = it.next();
+            if (primary.isEmpty() || !entry.getKey().equals(idOf(primary.get()))) {
+                entry.getValue().close();
+                appliedStateVersion.remove(entry.getValue());
+                it.remove();
+            }
+        }
+        stateLog.clear();
+        routeState = SessionRouteState.INITIAL;
+        runOnPrimary(packet, false);
+    }
+
+    /**
+     * Runs a client command on a server: obtains (or opens) the session's connection to it, brings its session
+     * state up to date, then forwards the command and streams the response back.
+     */
+    private void run(Packet packet, UpstreamServer server, boolean sessionState) {
+        phase = Phase.RUNNING;
+        ctx.channel().config().setAutoRead(false);
+        uses++;
+        obtain(server).addListener(future -> {
+            if (!future.isSuccess()) {
+                packet.release();
+                sendErrorAndClose(1, backendError(server, future.cause()));
+                return;
+            }
+            BackendConnection connection = (BackendConnection) future.getNow();
+            syncState(connection, () -> forward(packet, connection, sessionState), error -> {
+                packet.release();
+                writeError(1, error);
+                ctx.flush();
+                commandDone();
+            });
+        });
+    }
+
+    private void forward(Packet packet, BackendConnection connection, boolean sessionState) {
+        byte[] command = sessionState ? ByteBufUtil.getBytes(packet.payload()) : null;
+        connection.execute(packet, new BackendConnection.ResponseListener() {
+            @Override
+            public void onPacket(Packet response, ResponseFraming framing) {
+                ctx.write(response);
+                if (framing.awaitingClient()) {
+                    // LOCAL INFILE: the client now sends the file, ending with an empty packet.
+                    awaitingClientData = connection;
+                    ctx.flush();
+                    ctx.channel().config().setAutoRead(true);
+                } else if (!ctx.channel().isWritable()) {
+                    throttledBackend = connection;
+                    connection.setAutoRead(false);
+                    ctx.flush();
+                }
+            }
+
+            @Override
+            public void onBatchEnd() {
+                ctx.flush();
+            }
+
+            @Override
+            public void onComplete(ResponseFraming framing) {
+                ctx.flush();
+                awaitingClientData = null;
+                if (command != null && !framing.failed()) {
+                    appliedStateVersion.put(connection, stateLog.record(command));
+                }
+                noteStatus(connection, framing.serverStatus());
+                scheduleRetentionClose(connection);
+                commandDone();
+            }
+
+            @Override
+            public void onFailure(BackendFailure failure) {
+                sendErrorAndClose(1, backendError(connection.server(), failure));
+            }
+        });
+    }
+
+    private void forwardClientData(Packet packet) {
+        boolean last = packet.payload().readableBytes() == 0;
+        awaitingClientData.forwardFromClient(packet);
+        if (last) {
+            awaitingClientData = null;
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private void noteStatus(BackendConnection connection, int status) {
+        if (status == ResponseFraming.NO_STATUS) {
+            return;
+        }
+        lastStatus = status;
+        routeState = routeState.withServerStatus(idOf(connection.server()),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS_READONLY),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+    }
+
+    private void commandDone() {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        phase = Phase.READY;
+        drainQueue();
+        if (phase == Phase.READY) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    private void drainQueue() {
+        Packet next = queued.poll();
+        if (next != null) {
+            dispatch(next);
+        }
+    }
+
+    // ---- backend connections -----------------------------------------------------------------------------------
+
+    /** The session's connection to a server, opened and logged in on first use. */
+    private Future<BackendConnection> obtain(UpstreamServer server) {
+        ServerId key = idOf(server);
+        BackendConnection existing = connections.get(key);
+        if (existing != null && existing.isUsable()) {
+            return ctx.executor().newSucceededFuture(existing);
+        }
+        if (existing != null) {
+            connections.remove(key);
+            appliedStateVersion.remove(existing);
+        }
+        BackendLogin login = new BackendLogin(proxy.serviceAccount().user(),
+                proxy.serviceAccount().password().getBytes(StandardCharsets.UTF_8), initialDatabase, collationId,
+                capabilities);
+        return BackendConnection.open(server, login, ctx.channel().eventLoop(), proxy.config().connectTimeout(),
+                proxy.config().maxPacketSize()).addListener(future -> {
+            if (future.isSuccess()) {
+                BackendConnection connection = (BackendConnection) future.getNow();
+                if (phase == Phase.CLOSED) {
+                    connection.close();
+                    return;
+                }
+                connections.put(key, connection);
+                appliedStateVersion.put(connection, 0L);
+                connection.onIdleClose(() -> {
+                    connections.remove(key, connection);
+                    appliedStateVersion.remove(connection);
+                });
+            } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
+                // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
+                proxy.upstreams().markDown(server, failure.getMessage());
+            }
+        });
+    }
+
+    /** Replays the session-state commands this connection has not run yet, one at a time. */
+    private void syncState(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
+        long applied = appliedStateVersion.getOrDefault(connection, 0L);
+        List<byte[]> missing = stateLog.since(applied);
+        if (missing.isEmpty()) {
+            then.run();
+            return;
+        }
+        replay(connection, missing, 0, () -> {
+            appliedStateVersion.put(connection, stateLog.version());
+            then.run();
+        }, onError);
+    }
+
+    private void replay(BackendConnection connection, List<byte[]> commands, int index, Runnable then,
+                        Consumer<ErrPacket> onError) {
+        if (index == commands.size()) {
+            then.run();
+            return;
+        }
+        ByteBuf payload = ctx.alloc().buffer(commands.get(index).length).writeBytes(commands.get(index));
+        connection.execute(new Packet(0, payload), new BackendConnection.ResponseListener() {
+            private ErrPacket error;
+
+            @Override
+            public void onPacket(Packet response, ResponseFraming framing) {
+                ByteBuf body = response.payload();
+                if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                    error = ErrPacket.decode(body);
+                }
+                response.release();
+            }
+
+            @Override
+            public void onBatchEnd() {
+            }
+
+            @Override
+            public void onComplete(ResponseFraming framing) {
+                if (error != null) {
+                    onError.accept(error);
+                } else {
+                    replay(connection, commands, index + 1, then, onError);
+                }
+            }
+
+            @Override
+            public void onFailure(BackendFailure failure) {
+                sendErrorAndClose(1, backendError(connection.server(), failure));
+            }
+        });
+    }
+
+    /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
+    private void scheduleRetentionClose(BackendConnection connection) {
+        if (proxy.config().routing().readBalance() != ReadBalance.STATEMENT
+                || proxy.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
+            return;
+        }
+        long usesAtSchedule = uses;
+        ctx.executor().schedule(() -> {
+            if (uses == usesAtSchedule && !connection.isBusy() && phase != Phase.CLOSED) {
+                ServerId key = idOf(connection.server());
+                if (connections.get(key) == connection) {
+                    connections.remove(key);
+                    appliedStateVersion.remove(connection);
+                    connection.close();
+                }
+            }
+        }, proxy.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (context.channel().isWritable() && throttledBackend != null) {
+            throttledBackend.setAutoRead(true);
+            throttledBackend = null;
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        closeSession();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        LOG.debug("session {}: connection error: {}", id, cause.toString());
+        closeSession();
+    }
+
+    // ---- replies and closing -----------------------------------------------------------------------------------
+
+    private void writeOk(int sequenceId) {
+        ByteBuf out = ctx.alloc().buffer(16);
+        OkPacket.of(0, 0, lastStatus, 0).encode(out, capabilities);
+        ctx.write(new Packet(sequenceId, out));
+    }
+
+    private void writeError(int sequenceId, ErrPacket error) {
+        ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
+        error.encode(out);
+        ctx.write(new Packet(sequenceId, out));
+    }
+
+    private void sendErrorAndClose(int sequenceId, ErrPacket error) {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
+        error.encode(out);
+        ctx.writeAndFlush(new Packet(sequenceId & 0xFF, out)).addListener(ChannelFutureListener.CLOSE);
+        closeSession();
+    }
+
+    private ErrPacket backendError(UpstreamServer server, Throwable cause) {
+        if (cause instanceof BackendFailure failure && failure.serverError() != null) {
+            return failure.serverError();
+        }
+        String reason = cause == null ? "unknown error" : cause.getMessage();
+        LOG.warn("session {}: closing, backend {} failed: {}", id, server.address(), reason);
+        return ErrPacket.of(2013, "HY000", "Gantry lost the backend " + server.address() + ": " + reason
+                + "; this session is closed");
+    }
+
+    private void closeSession() {
+        if (phase == Phase.CLOSED) {
+            return;
+        }
+        phase = Phase.CLOSED;
+        for (BackendConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        appliedStateVersion.clear();
+        Packet packet;
+        while ((packet = queued.poll()) != null) {
+            packet.release();
+        }
+        if (admitted) {
+            admitted = false;
+            proxy.sessionClosed();
+        }
+        if (ctx.channel().isActive()) {
+            // Let a pending error reach the client first; the write's listener closes the channel.
+            ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
+        }
+    }
+
+    private String remoteHost() {
+        java.net.SocketAddress address = ctx.channel().remoteAddress();
+        return address instanceof java.net.InetSocketAddress inet ? inet.getHostString() : String.valueOf(address);
+    }
+
+    private static ServerId idOf(UpstreamServer server) {
+        return new ServerId(server.address());
+    }
+
+    private static String abbreviate(String sql) {
+        String oneLine = sql.replaceAll("\\s+", " ").trim();
+        return oneLine.length() <= 120 ? oneLine : oneLine.substring(0, 117) + "...";
+    }
+}

@@ -1,0 +1,123 @@
+package io.gantry.proxy;
+
+import io.gantry.route.Router;
+import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.PacketFrameDecoder;
+import io.gantry.wire.PacketFrameEncoder;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy's listening socket and event loops. Each client connection becomes a {@link ClientSession}; its
+ * backend connections share its event loop, so a session never needs a lock.
+ */
+public final class ProxyServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+
+    private final ProxyConfig config;
+    private final Upstreams upstreams;
+    private final UpstreamUrl serviceAccount;
+    private final String serverVersion;
+    private final Router router = Router.withThreadLocalRandom();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final AtomicInteger openSessions = new AtomicInteger();
+    private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
+    private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("gantry-io"));
+    private Channel listener;
+
+    /**
+     * @param serviceAccount whose credentials clients log in with and backends are reached with (first stage:
+     *                       clients use Gantry's service account)
+     * @param serverVersion  the version string shown to clients (the primary's own)
+     */
+    public ProxyServer(ProxyConfig config, Upstreams upstreams, UpstreamUrl serviceAccount, String serverVersion) {
+        this.config = config;
+        this.upstreams = upstreams;
+        this.serviceAccount = serviceAccount;
+        this.serverVersion = serverVersion;
+    }
+
+    /** Binds the listening socket; returns the address actually bound (useful with port 0). */
+    public InetSocketAddress start() throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        channel.pipeline().addLast(
+                                new PacketFrameDecoder(config.maxPacketSize()),
+                                new PacketFrameEncoder(),
+                                new ClientSession(ProxyServer.this, connectionIds.incrementAndGet()));
+                    }
+                });
+        listener = bootstrap.bind(config.listen()).sync().channel();
+        InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
+        LOG.info("proxy: listening on {}:{}", bound.getHostString(), bound.getPort());
+        return bound;
+    }
+
+    ProxyConfig config() {
+        return config;
+    }
+
+    Upstreams upstreams() {
+        return upstreams;
+    }
+
+    UpstreamUrl serviceAccount() {
+        return serviceAccount;
+    }
+
+    String serverVersion() {
+        return serverVersion;
+    }
+
+    Router router() {
+        return router;
+    }
+
+    /** Counts a new session; false when {@code --max-client-connections} is reached (the caller refuses it). */
+    boolean admitSession() {
+        if (openSessions.incrementAndGet() > config.maxClientConnections()) {
+            openSessions.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    void sessionClosed() {
+        openSessions.decrementAndGet();
+    }
+
+    /** Client sessions open now. */
+    public int openSessions() {
+        return openSessions.get();
+    }
+
+    @Override
+    public void close() {
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
+        boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        LOG.info("proxy: stopped");
+    }
+}

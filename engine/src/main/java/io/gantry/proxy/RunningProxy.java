@@ -1,0 +1,115 @@
+package io.gantry.proxy;
+
+import io.gantry.topology.HealthChecker;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.Upstreams;
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A proxy with its upstream list and health loop, started together and stopped together: what {@code gantry run}
+ * and {@code gantry demo} run, and what integration tests start in-process.
+ */
+public final class RunningProxy implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunningProxy.class);
+
+    private final Upstreams upstreams;
+    private final HealthChecker health;
+    private final ProxyServer server;
+    private final InetSocketAddress address;
+
+    private RunningProxy(Upstreams upstreams, HealthChecker health, ProxyServer server, InetSocketAddress address) {
+        this.upstreams = upstreams;
+        this.health = health;
+        this.server = server;
+        this.address = address;
+    }
+
+    /**
+     * Checks every server once, then listens. Fails when no server answers at all; servers that do not answer
+     * are marked down and the proxy starts without them.
+     *
+     * @param healthInterval how often the health loop checks every server and re-detects the primary
+     */
+    public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval)
+            throws InterruptedException {
+        Upstreams upstreams = new Upstreams(urls, Clock.systemUTC());
+        HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
+        try {
+            health.checkNow();
+            if (upstreams.servers().stream().noneMatch(UpstreamServer::isUp)) {
+                throw new IllegalStateException("no upstream server answers: " + String.join("; ",
+                        upstreams.servers().stream().map(s -> s.address() + ": " + s.lastError()).toList()));
+            }
+            upstreams.primary().ifPresentOrElse(
+                    p -> LOG.info("proxy: primary is {}; replicas: {}", p.address(),
+                            upstreams.upReplicas().stream().map(UpstreamServer::address).toList()),
+                    () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
+                            upstreams.noPrimaryReason()));
+            String version = serverVersion(upstreams, config.connectTimeout());
+            ProxyServer server = new ProxyServer(config, upstreams, urls.get(0), version);
+            InetSocketAddress bound = server.start();
+            health.start(healthInterval);
+            return new RunningProxy(upstreams, health, server, bound);
+        } catch (RuntimeException | InterruptedException e) {
+            health.close();
+            throw e;
+        }
+    }
+
+    /** The address clients connect to. */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** The live upstream list (roles, health). */
+    public Upstreams upstreams() {
+        return upstreams;
+    }
+
+    /** Client sessions open now. */
+    public int openSessions() {
+        return server.openSessions();
+    }
+
+    /** The version string clients see: the primary's (or the first server's that answers). */
+    private static String serverVersion(Upstreams upstreams, Duration timeout) {
+        UpstreamServer source = upstreams.primary()
+                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
+        UpstreamUrl url = source.url();
+        Properties properties = new Properties();
+        properties.setProperty("user", url.user());
+        properties.setProperty("password", url.password());
+        properties.setProperty("connectTimeout", Long.toString(timeout.toMillis()));
+        properties.setProperty("sslMode", "PREFERRED");
+        properties.setProperty("allowPublicKeyRetrieval", "true");
+        try (Connection connection = DriverManager.getConnection(
+                "jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
+            rows.next();
+            return rows.getString(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the server version of " + source.address() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        health.close();
+    }
+}

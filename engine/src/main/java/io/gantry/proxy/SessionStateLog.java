@@ -1,0 +1,64 @@
+package io.gantry.proxy;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The session-state commands a client ran ({@code SET NAMES}, {@code SET sql_mode}, {@code USE db}, COM_INIT_DB,
+ * COM_SET_OPTION, ...), so that any backend connection of the session can be brought to the same state before it
+ * runs a statement. Each distinct command is kept once, at the version of its latest run: replaying in version
+ * order reproduces the final state (a later {@code SET autocommit=1} after {@code SET autocommit=0} comes later).
+ */
+final class SessionStateLog {
+
+    /** Beyond this many distinct commands the session stops replaying and stays on the primary. */
+    static final int MAX_DISTINCT_COMMANDS = 256;
+
+    private final Map<ByteBuffer, Long> versionByCommand = new HashMap<>();
+    private long version;
+
+    /** The version after the latest recorded command; a backend that applied up to here is in sync. */
+    long version() {
+        return version;
+    }
+
+    boolean isFull() {
+        return versionByCommand.size() >= MAX_DISTINCT_COMMANDS;
+    }
+
+    /** Records a command payload (command byte included) that succeeded; returns the new version. */
+    long record(byte[] commandPayload) {
+        version++;
+        versionByCommand.put(ByteBuffer.wrap(commandPayload.clone()), version);
+        return version;
+    }
+
+    /** Commands to replay, in order, on a backend that is in sync up to {@code appliedVersion}. */
+    List<byte[]> since(long appliedVersion) {
+        List<Map.Entry<ByteBuffer, Long>> newer = new ArrayList<>();
+        for (Map.Entry<ByteBuffer, Long> entry : versionByCommand.entrySet()) {
+            if (entry.getValue() > appliedVersion) {
+                newer.add(entry);
+            }
+        }
+        newer.sort(Comparator.comparingLong(Map.Entry::getValue));
+        List<byte[]> commands = new ArrayList<>(newer.size());
+        for (Map.Entry<ByteBuffer, Long> entry : newer) {
+            ByteBuffer buffer = entry.getKey().duplicate();
+            byte[] bytes = new byte[buffer.remaining()];
+            buffer.get(bytes);
+            commands.add(bytes);
+        }
+        return commands;
+    }
+
+    /** Forgets everything (COM_RESET_CONNECTION). */
+    void clear() {
+        versionByCommand.clear();
+        version++;
+    }
+}

@@ -1,0 +1,19 @@
+package io.gantry.route;
+
+/**
+ * The routing hint a client put in a comment: <code>/*#mode=READWRITE*&#47;</code> or <code>/*#mode=READONLY*&#47;</code>
+ * (case-insensitive, spaces allowed around {@code #}, {@code mode}, {@code =}), also accepted as a line comment
+ * ({@code -- #mode=READONLY} or {@code #mode=READONLY}). When a text carries both, {@link #READ_WRITE} wins.
+ */
+public enum ModeHint {
+    /** No hint. */
+    NONE,
+    /** <code>/*#mode=READWRITE*&#47;</code>: send this statement to the primary (rule 2). */
+    READ_WRITE,
+    /**
+     * <code>/*#mode=READONLY*&#47;</code>: skip {@code --master-preferred} and the {@code --read-master-percentage} draw
+     * (rules 3 and 4). It never sends a write, a read-write transaction or a pinned session to a replica, and never
+     * overrides the consistency rules (rule 5).
+     */
+    READ_ONLY
+}

@@ -1,0 +1,96 @@
+package io.gantry.route;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The routing-relevant facts about one COM_QUERY text, as found by {@link StatementClassifier}.
+ *
+ * @param kind what the text does; for a multi-statement text, the strongest kind (see {@link StatementKind})
+ * @param beginFlavor the access mode asked for, present exactly when {@code kind} is
+ *        {@link StatementKind#TRANSACTION_BEGIN}
+ * @param flags every flag of every statement of the text (unmodifiable)
+ * @param hint the routing hint found in the text's comments
+ * @param statementCount how many non-empty statements the text holds (0 for empty or comment-only text)
+ */
+public record StatementClass(
+        StatementKind kind,
+        Optional<TransactionFlavor> beginFlavor,
+        Set<StatementFlag> flags,
+        ModeHint hint,
+        int statementCount) {
+
+    /** Validates and copies the flags. */
+    public StatementClass {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(beginFlavor, "beginFlavor");
+        Objects.requireNonNull(flags, "flags");
+        Objects.requireNonNull(hint, "hint");
+        if (beginFlavor.isPresent() != (kind == StatementKind.TRANSACTION_BEGIN)) {
+            throw new IllegalArgumentException(
+                    "beginFlavor must be present exactly for TRANSACTION_BEGIN, got " + kind + " with " + beginFlavor);
+        }
+        if (statementCount < 0) {
+            throw new IllegalArgumentException("statementCount must be >= 0, got " + statementCount);
+        }
+        flags = flags.isEmpty() ? Set.of() : Collections.unmodifiableSet(EnumSet.copyOf(flags));
+    }
+
+    /** A single statement of the given kind (not {@link StatementKind#TRANSACTION_BEGIN}) with these flags. */
+    public static StatementClass of(StatementKind kind, StatementFlag... flags) {
+        return new StatementClass(kind, Optional.empty(), Set.of(flags), ModeHint.NONE, 1);
+    }
+
+    /** A single {@link StatementKind#TRANSACTION_BEGIN} statement of the given flavour. */
+    public static StatementClass begin(TransactionFlavor flavor) {
+        return new StatementClass(StatementKind.TRANSACTION_BEGIN, Optional.of(flavor), Set.of(), ModeHint.NONE, 1);
+    }
+
+    /** What the classifier answers for text it cannot make sense of: a write, so it goes to the primary. */
+    public static StatementClass unparsable() {
+        return new StatementClass(StatementKind.WRITE, Optional.empty(), Set.of(), ModeHint.NONE, 0);
+    }
+
+    /** This classification with another hint. */
+    public StatementClass withHint(ModeHint newHint) {
+        return new StatementClass(kind, beginFlavor, flags, newHint, statementCount);
+    }
+
+    /** Whether the text carries this flag. */
+    public boolean has(StatementFlag flag) {
+        return flags.contains(flag);
+    }
+
+    /** Whether this is a {@link StatementKind#TRANSACTION_BEGIN} of flavour {@link TransactionFlavor#READ_ONLY}. */
+    public boolean beginsReadOnlyTransaction() {
+        return beginFlavor.filter(f -> f == TransactionFlavor.READ_ONLY).isPresent();
+    }
+
+    /** The first flag (in {@link StatementFlag} declaration order) that has the given effect. */
+    public Optional<StatementFlag> firstFlag(StatementFlag.Effect effect) {
+        for (StatementFlag flag : flags) {
+            if (flag.effect() == effect) {
+                return Optional.of(flag);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The flag that pins the session to the primary, if any (see {@link StatementFlag.Effect#PINS_SESSION}). */
+    public Optional<StatementFlag> pinFlag() {
+        return firstFlag(StatementFlag.Effect.PINS_SESSION);
+    }
+
+    /** The first flag that makes the text a write, if any: the most telling cause for a {@code NOT_A_READ} decision. */
+    public Optional<StatementFlag> writeCause() {
+        for (StatementFlag flag : flags) {
+            if (flag.effect().makesWrite()) {
+                return Optional.of(flag);
+            }
+        }
+        return Optional.empty();
+    }
+}

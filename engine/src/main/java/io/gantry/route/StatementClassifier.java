@@ -1,0 +1,1066 @@
+package io.gantry.route;
+
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Classifies the SQL text of a COM_QUERY for routing: {@link StatementKind}, {@link StatementFlag}s and the
+ * {@link ModeHint}.
+ *
+ * <p>One pass over the characters with a small hand-written lexer: no regular expressions, no allocation per
+ * character or per token (a handful of objects per call). It understands
+ * <ul>
+ *   <li>several statements separated by {@code ;} (multi-statements): the strongest kind wins, flags are unioned;
+ *       the body of a stored program ({@code CREATE PROCEDURE ... BEGIN ...; ...; END}, {@code BEGIN NOT ATOMIC})
+ *       is one statement, as the server parses it;</li>
+ *   <li>string literals ({@code '...'}, {@code "..."}, with doubled quotes and backslash escapes), quoted
+ *       identifiers ({@code `...`}) and comments ({@code -- }, {@code #}, {@code /* *&#47;}): a {@code ;} or a
+ *       keyword inside them is ignored;</li>
+ *   <li>executable comments {@code /*!50000 ... *&#47;} and MariaDB {@code /*M!100100 ... *&#47;}: their content
+ *       counts as code, whatever the version number;</li>
+ *   <li>routing hints in comments, see {@link ModeHint}.</li>
+ * </ul>
+ *
+ * <p>Choices worth knowing:
+ * <ul>
+ *   <li>{@code DO ...} is a {@link StatementKind#WRITE}: it exists only for its side effects (locks, variables,
+ *       stored functions).</li>
+ *   <li>{@code EXPLAIN}/{@code DESCRIBE} of a {@code SELECT}, {@code TABLE}, {@code VALUES} or of a table is a read;
+ *       of {@code INSERT}/{@code UPDATE}/{@code DELETE}/{@code REPLACE} a write (it may be {@code EXPLAIN ANALYZE},
+ *       which executes). MariaDB {@code ANALYZE SELECT} is a read, {@code ANALYZE TABLE} a write.</li>
+ *   <li>A {@code SELECT} that calls a stored function which writes cannot be recognised; such a statement needs the
+ *       {@code READWRITE} hint.</li>
+ *   <li>{@code SET GLOBAL}/{@code PERSIST}, {@code SET PASSWORD}, {@code SET DEFAULT ROLE} are writes;
+ *       {@code SET [SESSION|LOCAL] var}, {@code SET @@session.var}, {@code SET NAMES}, {@code SET CHARACTER SET},
+ *       {@code SET TRANSACTION}, {@code SET ROLE} and {@code USE} are {@link StatementKind#SESSION_STATE};
+ *       {@code SET @user_var} is a write that pins the session. MariaDB {@code SET STATEMENT ... FOR stmt} is
+ *       classified as {@code stmt}.</li>
+ *   <li>Double quotes are read as string delimiters (the server default); under {@code ANSI_QUOTES} they delimit
+ *       identifiers, which only differs for an identifier that ends in a backslash.</li>
+ *   <li>The classifier never throws: {@code null}, empty, comment-only and unrecognised text is a
+ *       {@link StatementKind#WRITE}, so it goes to the primary.</li>
+ * </ul>
+ */
+public final class StatementClassifier {
+
+    private StatementClassifier() {
+    }
+
+    /**
+     * Classifies {@code sql} assuming backslash escapes in string literals (the server default).
+     *
+     * @param sql the COM_QUERY text; {@code null} is treated as empty
+     */
+    public static StatementClass classify(CharSequence sql) {
+        return classify(sql, false);
+    }
+
+    /**
+     * Classifies {@code sql}.
+     *
+     * @param sql the COM_QUERY text; {@code null} is treated as empty
+     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}: the server reports it in
+     *        the status flags of every OK packet ({@code SERVER_STATUS_NO_BACKSLASH_ESCAPES}); it decides where
+     *        {@code 'a\'} ends
+     */
+    public static StatementClass classify(CharSequence sql, boolean noBackslashEscapes) {
+        if (sql == null) {
+            return StatementClass.unparsable();
+        }
+        try {
+            return new Scan(sql, !noBackslashEscapes).run();
+        } catch (RuntimeException e) {
+            // Safety net for the "never throws" contract (for example a CharSequence that fails): primary is safe.
+            return StatementClass.unparsable();
+        }
+    }
+
+    /** The state of one classification: lexer, per-statement state machine and the text-wide result. */
+    private static final class Scan {
+        private static final int EOF = 0;
+        private static final int WORD = 1;
+        private static final int STRING = 2;
+        private static final int QUOTED_IDENT = 3;
+        private static final int USER_VAR = 4;
+        private static final int SYSTEM_VAR = 5;
+        private static final int LPAREN = 6;
+        private static final int RPAREN = 7;
+        private static final int COMMA = 8;
+        private static final int SEMI = 9;
+        private static final int DOT = 10;
+        private static final int ASSIGN = 11;
+        private static final int ACCOUNT_HOST = 12;
+        private static final int OTHER = 13;
+
+        private static final int P_START = 0;
+        private static final int P_BODY = 1;
+        private static final int P_WITH = 2;
+        private static final int P_SHOW = 3;
+        private static final int P_EXPLAIN = 4;
+        private static final int P_ANALYZE = 5;
+        private static final int P_BEGIN = 6;
+        private static final int P_START_TXN = 7;
+        private static final int P_ROLLBACK = 8;
+        private static final int P_XA = 9;
+        private static final int P_SET_ITEM = 10;
+        private static final int P_SET_VALUE = 11;
+        private static final int P_SET_STATEMENT = 12;
+        private static final int P_CREATE = 13;
+
+        private static final StatementFlag[] FLAGS = StatementFlag.values();
+        private static final int MAKES_WRITE = makesWriteMask();
+
+        private final CharSequence sql;
+        private final int length;
+        private final boolean backslashEscapes;
+
+        // lexer
+        private int pos;
+        private boolean inExecutableComment;
+        private int tokenStart;
+        private int tokenEnd;
+        private int lexLastType = EOF;
+        private int lexLastStart;
+        private int lexLastEnd = -1;
+
+        // whole text
+        private int textFlags;
+        private boolean hintReadWrite;
+        private boolean hintReadOnly;
+        private int statementCount;
+        private boolean sawSessionState;
+        private boolean sawOther;
+        private StatementKind strongest;
+        private TransactionFlavor strongestFlavor;
+
+        // current statement
+        private StatementKind kind;
+        private TransactionFlavor flavor;
+        private int flags;
+        private Keyword verb;
+        private int verbIndex;
+        private int phase;
+        private int tokenIndex;
+        private int depth;
+        private int baseDepth;
+        private int prevType;
+        private Keyword prev1;
+        private Keyword prev2;
+        private Keyword pendingFunction;
+        private boolean pendingUserVariable;
+        private boolean pendingEnd;
+        private boolean analyzeFlags;
+        private boolean blockTracking;
+        private int blockDepth;
+        private boolean afterCteBody;
+        private boolean intoList;
+        private int formatSkip;
+        private boolean sawReadOnly;
+        private boolean sawReadWrite;
+        private boolean setGlobal;
+        private boolean setSessionItem;
+
+        Scan(CharSequence sql, boolean backslashEscapes) {
+            this.sql = sql;
+            this.length = sql.length();
+            this.backslashEscapes = backslashEscapes;
+            resetStatement();
+        }
+
+        StatementClass run() {
+            int type;
+            while ((type = next()) != EOF) {
+                onToken(type);
+            }
+            endStatement();
+            return result();
+        }
+
+        // ---------------------------------------------------------------- statement level
+
+        private void onToken(int type) {
+            Keyword kw = type == WORD && prevType != DOT ? Keyword.lookup(sql, tokenStart, tokenEnd) : null;
+            if (pendingEnd) {
+                resolveEnd(kw);
+            }
+            if (type == SEMI && blockDepth == 0) {
+                endStatement();
+                return;
+            }
+            if (pendingUserVariable) {
+                // @x := ... assigns; any other @x reads
+                flags |= type == ASSIGN
+                        ? StatementFlag.SETS_USER_VARIABLES.bit() : StatementFlag.USES_USER_VARIABLES.bit();
+                pendingUserVariable = false;
+            }
+            if (pendingFunction != null) {
+                if (type == LPAREN) {
+                    flags |= pendingFunction.functionFlag.bit();
+                }
+                pendingFunction = null;
+            }
+            boolean consumed = phaseStep(type, kw);
+            if (!consumed && analyzeFlags) {
+                generic(type, kw);
+            }
+            if (blockTracking) {
+                block(kw);
+            }
+            if (type == LPAREN) {
+                depth++;
+            } else if (type == RPAREN && depth > 0) {
+                depth--;
+            }
+            prev2 = prev1;
+            prev1 = kw;
+            prevType = type;
+            tokenIndex++;
+        }
+
+        /** Returns true when the token is fully handled and needs no generic flag detection. */
+        private boolean phaseStep(int type, Keyword kw) {
+            switch (phase) {
+                case P_START:
+                    return start(type, kw);
+                case P_WITH:
+                    withHeader(type, kw);
+                    return false;
+                case P_SHOW:
+                    show(kw);
+                    return false;
+                case P_EXPLAIN:
+                    explain(type, kw);
+                    return false;
+                case P_ANALYZE:
+                    analyze(type, kw);
+                    return false;
+                case P_BEGIN:
+                    if (kw != Keyword.WORK) {
+                        phase = P_BODY;
+                        if (kw == Keyword.NOT) {
+                            // BEGIN NOT ATOMIC ... END: a MariaDB compound statement, not a transaction.
+                            kind = StatementKind.WRITE;
+                            flavor = null;
+                            blockTracking = true;
+                            blockDepth = 1;
+                        }
+                    }
+                    return true;
+                case P_START_TXN:
+                    phase = P_BODY;
+                    if (kw == Keyword.TRANSACTION) {
+                        kind = StatementKind.TRANSACTION_BEGIN;
+                        flavor = TransactionFlavor.DEFAULT;
+                    }
+                    return true;
+                case P_ROLLBACK:
+                    if (kw != Keyword.WORK) {
+                        phase = P_BODY;
+                        if (kw == Keyword.TO) {
+                            kind = StatementKind.TRANSACTION_SAVEPOINT;
+                        }
+                    }
+                    return true;
+                case P_XA:
+                    xa(kw);
+                    return true;
+                case P_SET_ITEM:
+                    return setItem(type, kw);
+                case P_SET_VALUE:
+                    if (type == COMMA && depth == baseDepth) {
+                        phase = P_SET_ITEM;
+                        return true;
+                    }
+                    return false;
+                case P_SET_STATEMENT:
+                    if (kw == Keyword.FOR && depth == baseDepth) {
+                        phase = P_START;
+                        return true;
+                    }
+                    return false;
+                case P_CREATE:
+                    return createHeader(kw);
+                default:
+                    body(kw);
+                    return false;
+            }
+        }
+
+        private boolean start(int type, Keyword kw) {
+            if (type == LPAREN) {
+                return false;
+            }
+            verb = kw;
+            verbIndex = tokenIndex;
+            phase = P_BODY;
+            kind = StatementKind.WRITE;
+            if (kw == null) {
+                return false;
+            }
+            switch (kw) {
+                case SELECT, TABLE, VALUES, HELP -> kind = StatementKind.READ;
+                case WITH -> enterWith();
+                case SHOW -> {
+                    kind = StatementKind.READ;
+                    phase = P_SHOW;
+                }
+                case DESCRIBE, DESC, EXPLAIN -> phase = P_EXPLAIN;
+                case ANALYZE -> phase = P_ANALYZE;
+                case BEGIN -> {
+                    kind = StatementKind.TRANSACTION_BEGIN;
+                    flavor = TransactionFlavor.DEFAULT;
+                    phase = P_BEGIN;
+                }
+                case START -> phase = P_START_TXN;
+                case COMMIT -> kind = StatementKind.TRANSACTION_END;
+                case ROLLBACK -> {
+                    kind = StatementKind.TRANSACTION_END;
+                    phase = P_ROLLBACK;
+                }
+                case SAVEPOINT, RELEASE -> kind = StatementKind.TRANSACTION_SAVEPOINT;
+                case XA -> phase = P_XA;
+                case SET -> {
+                    phase = P_SET_ITEM;
+                    baseDepth = depth;
+                }
+                case USE -> kind = StatementKind.SESSION_STATE;
+                case LOCK, UNLOCK -> flags |= StatementFlag.TABLE_LOCK.bit();
+                case CREATE, ALTER -> phase = P_CREATE;
+                default -> {
+                    // every other statement is a write
+                }
+            }
+            return true;
+        }
+
+        private void enterWith() {
+            kind = StatementKind.WRITE;
+            phase = P_WITH;
+            baseDepth = depth;
+            afterCteBody = false;
+        }
+
+        /**
+         * {@code WITH [RECURSIVE] name [(cols)] AS (query) [, ...] main}: the main statement is the first
+         * {@code SELECT}/{@code TABLE}/{@code VALUES}/{@code UPDATE}/{@code DELETE}/... at the WITH's own paren depth,
+         * or a {@code (} right after a CTE body (a parenthesized main query).
+         */
+        private void withHeader(int type, Keyword kw) {
+            if (depth == baseDepth) {
+                if (kw != null) {
+                    switch (kw) {
+                        case SELECT, TABLE, VALUES -> {
+                            kind = StatementKind.READ;
+                            phase = P_BODY;
+                            verb = kw;
+                            return;
+                        }
+                        case UPDATE, DELETE, INSERT, REPLACE -> {
+                            kind = StatementKind.WRITE;
+                            phase = P_BODY;
+                            verb = kw;
+                            return;
+                        }
+                        default -> {
+                            // CTE name, RECURSIVE, AS
+                        }
+                    }
+                }
+                if (type == LPAREN && afterCteBody) {
+                    kind = StatementKind.READ;
+                    phase = P_BODY;
+                    return;
+                }
+                afterCteBody = false;
+            } else if (type == RPAREN && depth == baseDepth + 1) {
+                afterCteBody = true;
+            }
+        }
+
+        private void show(Keyword kw) {
+            if (kw == Keyword.FULL || kw == Keyword.EXTENDED) {
+                return;
+            }
+            phase = P_BODY;
+            if (kw == null) {
+                return;
+            }
+            switch (kw) {
+                case WARNINGS, ERRORS, COUNT, PROFILE, PROFILES -> flags |= StatementFlag.PREVIOUS_STATEMENT.bit();
+                case STATUS, VARIABLES, PROCESSLIST, MASTER, BINARY, SLAVE, REPLICA, REPLICAS, BINLOG, RELAYLOG,
+                        ENGINE, OPEN, GLOBAL, SESSION, LOCAL, ALL, INNODB, MUTEX, EXPLAIN, ANALYZE ->
+                        flags |= StatementFlag.SERVER_STATE.bit();
+                default -> {
+                    // catalog reads: SHOW TABLES, SHOW CREATE ..., SHOW COLUMNS, SHOW GRANTS, ...
+                }
+            }
+        }
+
+        private void explain(int type, Keyword kw) {
+            if (formatSkip > 0) {
+                formatSkip--;
+                return;
+            }
+            if (kw == Keyword.EXTENDED || kw == Keyword.PARTITIONS || kw == Keyword.ANALYZE
+                    || kw == Keyword.INTO || type == USER_VAR) {
+                // modifiers, and MySQL 8.4's EXPLAIN FORMAT=JSON INTO @var (seen by the generic rules)
+                return;
+            }
+            if (kw == Keyword.FORMAT) {
+                formatSkip = 2;
+                return;
+            }
+            phase = P_BODY;
+            if (type == LPAREN) {
+                kind = StatementKind.READ;
+            } else if (kw == Keyword.SELECT || kw == Keyword.TABLE || kw == Keyword.VALUES) {
+                kind = StatementKind.READ;
+                verb = kw;
+            } else if (kw == Keyword.WITH) {
+                verb = kw;
+                enterWith();
+            } else if (kw == Keyword.FOR) {
+                kind = StatementKind.READ;
+                flags |= StatementFlag.SERVER_STATE.bit();
+            } else if (kw == Keyword.INSERT || kw == Keyword.UPDATE || kw == Keyword.DELETE
+                    || kw == Keyword.REPLACE) {
+                kind = StatementKind.WRITE;
+            } else if (type == WORD || type == QUOTED_IDENT) {
+                kind = StatementKind.READ;
+            } else {
+                kind = StatementKind.WRITE;
+            }
+        }
+
+        private void analyze(int type, Keyword kw) {
+            if (formatSkip > 0) {
+                formatSkip--;
+                return;
+            }
+            if (kw == Keyword.FORMAT) {
+                formatSkip = 2;
+                return;
+            }
+            phase = P_BODY;
+            if (type == LPAREN || kw == Keyword.SELECT) {
+                kind = StatementKind.READ;
+            } else if (kw == Keyword.WITH) {
+                verb = kw;
+                enterWith();
+            }
+        }
+
+        private void xa(Keyword kw) {
+            phase = P_BODY;
+            if (kw == Keyword.START || kw == Keyword.BEGIN) {
+                kind = StatementKind.TRANSACTION_BEGIN;
+                flavor = TransactionFlavor.READ_WRITE;
+            } else if (kw == Keyword.COMMIT || kw == Keyword.ROLLBACK) {
+                kind = StatementKind.TRANSACTION_END;
+            }
+        }
+
+        /** At the start of a {@code SET} assignment (after {@code SET} or a comma at the statement's depth). */
+        private boolean setItem(int type, Keyword kw) {
+            if (kw != null) {
+                switch (kw) {
+                    case SESSION, LOCAL -> {
+                        return true;
+                    }
+                    case GLOBAL, PERSIST, PERSIST_ONLY -> {
+                        // The latest scope modifier applies to the following assignments too.
+                        setGlobal = true;
+                        return true;
+                    }
+                    case NAMES, CHARACTER, CHARSET, TRANSACTION, ROLE -> {
+                        setSessionItem = true;
+                        phase = P_SET_VALUE;
+                        return true;
+                    }
+                    case PASSWORD, DEFAULT, RESOURCE -> {
+                        setGlobal = true;
+                        phase = P_BODY;
+                        return true;
+                    }
+                    case STATEMENT -> {
+                        phase = P_SET_STATEMENT;
+                        return true;
+                    }
+                    default -> {
+                        // a variable whose name happens to be a keyword
+                    }
+                }
+            }
+            phase = P_SET_VALUE;
+            switch (type) {
+                case USER_VAR -> flags |= StatementFlag.SETS_USER_VARIABLES.bit();
+                case SYSTEM_VAR -> {
+                    if (systemVariableIsGlobal()) {
+                        setGlobal = true;
+                    } else {
+                        setSessionItem = true;
+                    }
+                }
+                case WORD, QUOTED_IDENT -> setSessionItem = true;
+                default -> {
+                    setGlobal = true;
+                    phase = P_BODY;
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean createHeader(Keyword kw) {
+            if (kw == null) {
+                return true;
+            }
+            switch (kw) {
+                case TEMPORARY -> {
+                    if (verb == Keyword.CREATE) {
+                        flags |= StatementFlag.TEMPORARY_TABLE.bit();
+                    }
+                }
+                case PROCEDURE, FUNCTION, TRIGGER, EVENT, PACKAGE -> {
+                    // A stored program definition: its body runs later, so its statements set no flags now,
+                    // and its BEGIN ... END block holds semicolons that do not end the statement.
+                    analyzeFlags = false;
+                    blockTracking = true;
+                    phase = P_BODY;
+                }
+                case TABLE, VIEW, INDEX, DATABASE, SCHEMA, USER, ROLE, SEQUENCE, SERVER, TABLESPACE -> phase = P_BODY;
+                default -> {
+                    // OR REPLACE, DEFINER = ..., ALGORITHM = ..., UNIQUE, ...
+                }
+            }
+            return true;
+        }
+
+        private void body(Keyword kw) {
+            if (verb == null) {
+                return;
+            }
+            int position = tokenIndex - verbIndex;
+            switch (verb) {
+                case START -> {
+                    if (kind == StatementKind.TRANSACTION_BEGIN && prev1 == Keyword.READ) {
+                        sawReadOnly |= kw == Keyword.ONLY;
+                        sawReadWrite |= kw == Keyword.WRITE;
+                    }
+                }
+                case DROP -> {
+                    if (kw == Keyword.TEMPORARY && position == 1) {
+                        flags |= StatementFlag.TEMPORARY_TABLE.bit();
+                    }
+                }
+                case LOAD -> {
+                    if (position == 1 && (kw == Keyword.DATA || kw == Keyword.XML)) {
+                        flags |= StatementFlag.LOAD_DATA.bit();
+                    } else if (kw == Keyword.LOCAL && position <= 3 && (flags & StatementFlag.LOAD_DATA.bit()) != 0) {
+                        flags |= StatementFlag.LOAD_DATA_LOCAL.bit();
+                    }
+                }
+                case FLUSH -> {
+                    if ((kw == Keyword.LOCK && prev1 == Keyword.READ)
+                            || (kw == Keyword.EXPORT && prev1 == Keyword.FOR)) {
+                        flags |= StatementFlag.TABLE_LOCK.bit();
+                    }
+                }
+                case GET -> {
+                    if (kw == Keyword.DIAGNOSTICS && position <= 2) {
+                        kind = StatementKind.READ;
+                        flags |= StatementFlag.PREVIOUS_STATEMENT.bit();
+                    }
+                }
+                default -> {
+                    // nothing verb-specific
+                }
+            }
+        }
+
+        /** Flags any statement can carry, wherever the words appear. */
+        private void generic(int type, Keyword kw) {
+            if (type == USER_VAR) {
+                // Targets: INTO @a, @b; GET DIAGNOSTICS @n = ...; SET @x inside a compound statement.
+                boolean target = prev1 == Keyword.INTO || prev1 == Keyword.SET || verb == Keyword.GET
+                        || (intoList && prevType == COMMA);
+                intoList = target && (prev1 == Keyword.INTO || intoList);
+                if (target) {
+                    flags |= StatementFlag.SETS_USER_VARIABLES.bit();
+                } else {
+                    pendingUserVariable = true;
+                }
+                return;
+            }
+            if (type != COMMA) {
+                intoList = false;
+            }
+            switch (type) {
+                case SYSTEM_VAR -> flags |= systemVariableFlag();
+                case WORD -> {
+                    if (kw == null) {
+                        return;
+                    }
+                    if (kw.functionFlag != null) {
+                        pendingFunction = kw;
+                    }
+                    switch (kw) {
+                        case FOR -> {
+                            if (prev1 == Keyword.VALUE && prev2 == Keyword.NEXT) {
+                                flags |= StatementFlag.SEQUENCE.bit();
+                            } else if (prev1 == Keyword.VALUE && prev2 == Keyword.PREVIOUS) {
+                                flags |= StatementFlag.SESSION_FUNCTION.bit();
+                            }
+                        }
+                        case UPDATE, SHARE -> {
+                            if (prev1 == Keyword.FOR) {
+                                flags |= StatementFlag.LOCKING_READ.bit();
+                            }
+                        }
+                        case MODE -> {
+                            if (prev1 == Keyword.SHARE && prev2 == Keyword.IN) {
+                                flags |= StatementFlag.LOCKING_READ.bit();
+                            }
+                        }
+                        case OUTFILE, DUMPFILE -> {
+                            if (prev1 == Keyword.INTO) {
+                                flags |= StatementFlag.INTO_FILE.bit();
+                            }
+                        }
+                        case TEMPORARY -> {
+                            // also inside BEGIN NOT ATOMIC ... END, where CREATE is not the statement's verb
+                            if (prev1 == Keyword.CREATE || prev1 == Keyword.REPLACE || prev1 == Keyword.DROP) {
+                                flags |= StatementFlag.TEMPORARY_TABLE.bit();
+                            }
+                        }
+                        default -> {
+                            // no flag
+                        }
+                    }
+                }
+                default -> {
+                    // punctuation, literals
+                }
+            }
+        }
+
+        /** BEGIN and CASE open a block, END closes one unless it is END IF/LOOP/WHILE/REPEAT/FOR. */
+        private void block(Keyword kw) {
+            if (kw == Keyword.BEGIN || (kw == Keyword.CASE && prev1 != Keyword.END)) {
+                blockDepth++;
+            } else if (kw == Keyword.END) {
+                pendingEnd = true;
+            }
+        }
+
+        private void resolveEnd(Keyword next) {
+            pendingEnd = false;
+            if (next == Keyword.IF || next == Keyword.LOOP || next == Keyword.WHILE || next == Keyword.REPEAT
+                    || next == Keyword.FOR) {
+                return;
+            }
+            if (blockDepth > 0) {
+                blockDepth--;
+            }
+        }
+
+        private void endStatement() {
+            if (tokenIndex == 0) {
+                resetStatement();
+                return;
+            }
+            if (pendingUserVariable) {
+                flags |= StatementFlag.USES_USER_VARIABLES.bit();
+            }
+            StatementKind k = kind;
+            if (verb == Keyword.SET) {
+                k = setSessionItem && !setGlobal ? StatementKind.SESSION_STATE : StatementKind.WRITE;
+            }
+            TransactionFlavor f = flavor;
+            if (k == StatementKind.TRANSACTION_BEGIN && verb == Keyword.START) {
+                f = sawReadWrite ? TransactionFlavor.READ_WRITE
+                        : sawReadOnly ? TransactionFlavor.READ_ONLY : TransactionFlavor.DEFAULT;
+            }
+            if ((k == StatementKind.READ || k == StatementKind.SESSION_STATE) && (flags & MAKES_WRITE) != 0) {
+                k = StatementKind.WRITE;
+            }
+            statementCount++;
+            textFlags |= flags;
+            if (k == StatementKind.SESSION_STATE) {
+                sawSessionState = true;
+            } else {
+                sawOther = true;
+                if (strongest == null || k.compareTo(strongest) > 0) {
+                    strongest = k;
+                    strongestFlavor = f;
+                } else if (k == StatementKind.TRANSACTION_BEGIN && f.compareTo(strongestFlavor) > 0) {
+                    strongestFlavor = f;
+                }
+            }
+            resetStatement();
+        }
+
+        private void resetStatement() {
+            kind = StatementKind.WRITE;
+            flavor = null;
+            flags = 0;
+            verb = null;
+            verbIndex = 0;
+            phase = P_START;
+            tokenIndex = 0;
+            depth = 0;
+            baseDepth = 0;
+            prevType = EOF;
+            prev1 = null;
+            prev2 = null;
+            pendingFunction = null;
+            pendingUserVariable = false;
+            pendingEnd = false;
+            analyzeFlags = true;
+            blockTracking = false;
+            blockDepth = 0;
+            afterCteBody = false;
+            intoList = false;
+            formatSkip = 0;
+            sawReadOnly = false;
+            sawReadWrite = false;
+            setGlobal = false;
+            setSessionItem = false;
+        }
+
+        private StatementClass result() {
+            StatementKind k;
+            Optional<TransactionFlavor> f = Optional.empty();
+            if (statementCount == 0) {
+                k = StatementKind.WRITE;
+            } else if (sawSessionState && sawOther) {
+                k = StatementKind.WRITE;
+                textFlags |= StatementFlag.MIXED_SESSION_STATE.bit();
+            } else if (sawSessionState) {
+                k = StatementKind.SESSION_STATE;
+            } else {
+                k = strongest;
+                if (k == StatementKind.TRANSACTION_BEGIN) {
+                    f = Optional.of(strongestFlavor);
+                }
+            }
+            Set<StatementFlag> set = Set.of();
+            if (textFlags != 0) {
+                EnumSet<StatementFlag> found = EnumSet.noneOf(StatementFlag.class);
+                for (StatementFlag flag : FLAGS) {
+                    if ((textFlags & flag.bit()) != 0) {
+                        found.add(flag);
+                    }
+                }
+                set = found;
+            }
+            ModeHint hint = hintReadWrite ? ModeHint.READ_WRITE : hintReadOnly ? ModeHint.READ_ONLY : ModeHint.NONE;
+            return new StatementClass(k, f, set, hint, statementCount);
+        }
+
+        // ---------------------------------------------------------------- system variables
+
+        /** {@code @@global.x}, {@code @@persist.x}, {@code @@persist_only.x} (the current token is a SYSTEM_VAR). */
+        private boolean systemVariableIsGlobal() {
+            int start = tokenStart + 2;
+            return startsWithIgnoreCase(start, "GLOBAL.") || startsWithIgnoreCase(start, "PERSIST.")
+                    || startsWithIgnoreCase(start, "PERSIST_ONLY.");
+        }
+
+        private int systemVariableFlag() {
+            int start = tokenStart + 2;
+            if (systemVariableIsGlobal()) {
+                return StatementFlag.SERVER_STATE.bit();
+            }
+            if (startsWithIgnoreCase(start, "SESSION.")) {
+                start += "SESSION.".length();
+            } else if (startsWithIgnoreCase(start, "LOCAL.")) {
+                start += "LOCAL.".length();
+            }
+            if (equalsIgnoreCase(start, tokenEnd, "IDENTITY") || equalsIgnoreCase(start, tokenEnd, "LAST_INSERT_ID")
+                    || equalsIgnoreCase(start, tokenEnd, "INSERT_ID")) {
+                return StatementFlag.SESSION_FUNCTION.bit();
+            }
+            if (equalsIgnoreCase(start, tokenEnd, "WARNING_COUNT")
+                    || equalsIgnoreCase(start, tokenEnd, "ERROR_COUNT")) {
+                return StatementFlag.PREVIOUS_STATEMENT.bit();
+            }
+            return StatementFlag.SERVER_STATE.bit();
+        }
+
+        // ---------------------------------------------------------------- lexer
+
+        private int next() {
+            while (pos < length) {
+                char c = sql.charAt(pos);
+                if (c <= ' ') {
+                    pos++;
+                    continue;
+                }
+                int start = pos;
+                int type;
+                switch (c) {
+                    case '-':
+                        if (pos + 1 < length && sql.charAt(pos + 1) == '-'
+                                && (pos + 2 >= length || sql.charAt(pos + 2) <= ' ')) {
+                            lineComment(pos + 2, true);
+                            continue;
+                        }
+                        pos++;
+                        type = OTHER;
+                        break;
+                    case '#':
+                        lineComment(pos + 1, false);
+                        continue;
+                    case '/':
+                        if (pos + 1 < length && sql.charAt(pos + 1) == '*') {
+                            if (openExecutableComment()) {
+                                continue;
+                            }
+                            blockComment();
+                            continue;
+                        }
+                        pos++;
+                        type = OTHER;
+                        break;
+                    case '*':
+                        if (inExecutableComment && pos + 1 < length && sql.charAt(pos + 1) == '/') {
+                            inExecutableComment = false;
+                            pos += 2;
+                            continue;
+                        }
+                        pos++;
+                        type = OTHER;
+                        break;
+                    case '\'':
+                    case '"':
+                        pos = skipQuoted(pos, c, backslashEscapes);
+                        type = STRING;
+                        break;
+                    case '`':
+                        pos = skipQuoted(pos, c, false);
+                        type = QUOTED_IDENT;
+                        break;
+                    case '@':
+                        type = at();
+                        break;
+                    case ':':
+                        if (pos + 1 < length && sql.charAt(pos + 1) == '=') {
+                            pos += 2;
+                            type = ASSIGN;
+                        } else {
+                            pos++;
+                            type = OTHER;
+                        }
+                        break;
+                    case '(':
+                        pos++;
+                        type = LPAREN;
+                        break;
+                    case ')':
+                        pos++;
+                        type = RPAREN;
+                        break;
+                    case ',':
+                        pos++;
+                        type = COMMA;
+                        break;
+                    case ';':
+                        pos++;
+                        type = SEMI;
+                        break;
+                    case '.':
+                        pos++;
+                        type = DOT;
+                        break;
+                    default:
+                        if (isIdentChar(c)) {
+                            pos = skipIdent(pos + 1, false);
+                            type = WORD;
+                        } else {
+                            pos++;
+                            type = OTHER;
+                        }
+                }
+                tokenStart = start;
+                tokenEnd = pos;
+                lexLastType = type;
+                lexLastStart = start;
+                lexLastEnd = pos;
+                return type;
+            }
+            return EOF;
+        }
+
+        /**
+         * {@code @@name} is a system variable; {@code @name} a user variable, unless the {@code @} is glued to a
+         * preceding string, quoted identifier or non-keyword word: then it is the host part of an account
+         * ({@code 'user'@'host'}, {@code bob@localhost}).
+         */
+        private int at() {
+            if (pos + 1 < length && sql.charAt(pos + 1) == '@') {
+                pos = skipIdent(pos + 2, true);
+                return SYSTEM_VAR;
+            }
+            boolean accountHost = lexLastEnd == pos
+                    && (lexLastType == STRING || lexLastType == QUOTED_IDENT
+                    || (lexLastType == WORD && Keyword.lookup(sql, lexLastStart, lexLastEnd) == null));
+            pos++;
+            if (pos < length) {
+                char c = sql.charAt(pos);
+                if (c == '\'' || c == '"' || c == '`') {
+                    pos = skipQuoted(pos, c, c != '`' && backslashEscapes);
+                } else {
+                    pos = skipIdent(pos, true);
+                }
+            }
+            return accountHost ? ACCOUNT_HOST : USER_VAR;
+        }
+
+        private boolean openExecutableComment() {
+            int p = pos + 2;
+            if (p < length && sql.charAt(p) == '!') {
+                p++;
+            } else if (p + 1 < length && (sql.charAt(p) == 'M' || sql.charAt(p) == 'm') && sql.charAt(p + 1) == '!') {
+                p += 2;
+            } else {
+                return false;
+            }
+            int digits = 0;
+            while (p < length && digits < 6 && sql.charAt(p) >= '0' && sql.charAt(p) <= '9') {
+                p++;
+                digits++;
+            }
+            inExecutableComment = true;
+            pos = p;
+            return true;
+        }
+
+        private void blockComment() {
+            int bodyStart = pos + 2;
+            int p = bodyStart;
+            while (p + 1 < length && !(sql.charAt(p) == '*' && sql.charAt(p + 1) == '/')) {
+                p++;
+            }
+            boolean closed = p + 1 < length;
+            checkHint(bodyStart, closed ? p : length, true);
+            pos = closed ? p + 2 : length;
+        }
+
+        private void lineComment(int bodyStart, boolean needsHash) {
+            int p = bodyStart;
+            while (p < length && sql.charAt(p) != '\n') {
+                p++;
+            }
+            checkHint(bodyStart, p, needsHash);
+            pos = p;
+        }
+
+        /** Recognises {@code [#] mode = READWRITE|READONLY} at the start of a comment body. */
+        private void checkHint(int from, int to, boolean needsHash) {
+            int i = skipSpaces(from, to);
+            if (needsHash) {
+                if (i >= to || sql.charAt(i) != '#') {
+                    return;
+                }
+                i = skipSpaces(i + 1, to);
+            }
+            if (!regionMatchesIgnoreCase(i, to, "MODE")) {
+                return;
+            }
+            i = skipSpaces(i + 4, to);
+            if (i >= to || sql.charAt(i) != '=') {
+                return;
+            }
+            i = skipSpaces(i + 1, to);
+            if (regionMatchesIgnoreCase(i, to, "READWRITE") && wordEnds(i + 9, to)) {
+                hintReadWrite = true;
+            } else if (regionMatchesIgnoreCase(i, to, "READONLY") && wordEnds(i + 8, to)) {
+                hintReadOnly = true;
+            }
+        }
+
+        private boolean wordEnds(int i, int to) {
+            return i >= to || !isIdentChar(sql.charAt(i));
+        }
+
+        private int skipSpaces(int i, int to) {
+            while (i < to && sql.charAt(i) <= ' ') {
+                i++;
+            }
+            return i;
+        }
+
+        /** Returns the position after the closing quote (doubled quotes and, if enabled, backslash escapes inside). */
+        private int skipQuoted(int open, char quote, boolean escapes) {
+            int p = open + 1;
+            while (p < length) {
+                char c = sql.charAt(p);
+                if (c == '\\' && escapes) {
+                    p += 2;
+                } else if (c == quote) {
+                    if (p + 1 < length && sql.charAt(p + 1) == quote) {
+                        p += 2;
+                    } else {
+                        return p + 1;
+                    }
+                } else {
+                    p++;
+                }
+            }
+            return length;
+        }
+
+        private int skipIdent(int p, boolean allowDots) {
+            while (p < length) {
+                char c = sql.charAt(p);
+                if (isIdentChar(c) || (allowDots && c == '.')) {
+                    p++;
+                } else {
+                    break;
+                }
+            }
+            return p;
+        }
+
+        private static boolean isIdentChar(char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$'
+                    || c >= 0x80;
+        }
+
+        private boolean regionMatchesIgnoreCase(int start, int end, String upper) {
+            if (end - start < upper.length()) {
+                return false;
+            }
+            for (int i = 0; i < upper.length(); i++) {
+                char c = sql.charAt(start + i);
+                if (c >= 'a' && c <= 'z') {
+                    c = (char) (c - ('a' - 'A'));
+                }
+                if (c != upper.charAt(i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        private boolean startsWithIgnoreCase(int start, String upper) {
+            return regionMatchesIgnoreCase(start, tokenEnd, upper);
+        }
+
+        private boolean equalsIgnoreCase(int start, int end, String upper) {
+            return end - start == upper.length() && regionMatchesIgnoreCase(start, end, upper);
+        }
+
+        private static int makesWriteMask() {
+            int mask = 0;
+            for (StatementFlag flag : FLAGS) {
+                if (flag.effect().makesWrite()) {
+                    mask |= flag.bit();
+                }
+            }
+            return mask;
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.gantry.route;
+
+/**
+ * Why a statement cannot simply go to any server. Each flag has an {@link Effect}; the router applies the
+ * strongest. A statement whose flags include one with {@link Effect#makesWrite()} is classified as
+ * {@link StatementKind#WRITE} even if it starts with {@code SELECT}.
+ *
+ * <p>The declaration order is the order of preference when one flag is reported as the cause of a decision.
+ */
+public enum StatementFlag {
+    /** {@code SELECT ... FOR UPDATE}, {@code FOR SHARE}, {@code LOCK IN SHARE MODE}: row locks belong on the primary. */
+    LOCKING_READ(Effect.NOT_A_READ),
+    /** {@code SELECT ... INTO OUTFILE} / {@code INTO DUMPFILE}: writes a file on the server. */
+    INTO_FILE(Effect.NOT_A_READ),
+    /** {@code NEXTVAL(s)}, {@code NEXT VALUE FOR s}, {@code SETVAL(...)}: advances a sequence. */
+    SEQUENCE(Effect.NOT_A_READ),
+    /** {@code LOAD DATA} / {@code LOAD XML}. */
+    LOAD_DATA(Effect.NOT_A_READ),
+    /**
+     * {@code GET_LOCK()}, {@code RELEASE_LOCK()}, {@code RELEASE_ALL_LOCKS()}, {@code IS_FREE_LOCK()},
+     * {@code IS_USED_LOCK()}: named locks live on one server, held by one connection.
+     */
+    USER_LOCK(Effect.PINS_SESSION),
+    /** {@code LOCK TABLES}, {@code UNLOCK TABLES}, {@code LOCK INSTANCE}, {@code FLUSH TABLES ... WITH READ LOCK / FOR EXPORT}. */
+    TABLE_LOCK(Effect.PINS_SESSION),
+    /** {@code CREATE [OR REPLACE] TEMPORARY TABLE}, {@code DROP TEMPORARY TABLE}: the table exists on one connection only. */
+    TEMPORARY_TABLE(Effect.PINS_SESSION),
+    /** {@code SET @x = ...}, {@code SELECT ... INTO @x}, {@code @x := ...}, {@code GET DIAGNOSTICS @x = ...}. */
+    SETS_USER_VARIABLES(Effect.PINS_SESSION),
+    /**
+     * {@code LOAD DATA LOCAL INFILE}: the loaded rows are usually read back at once, and a large load reaches
+     * replicas late; pinning keeps the bulk-load session on the primary.
+     */
+    LOAD_DATA_LOCAL(Effect.PINS_SESSION),
+    /**
+     * A multi-statement text that mixes a session-state change ({@code SET NAMES ...; SELECT ...}) with other
+     * statements: it cannot be replayed on other backends, so the session stays on the primary.
+     */
+    MIXED_SESSION_STATE(Effect.PINS_SESSION),
+    /** Reads a user variable ({@code @x}): a replica connection would not have it. */
+    USES_USER_VARIABLES(Effect.PRIMARY_ONLY_READ),
+    /**
+     * Reads this connection's history on the primary: {@code LAST_INSERT_ID()}, {@code CONNECTION_ID()},
+     * {@code LASTVAL()}, {@code PREVIOUS VALUE FOR s}, {@code @@identity}, {@code @@last_insert_id}, {@code @@insert_id}.
+     */
+    SESSION_FUNCTION(Effect.PRIMARY_ONLY_READ),
+    /**
+     * Reads the state of one server rather than data: system variables ({@code @@...}), {@code SHOW STATUS},
+     * {@code SHOW VARIABLES}, {@code SHOW PROCESSLIST}, {@code SHOW MASTER/BINARY LOG/REPLICA STATUS},
+     * {@code SHOW ENGINE}, {@code EXPLAIN FOR CONNECTION}, replication wait functions. The primary gives the
+     * stable answer clients expect (for example {@code @@read_only}).
+     */
+    SERVER_STATE(Effect.PRIMARY_ONLY_READ),
+    /**
+     * Reads diagnostics of the session's previous statement: {@code SHOW WARNINGS}, {@code SHOW ERRORS},
+     * {@code SHOW COUNT(*) WARNINGS}, {@code SHOW PROFILE(S)}, {@code FOUND_ROWS()}, {@code ROW_COUNT()},
+     * {@code GET DIAGNOSTICS}, {@code @@warning_count}, {@code @@error_count}: only the connection that ran that
+     * statement can answer.
+     */
+    PREVIOUS_STATEMENT(Effect.FOLLOWS_PREVIOUS_STATEMENT);
+
+    /** What a flag does to routing. */
+    public enum Effect {
+        /** The statement is not a read: primary. */
+        NOT_A_READ,
+        /** The statement is not a read, and the session stays on the primary for the rest of its life. */
+        PINS_SESSION,
+        /** A read, but only the session's primary connection gives the right answer: primary, no pinning. */
+        PRIMARY_ONLY_READ,
+        /** A read that must go to the server that ran the session's previous statement. */
+        FOLLOWS_PREVIOUS_STATEMENT;
+
+        /** Whether a flag with this effect turns a {@code SELECT} into a {@link StatementKind#WRITE}. */
+        public boolean makesWrite() {
+            return this == NOT_A_READ || this == PINS_SESSION;
+        }
+    }
+
+    private final Effect effect;
+
+    StatementFlag(Effect effect) {
+        this.effect = effect;
+    }
+
+    /** What this flag does to routing. */
+    public Effect effect() {
+        return effect;
+    }
+
+    int bit() {
+        return 1 << ordinal();
+    }
+}

@@ -1,0 +1,118 @@
+package io.gantry.topology;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A server of the upstream list and what is known about it now. Updated by the health loop and by sessions that
+ * fail to reach it; read by routing on every statement, so every field is a cheap volatile read.
+ */
+public final class UpstreamServer {
+
+    private final UpstreamUrl url;
+    private final AtomicInteger connections = new AtomicInteger();
+    private volatile int weight;
+    private volatile Role role = Role.UNKNOWN;
+    private volatile Health health = Health.UP;
+    private volatile Instant downSince;
+    private volatile String lastError = "";
+    private volatile Instant lastOk;
+    private volatile long rttMicros = -1;
+
+    public UpstreamServer(UpstreamUrl url) {
+        this.url = url;
+        this.weight = url.weight();
+    }
+
+    public UpstreamUrl url() {
+        return url;
+    }
+
+    /** {@code host:port}. */
+    public String address() {
+        return url.address();
+    }
+
+    public int weight() {
+        return weight;
+    }
+
+    public void setWeight(int weight) {
+        if (weight < 1 || weight > 100) {
+            throw new IllegalArgumentException("weight must be between 1 and 100, not " + weight);
+        }
+        this.weight = weight;
+    }
+
+    public Role role() {
+        return role;
+    }
+
+    public Health health() {
+        return health;
+    }
+
+    public boolean isUp() {
+        return health == Health.UP;
+    }
+
+    /** When the server went down, or null while up. */
+    public Instant downSince() {
+        return downSince;
+    }
+
+    /** Why it went down last time, or "" if it never did. */
+    public String lastError() {
+        return lastError;
+    }
+
+    /** When the last successful check finished, or null. */
+    public Instant lastOk() {
+        return lastOk;
+    }
+
+    /** Round-trip time of the last check in microseconds, or -1 before the first. */
+    public long rttMicros() {
+        return rttMicros;
+    }
+
+    /** Client sessions currently holding a connection to this server. */
+    public int connections() {
+        return connections.get();
+    }
+
+    public void connectionOpened() {
+        connections.incrementAndGet();
+    }
+
+    public void connectionClosed() {
+        connections.decrementAndGet();
+    }
+
+    /** Records a successful check; returns true if the server was down before. */
+    boolean checkSucceeded(Role detectedRole, long rtt, Instant at) {
+        boolean wasDown = health == Health.DOWN;
+        role = detectedRole;
+        rttMicros = rtt;
+        lastOk = at;
+        health = Health.UP;
+        downSince = null;
+        return wasDown;
+    }
+
+    /** Marks the server down; returns true if it was up before (so only the first failure is reported). */
+    synchronized boolean markDown(String reason, Instant at) {
+        lastError = reason;
+        if (health == Health.DOWN) {
+            return false;
+        }
+        health = Health.DOWN;
+        downSince = at;
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return address() + " (" + role.name().toLowerCase() + ", " + health.name().toLowerCase() + ")";
+    }
+}

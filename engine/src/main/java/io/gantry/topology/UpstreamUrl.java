@@ -1,0 +1,186 @@
+package io.gantry.topology;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One server of an upstream or CDC list: {@code mysql://user:password@host:port/database}, optionally followed by
+ * {@code |weight}. The weight (1..100, default {@value #DEFAULT_WEIGHT}) steers how many reads a replica gets and
+ * which CDC server is preferred. The password never appears in {@link #toString()}.
+ *
+ * @param host     server host name or address
+ * @param port     TCP port, default 3306
+ * @param database the database Gantry and its clients use
+ * @param user     Gantry's service account on this server
+ * @param password the service account's password (may be empty)
+ * @param weight   1..100
+ */
+public record UpstreamUrl(String host, int port, String database, String user, String password, int weight) {
+
+    /** The weight of an entry that does not give one. */
+    public static final int DEFAULT_WEIGHT = 50;
+
+    public UpstreamUrl {
+        if (weight < 1 || weight > 100) {
+            throw new IllegalArgumentException("weight must be between 1 and 100, not " + weight);
+        }
+    }
+
+    /** {@code host:port}, the name Gantry uses for a server everywhere (logs, admin SQL, events). */
+    public String address() {
+        return host + ":" + port;
+    }
+
+    /** The same server with another weight. */
+    public UpstreamUrl withWeight(int newWeight) {
+        return new UpstreamUrl(host, port, database, user, password, newWeight);
+    }
+
+    /**
+     * Parses one entry.
+     *
+     * @throws IllegalArgumentException naming the entry (password masked) and what is wrong with it
+     */
+    public static UpstreamUrl parse(String entry) {
+        String text = entry == null ? "" : entry.trim();
+        String shown = mask(text);
+        int bar = text.lastIndexOf('|');
+        int weight = DEFAULT_WEIGHT;
+        if (bar >= 0) {
+            String weightText = text.substring(bar + 1).trim();
+            try {
+                weight = Integer.parseInt(weightText);
+            } catch (NumberFormatException e) {
+                throw invalid(shown, "the weight '" + weightText + "' is not a whole number from 1 to 100");
+            }
+            if (weight < 1 || weight > 100) {
+                throw invalid(shown, "the weight " + weight + " is outside 1..100");
+            }
+            text = text.substring(0, bar).trim();
+        }
+        int schemeEnd = text.indexOf("://");
+        if (schemeEnd < 0) {
+            throw invalid(shown, "expected mysql://user:password@host:port/database");
+        }
+        String scheme = text.substring(0, schemeEnd);
+        if (!scheme.equals("mysql") && !scheme.equals("mariadb")) {
+            throw invalid(shown, "unknown scheme '" + scheme + "' (use mysql:// or mariadb://)");
+        }
+        String rest = text.substring(schemeEnd + 3);
+        int at = rest.lastIndexOf('@');
+        if (at < 0) {
+            throw invalid(shown, "no user: expected user:password@ before the host");
+        }
+        String credentials = rest.substring(0, at);
+        String location = rest.substring(at + 1);
+        int colon = credentials.indexOf(':');
+        String user = decode(colon < 0 ? credentials : credentials.substring(0, colon));
+        String password = colon < 0 ? "" : decode(credentials.substring(colon + 1));
+        if (user.isEmpty()) {
+            throw invalid(shown, "the user is empty");
+        }
+        int slash = location.indexOf('/');
+        if (slash < 0 || slash == location.length() - 1) {
+            throw invalid(shown, "no database: expected host:port/database");
+        }
+        String database = decode(location.substring(slash + 1));
+        if (database.contains("/") || database.contains("?")) {
+            throw invalid(shown, "the database name '" + database + "' contains '/' or '?'");
+        }
+        String hostPort = location.substring(0, slash);
+        String host;
+        int port = 3306;
+        if (hostPort.startsWith("[")) {
+            int close = hostPort.indexOf(']');
+            if (close < 0) {
+                throw invalid(shown, "unclosed '[' in the IPv6 host");
+            }
+            host = hostPort.substring(1, close);
+            String after = hostPort.substring(close + 1);
+            if (after.startsWith(":")) {
+                port = parsePort(after.substring(1), shown);
+            } else if (!after.isEmpty()) {
+                throw invalid(shown, "unexpected '" + after + "' after the host");
+            }
+        } else {
+            int portColon = hostPort.lastIndexOf(':');
+            host = portColon < 0 ? hostPort : hostPort.substring(0, portColon);
+            if (portColon >= 0) {
+                port = parsePort(hostPort.substring(portColon + 1), shown);
+            }
+        }
+        if (host.isEmpty()) {
+            throw invalid(shown, "the host is missing");
+        }
+        return new UpstreamUrl(host, port, database, user, password, weight);
+    }
+
+    /**
+     * Parses a list given as comma-separated entries, repeated flags, or both.
+     *
+     * @throws IllegalArgumentException for the first bad entry, or when a server appears twice
+     */
+    public static List<UpstreamUrl> parseList(List<String> values) {
+        List<UpstreamUrl> urls = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String value : values) {
+            for (String entry : value.split(",")) {
+                if (entry.isBlank()) {
+                    continue;
+                }
+                UpstreamUrl url = parse(entry);
+                if (!seen.add(url.address())) {
+                    throw invalid(mask(entry.trim()), "the server " + url.address() + " is listed twice");
+                }
+                urls.add(url);
+            }
+        }
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException("the server list is empty");
+        }
+        return List.copyOf(urls);
+    }
+
+    private static int parsePort(String text, String shown) {
+        try {
+            int port = Integer.parseInt(text);
+            if (port < 1 || port > 65535) {
+                throw invalid(shown, "the port " + port + " is outside 1..65535");
+            }
+            return port;
+        } catch (NumberFormatException e) {
+            throw invalid(shown, "the port '" + text + "' is not a number");
+        }
+    }
+
+    private static String decode(String text) {
+        return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    /** The entry with its password replaced by {@code ***}, safe for logs and errors. */
+    static String mask(String entry) {
+        int scheme = entry.indexOf("://");
+        int at = entry.lastIndexOf('@');
+        if (scheme < 0 || at < scheme) {
+            return entry;
+        }
+        int colon = entry.indexOf(':', scheme + 3);
+        if (colon < 0 || colon > at) {
+            return entry;
+        }
+        return entry.substring(0, colon + 1) + "***" + entry.substring(at);
+    }
+
+    private static IllegalArgumentException invalid(String shownEntry, String problem) {
+        return new IllegalArgumentException("bad server URL '" + shownEntry + "': " + problem);
+    }
+
+    @Override
+    public String toString() {
+        return "mysql://" + user + ":***@" + address() + "/" + database + "|" + weight;
+    }
+}

@@ -1,0 +1,96 @@
+package io.gantry.topology;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The live upstream list: every server with its current role and health, and which one is the primary. Thread-safe;
+ * routing reads it on every statement, the health loop and failing sessions write it.
+ */
+public final class Upstreams {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Upstreams.class);
+
+    private final List<UpstreamServer> servers;
+    private final Clock clock;
+    private volatile UpstreamServer primary;
+    private volatile String noPrimaryReason = "no health check has run yet";
+
+    public Upstreams(List<UpstreamUrl> urls, Clock clock) {
+        this.servers = urls.stream().map(UpstreamServer::new).toList();
+        this.clock = clock;
+    }
+
+    /** Every server, in list order. */
+    public List<UpstreamServer> servers() {
+        return servers;
+    }
+
+    /** The server that takes writes, or empty when none is known (see {@link #noPrimaryReason()}). */
+    public Optional<UpstreamServer> primary() {
+        UpstreamServer current = primary;
+        return current != null && current.isUp() ? Optional.of(current) : Optional.empty();
+    }
+
+    /** Why there is no primary now, for the error a client gets when it writes. */
+    public String noPrimaryReason() {
+        UpstreamServer current = primary;
+        if (current != null && !current.isUp()) {
+            return "the primary " + current.address() + " is down (" + current.lastError() + ")";
+        }
+        return noPrimaryReason;
+    }
+
+    /** Replicas that are up, in list order. */
+    public List<UpstreamServer> upReplicas() {
+        UpstreamServer current = primary;
+        return servers.stream().filter(s -> s != current && s.isUp() && s.role() == Role.REPLICA).toList();
+    }
+
+    /** The server with this address, if it is in the list. */
+    public Optional<UpstreamServer> find(String address) {
+        return servers.stream().filter(s -> s.address().equals(address)).findFirst();
+    }
+
+    /**
+     * Marks a server down after a failed connection or check. Only the first failure logs, so one dead server does
+     * not flood the log with every session that tried it.
+     */
+    public void markDown(UpstreamServer server, String reason) {
+        if (server.markDown(reason, clock.instant())) {
+            LOG.warn("topology: {} is DOWN: {}", server.address(), reason);
+        }
+    }
+
+    /** Records a good check of a server and its detected role. */
+    void markChecked(UpstreamServer server, Role role, long rttMicros) {
+        Role before = server.role();
+        if (server.checkSucceeded(role, rttMicros, clock.instant())) {
+            LOG.info("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
+        }
+        if (before != Role.UNKNOWN && before != role) {
+            LOG.warn("topology: {} changed role from {} to {}", server.address(), before.name().toLowerCase(),
+                    role.name().toLowerCase());
+        }
+    }
+
+    /** Sets the primary found by the latest health round (null with a reason when there is none). */
+    void setPrimary(UpstreamServer newPrimary, String reasonWhenNone) {
+        UpstreamServer before = primary;
+        primary = newPrimary;
+        noPrimaryReason = reasonWhenNone;
+        if (before != newPrimary) {
+            if (newPrimary == null) {
+                LOG.error("topology: no primary: {}; writes are refused until one is found", reasonWhenNone);
+            } else if (before == null) {
+                LOG.info("topology: primary is {}", newPrimary.address());
+            } else {
+                LOG.warn("topology: primary moved from {} to {}; writes follow", before.address(),
+                        newPrimary.address());
+            }
+        }
+    }
+}

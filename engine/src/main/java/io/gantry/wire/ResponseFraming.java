@@ -1,0 +1,515 @@
+package io.gantry.wire;
+
+import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
+import static io.gantry.wire.CapabilityFlags.CLIENT_OPTIONAL_RESULTSET_METADATA;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
+
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Finds where a backend's response to one command ends, without decoding rows.
+ *
+ * <p>Create one per command with {@link #forCommand(CommandType, int)} and feed it every packet
+ * payload the backend sends, in order ({@link #accept(ByteBuf)} reads but never consumes or
+ * releases the buffer). After each packet it answers whether the response is complete, whether the
+ * server now waits for the client, the status flags of the latest OK/EOF, and whether another
+ * result follows (SERVER_MORE_RESULTS_EXISTS).
+ *
+ * <p>Shapes handled, with and without CLIENT_DEPRECATE_EOF:
+ * <ul>
+ * <li>COM_QUERY, COM_PROCESS_INFO: OK | ERR | LOCAL INFILE request (0xFB; the server then waits
+ *     for the file, and its OK/ERR follows) | a text result set: column count, column definitions,
+ *     EOF (unless DEPRECATE_EOF), rows, then EOF or an OK with header 0xFE. Results chain while
+ *     the status carries SERVER_MORE_RESULTS_EXISTS; an ERR ends everything.</li>
+ * <li>COM_STMT_EXECUTE, COM_STMT_BULK_EXECUTE: the same with binary rows; when the status after
+ *     the column definitions has SERVER_STATUS_CURSOR_EXISTS, the response ends there and rows
+ *     come later through COM_STMT_FETCH.</li>
+ * <li>COM_STMT_FETCH: rows, then EOF/OK, or ERR.</li>
+ * <li>COM_STMT_PREPARE: ERR, or COM_STMT_PREPARE_OK, parameter definitions and EOF, column
+ *     definitions and EOF (each group only if non-empty, EOFs only without DEPRECATE_EOF).</li>
+ * <li>COM_FIELD_LIST: column definitions until EOF/OK, or ERR.</li>
+ * <li>COM_STATISTICS: exactly one string packet.</li>
+ * <li>COM_CHANGE_USER: the authentication exchange; the server waits for the client after an auth
+ *     switch or auth-more-data (except caching_sha2's fast-auth-success, after which OK follows).</li>
+ * <li>COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID: events until EOF or ERR.</li>
+ * <li>COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA: no response; complete from the start.</li>
+ * <li>Everything else, including unknown commands: one OK, EOF or ERR.</li>
+ * </ul>
+ *
+ * <p>A 0xFE packet ends rows only when it is short: under 9 bytes without DEPRECATE_EOF (an EOF
+ * is 5 bytes), under 0xFFFFFF bytes with it (the replacing OK can carry info and session state). A
+ * text row can start with 0xFE only as the prefix of a value of 2^24 bytes or more, so such a row
+ * is always longer than either bound. A MariaDB progress report (ERR with code 0xFFFF) never ends
+ * a response.
+ *
+ * <p>Not thread-safe; one instance belongs to one backend connection's event loop.
+ *
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response.html">COM_QUERY Response</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response_text_resultset.html">Text Resultset</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response_local_infile_request.html">LOCAL INFILE Request</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_binary_resultset.html">Binary Protocol Resultset</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_stmt_prepare.html">COM_STMT_PREPARE</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_stmt_execute.html">COM_STMT_EXECUTE</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_stmt_fetch.html">COM_STMT_FETCH</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_field_list.html">COM_FIELD_LIST</a>
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_statistics.html">COM_STATISTICS</a>
+ */
+public final class ResponseFraming {
+
+    /** {@link #serverStatus()} before any OK or EOF packet was seen. */
+    public static final int NO_STATUS = -1;
+
+    /** What the proxy should do after a packet. */
+    public enum Progress {
+        /** The server sends more packets of this response. */
+        MORE,
+        /**
+         * The server waits for the client (LOCAL INFILE contents, or an auth reply); feed the
+         * server's packets that follow as usual.
+         */
+        AWAITING_CLIENT,
+        /** The response is complete; the connection is ready for the next command. */
+        COMPLETE
+    }
+
+    /** What the last packet fed was. */
+    public enum PacketKind {
+        OK, ERR, EOF, PROGRESS_REPORT, LOCAL_INFILE_REQUEST, COLUMN_COUNT, COLUMN_DEFINITION,
+        PARAMETER_DEFINITION, ROW, STMT_PREPARE_OK, STATISTICS, AUTH_SWITCH_REQUEST, AUTH_MORE_DATA,
+        BINLOG_EVENT
+    }
+
+    private enum State {
+        RESULT_START, COLUMN_DEFINITIONS, COLUMNS_EOF, ROWS,
+        PREPARE_START, PARAM_DEFINITIONS, PARAMS_EOF, PREPARE_COLUMN_DEFINITIONS, PREPARE_COLUMNS_EOF,
+        FIELD_LIST, SINGLE_STRING, SINGLE_STATUS, AUTH_EXCHANGE, BINLOG_STREAM, DONE
+    }
+
+    private static final int OK_HEADER = 0x00;
+    private static final int AUTH_MORE_DATA_HEADER = 0x01;
+    private static final int LOCAL_INFILE_HEADER = 0xFB;
+    private static final int EOF_HEADER = 0xFE;
+    private static final int ERR_HEADER = 0xFF;
+    private static final int EOF_PACKET_LENGTH = 5;
+    private static final int MIN_OK_LENGTH = 7;
+
+    private final CommandType command;
+    private final boolean deprecateEof;
+    private final boolean chainsResults;
+    private State state;
+    private long definitionsLeft;
+    private int preparedColumns;
+    private int serverStatus = NO_STATUS;
+    private PacketKind lastPacketKind;
+    private Progress progress;
+    private boolean failed;
+    private int resultsCompleted;
+
+    private ResponseFraming(CommandType command, int capabilities) {
+        this.command = command;
+        this.deprecateEof = CapabilityFlags.has(capabilities, CLIENT_DEPRECATE_EOF);
+        this.state = initialState(command);
+        this.chainsResults = state == State.RESULT_START;
+        this.progress = state == State.DONE ? Progress.COMPLETE : Progress.MORE;
+    }
+
+    /**
+     * A framer for the response to {@code command}.
+     *
+     * @param negotiatedCapabilities the capabilities in effect on the backend connection
+     * @throws IllegalArgumentException without CLIENT_PROTOCOL_41, or with
+     *                                  CLIENT_OPTIONAL_RESULTSET_METADATA (result sets without
+     *                                  metadata are not framed; do not negotiate it)
+     */
+    public static ResponseFraming forCommand(CommandType command, int negotiatedCapabilities) {
+        if (!CapabilityFlags.has(negotiatedCapabilities, CLIENT_PROTOCOL_41)) {
+            throw new IllegalArgumentException("response framing needs CLIENT_PROTOCOL_41");
+        }
+        if (CapabilityFlags.has(negotiatedCapabilities, CLIENT_OPTIONAL_RESULTSET_METADATA)) {
+            throw new IllegalArgumentException("CLIENT_OPTIONAL_RESULTSET_METADATA is not supported; "
+                    + "leave it out of the capabilities sent to backends");
+        }
+        return new ResponseFraming(command, negotiatedCapabilities);
+    }
+
+    /**
+     * A framer for the response to {@code command} on a MariaDB connection.
+     *
+     * @param mariaDbCapabilities the MariaDB extended capabilities in effect
+     * @throws IllegalArgumentException as {@link #forCommand(CommandType, int)}, and with
+     *                                  MARIADB_CLIENT_CACHE_METADATA (binary result sets may then
+     *                                  skip their column definitions; do not negotiate it)
+     */
+    public static ResponseFraming forCommand(CommandType command, int negotiatedCapabilities, int mariaDbCapabilities) {
+        if (CapabilityFlags.has(mariaDbCapabilities, CapabilityFlags.MARIADB_CLIENT_CACHE_METADATA)) {
+            throw new IllegalArgumentException("MARIADB_CLIENT_CACHE_METADATA is not supported; "
+                    + "leave it out of the capabilities sent to backends");
+        }
+        return forCommand(command, negotiatedCapabilities);
+    }
+
+    /** True if the server answers {@code command} at all (false for COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA). */
+    public static boolean expectsResponse(CommandType command) {
+        return initialState(command) != State.DONE;
+    }
+
+    private static State initialState(CommandType command) {
+        return switch (command) {
+            case COM_QUERY, COM_PROCESS_INFO, COM_STMT_EXECUTE, COM_STMT_BULK_EXECUTE -> State.RESULT_START;
+            case COM_STMT_PREPARE -> State.PREPARE_START;
+            case COM_STMT_FETCH -> State.ROWS;
+            case COM_FIELD_LIST -> State.FIELD_LIST;
+            case COM_STATISTICS -> State.SINGLE_STRING;
+            case COM_CHANGE_USER -> State.AUTH_EXCHANGE;
+            case COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID -> State.BINLOG_STREAM;
+            case COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA -> State.DONE;
+            default -> State.SINGLE_STATUS;
+        };
+    }
+
+    /**
+     * Takes the next packet payload of the response (read, not consumed).
+     *
+     * @return what happens next
+     * @throws MalformedPacketException if the packet cannot occur at this point of the response;
+     *                                  the backend connection is then out of step and must be closed
+     * @throws IllegalStateException    if the response was already complete
+     */
+    public Progress accept(ByteBuf payload) {
+        if (state == State.DONE) {
+            throw new IllegalStateException("the response to " + command + " is already complete; unexpected packet of "
+                    + payload.readableBytes() + " bytes");
+        }
+        int length = payload.readableBytes();
+        if (length == 0) {
+            if (state == State.SINGLE_STRING) {
+                return finish(PacketKind.STATISTICS);
+            }
+            throw new MalformedPacketException(command + " response", "empty packet while expecting " + expected());
+        }
+        int first = payload.getUnsignedByte(payload.readerIndex());
+        if (first == ERR_HEADER) {
+            return error(payload);
+        }
+        return switch (state) {
+            case RESULT_START -> resultStart(payload, first);
+            case COLUMN_DEFINITIONS -> columnDefinition();
+            case COLUMNS_EOF -> columnsEof(payload);
+            case ROWS -> row(payload);
+            case PREPARE_START -> prepareOk(payload);
+            case PARAM_DEFINITIONS -> parameterDefinition();
+            case PARAMS_EOF -> {
+                serverStatus = requireEof(payload, "EOF after parameter definitions");
+                yield afterParameters(PacketKind.EOF);
+            }
+            case PREPARE_COLUMN_DEFINITIONS -> preparedColumnDefinition();
+            case PREPARE_COLUMNS_EOF -> {
+                serverStatus = requireEof(payload, "EOF after column definitions");
+                yield finish(PacketKind.EOF);
+            }
+            case FIELD_LIST -> isTerminator(payload)
+                    ? endResult(terminatorKind(payload), terminatorStatus(payload))
+                    : step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
+            case SINGLE_STRING -> finish(PacketKind.STATISTICS);
+            case SINGLE_STATUS -> singleStatus(payload, first);
+            case AUTH_EXCHANGE -> authExchange(payload, first);
+            case BINLOG_STREAM -> binlogEvent(payload, first);
+            case DONE -> throw new IllegalStateException("unreachable");
+        };
+    }
+
+    /** The command this response answers. */
+    public CommandType command() {
+        return command;
+    }
+
+    /** True once the response is complete (also true from the start for commands without one). */
+    public boolean isComplete() {
+        return state == State.DONE;
+    }
+
+    /** The outcome of the latest {@link #accept}. */
+    public Progress progress() {
+        return progress;
+    }
+
+    /** True if the server now waits for client data (LOCAL INFILE contents or an auth reply). */
+    public boolean awaitingClient() {
+        return progress == Progress.AWAITING_CLIENT;
+    }
+
+    /** What the latest packet was; {@code null} before the first. */
+    public PacketKind lastPacketKind() {
+        return lastPacketKind;
+    }
+
+    /**
+     * Status flags of the latest OK or EOF packet of this response, or {@link #NO_STATUS}. An ERR
+     * carries no status, so after one this is still the value from before it.
+     */
+    public int serverStatus() {
+        return serverStatus;
+    }
+
+    /** True if the latest OK/EOF said another result follows (SERVER_MORE_RESULTS_EXISTS). */
+    public boolean moreResultsExist() {
+        return serverStatus != NO_STATUS && ServerStatus.moreResultsExist(serverStatus) && !isComplete();
+    }
+
+    /** True if the response ended with an ERR packet. */
+    public boolean failed() {
+        return failed;
+    }
+
+    /** Results (OK packets or result sets) completed so far; several when results are chained. */
+    public int resultsCompleted() {
+        return resultsCompleted;
+    }
+
+    // ---- states ------------------------------------------------------------------------------
+
+    private Progress resultStart(ByteBuf payload, int first) {
+        switch (first) {
+            case OK_HEADER -> {
+                return endResult(PacketKind.OK, statusOfOk(payload, "OK"));
+            }
+            case LOCAL_INFILE_HEADER -> {
+                // The server waits for the file's contents and an empty packet; then OK or ERR.
+                return step(PacketKind.LOCAL_INFILE_REQUEST, Progress.AWAITING_CLIENT);
+            }
+            case EOF_HEADER -> {
+                if (isTerminator(payload)) {
+                    return endResult(terminatorKind(payload), terminatorStatus(payload));
+                }
+                return columnCount(payload);
+            }
+            default -> {
+                return columnCount(payload);
+            }
+        }
+    }
+
+    private Progress columnCount(ByteBuf payload) {
+        long count = Buffers.readLenEncInt(payload.duplicate(), "column_count");
+        if (count <= 0 || count > Integer.MAX_VALUE) {
+            throw new MalformedPacketException("column_count", "expected 1 or more columns, found "
+                    + Long.toUnsignedString(count));
+        }
+        definitionsLeft = count;
+        state = State.COLUMN_DEFINITIONS;
+        return step(PacketKind.COLUMN_COUNT, Progress.MORE);
+    }
+
+    private Progress columnDefinition() {
+        if (--definitionsLeft == 0) {
+            state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+        }
+        return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
+    }
+
+    private Progress columnsEof(ByteBuf payload) {
+        int status = requireEof(payload, "EOF after column definitions");
+        serverStatus = status;
+        if ((command == CommandType.COM_STMT_EXECUTE || command == CommandType.COM_STMT_BULK_EXECUTE)
+                && ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
+            // A cursor was opened: rows stay on the server until COM_STMT_FETCH.
+            return endResult(PacketKind.EOF, status);
+        }
+        state = State.ROWS;
+        return step(PacketKind.EOF, Progress.MORE);
+    }
+
+    private Progress row(ByteBuf payload) {
+        if (isTerminator(payload)) {
+            // Under DEPRECATE_EOF this is also where a cursor's metadata ends (0xFE OK, CURSOR_EXISTS).
+            return endResult(terminatorKind(payload), terminatorStatus(payload));
+        }
+        return step(PacketKind.ROW, Progress.MORE);
+    }
+
+    private Progress prepareOk(ByteBuf payload) {
+        StmtPrepareOk ok = StmtPrepareOk.decode(payload.duplicate());
+        preparedColumns = ok.columnCount();
+        if (ok.paramCount() > 0) {
+            definitionsLeft = ok.paramCount();
+            state = State.PARAM_DEFINITIONS;
+            return step(PacketKind.STMT_PREPARE_OK, Progress.MORE);
+        }
+        return afterParameters(PacketKind.STMT_PREPARE_OK);
+    }
+
+    private Progress parameterDefinition() {
+        if (--definitionsLeft > 0) {
+            return step(PacketKind.PARAMETER_DEFINITION, Progress.MORE);
+        }
+        if (!deprecateEof) {
+            state = State.PARAMS_EOF;
+            return step(PacketKind.PARAMETER_DEFINITION, Progress.MORE);
+        }
+        return afterParameters(PacketKind.PARAMETER_DEFINITION);
+    }
+
+    private Progress afterParameters(PacketKind kind) {
+        if (preparedColumns > 0) {
+            definitionsLeft = preparedColumns;
+            state = State.PREPARE_COLUMN_DEFINITIONS;
+            return step(kind, Progress.MORE);
+        }
+        return finish(kind);
+    }
+
+    private Progress preparedColumnDefinition() {
+        if (--definitionsLeft > 0) {
+            return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
+        }
+        if (!deprecateEof) {
+            state = State.PREPARE_COLUMNS_EOF;
+            return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
+        }
+        return finish(PacketKind.COLUMN_DEFINITION);
+    }
+
+    private Progress singleStatus(ByteBuf payload, int first) {
+        if (first == OK_HEADER) {
+            serverStatus = statusOfOk(payload, "OK");
+            resultsCompleted++;
+            return finish(PacketKind.OK);
+        }
+        if (first == EOF_HEADER && isTerminator(payload)) {
+            // COM_SET_OPTION and COM_DEBUG answer with EOF (an 0xFE OK under DEPRECATE_EOF).
+            serverStatus = terminatorStatus(payload);
+            resultsCompleted++;
+            return finish(terminatorKind(payload));
+        }
+        throw new MalformedPacketException(command + " response", "expected OK, EOF or ERR, found header 0x"
+                + Integer.toHexString(first) + " in " + payload.readableBytes() + " bytes");
+    }
+
+    private Progress authExchange(ByteBuf payload, int first) {
+        switch (first) {
+            case OK_HEADER -> {
+                serverStatus = statusOfOk(payload, "OK");
+                resultsCompleted++;
+                return finish(PacketKind.OK);
+            }
+            case EOF_HEADER -> {
+                return step(PacketKind.AUTH_SWITCH_REQUEST, Progress.AWAITING_CLIENT);
+            }
+            case AUTH_MORE_DATA_HEADER -> {
+                boolean fastAuthSuccess = payload.readableBytes() == 2
+                        && payload.getByte(payload.readerIndex() + 1) == CachingSha2Password.FAST_AUTH_SUCCESS;
+                // After fast-auth-success the server sends OK on its own; otherwise it waits.
+                return step(PacketKind.AUTH_MORE_DATA, fastAuthSuccess ? Progress.MORE : Progress.AWAITING_CLIENT);
+            }
+            default -> throw new MalformedPacketException("COM_CHANGE_USER response",
+                    "expected OK, ERR, AuthSwitchRequest or AuthMoreData, found header 0x" + Integer.toHexString(first));
+        }
+    }
+
+    private Progress binlogEvent(ByteBuf payload, int first) {
+        if (first == OK_HEADER) {
+            return step(PacketKind.BINLOG_EVENT, Progress.MORE);
+        }
+        if (first == EOF_HEADER && isTerminator(payload)) {
+            serverStatus = terminatorStatus(payload);
+            return finish(terminatorKind(payload));
+        }
+        throw new MalformedPacketException("binlog event", "expected 0x00, EOF or ERR, found header 0x"
+                + Integer.toHexString(first));
+    }
+
+    private Progress error(ByteBuf payload) {
+        if (payload.readableBytes() < 3) {
+            throw new MalformedPacketException("ERR.error_code", "needs 2 bytes but only "
+                    + (payload.readableBytes() - 1) + " are left");
+        }
+        if (payload.getUnsignedShortLE(payload.readerIndex() + 1) == ErrPacket.PROGRESS_REPORT_CODE) {
+            return step(PacketKind.PROGRESS_REPORT, Progress.MORE);
+        }
+        failed = true;
+        return finish(PacketKind.ERR);
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------
+
+    private Progress endResult(PacketKind kind, int status) {
+        serverStatus = status;
+        resultsCompleted++;
+        if (chainsResults && ServerStatus.moreResultsExist(status)) {
+            state = State.RESULT_START;
+            return step(kind, Progress.MORE);
+        }
+        return finish(kind);
+    }
+
+    private Progress finish(PacketKind kind) {
+        state = State.DONE;
+        return step(kind, Progress.COMPLETE);
+    }
+
+    private Progress step(PacketKind kind, Progress next) {
+        lastPacketKind = kind;
+        progress = next;
+        return next;
+    }
+
+    /** A 0xFE packet short enough to be an EOF, or the OK that replaces it. */
+    private boolean isTerminator(ByteBuf payload) {
+        int length = payload.readableBytes();
+        int limit = deprecateEof ? Packet.MAX_FRAME_PAYLOAD : EofPacket.MAX_LENGTH_EXCLUSIVE;
+        return length > 0 && length < limit && payload.getUnsignedByte(payload.readerIndex()) == EOF_HEADER;
+    }
+
+    private static PacketKind terminatorKind(ByteBuf payload) {
+        return payload.readableBytes() >= MIN_OK_LENGTH ? PacketKind.OK : PacketKind.EOF;
+    }
+
+    /** Status of an EOF (5 bytes) or of an OK with header 0xFE (7 bytes or more). */
+    private static int terminatorStatus(ByteBuf payload) {
+        // The two layouts differ; with CLIENT_PROTOCOL_41 their lengths tell them apart.
+        return payload.readableBytes() >= MIN_OK_LENGTH ? statusOfOk(payload, "OK") : statusOfEof(payload, "EOF");
+    }
+
+    /** Status of a 4.1 EOF packet where one must be; anything else is malformed. */
+    private static int requireEof(ByteBuf payload, String what) {
+        int length = payload.readableBytes();
+        int header = payload.getUnsignedByte(payload.readerIndex());
+        if (length >= EofPacket.MAX_LENGTH_EXCLUSIVE || header != EOF_HEADER) {
+            throw new MalformedPacketException(what, "expected an EOF packet, found header 0x"
+                    + Integer.toHexString(header) + " in " + length + " bytes");
+        }
+        return statusOfEof(payload, what);
+    }
+
+    private static int statusOfEof(ByteBuf payload, String what) {
+        if (payload.readableBytes() < EOF_PACKET_LENGTH) {
+            throw new MalformedPacketException(what + ".status_flags", "needs " + EOF_PACKET_LENGTH
+                    + " bytes of EOF packet but only " + payload.readableBytes() + " are there");
+        }
+        return payload.getUnsignedShortLE(payload.readerIndex() + 3);
+    }
+
+    private static int statusOfOk(ByteBuf payload, String what) {
+        ByteBuf view = payload.duplicate();
+        view.skipBytes(1);
+        Buffers.readLenEncInt(view, what + ".affected_rows");
+        Buffers.readLenEncInt(view, what + ".last_insert_id");
+        return Buffers.readInt2(view, what + ".status_flags");
+    }
+
+    private String expected() {
+        return switch (state) {
+            case RESULT_START -> "OK, ERR, LOCAL INFILE or a column count";
+            case COLUMN_DEFINITIONS, PREPARE_COLUMN_DEFINITIONS, FIELD_LIST -> "a column definition";
+            case PARAM_DEFINITIONS -> "a parameter definition";
+            case COLUMNS_EOF, PARAMS_EOF, PREPARE_COLUMNS_EOF -> "an EOF packet";
+            case ROWS -> "a row or the end of the rows";
+            case PREPARE_START -> "COM_STMT_PREPARE_OK or ERR";
+            case SINGLE_STRING -> "a string";
+            case SINGLE_STATUS -> "OK, EOF or ERR";
+            case AUTH_EXCHANGE -> "an authentication packet";
+            case BINLOG_STREAM -> "a binlog event";
+            case DONE -> "nothing";
+        };
+    }
+}

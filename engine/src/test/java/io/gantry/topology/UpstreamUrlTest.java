@@ -1,0 +1,77 @@
+package io.gantry.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class UpstreamUrlTest {
+
+    @Test
+    void parsesEveryPart() {
+        UpstreamUrl url = UpstreamUrl.parse("mysql://app:s3cret@db1.example:33061/shop|60");
+        assertThat(url).isEqualTo(new UpstreamUrl("db1.example", 33061, "shop", "app", "s3cret", 60));
+        assertThat(url.address()).isEqualTo("db1.example:33061");
+    }
+
+    @Test
+    void defaultsPortAndWeight() {
+        UpstreamUrl url = UpstreamUrl.parse("mysql://app@10.0.0.1/shop");
+        assertThat(url.port()).isEqualTo(3306);
+        assertThat(url.weight()).isEqualTo(UpstreamUrl.DEFAULT_WEIGHT);
+        assertThat(url.password()).isEmpty();
+    }
+
+    @Test
+    void acceptsIpv6AndPercentEncodedPasswords() {
+        UpstreamUrl url = UpstreamUrl.parse("mariadb://app:p%40ss%3Aw+rd@[::1]:3307/app");
+        assertThat(url.host()).isEqualTo("::1");
+        assertThat(url.port()).isEqualTo(3307);
+        assertThat(url.password()).isEqualTo("p@ss:w+rd");
+    }
+
+    @Test
+    void listTakesCommasAndRepeatedFlags() {
+        List<UpstreamUrl> urls = UpstreamUrl.parseList(List.of(
+                "mysql://a:a@h1:1/d|60, mysql://a:a@h2:2/d", "mysql://a:a@h3:3/d|1"));
+        assertThat(urls).extracting(UpstreamUrl::address).containsExactly("h1:1", "h2:2", "h3:3");
+        assertThat(urls).extracting(UpstreamUrl::weight).containsExactly(60, 50, 1);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "mysql://a:pw@h:1/d|0;          the weight 0 is outside 1..100",
+            "mysql://a:pw@h:1/d|101;        the weight 101 is outside 1..100",
+            "mysql://a:pw@h:1/d|heavy;      the weight 'heavy' is not a whole number",
+            "postgres://a:pw@h:1/d;         unknown scheme 'postgres'",
+            "mysql://a:pw@:1/d;             the host is missing",
+            "mysql://a:pw@h:1;              no database",
+            "mysql://a:pw@h:99999/d;        the port 99999 is outside 1..65535",
+            "mysql://a:pw@h:x/d;            the port 'x' is not a number",
+            "mysql://h:1/d;                 no user",
+            "h:1/d;                         expected mysql://user:password@host:port/database",
+    })
+    void refusesBadEntriesQuotingThemWithoutThePassword(String entry, String problem) {
+        assertThatThrownBy(() -> UpstreamUrl.parse(entry))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(problem)
+                .hasMessageNotContaining("pw@")
+                .hasMessageStartingWith("bad server URL '");
+    }
+
+    @Test
+    void refusesTheSameServerTwice() {
+        assertThatThrownBy(() -> UpstreamUrl.parseList(List.of("mysql://a:x@h:1/d,mysql://b:y@h:1/d|7")))
+                .hasMessageContaining("the server h:1 is listed twice")
+                .hasMessageContaining("mysql://b:***@h:1/d|7");
+    }
+
+    @Test
+    void neverPrintsThePassword() {
+        assertThat(UpstreamUrl.parse("mysql://app:topsecret@h:1/d").toString())
+                .doesNotContain("topsecret").isEqualTo("mysql://app:***@h:1/d|50");
+    }
+}

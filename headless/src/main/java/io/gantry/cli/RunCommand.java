@@ -1,0 +1,150 @@
+package io.gantry.cli;
+
+import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.route.ReadBalance;
+import io.gantry.route.RoutingConfig;
+import io.gantry.topology.UpstreamUrl;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code gantry run}: the proxy in the foreground until SIGTERM or Ctrl-C. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the proxy in the foreground: clients connect to --listen, statements go to the primary "
+                + "or a replica of --upstream-db-url by the routing rules. Stops on Ctrl-C or SIGTERM.")
+final class RunCommand implements Callable<Integer> {
+
+    @CommandLine.Mixin
+    ProxyOptions proxy = new ProxyOptions();
+
+    @Option(names = "--upstream-db-url", required = true, paramLabel = "URL[,URL...]",
+            description = "The servers: mysql://user:password@host:port/database, each with an optional |weight "
+                    + "(1..100, default 50). Comma separated, or the flag repeated. The first URL's account is "
+                    + "Gantry's service account.")
+    List<String> upstreamUrls;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        List<UpstreamUrl> urls;
+        try {
+            urls = UpstreamUrl.parseList(upstreamUrls);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-db-url: " + e.getMessage());
+        }
+        ProxyConfig config = proxy.toConfig(spec.commandLine());
+        RunningProxy running = RunningProxy.start(config, urls, proxy.healthInterval());
+        awaitShutdown(running);
+        return 0;
+    }
+
+    /** Blocks until the JVM is asked to stop, then closes the proxy. */
+    static void awaitShutdown(AutoCloseable... resources) throws InterruptedException {
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (AutoCloseable resource : resources) {
+                try {
+                    resource.close();
+                } catch (Exception e) {
+                    System.err.println("gantry: error while stopping: " + e.getMessage());
+                }
+            }
+            stopped.countDown();
+        }, "gantry-stop"));
+        stopped.await();
+    }
+
+    /** The proxy flags shared by {@code run} and {@code demo}. */
+    static final class ProxyOptions {
+
+        @Option(names = "--listen", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:3307",
+                description = "Where clients connect (default: ${DEFAULT-VALUE}).")
+        String listen;
+
+        @Option(names = "--master-preferred", description = "Send reads to the primary too (hints still apply).")
+        boolean masterPreferred;
+
+        @Option(names = "--read-master-percentage", paramLabel = "0..100", defaultValue = "0",
+                description = "Share of reads sent to the primary anyway (default: ${DEFAULT-VALUE}).")
+        int readMasterPercentage;
+
+        @Option(names = "--read-balance", paramLabel = "session|statement", defaultValue = "session",
+                description = "session: one replica per client session; statement: a replica per statement "
+                        + "(default: ${DEFAULT-VALUE}).")
+        String readBalance;
+
+        @Option(names = "--connection-retention-ms", paramLabel = "MS", defaultValue = "256",
+                description = "With --read-balance=statement, how long an idle replica connection is kept for "
+                        + "the next statement (default: ${DEFAULT-VALUE}).")
+        long connectionRetentionMs;
+
+        @Option(names = "--max-client-connections", paramLabel = "N", defaultValue = "1000",
+                description = "Client sessions at once; the excess is refused with MySQL error 1040 "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int maxClientConnections;
+
+        @Option(names = "--upstream-connect-timeout", paramLabel = "SECONDS", defaultValue = "5",
+                description = "Bound on connecting to a server (default: ${DEFAULT-VALUE}).")
+        double connectTimeoutSeconds;
+
+        @Option(names = "--upstream-health-interval-secs", paramLabel = "SECONDS", defaultValue = "10",
+                description = "How often every server is checked and the primary re-detected "
+                        + "(default: ${DEFAULT-VALUE}).")
+        double healthIntervalSeconds;
+
+        @Option(names = "--max-allowed-packet", paramLabel = "BYTES", defaultValue = "67108864",
+                description = "Largest packet accepted from a client or server; a larger one closes that "
+                        + "session with an error (default: ${DEFAULT-VALUE}).")
+        int maxAllowedPacket;
+
+        ProxyConfig toConfig(CommandLine commandLine) {
+            try {
+                ReadBalance balance = ReadBalance.fromFlag(readBalance);
+                RoutingConfig routing = new RoutingConfig(masterPreferred, readMasterPercentage, balance, true);
+                if (connectTimeoutSeconds <= 0 || healthIntervalSeconds <= 0) {
+                    throw new IllegalArgumentException("--upstream-connect-timeout and "
+                            + "--upstream-health-interval-secs must be positive");
+                }
+                if (maxAllowedPacket < 1024) {
+                    throw new IllegalArgumentException("--max-allowed-packet must be at least 1024, not "
+                            + maxAllowedPacket);
+                }
+                return new ProxyConfig(listenAddress(), routing, maxClientConnections,
+                        Duration.ofMillis((long) (connectTimeoutSeconds * 1000)),
+                        Duration.ofMillis(connectionRetentionMs), maxAllowedPacket);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(commandLine, e.getMessage());
+            }
+        }
+
+        Duration healthInterval() {
+            return Duration.ofMillis((long) (healthIntervalSeconds * 1000));
+        }
+
+        InetSocketAddress listenAddress() {
+            int colon = listen.lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--listen must be HOST:PORT, not '" + listen + "'");
+            }
+            String host = listen.substring(0, colon).replace("[", "").replace("]", "");
+            try {
+                int port = Integer.parseInt(listen.substring(colon + 1));
+                if (port < 0 || port > 65535) {
+                    throw new NumberFormatException();
+                }
+                return new InetSocketAddress(host, port);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--listen: '" + listen.substring(colon + 1)
+                        + "' is not a port number (0..65535)");
+            }
+        }
+    }
+}
