@@ -786,7 +786,15 @@ public final class StatementClassifier {
                     || equalsIgnoreCase(start, tokenEnd, "ERROR_COUNT")) {
                 return StatementFlag.PREVIOUS_STATEMENT.bit();
             }
-            return StatementFlag.SERVER_STATE.bit();
+            // Whether the session talks to a writable server: answer as the primary would, so that clients
+            // probing for a primary (failover-aware drivers and pools) are not misled by a replica's answer.
+            if (equalsIgnoreCase(start, tokenEnd, "READ_ONLY") || equalsIgnoreCase(start, tokenEnd, "SUPER_READ_ONLY")) {
+                return StatementFlag.SERVER_STATE.bit();
+            }
+            // Any other session-scope variable (@@server_id, @@version, @@sql_mode, ...) is a plain read: the
+            // session's settings are replayed on its replica connection, and operators expect
+            // SELECT @@server_id to show where reads go.
+            return 0;
         }
 
         // ---------------------------------------------------------------- lexer

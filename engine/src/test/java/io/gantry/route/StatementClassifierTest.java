@@ -246,8 +246,7 @@ class StatementClassifierTest {
                 c("GET DIAGNOSTICS @n = NUMBER", WRITE, SETS_USER_VARIABLES, PREVIOUS_STATEMENT),
                 c("GET CURRENT DIAGNOSTICS CONDITION 1 @e = MESSAGE_TEXT", WRITE, SETS_USER_VARIABLES,
                         PREVIOUS_STATEMENT),
-                c("/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */", WRITE, SETS_USER_VARIABLES,
-                        SERVER_STATE));
+                c("/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */", WRITE, SETS_USER_VARIABLES));
     }
 
     @ParameterizedTest(name = "[{index}] {0}")
@@ -278,8 +277,11 @@ class StatementClassifierTest {
                 c("SHOW COUNT(*) WARNINGS", READ, PREVIOUS_STATEMENT),
                 c("SHOW PROFILES", READ, PREVIOUS_STATEMENT),
                 c("SELECT @@read_only", READ, SERVER_STATE),
+                c("SELECT @@GLOBAL.super_read_only", READ, SERVER_STATE),
                 c("SELECT @@global.gtid_executed", READ, SERVER_STATE),
-                c("SELECT @@session.transaction_isolation", READ, SERVER_STATE),
+                c("SELECT @@session.transaction_isolation", READ),
+                c("SELECT @@server_id", READ),
+                c("SELECT @@version, @@sql_mode, @@local.time_zone", READ),
                 c("SHOW STATUS LIKE 'Threads%'", READ, SERVER_STATE),
                 c("SHOW GLOBAL VARIABLES", READ, SERVER_STATE),
                 c("SHOW SESSION STATUS", READ, SERVER_STATE),
