@@ -20,6 +20,8 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
 import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
 
 import io.gantry.route.ReplicaCandidate;
+import io.gantry.route.RouteReason;
+import io.gantry.route.TransactionState;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
@@ -268,6 +270,13 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     // ---- command phase -----------------------------------------------------------------------------------------
 
     private void dispatch(Packet packet) {
+        if (packet.sequenceId() != 0) {
+            // Every command starts a new exchange at sequence 0; anything else means client and proxy disagree.
+            packet.release();
+            LOG.warn("session {}: closing, command packet with sequence id {} instead of 0", id, packet.sequenceId());
+            sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1156, "08S01", "Got packets out of order"));
+            return;
+        }
         CommandType command = CommandType.of(packet.payload());
         switch (command) {
             case COM_QUIT -> {
@@ -332,10 +341,46 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (LOG.isDebugEnabled()) {
             LOG.debug("session {}: {} -> {}", id, abbreviate(sql), decision.describe());
         }
+        if (decision.reason() == RouteReason.BEGINS_READ_WRITE_TRANSACTION
+                && routeState.transaction() instanceof TransactionState.ReadOnly readOnly
+                && !readOnly.server().equals(decision.server())) {
+            // On a real server BEGIN commits the open transaction first; do that on the replica that holds it.
+            endTransactionOn(readOnly.server());
+        }
         routeState = routeState.afterRouting(decision);
         UpstreamServer target = upstreams.find(decision.server().hostPort()).orElseThrow();
         boolean sessionState = statement.kind() == StatementKind.SESSION_STATE;
         run(packet, target, sessionState);
+    }
+
+    private void endTransactionOn(ServerId server) {
+        BackendConnection connection = connections.get(server);
+        if (connection == null || !connection.isUsable()) {
+            return;
+        }
+        ByteBuf commit = ctx.alloc().buffer(7).writeByte(CommandType.COM_QUERY.code())
+                .writeBytes("COMMIT".getBytes(StandardCharsets.US_ASCII));
+        connection.execute(new Packet(0, commit),
+                new BackendConnection.ResponseListener() {
+                    @Override
+                    public void onPacket(Packet response, ResponseFraming framing) {
+                        response.release();
+                    }
+
+                    @Override
+                    public void onBatchEnd() {
+                    }
+
+                    @Override
+                    public void onComplete(ResponseFraming framing) {
+                    }
+
+                    @Override
+                    public void onFailure(BackendFailure failure) {
+                        LOG.debug("session {}: ending the read-only transaction on {} failed: {}", id, server,
+                                failure.getMessage());
+                    }
+                });
     }
 
     /** Commands that belong to the session (COM_INIT_DB, COM_SET_OPTION) or are best answered by the primary. */

@@ -1,0 +1,123 @@
+package io.gantry.proxy;
+
+import io.gantry.route.ReadBalance;
+import io.gantry.route.RoutingConfig;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Topology;
+import io.gantry.topology.UpstreamUrl;
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/** A Gantry proxy started in-process in front of a sandbox topology, and ways for tests to talk through it. */
+final class ProxyHarness implements AutoCloseable {
+
+    /** The JDBC drivers the proxy suite runs with. */
+    enum Driver {
+        MYSQL_CONNECTOR_J("jdbc:mysql://", "sslMode=DISABLED&allowPublicKeyRetrieval=true&useServerPrepStmts=false"),
+        MARIADB_CONNECTOR_J("jdbc:mariadb://", "sslMode=disable&useServerPrepStmts=false");
+
+        private final String prefix;
+        private final String options;
+
+        Driver(String prefix, String options) {
+            this.prefix = prefix;
+            this.options = options;
+        }
+    }
+
+    final Topology topology;
+    final RunningProxy proxy;
+
+    private ProxyHarness(Topology topology, RunningProxy proxy) {
+        this.topology = topology;
+        this.proxy = proxy;
+    }
+
+    static ProxyHarness start(Topology topology) {
+        return start(topology, config -> config, servers -> servers);
+    }
+
+    /**
+     * @param tuneConfig change the default test configuration
+     * @param tuneList   change the upstream list (weights, extra or missing servers)
+     */
+    static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
+                              UnaryOperator<List<UpstreamUrl>> tuneList) {
+        ProxyConfig config = tuneConfig.apply(new ProxyConfig(new InetSocketAddress("127.0.0.1", 0),
+                new RoutingConfig(false, 0, ReadBalance.SESSION, true), 100, Duration.ofSeconds(2),
+                Duration.ofMillis(256), ProxyConfig.DEFAULT_MAX_PACKET_SIZE));
+        try {
+            return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
+                    Duration.ofSeconds(1)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<UpstreamUrl> urls(Topology topology) {
+        List<UpstreamUrl> urls = new ArrayList<>();
+        for (DatabaseServer server : topology.servers()) {
+            urls.add(new UpstreamUrl(server.host(), server.port(), topology.database(),
+                    topology.appAccount().user(), topology.appAccount().password(), UpstreamUrl.DEFAULT_WEIGHT));
+        }
+        return urls;
+    }
+
+    static ProxyConfig withRouting(ProxyConfig config, RoutingConfig routing) {
+        return new ProxyConfig(config.listen(), routing, config.maxClientConnections(), config.connectTimeout(),
+                config.connectionRetention(), config.maxPacketSize());
+    }
+
+    int port() {
+        return proxy.address().getPort();
+    }
+
+    Connection connect(Driver driver) throws SQLException {
+        return connect(driver, "");
+    }
+
+    Connection connect(Driver driver, String extraOptions) throws SQLException {
+        String url = driver.prefix + "127.0.0.1:" + port() + "/" + topology.database() + "?" + driver.options
+                + (extraOptions.isEmpty() ? "" : "&" + extraOptions);
+        return DriverManager.getConnection(url, topology.appAccount().user(), topology.appAccount().password());
+    }
+
+    /** The server a statement ran on, from {@code @@server_id} (the sandbox sets it to the server's port). */
+    DatabaseServer serverOf(long serverId) {
+        return topology.servers().stream().filter(s -> s.port() == serverId).findFirst()
+                .orElseThrow(() -> new AssertionError("no sandbox server has server_id " + serverId));
+    }
+
+    DatabaseServer whereRuns(Connection connection, String select) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(select)) {
+            rows.next();
+            return serverOf(rows.getLong(1));
+        }
+    }
+
+    static String queryString(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            return rows.next() ? rows.getString(1) : null;
+        }
+    }
+
+    static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    @Override
+    public void close() {
+        proxy.close();
+    }
+}

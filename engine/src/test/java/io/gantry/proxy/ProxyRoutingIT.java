@@ -1,0 +1,220 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.route.ReadBalance;
+import io.gantry.route.RoutingConfig;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.UpstreamUrl;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Every routing rule and the precedence between them, observed through real drivers with {@code SELECT @@server_id}
+ * (the sandbox sets each server's id to its port) and with writes that only the primary accepts (the test account
+ * cannot write to a read-only replica).
+ */
+class ProxyRoutingIT {
+
+    private static final AtomicInteger TABLES = new AtomicInteger();
+    private static Topology topology;
+    private static ProxyHarness gantry;
+
+    @BeforeAll
+    static void startProxy() {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+        gantry = ProxyHarness.start(topology);
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        gantry.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void plainReadGoesToAReplicaAndStaysThereForTheSession(Driver driver) throws SQLException {
+        try (Connection connection = gantry.connect(driver)) {
+            DatabaseServer first = gantry.whereRuns(connection, "SELECT @@server_id");
+            assertThat(topology.replicas()).contains(first);
+            for (int i = 0; i < 10; i++) {
+                assertThat(gantry.whereRuns(connection, "SELECT @@server_id")).isEqualTo(first);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void writesLandOnThePrimaryOnly(Driver driver) throws SQLException {
+        String table = newTable();
+        try (Connection connection = gantry.connect(driver)) {
+            execute(connection, "INSERT INTO " + table + " VALUES (1)");
+            execute(connection, "UPDATE " + table + " SET id = 2");
+        }
+        // The replicas' read_only refuses the test account, so the write could only have succeeded on the primary;
+        // the binary log confirms it: the last transaction carries the primary's server id.
+        String primaryPosition = topology.executedGtids(topology.primary());
+        assertThat(primaryPosition).contains("-" + topology.primary().port() + "-");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void lockingReadGoesToThePrimary(Driver driver) throws SQLException {
+        String table = newTable();
+        try (Connection connection = gantry.connect(driver)) {
+            assertThat(gantry.whereRuns(connection,
+                    "SELECT @@server_id FROM " + table + " RIGHT JOIN (SELECT 1) one ON 1=1 FOR UPDATE"))
+                    .isEqualTo(topology.primary());
+            assertThat(gantry.whereRuns(connection, "SELECT @@server_id LOCK IN SHARE MODE"))
+                    .isEqualTo(topology.primary());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void readWriteTransactionRunsOnThePrimaryUntilItEnds(Driver driver) throws SQLException {
+        try (Connection connection = gantry.connect(driver)) {
+            execute(connection, "BEGIN");
+            assertThat(gantry.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
+            execute(connection, "COMMIT");
+            assertThat(topology.replicas()).contains(gantry.whereRuns(connection, "SELECT @@server_id"));
+
+            connection.setAutoCommit(false);
+            assertThat(gantry.whereRuns(connection, "SELECT @@server_id")).as("autocommit off")
+                    .isEqualTo(topology.primary());
+            connection.commit();
+            connection.setAutoCommit(true);
+            assertThat(topology.replicas()).contains(gantry.whereRuns(connection, "SELECT @@server_id"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void readOnlyTransactionRunsWholeOnOneReplica(Driver driver) throws SQLException {
+        try (Connection connection = gantry.connect(driver)) {
+            execute(connection, "START TRANSACTION READ ONLY");
+            DatabaseServer server = gantry.whereRuns(connection, "SELECT @@server_id");
+            assertThat(topology.replicas()).contains(server);
+            for (int i = 0; i < 5; i++) {
+                assertThat(gantry.whereRuns(connection, "SELECT @@server_id")).isEqualTo(server);
+            }
+            execute(connection, "COMMIT");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void hintReadWriteSendsAReadToThePrimary(Driver driver) throws SQLException {
+        try (Connection connection = gantry.connect(driver)) {
+            assertThat(gantry.whereRuns(connection, "/*#mode=READWRITE*/ SELECT @@server_id"))
+                    .isEqualTo(topology.primary());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void hintReadOnlyCannotSendAWriteOrATransactionToAReplica(Driver driver) throws SQLException {
+        String table = newTable();
+        try (Connection connection = gantry.connect(driver)) {
+            execute(connection, "/*#mode=READONLY*/ INSERT INTO " + table + " VALUES (7)");
+            execute(connection, "BEGIN");
+            assertThat(gantry.whereRuns(connection, "/*#mode=READONLY*/ SELECT @@server_id"))
+                    .isEqualTo(topology.primary());
+            execute(connection, "COMMIT");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void masterPreferredSendsReadsToThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
+        try (ProxyHarness preferring = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
+                new RoutingConfig(true, 0, ReadBalance.SESSION, true)), l -> l);
+             Connection connection = preferring.connect(driver)) {
+            assertThat(preferring.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
+            assertThat(topology.replicas())
+                    .contains(preferring.whereRuns(connection, "/*#mode=READONLY*/ SELECT @@server_id"));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void readMasterPercentageDrawsThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
+        try (ProxyHarness always = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
+                new RoutingConfig(false, 100, ReadBalance.SESSION, true)), l -> l);
+             Connection connection = always.connect(driver)) {
+            assertThat(always.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
+            assertThat(topology.replicas())
+                    .contains(always.whereRuns(connection, "/*#mode=READONLY*/ SELECT @@server_id"));
+            // The hint cannot beat rule 1: a write still goes to the primary.
+            assertThat(always.whereRuns(connection, "/*#mode=READONLY*/ SELECT @@server_id FOR UPDATE"))
+                    .isEqualTo(topology.primary());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void readsGoToThePrimaryWhenNoReplicaIsUp(Driver driver) throws SQLException {
+        // The list names the primary and a replica that does not answer (nothing listens on its port).
+        try (ProxyHarness lonely = ProxyHarness.start(topology, c -> c, l -> List.of(l.get(0),
+                new UpstreamUrl("127.0.0.1", 1, topology.database(), "app", "app", 50)));
+             Connection connection = lonely.connect(driver)) {
+            assertThat(lonely.whereRuns(connection, "/*#mode=READONLY*/ SELECT @@server_id"))
+                    .isEqualTo(topology.primary());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void statementBalanceSpreadsReadsByWeight(Driver driver) throws SQLException {
+        DatabaseServer heavy = topology.replicas().get(0);
+        try (ProxyHarness spreading = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
+                        new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)),
+                l -> l.stream().map(u -> u.port() == heavy.port() ? u.withWeight(90) : u.withWeight(10)).toList());
+             Connection connection = spreading.connect(driver)) {
+            List<DatabaseServer> seen = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                seen.add(spreading.whereRuns(connection, "SELECT @@server_id"));
+            }
+            assertThat(seen).doesNotContain(topology.primary());
+            long onHeavy = seen.stream().filter(heavy::equals).count();
+            // 90 % expected; 200 draws keep it within these bounds with overwhelming probability.
+            assertThat(onHeavy).isBetween(150L, 199L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void sessionBalanceSpreadsSessionsOverReplicas(Driver driver) throws SQLException {
+        Set<DatabaseServer> seen = new HashSet<>();
+        for (int i = 0; i < 20 && seen.size() < 2; i++) {
+            try (Connection connection = gantry.connect(driver)) {
+                seen.add(gantry.whereRuns(connection, "SELECT @@server_id"));
+            }
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(topology.replicas());
+    }
+
+    private static String newTable() throws SQLException {
+        String table = "routing_" + TABLES.incrementAndGet();
+        try (Connection connection = topology.connectAsApp(topology.primary())) {
+            execute(connection, "CREATE TABLE " + table + " (id INT PRIMARY KEY)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        return table;
+    }
+}
