@@ -1,0 +1,214 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Failures stay contained: a dead replica costs its sessions an error, bad input costs only its own session. */
+class ProxyFailureIT {
+
+    private static final int SMALL_PACKET_LIMIT = 64 * 1024;
+    private static Topology shared;
+    private static ProxyHarness gantry;
+
+    @BeforeAll
+    static void startProxy() {
+        shared = Sandboxes.shared(TopologyKind.MARIADB);
+        gantry = ProxyHarness.start(shared, c -> new ProxyConfig(c.listen(), c.routing(), 5, c.connectTimeout(),
+                c.connectionRetention(), SMALL_PACKET_LIMIT), l -> l);
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        gantry.close();
+    }
+
+    @Test
+    void killedReplicaFailsItsSessionWithTheServerNameAndNewSessionsAvoidIt() throws Exception {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "replica-death", 2);
+             ProxyHarness proxy = ProxyHarness.start(topology)) {
+            Connection victimSession = proxy.connect(Driver.MYSQL_CONNECTOR_J);
+            DatabaseServer replica = proxy.whereRuns(victimSession, "SELECT @@server_id");
+            assertThat(topology.replicas()).contains(replica);
+
+            topology.kill(replica);
+
+            assertThatThrownBy(() -> queryString(victimSession, "SELECT @@server_id"))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining(replica.address());
+            victimSession.close();
+
+            long started = System.nanoTime();
+            for (int i = 0; i < 10; i++) {
+                try (Connection fresh = proxy.connect(Driver.MARIADB_CONNECTOR_J)) {
+                    DatabaseServer server = proxy.whereRuns(fresh, "SELECT @@server_id");
+                    assertThat(server).isNotEqualTo(replica);
+                    assertThat(topology.replicas()).contains(server);
+                }
+            }
+            assertThat((System.nanoTime() - started) / 1_000_000).as("10 new sessions, in ms").isLessThan(5_000);
+        }
+    }
+
+    @Test
+    void oversizedPacketClosesOnlyThatSession() throws Exception {
+        try (Connection bystander = gantry.connect(Driver.MYSQL_CONNECTOR_J); RawClient raw = RawClient.login(gantry)) {
+            // A header announcing more than --max-allowed-packet: refused before the body arrives.
+            raw.send(new byte[] {(byte) 0xFF, (byte) 0xFF, 0x01, 0x00, 0x03, 'S', 'E', 'L'});
+            byte[] error = raw.readPacket();
+            assertThat(error[0] & 0xFF).isEqualTo(0xFF);
+            assertThat(errorCode(error)).isEqualTo(1153);
+            assertThat(raw.isClosedByPeer()).isTrue();
+            assertThat(queryString(bystander, "SELECT 'unaffected'")).isEqualTo("unaffected");
+        }
+    }
+
+    @Test
+    void wrongSequenceIdClosesOnlyThatSession() throws Exception {
+        try (Connection bystander = gantry.connect(Driver.MARIADB_CONNECTOR_J); RawClient raw = RawClient.login(gantry)) {
+            byte[] query = "\u0003SELECT 1".getBytes(StandardCharsets.ISO_8859_1);
+            raw.sendPacket(5, query);
+            byte[] error = raw.readPacket();
+            assertThat(errorCode(error)).isEqualTo(1156);
+            assertThat(raw.isClosedByPeer()).isTrue();
+            assertThat(queryString(bystander, "SELECT 'unaffected'")).isEqualTo("unaffected");
+        }
+    }
+
+    @Test
+    void truncatedHandshakeResponseClosesOnlyThatSession() throws Exception {
+        try (Connection bystander = gantry.connect(Driver.MYSQL_CONNECTOR_J);
+             Socket socket = new Socket("127.0.0.1", gantry.port())) {
+            RawClient raw = new RawClient(socket);
+            raw.readPacket();
+            // Capabilities and max packet size, then nothing: the user name is missing.
+            raw.sendPacket(1, new byte[] {(byte) 0x85, (byte) 0xA6, 0x0F, 0x00, 0, 0, 0, 1});
+            byte[] error = raw.readPacket();
+            assertThat(errorCode(error)).isEqualTo(1835);
+            assertThat(raw.isClosedByPeer()).isTrue();
+            assertThat(queryString(bystander, "SELECT 'unaffected'")).isEqualTo("unaffected");
+        }
+    }
+
+    @Test
+    void clientsBeyondTheLimitAreRefusedWithError1040() throws Exception {
+        List<Connection> open = new ArrayList<>();
+        try {
+            while (open.size() < 5) {
+                open.add(gantry.connect(Driver.MARIADB_CONNECTOR_J));
+            }
+            assertThatThrownBy(() -> gantry.connect(Driver.MYSQL_CONNECTOR_J).close())
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("Too many connections");
+        } finally {
+            for (Connection connection : open) {
+                connection.close();
+            }
+        }
+        // Once sessions close, new ones are admitted again.
+        Thread.sleep(200);
+        try (Connection again = gantry.connect(Driver.MYSQL_CONNECTOR_J)) {
+            assertThat(queryString(again, "SELECT 1")).isEqualTo("1");
+        }
+    }
+
+    private static int errorCode(byte[] errPacket) {
+        return (errPacket[1] & 0xFF) | (errPacket[2] & 0xFF) << 8;
+    }
+
+    /** A bare-socket MySQL client for sending what no driver would. */
+    static final class RawClient implements AutoCloseable {
+        private final Socket socket;
+        private final DataInputStream in;
+        private final OutputStream out;
+
+        RawClient(Socket socket) throws IOException {
+            this.socket = socket;
+            socket.setSoTimeout(5000);
+            this.in = new DataInputStream(socket.getInputStream());
+            this.out = socket.getOutputStream();
+        }
+
+        /** Connects and logs in as the test account with mysql_native_password. */
+        static RawClient login(ProxyHarness gantry) throws IOException {
+            RawClient client = new RawClient(new Socket("127.0.0.1", gantry.port()));
+            ByteBuf greetingBytes = Unpooled.wrappedBuffer(client.readPacket());
+            HandshakeV10 greeting = HandshakeV10.decode(greetingBytes);
+            byte[] seed = new byte[20];
+            System.arraycopy(greeting.authPluginData(), 0, seed, 0, 20);
+            int capabilities = CapabilityFlags.CLIENT_PROTOCOL_41 | CapabilityFlags.CLIENT_SECURE_CONNECTION
+                    | CapabilityFlags.CLIENT_PLUGIN_AUTH | CapabilityFlags.CLIENT_LONG_PASSWORD
+                    | CapabilityFlags.CLIENT_TRANSACTIONS;
+            HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1 << 24, 45, 0, "app",
+                    NativePassword.scramble("app".getBytes(StandardCharsets.UTF_8), seed), "",
+                    NativePassword.PLUGIN_NAME, Map.of(), 0);
+            ByteBuf encoded = Unpooled.buffer();
+            response.encode(encoded);
+            byte[] bytes = new byte[encoded.readableBytes()];
+            encoded.readBytes(bytes);
+            client.sendPacket(1, bytes);
+            byte[] ok = client.readPacket();
+            assertThat(ok[0]).as("login answer").isEqualTo((byte) 0);
+            return client;
+        }
+
+        void sendPacket(int sequenceId, byte[] payload) throws IOException {
+            byte[] frame = new byte[payload.length + 4];
+            frame[0] = (byte) payload.length;
+            frame[1] = (byte) (payload.length >> 8);
+            frame[2] = (byte) (payload.length >> 16);
+            frame[3] = (byte) sequenceId;
+            System.arraycopy(payload, 0, frame, 4, payload.length);
+            send(frame);
+        }
+
+        void send(byte[] bytes) throws IOException {
+            out.write(bytes);
+            out.flush();
+        }
+
+        byte[] readPacket() throws IOException {
+            int length = in.readUnsignedByte() | in.readUnsignedByte() << 8 | in.readUnsignedByte() << 16;
+            in.readUnsignedByte();
+            byte[] payload = new byte[length];
+            in.readFully(payload);
+            return payload;
+        }
+
+        boolean isClosedByPeer() throws IOException {
+            InputStream stream = socket.getInputStream();
+            return stream.read() == -1;
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}
