@@ -60,6 +60,11 @@ public final class Sandboxes {
         SHARED.clear();
     }
 
+    /** Process ids of {@code mariadbd} servers started by this JVM that are still running. */
+    public static List<Long> liveServersOfThisRun() {
+        return ServerProcesses.liveServersUnder(runDirectory());
+    }
+
     private static synchronized void sweepOnce() {
         if (swept) {
             return;

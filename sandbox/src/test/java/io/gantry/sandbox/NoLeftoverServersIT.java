@@ -12,7 +12,7 @@ class NoLeftoverServersIT {
     @Test
     void noMariadbdStartedByThisRunIsStillRunning() {
         Sandboxes.closeShared();
-        assertThat(ServerProcesses.liveServersUnder(Sandboxes.runDirectory()))
+        assertThat(Sandboxes.liveServersOfThisRun())
                 .as("mariadbd processes still running under %s", Sandboxes.runDirectory())
                 .isEmpty();
     }

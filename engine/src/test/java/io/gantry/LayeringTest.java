@@ -1,0 +1,50 @@
+package io.gantry;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The package dependencies of DESIGN.md, held by a test so they stay true. */
+class LayeringTest {
+
+    private static final JavaClasses ENGINE = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.gantry");
+
+    @Test
+    void wireDependsOnNothingElseInTheEngine() {
+        noClasses().that().resideInAPackage("io.gantry.wire..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.topology..", "io.gantry.route..",
+                        "io.gantry.proxy..", "io.gantry.cdc..", "io.gantry.cache..", "io.gantry.authority..",
+                        "io.gantry.admin..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void topologyKnowsNothingOfRoutingOrSessions() {
+        noClasses().that().resideInAPackage("io.gantry.topology..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.route..", "io.gantry.proxy..",
+                        "io.gantry.admin..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void routingIsPureLogic() {
+        noClasses().that().resideInAPackage("io.gantry.route..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "java.sql..", "io.gantry.wire..",
+                        "io.gantry.proxy..", "io.gantry.topology..", "io.gantry.admin..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void nothingReadsAdminAndNothingUsesJavaFx() {
+        noClasses().that().resideOutsideOfPackage("io.gantry.admin..")
+                .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")
+                .allowEmptyShould(true)
+                .check(ENGINE);
+        noClasses().should().dependOnClassesThat().resideInAPackage("javafx..").check(ENGINE);
+    }
+}
