@@ -101,9 +101,32 @@ public final class HealthChecker implements AutoCloseable {
             upstreams.markChecked(server, role, rtt);
             return Optional.of(new Probe(server, role, source));
         } catch (SQLException e) {
-            upstreams.markDown(server, "health check failed: " + e.getMessage());
+            upstreams.markDown(server, "health check failed: " + describe(e));
             return Optional.empty();
         }
+    }
+
+    /**
+     * One line an operator can act on: the driver's "Communications link failure" and its paragraph say less than
+     * the socket error underneath ("Connection refused", "connect timed out").
+     */
+    static String describe(SQLException e) {
+        Throwable deepest = e;
+        while (deepest.getCause() != null && deepest.getCause() != deepest) {
+            deepest = deepest.getCause();
+        }
+        String message = deepest == e || deepest.getMessage() == null
+                ? e.getMessage()
+                : firstLine(e.getMessage()) + " (" + deepest.getMessage() + ")";
+        return firstLine(message);
+    }
+
+    private static String firstLine(String text) {
+        if (text == null) {
+            return "unknown error";
+        }
+        int newline = text.indexOf('\n');
+        return (newline < 0 ? text : text.substring(0, newline)).trim();
     }
 
     /** {@code host:port} this server replicates from, or "" if it does not replicate. */
