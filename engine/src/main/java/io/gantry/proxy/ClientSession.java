@@ -17,6 +17,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PS_MULTI_RESULTS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
 
 import io.gantry.route.ReplicaCandidate;
@@ -33,7 +34,6 @@ import io.gantry.route.ReadBalance;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
-import io.gantry.wire.AuthSwitchRequest;
 import io.gantry.wire.ClientHandshake;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
@@ -44,6 +44,7 @@ import io.gantry.wire.NativePassword;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
+import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.gantry.wire.SslRequest;
@@ -55,7 +56,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -91,7 +91,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
     private static final int UTF8MB4_GENERAL_CI = 45;
 
-    private enum Phase { GREETING_SENT, AUTH_SWITCH_SENT, OPENING_BACKEND, READY, RUNNING, CLOSED }
+    private enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
     private final ProxyServer proxy;
     private final long id;
@@ -109,6 +109,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private String initialDatabase = "";
     private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private SessionRouteState routeState = SessionRouteState.INITIAL;
+    private ClientAuthentication authentication;
+    private boolean tlsActive;
     private BackendConnection throttledBackend;
     private BackendConnection awaitingClientData;
     private long uses;
@@ -139,9 +141,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 seed[i] = 'G';
             }
         }
-        HandshakeV10 greeting = new HandshakeV10(proxy.serverVersion(), id & 0xFFFF_FFFFL, seed,
-                SERVER_CAPABILITIES, UTF8MB4_GENERAL_CI, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0,
-                NativePassword.PLUGIN_NAME);
+        int offered = proxy.sslContext().isPresent() ? SERVER_CAPABILITIES | CLIENT_SSL : SERVER_CAPABILITIES;
+        HandshakeV10 greeting = new HandshakeV10(proxy.serverVersion(), id & 0xFFFF_FFFFL, seed, offered,
+                UTF8MB4_GENERAL_CI, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, proxy.config().defaultAuthPlugin());
         ByteBuf out = context.alloc().buffer(128);
         greeting.encode(out);
         context.writeAndFlush(new Packet(0, out));
@@ -162,7 +164,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         try {
             switch (phase) {
                 case GREETING_SENT -> onHandshakeResponse(packet);
-                case AUTH_SWITCH_SENT -> onAuthSwitchResponse(packet);
+                case AUTHENTICATING -> onAuthPacket(packet);
                 case READY -> dispatch(packet);
                 case OPENING_BACKEND, RUNNING -> {
                     if (awaitingClientData != null) {
@@ -193,8 +195,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             packet.release();
         }
         if (handshake instanceof SslRequest) {
-            sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1045, "28000",
-                    "TLS is not enabled on this Gantry (start it with --tls-cert/--tls-key), connect without TLS"));
+            startTls(packet.sequenceId());
             return;
         }
         HandshakeResponse41 response = (HandshakeResponse41) handshake;
@@ -202,43 +203,58 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         collationId = response.characterSet() == 0 ? UTF8MB4_GENERAL_CI : response.characterSet();
         user = response.username();
         initialDatabase = (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
-        String plugin = response.authPluginName();
-        if (!plugin.isEmpty() && !plugin.equals(NativePassword.PLUGIN_NAME)) {
-            // The client answered for another plugin (e.g. caching_sha2_password): ask for mysql_native_password.
-            byte[] switchSeed = new byte[seed.length + 1];
-            System.arraycopy(seed, 0, switchSeed, 0, seed.length);
-            ByteBuf out = ctx.alloc().buffer();
-            new AuthSwitchRequest(NativePassword.PLUGIN_NAME, switchSeed).encode(out);
-            phase = Phase.AUTH_SWITCH_SENT;
-            ctx.writeAndFlush(new Packet(packet.sequenceId() + 1, out));
-            return;
-        }
-        authenticate(response.authResponse(), packet.sequenceId() + 1);
-    }
-
-    private void onAuthSwitchResponse(Packet packet) {
-        byte[] reply = ByteBufUtil.getBytes(packet.payload());
-        packet.release();
-        authenticate(reply, packet.sequenceId() + 1);
+        authentication = new ClientAuthentication(proxy.serviceAccount().user(), proxy.serviceAccount().password(),
+                seed, tlsActive, proxy.rsaKey(), proxy.sha2Cache(), remoteHost());
+        apply(authentication.onHandshakeResponse(user, response.authPluginName(), response.authResponse()),
+                packet.sequenceId() + 1);
     }
 
     /**
-     * First stage of client identity: clients log in with Gantry's service account, which backends know, so no
-     * client gains privileges it would not have directly.
+     * SSLRequest: the rest of the exchange runs over TLS. The client sends its TLS ClientHello right behind the
+     * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
      */
-    private void authenticate(byte[] reply, int nextSequence) {
-        byte[] password = proxy.serviceAccount().password().getBytes(StandardCharsets.UTF_8);
-        byte[] expected = password.length == 0 ? new byte[0] : NativePassword.scramble(password, seed);
-        boolean userMatches = user.equals(proxy.serviceAccount().user());
-        if (!userMatches || !MessageDigest.isEqual(expected, reply)) {
-            String host = remoteHost();
-            LOG.warn("session {}: access denied for '{}'@'{}'{}", id, user, host,
-                    userMatches ? " (wrong password)" : " (only the service account may log in through Gantry for now)");
-            sendErrorAndClose(nextSequence, ErrPacket.of(1045, "28000", "Access denied for user '" + user + "'@'"
-                    + host + "' (using password: " + (reply.length > 0 ? "YES" : "NO") + ")"));
+    private void startTls(int sequenceId) {
+        if (proxy.sslContext().isEmpty() || tlsActive) {
+            sendErrorAndClose(sequenceId + 1, ErrPacket.of(1045, "28000",
+                    "TLS is not enabled on this Gantry (start it with --tls-cert/--tls-key); connect without TLS"));
             return;
         }
-        openFirstBackend(nextSequence);
+        tlsActive = true;
+        PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf alreadyRead = decoder.takeUndecodedBytes();
+        ctx.pipeline().addFirst("tls", proxy.sslContext().get().newHandler(ctx.alloc()));
+        // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
+        // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
+        if (alreadyRead.isReadable()) {
+            ctx.pipeline().fireChannelRead(alreadyRead);
+        } else {
+            alreadyRead.release();
+        }
+    }
+
+    private void onAuthPacket(Packet packet) {
+        byte[] data = ByteBufUtil.getBytes(packet.payload());
+        packet.release();
+        apply(authentication.onClientPacket(data), packet.sequenceId() + 1);
+    }
+
+    private void apply(ClientAuthentication.Step step, int firstSequence) {
+        int sequence = firstSequence;
+        for (byte[] payload : step.packets()) {
+            ctx.write(new Packet(sequence++ & 0xFF, ctx.alloc().buffer(payload.length).writeBytes(payload)));
+        }
+        switch (step.outcome()) {
+            case CONTINUE -> {
+                phase = Phase.AUTHENTICATING;
+                ctx.flush();
+            }
+            case ACCEPT -> openFirstBackend(sequence);
+            case DENY -> {
+                LOG.warn("session {}: access denied for '{}'@'{}' ({}, {})", id, user, remoteHost(),
+                        authentication.plugin(), step.reason());
+                sendErrorAndClose(sequence, step.error());
+            }
+        }
     }
 
     /**

@@ -1,8 +1,12 @@
 package io.gantry.proxy;
 
 import io.gantry.route.RoutingConfig;
+import io.gantry.wire.CachingSha2Password;
+import io.gantry.wire.NativePassword;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * How the proxy runs.
@@ -15,12 +19,25 @@ import java.time.Duration;
  *                             statement balance ({@code --connection-retention-ms}, default 256 ms)
  * @param maxPacketSize        largest packet accepted from a client or backend, after reassembly; larger closes
  *                             the session with an error (default 64 MiB, MySQL 8.4's {@code max_allowed_packet})
+ * @param tls                  certificate and key offered to clients, or empty for no TLS
+ * @param defaultAuthPlugin    the authentication plugin the greeting proposes ({@code mysql_native_password} or
+ *                             {@code caching_sha2_password}); clients may answer with either
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
-                          Duration connectTimeout, Duration connectionRetention, int maxPacketSize) {
+                          Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
+                          Optional<TlsFiles> tls, String defaultAuthPlugin) {
 
     /** Default for {@link #maxPacketSize}. */
     public static final int DEFAULT_MAX_PACKET_SIZE = 64 * 1024 * 1024;
+
+    /**
+     * A PEM certificate chain and its private key (PKCS#8 PEM, {@code -----BEGIN PRIVATE KEY-----}).
+     *
+     * @param certificate {@code --tls-cert}
+     * @param key         {@code --tls-key}
+     */
+    public record TlsFiles(Path certificate, Path key) {
+    }
 
     public ProxyConfig {
         if (maxClientConnections < 1) {
@@ -32,5 +49,51 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
         if (connectionRetention.isNegative()) {
             throw new IllegalArgumentException("--connection-retention-ms must not be negative");
         }
+        if (!defaultAuthPlugin.equals(NativePassword.PLUGIN_NAME)
+                && !defaultAuthPlugin.equals(CachingSha2Password.PLUGIN_NAME)) {
+            throw new IllegalArgumentException("--default-auth-plugin must be mysql_native_password or "
+                    + "caching_sha2_password, not '" + defaultAuthPlugin + "'");
+        }
+    }
+
+    /** The defaults of {@code gantry run}, listening on {@code listen}. */
+    public static ProxyConfig defaults(InetSocketAddress listen) {
+        return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
+                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME);
+    }
+
+    public ProxyConfig withRouting(RoutingConfig value) {
+        return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin);
+    }
+
+    public ProxyConfig withMaxClientConnections(int value) {
+        return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
+                defaultAuthPlugin);
+    }
+
+    public ProxyConfig withConnectTimeout(Duration value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
+                defaultAuthPlugin);
+    }
+
+    public ProxyConfig withConnectionRetention(Duration value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
+                defaultAuthPlugin);
+    }
+
+    public ProxyConfig withMaxPacketSize(int value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
+                defaultAuthPlugin);
+    }
+
+    public ProxyConfig withTls(TlsFiles value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin);
+    }
+
+    public ProxyConfig withDefaultAuthPlugin(String value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, value);
     }
 }

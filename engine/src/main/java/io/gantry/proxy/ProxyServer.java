@@ -14,7 +14,11 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.net.InetSocketAddress;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -33,6 +37,9 @@ public final class ProxyServer implements AutoCloseable {
     private final UpstreamUrl serviceAccount;
     private final String serverVersion;
     private final Router router = Router.withThreadLocalRandom();
+    private final Optional<SslContext> sslContext;
+    private final GantryRsaKey rsaKey = GantryRsaKey.generate();
+    private final CachingSha2Cache sha2Cache = new CachingSha2Cache();
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
@@ -49,6 +56,16 @@ public final class ProxyServer implements AutoCloseable {
         this.upstreams = upstreams;
         this.serviceAccount = serviceAccount;
         this.serverVersion = serverVersion;
+        this.sslContext = config.tls().map(ProxyServer::sslContext);
+    }
+
+    private static SslContext sslContext(ProxyConfig.TlsFiles files) {
+        try {
+            return SslContextBuilder.forServer(files.certificate().toFile(), files.key().toFile()).build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("cannot use --tls-cert " + files.certificate() + " with --tls-key "
+                    + files.key() + " (a PEM certificate and a PKCS#8 PEM key are needed): " + e.getMessage(), e);
+        }
     }
 
     /** Binds the listening socket; returns the address actually bound (useful with port 0). */
@@ -91,6 +108,18 @@ public final class ProxyServer implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    Optional<SslContext> sslContext() {
+        return sslContext;
+    }
+
+    GantryRsaKey rsaKey() {
+        return rsaKey;
+    }
+
+    CachingSha2Cache sha2Cache() {
+        return sha2Cache;
     }
 
     /** Counts a new session; false when {@code --max-client-connections} is reached (the caller refuses it). */

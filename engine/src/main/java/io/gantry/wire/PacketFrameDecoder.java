@@ -66,6 +66,19 @@ public final class PacketFrameDecoder extends ByteToMessageDecoder {
         return state == State.DISCARD;
     }
 
+    /**
+     * Hands over the bytes received but not yet decoded, and stops decoding them. Used when the protocol switches
+     * to TLS after an SSLRequest: a client sends its TLS ClientHello right behind the SSLRequest, so those bytes
+     * may already sit here and must go to the TLS handler instead. Call it from the handler of the packet just
+     * emitted, on the event loop.
+     *
+     * @return a buffer the caller owns (possibly empty)
+     */
+    public ByteBuf takeUndecodedBytes() {
+        ByteBuf cumulation = internalBuffer();
+        return cumulation.readRetainedSlice(cumulation.readableBytes());
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         // Loops through header and payload until one message is emitted or input runs short: a

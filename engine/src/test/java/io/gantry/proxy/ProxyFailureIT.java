@@ -40,8 +40,8 @@ class ProxyFailureIT {
     @BeforeAll
     static void startProxy() {
         shared = Sandboxes.shared(TopologyKind.MARIADB);
-        gantry = ProxyHarness.start(shared, c -> new ProxyConfig(c.listen(), c.routing(), 5, c.connectTimeout(),
-                c.connectionRetention(), SMALL_PACKET_LIMIT), l -> l);
+        gantry = ProxyHarness.start(shared, c -> c.withMaxClientConnections(5).withMaxPacketSize(SMALL_PACKET_LIMIT),
+                l -> l);
     }
 
     @AfterAll

@@ -1,7 +1,5 @@
 package io.gantry.proxy;
 
-import io.gantry.route.ReadBalance;
-import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.topology.UpstreamUrl;
@@ -51,9 +49,9 @@ final class ProxyHarness implements AutoCloseable {
      */
     static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
                               UnaryOperator<List<UpstreamUrl>> tuneList) {
-        ProxyConfig config = tuneConfig.apply(new ProxyConfig(new InetSocketAddress("127.0.0.1", 0),
-                new RoutingConfig(false, 0, ReadBalance.SESSION, true), 100, Duration.ofSeconds(2),
-                Duration.ofMillis(256), ProxyConfig.DEFAULT_MAX_PACKET_SIZE));
+        ProxyConfig config = tuneConfig.apply(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
+                .withMaxClientConnections(100)
+                .withConnectTimeout(Duration.ofSeconds(2)));
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
                     Duration.ofSeconds(1)));
@@ -70,11 +68,6 @@ final class ProxyHarness implements AutoCloseable {
                     topology.appAccount().user(), topology.appAccount().password(), UpstreamUrl.DEFAULT_WEIGHT));
         }
         return urls;
-    }
-
-    static ProxyConfig withRouting(ProxyConfig config, RoutingConfig routing) {
-        return new ProxyConfig(config.listen(), routing, config.maxClientConnections(), config.connectTimeout(),
-                config.connectionRetention(), config.maxPacketSize());
     }
 
     int port() {

@@ -142,8 +142,8 @@ class ProxyRoutingIT {
     @ParameterizedTest
     @EnumSource(Driver.class)
     void masterPreferredSendsReadsToThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
-        try (ProxyHarness preferring = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
-                new RoutingConfig(true, 0, ReadBalance.SESSION, true)), l -> l);
+        try (ProxyHarness preferring = ProxyHarness.start(topology,
+                c -> c.withRouting(new RoutingConfig(true, 0, ReadBalance.SESSION, true)), l -> l);
              Connection connection = preferring.connect(driver)) {
             assertThat(preferring.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
             assertThat(topology.replicas())
@@ -154,8 +154,8 @@ class ProxyRoutingIT {
     @ParameterizedTest
     @EnumSource(Driver.class)
     void readMasterPercentageDrawsThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
-        try (ProxyHarness always = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
-                new RoutingConfig(false, 100, ReadBalance.SESSION, true)), l -> l);
+        try (ProxyHarness always = ProxyHarness.start(topology,
+                c -> c.withRouting(new RoutingConfig(false, 100, ReadBalance.SESSION, true)), l -> l);
              Connection connection = always.connect(driver)) {
             assertThat(always.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
             assertThat(topology.replicas())
@@ -182,8 +182,8 @@ class ProxyRoutingIT {
     @EnumSource(Driver.class)
     void statementBalanceSpreadsReadsByWeight(Driver driver) throws SQLException {
         DatabaseServer heavy = topology.replicas().get(0);
-        try (ProxyHarness spreading = ProxyHarness.start(topology, c -> ProxyHarness.withRouting(c,
-                        new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)),
+        try (ProxyHarness spreading = ProxyHarness.start(topology,
+                c -> c.withRouting(new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)),
                 l -> l.stream().map(u -> u.port() == heavy.port() ? u.withWeight(90) : u.withWeight(10)).toList());
              Connection connection = spreading.connect(driver)) {
             List<DatabaseServer> seen = new ArrayList<>();

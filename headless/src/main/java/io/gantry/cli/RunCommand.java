@@ -6,6 +6,7 @@ import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -100,6 +101,19 @@ final class RunCommand implements Callable<Integer> {
                         + "(default: ${DEFAULT-VALUE}).")
         double healthIntervalSeconds;
 
+        @Option(names = "--tls-cert", paramLabel = "PEM",
+                description = "Certificate chain (PEM) offered to clients that ask for TLS; needs --tls-key.")
+        Path tlsCertificate;
+
+        @Option(names = "--tls-key", paramLabel = "PEM",
+                description = "Private key of --tls-cert, PKCS#8 PEM (BEGIN PRIVATE KEY).")
+        Path tlsKey;
+
+        @Option(names = "--default-auth-plugin", paramLabel = "PLUGIN", defaultValue = "mysql_native_password",
+                description = "Authentication plugin proposed to clients: mysql_native_password or "
+                        + "caching_sha2_password (default: ${DEFAULT-VALUE}). Clients may answer with either.")
+        String defaultAuthPlugin;
+
         @Option(names = "--max-allowed-packet", paramLabel = "BYTES", defaultValue = "67108864",
                 description = "Largest packet accepted from a client or server; a larger one closes that "
                         + "session with an error (default: ${DEFAULT-VALUE}).")
@@ -117,9 +131,17 @@ final class RunCommand implements Callable<Integer> {
                     throw new IllegalArgumentException("--max-allowed-packet must be at least 1024, not "
                             + maxAllowedPacket);
                 }
-                return new ProxyConfig(listenAddress(), routing, maxClientConnections,
-                        Duration.ofMillis((long) (connectTimeoutSeconds * 1000)),
-                        Duration.ofMillis(connectionRetentionMs), maxAllowedPacket);
+                if ((tlsCertificate == null) != (tlsKey == null)) {
+                    throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+                }
+                return ProxyConfig.defaults(listenAddress())
+                        .withRouting(routing)
+                        .withMaxClientConnections(maxClientConnections)
+                        .withConnectTimeout(Duration.ofMillis((long) (connectTimeoutSeconds * 1000)))
+                        .withConnectionRetention(Duration.ofMillis(connectionRetentionMs))
+                        .withMaxPacketSize(maxAllowedPacket)
+                        .withTls(tlsCertificate == null ? null : new ProxyConfig.TlsFiles(tlsCertificate, tlsKey))
+                        .withDefaultAuthPlugin(defaultAuthPlugin);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(commandLine, e.getMessage());
             }

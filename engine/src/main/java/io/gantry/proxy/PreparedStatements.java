@@ -1,0 +1,400 @@
+package io.gantry.proxy;
+
+import io.gantry.wire.CommandType;
+import io.gantry.wire.StmtPrepareOk;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * The server-side prepared statements of one client session, as the client sees them, and where
+ * each is prepared among the session's backends.
+ *
+ * <p>The client prepares once on Gantry and gets an id Gantry allocates (from 1, never reused in the
+ * session). An execution may run on any backend; the statement is prepared there lazily, the
+ * first time it runs there, and the backend's own id is recorded under the backend's
+ * {@code host:port}. When a backend connection closes, {@link #forgetBackend} drops every id on
+ * it; the statements stay and are prepared again on the next connection that needs them.
+ *
+ * <p>Besides the ids, each statement keeps what a backend would otherwise hold for the client:
+ * the last parameter types the client bound (so an execution with {@code new_params_bind_flag = 0}
+ * can be completed for a backend that never saw them), the backend that holds long data sent
+ * since the last execution (the next execution must run there), and the backend of the last
+ * execution (where a cursor opened by it lives, for COM_STMT_FETCH).
+ *
+ * <p>Every method that takes a client id also accepts {@link #LAST_PREPARED} (MariaDB's -1),
+ * meaning the statement registered most recently, unless a prepare failed since.
+ *
+ * <p>Not thread-safe; one instance belongs to one client session's event loop.
+ *
+ * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_command_phase_ps.html">Prepared Statements</a>
+ * @see <a href="https://mariadb.com/kb/en/com_stmt_execute/">MariaDB COM_STMT_EXECUTE (statement id -1)</a>
+ */
+public final class PreparedStatements {
+
+    /** MariaDB's statement id -1: "the statement prepared last on this connection". */
+    public static final long LAST_PREPARED = 0xFFFF_FFFFL;
+
+    /** The largest client id handed out; {@link #LAST_PREPARED} is reserved. */
+    static final long MAX_CLIENT_ID = 0xFFFF_FFFEL;
+
+    private static final long NONE = 0;
+
+    /**
+     * A statement as the client prepared it.
+     *
+     * @param clientId    the id Gantry gave the client, 1 to {@code 0xFFFFFFFE}
+     * @param sql         the statement text as the client sent it, one char per byte
+     *                    (ISO-8859-1), so it re-encodes to exactly the client's bytes whatever the
+     *                    connection's character set; fine for classification, which needs keywords only
+     * @param paramCount  {@code num_params} of the first backend's COM_STMT_PREPARE_OK
+     * @param columnCount {@code num_columns} of the first backend's COM_STMT_PREPARE_OK
+     */
+    public record Statement(long clientId, String sql, int paramCount, int columnCount) {
+
+        /**
+         * @throws IllegalArgumentException if a value is out of range or {@code sql} has a char
+         *                                  above 0xFF
+         */
+        public Statement {
+            if (clientId < 1 || clientId > MAX_CLIENT_ID) {
+                throw new IllegalArgumentException("client statement id must be 1 to " + MAX_CLIENT_ID
+                        + ", was " + clientId);
+            }
+            Objects.requireNonNull(sql, "sql");
+            for (int i = 0; i < sql.length(); i++) {
+                if (sql.charAt(i) > 0xFF) {
+                    throw new IllegalArgumentException("sql must hold one byte per char (ISO-8859-1); char "
+                            + i + " is U+" + Integer.toHexString(sql.charAt(i)).toUpperCase());
+                }
+            }
+            if (paramCount < 0 || paramCount > 0xFFFF || columnCount < 0 || columnCount > 0xFFFF) {
+                throw new IllegalArgumentException("paramCount and columnCount must be 0 to 65535, were "
+                        + paramCount + " and " + columnCount);
+            }
+        }
+
+        /** The statement text as the client's bytes. */
+        public byte[] sqlBytes() {
+            return sql.getBytes(StandardCharsets.ISO_8859_1);
+        }
+
+        /** Writes the COM_STMT_PREPARE that prepares this statement on another backend. */
+        public void writePrepare(ByteBuf out) {
+            out.writeByte(CommandType.COM_STMT_PREPARE.code());
+            out.writeBytes(sqlBytes());
+        }
+
+        /**
+         * A copy of a backend's COM_STMT_PREPARE_OK payload carrying {@link #clientId()} instead of
+         * the backend's id, for the client; the input is neither consumed nor released.
+         *
+         * @throws io.gantry.wire.MalformedPacketException if {@code backendPrepareOk} is not a
+         *                                                 COM_STMT_PREPARE_OK
+         */
+        public ByteBuf clientPrepareOk(ByteBuf backendPrepareOk) {
+            ByteBuf copy = backendPrepareOk.copy();
+            try {
+                StmtPrepareOk.rewriteStatementId(copy, clientId);
+                return copy;
+            } catch (RuntimeException e) {
+                copy.release();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Long data (COM_STMT_SEND_LONG_DATA) sent for a statement since its last execution or reset.
+     *
+     * @param hostPort the backend that holds it; the next execution must run there
+     * @param lost     true if that backend's connection closed since, so the data is gone and the
+     *                 next execution must fail rather than run without it
+     */
+    public record LongData(String hostPort, boolean lost) {
+
+        public LongData {
+            Objects.requireNonNull(hostPort, "hostPort");
+        }
+    }
+
+    /** Mutable per-statement state; never leaves this class. */
+    private static final class Entry {
+        final Statement statement;
+        final Map<String, Long> backendIds = new LinkedHashMap<>();
+        final Set<String> haveTypes = new HashSet<>();
+        byte[] paramTypes;
+        LongData longData;
+        String executedOn;
+
+        Entry(Statement statement) {
+            this.statement = statement;
+        }
+    }
+
+    private final Map<Long, Entry> statements = new HashMap<>();
+    private long nextId = 1;
+    private long lastPrepared = NONE;
+
+    /**
+     * Registers a statement once the first backend answered its COM_STMT_PREPARE with OK.
+     *
+     * @param sql       the statement bytes of the client's COM_STMT_PREPARE (after the command byte)
+     * @param hostPort  the backend that prepared it
+     * @param backendOk that backend's COM_STMT_PREPARE_OK
+     * @return the statement, with its new client id; send the client
+     *         {@link Statement#clientPrepareOk} of the backend's packet
+     * @throws IllegalStateException if the session used up all 2^32 - 2 ids
+     */
+    public Statement register(byte[] sql, String hostPort, StmtPrepareOk backendOk) {
+        Objects.requireNonNull(hostPort, "hostPort");
+        if (nextId > MAX_CLIENT_ID) {
+            throw new IllegalStateException("this session used up all " + MAX_CLIENT_ID + " statement ids");
+        }
+        Statement statement = new Statement(nextId, new String(sql, StandardCharsets.ISO_8859_1),
+                backendOk.paramCount(), backendOk.columnCount());
+        Entry entry = new Entry(statement);
+        entry.backendIds.put(hostPort, backendOk.statementId());
+        statements.put(statement.clientId(), entry);
+        lastPrepared = nextId++;
+        return statement;
+    }
+
+    /**
+     * Notes that a COM_STMT_PREPARE failed: like MariaDB, {@link #LAST_PREPARED} then refers to no
+     * statement until the next successful prepare.
+     */
+    public void prepareFailed() {
+        lastPrepared = NONE;
+    }
+
+    /** The statement with this client id (or {@link #LAST_PREPARED}), if it is open. */
+    public Optional<Statement> find(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        return entry == null ? Optional.empty() : Optional.of(entry.statement);
+    }
+
+    /** Number of open statements. */
+    public int size() {
+        return statements.size();
+    }
+
+    // ---- backend ids ---------------------------------------------------------------------------
+
+    /** The backend's own id for the statement if it is prepared on {@code hostPort}; empty if not. */
+    public OptionalLong backendId(long clientId, String hostPort) {
+        Entry entry = statements.get(resolve(clientId));
+        Long id = entry == null ? null : entry.backendIds.get(hostPort);
+        return id == null ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    /**
+     * Records that the statement is now prepared on {@code hostPort} under {@code backendId} (a
+     * lazy prepare answered OK). The backend has not seen any parameter types yet.
+     *
+     * @return the id it had there before, which should be closed; usually empty
+     * @throws IllegalArgumentException if the statement is not open
+     */
+    public OptionalLong addBackend(long clientId, String hostPort, long backendId) {
+        Objects.requireNonNull(hostPort, "hostPort");
+        Entry entry = require(clientId);
+        Long previous = entry.backendIds.put(hostPort, backendId);
+        entry.haveTypes.remove(hostPort);
+        return previous == null ? OptionalLong.empty() : OptionalLong.of(previous);
+    }
+
+    /** Backends the statement is prepared on, with its id on each; empty if it is not open. */
+    public Map<String, Long> backendIds(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        return entry == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(entry.backendIds));
+    }
+
+    /**
+     * Forgets everything the session had on a backend whose connection closed: its statement ids,
+     * the parameter types it knew and the cursor of its last execution. Long data held there is
+     * marked {@linkplain LongData#lost() lost}.
+     */
+    public void forgetBackend(String hostPort) {
+        for (Entry entry : statements.values()) {
+            entry.backendIds.remove(hostPort);
+            entry.haveTypes.remove(hostPort);
+            if (hostPort.equals(entry.executedOn)) {
+                entry.executedOn = null;
+            }
+            if (entry.longData != null && entry.longData.hostPort().equals(hostPort)) {
+                entry.longData = new LongData(hostPort, true);
+            }
+        }
+    }
+
+    // ---- parameter types -------------------------------------------------------------------------
+
+    /**
+     * Remembers the parameter types of an execution that bound them ({@code new_params_bind_flag}
+     * set, as sent by the client or completed by Gantry) and that {@code hostPort} now knows them;
+     * other backends do not know these types yet.
+     *
+     * @throws IllegalArgumentException if the statement is not open or is not prepared on
+     *                                  {@code hostPort}
+     */
+    public void typesSent(long clientId, String hostPort, byte[] paramTypes) {
+        Entry entry = require(clientId);
+        if (!entry.backendIds.containsKey(hostPort)) {
+            throw new IllegalArgumentException("statement " + entry.statement.clientId() + " is not prepared on "
+                    + hostPort);
+        }
+        if (entry.paramTypes == null || !Arrays.equals(entry.paramTypes, paramTypes)) {
+            entry.paramTypes = paramTypes.clone();
+            entry.haveTypes.clear();
+        }
+        entry.haveTypes.add(hostPort);
+    }
+
+    /** The last parameter types the statement was executed with, if any were bound. */
+    public Optional<byte[]> paramTypes(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        return entry == null || entry.paramTypes == null ? Optional.empty() : Optional.of(entry.paramTypes.clone());
+    }
+
+    /**
+     * The types to bind into an execution on {@code hostPort} that does not bind any: the
+     * remembered ones if that backend has not seen them, empty if it has (or none were ever bound).
+     */
+    public Optional<byte[]> missingTypes(long clientId, String hostPort) {
+        Entry entry = statements.get(resolve(clientId));
+        if (entry == null || entry.paramTypes == null || entry.haveTypes.contains(hostPort)) {
+            return Optional.empty();
+        }
+        return Optional.of(entry.paramTypes.clone());
+    }
+
+    // ---- long data, executions, resets -----------------------------------------------------------
+
+    /**
+     * Records a COM_STMT_SEND_LONG_DATA sent to {@code hostPort}.
+     *
+     * @throws IllegalArgumentException if the statement is not open
+     * @throws IllegalStateException    if long data for it already went to another backend (send
+     *                                  all of it to {@link #longData}'s backend)
+     */
+    public void longDataSent(long clientId, String hostPort) {
+        Objects.requireNonNull(hostPort, "hostPort");
+        Entry entry = require(clientId);
+        if (entry.longData != null && !entry.longData.hostPort().equals(hostPort)) {
+            throw new IllegalStateException("long data for statement " + entry.statement.clientId()
+                    + " is on " + entry.longData.hostPort() + ", not " + hostPort);
+        }
+        if (entry.longData == null) {
+            entry.longData = new LongData(hostPort, false);
+        }
+    }
+
+    /**
+     * Records that long data for the statement could not be delivered to {@code hostPort} (the
+     * lazy prepare there failed): the data is {@linkplain LongData#lost() lost} and the next
+     * execution must fail rather than run without it.
+     *
+     * @throws IllegalArgumentException if the statement is not open
+     */
+    public void longDataLost(long clientId, String hostPort) {
+        Objects.requireNonNull(hostPort, "hostPort");
+        require(clientId).longData = new LongData(hostPort, true);
+    }
+
+    /** Long data sent since the statement's last execution or reset, if any. */
+    public Optional<LongData> longData(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        return entry == null ? Optional.empty() : Optional.ofNullable(entry.longData);
+    }
+
+    /**
+     * Records that the statement was executed on {@code hostPort}: the server has consumed the
+     * long data, and a cursor the execution opens lives there.
+     *
+     * @throws IllegalArgumentException if the statement is not open
+     */
+    public void executed(long clientId, String hostPort) {
+        Objects.requireNonNull(hostPort, "hostPort");
+        Entry entry = require(clientId);
+        entry.longData = null;
+        entry.executedOn = hostPort;
+    }
+
+    /** The backend of the statement's last execution (where its cursor is), if still connected. */
+    public Optional<String> executedOn(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        return entry == null ? Optional.empty() : Optional.ofNullable(entry.executedOn);
+    }
+
+    /**
+     * COM_STMT_RESET: forgets the statement's long data and cursor.
+     *
+     * @return the backends that hold either and must get the reset (in their own ids); empty if
+     *         there are none or the statement is not open
+     */
+    public Set<String> reset(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        if (entry == null) {
+            return Set.of();
+        }
+        Set<String> targets = new LinkedHashSet<>();
+        if (entry.longData != null && !entry.longData.lost()) {
+            targets.add(entry.longData.hostPort());
+        }
+        if (entry.executedOn != null) {
+            targets.add(entry.executedOn);
+        }
+        entry.longData = null;
+        entry.executedOn = null;
+        return Collections.unmodifiableSet(targets);
+    }
+
+    /**
+     * COM_STMT_CLOSE: forgets the statement.
+     *
+     * @return the backends it was prepared on, with its id on each, to send COM_STMT_CLOSE to;
+     *         empty if it was not open
+     */
+    public Map<String, Long> close(long clientId) {
+        long id = resolve(clientId);
+        Entry entry = statements.remove(id);
+        if (entry == null) {
+            return Map.of();
+        }
+        if (lastPrepared == id) {
+            lastPrepared = NONE;
+        }
+        return Collections.unmodifiableMap(entry.backendIds);
+    }
+
+    /**
+     * Forgets every statement, for COM_RESET_CONNECTION or COM_CHANGE_USER (which deallocate them
+     * on the server) or when the session ends. Ids are not handed out again.
+     */
+    public void clear() {
+        statements.clear();
+        lastPrepared = NONE;
+    }
+
+    private long resolve(long clientId) {
+        return clientId == LAST_PREPARED ? lastPrepared : clientId;
+    }
+
+    private Entry require(long clientId) {
+        Entry entry = statements.get(resolve(clientId));
+        if (entry == null) {
+            throw new IllegalArgumentException("no open statement with id " + Long.toUnsignedString(clientId));
+        }
+        return entry;
+    }
+}
