@@ -48,6 +48,8 @@ import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.gantry.wire.SslRequest;
+import io.gantry.wire.StmtPrepareOk;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
@@ -65,8 +67,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,6 +103,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final Map<BackendConnection, Long> appliedStateVersion = new IdentityHashMap<>();
     private final SessionStateLog stateLog = new SessionStateLog();
+    private final PreparedStatements prepared = new PreparedStatements();
     private final ArrayDeque<Packet> queued = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.GREETING_SENT;
@@ -308,14 +313,17 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             case COM_INIT_DB, COM_SET_OPTION -> runOnPrimary(packet, true);
             case COM_FIELD_LIST, COM_STATISTICS -> runOnPrimary(packet, false);
             case COM_RESET_CONNECTION -> onResetConnection(packet);
-            case COM_STMT_PREPARE, COM_STMT_EXECUTE, COM_STMT_SEND_LONG_DATA, COM_STMT_RESET, COM_STMT_CLOSE,
-                 COM_STMT_FETCH, COM_CHANGE_USER -> {
+            case COM_STMT_PREPARE -> onPrepare(packet);
+            case COM_STMT_EXECUTE -> onExecute(packet);
+            case COM_STMT_SEND_LONG_DATA -> onLongData(packet);
+            case COM_STMT_RESET -> onStatementReset(packet);
+            case COM_STMT_CLOSE -> onStatementClose(packet);
+            case COM_STMT_FETCH -> onFetch(packet);
+            case COM_CHANGE_USER -> {
                 packet.release();
-                if (command != CommandType.COM_STMT_CLOSE && command != CommandType.COM_STMT_SEND_LONG_DATA) {
-                    writeError(1, ErrPacket.of(1235, "42000", "Gantry does not support " + command
-                            + " yet; use text queries (e.g. useServerPrepStmts=false)"));
-                    ctx.flush();
-                }
+                writeError(1, ErrPacket.of(1235, "42000", "Gantry does not support COM_CHANGE_USER yet; "
+                        + "open a new connection instead"));
+                ctx.flush();
             }
             default -> {
                 packet.release();
@@ -330,9 +338,29 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
         String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
                 StandardCharsets.ISO_8859_1);
+        Routed routed = route(sql, true);
+        if (routed == null) {
+            packet.release();
+            return;
+        }
+        byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
+                ? ByteBufUtil.getBytes(packet.payload()) : null;
+        run(packet, routed.server(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
+    }
+
+    /** Where a statement runs, and what it is. */
+    private record Routed(UpstreamServer server, StatementClass statement) {
+    }
+
+    /**
+     * Decides where a SQL text runs. With {@code commit}, the session's routing state moves on (the statement will
+     * run); without, it is only asked. Returns null after answering the client with an error when there is no
+     * server for it.
+     */
+    private Routed route(String sql, boolean commit) {
         StatementClass statement = StatementClassifier.classify(sql,
                 ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
-        if (statement.kind() == StatementKind.SESSION_STATE && stateLog.isFull() && !routeState.pinned()) {
+        if (commit && statement.kind() == StatementKind.SESSION_STATE && stateLog.isFull() && !routeState.pinned()) {
             LOG.info("session {}: more than {} distinct session settings; staying on the primary", id,
                     SessionStateLog.MAX_DISTINCT_COMMANDS);
             routeState = routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
@@ -349,24 +377,23 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         RouteDecision decision = proxy.router().route(statement, routeState, proxy.config().routing(), primaryId,
                 replicas);
         if (decision.server().equals(NO_PRIMARY)) {
-            packet.release();
             writeError(1, ErrPacket.of(1290, "HY000", "Gantry cannot run this statement: " + upstreams.noPrimaryReason()));
             ctx.flush();
-            return;
+            return null;
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("session {}: {} -> {}", id, abbreviate(sql), decision.describe());
         }
-        if (decision.reason() == RouteReason.BEGINS_READ_WRITE_TRANSACTION
-                && routeState.transaction() instanceof TransactionState.ReadOnly readOnly
-                && !readOnly.server().equals(decision.server())) {
-            // On a real server BEGIN commits the open transaction first; do that on the replica that holds it.
-            endTransactionOn(readOnly.server());
+        if (commit) {
+            if (decision.reason() == RouteReason.BEGINS_READ_WRITE_TRANSACTION
+                    && routeState.transaction() instanceof TransactionState.ReadOnly readOnly
+                    && !readOnly.server().equals(decision.server())) {
+                // On a real server BEGIN commits the open transaction first; do that on the replica that holds it.
+                endTransactionOn(readOnly.server());
+            }
+            routeState = routeState.afterRouting(decision);
         }
-        routeState = routeState.afterRouting(decision);
-        UpstreamServer target = upstreams.find(decision.server().hostPort()).orElseThrow();
-        boolean sessionState = statement.kind() == StatementKind.SESSION_STATE;
-        run(packet, target, sessionState);
+        return new Routed(upstreams.find(decision.server().hostPort()).orElseThrow(), statement);
     }
 
     private void endTransactionOn(ServerId server) {
@@ -376,27 +403,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         ByteBuf commit = ctx.alloc().buffer(7).writeByte(CommandType.COM_QUERY.code())
                 .writeBytes("COMMIT".getBytes(StandardCharsets.US_ASCII));
-        connection.execute(new Packet(0, commit),
-                new BackendConnection.ResponseListener() {
-                    @Override
-                    public void onPacket(Packet response, ResponseFraming framing) {
-                        response.release();
-                    }
-
-                    @Override
-                    public void onBatchEnd() {
-                    }
-
-                    @Override
-                    public void onComplete(ResponseFraming framing) {
-                    }
-
-                    @Override
-                    public void onFailure(BackendFailure failure) {
-                        LOG.debug("session {}: ending the read-only transaction on {} failed: {}", id, server,
-                                failure.getMessage());
-                    }
-                });
+        InternalCommand.run(connection, commit, (first, error) -> { },
+                failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", id, server,
+                        failure.getMessage()));
     }
 
     /** Commands that belong to the session (COM_INIT_DB, COM_SET_OPTION) or are best answered by the primary. */
@@ -409,7 +418,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             ctx.flush();
             return;
         }
-        run(packet, primary.get(), sessionState);
+        byte[] stateCommand = sessionState ? ByteBufUtil.getBytes(packet.payload()) : null;
+        run(packet, primary.get(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
     }
 
     private void onResetConnection(Packet packet) {
@@ -420,9 +430,11 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (primary.isEmpty() || !entry.getKey().equals(idOf(primary.get()))) {
                 entry.getValue().close();
                 appliedStateVersion.remove(entry.getValue());
+                prepared.forgetBackend(entry.getKey().hostPort());
                 it.remove();
             }
         }
+        prepared.clear();
         stateLog.clear();
         routeState = SessionRouteState.INITIAL;
         runOnPrimary(packet, false);
@@ -430,9 +442,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     /**
      * Runs a client command on a server: obtains (or opens) the session's connection to it, brings its session
-     * state up to date, then forwards the command and streams the response back.
+     * state up to date, then hands the connection to {@code then} (which forwards the command).
      */
-    private void run(Packet packet, UpstreamServer server, boolean sessionState) {
+    private void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
         phase = Phase.RUNNING;
         ctx.channel().config().setAutoRead(false);
         uses++;
@@ -443,20 +455,38 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 return;
             }
             BackendConnection connection = (BackendConnection) future.getNow();
-            syncState(connection, () -> forward(packet, connection, sessionState), error -> {
-                packet.release();
-                writeError(1, error);
-                ctx.flush();
-                commandDone();
-            });
+            syncState(connection, () -> then.accept(connection), error -> failCommand(packet, error));
         });
     }
 
-    private void forward(Packet packet, BackendConnection connection, boolean sessionState) {
-        byte[] command = sessionState ? ByteBufUtil.getBytes(packet.payload()) : null;
+    /** Answers the running command with an error; the session goes on. */
+    private void failCommand(Packet packet, ErrPacket error) {
+        if (packet.refCnt() > 0) {
+            packet.release();
+        }
+        writeError(1, error);
+        ctx.flush();
+        commandDone();
+    }
+
+    /** Looks at (and may rewrite in place) each response packet before it goes to the client. */
+    private interface ResponseRewriter {
+        void rewrite(Packet response, ResponseFraming framing);
+    }
+
+    private static final ResponseRewriter NO_REWRITE = (response, framing) -> { };
+
+    /**
+     * Sends the client's command and streams the response back.
+     *
+     * @param stateCommand the command to record in the session-state log if it succeeds, or null
+     */
+    private void forward(Packet packet, BackendConnection connection, byte[] stateCommand,
+                         ResponseRewriter rewriter) {
         connection.execute(packet, new BackendConnection.ResponseListener() {
             @Override
             public void onPacket(Packet response, ResponseFraming framing) {
+                rewriter.rewrite(response, framing);
                 ctx.write(response);
                 if (framing.awaitingClient()) {
                     // LOCAL INFILE: the client now sends the file, ending with an empty packet.
@@ -479,8 +509,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             public void onComplete(ResponseFraming framing) {
                 ctx.flush();
                 awaitingClientData = null;
-                if (command != null && !framing.failed()) {
-                    appliedStateVersion.put(connection, stateLog.record(command));
+                if (stateCommand != null && !framing.failed()) {
+                    appliedStateVersion.put(connection, stateLog.record(stateCommand));
                 }
                 noteStatus(connection, framing.serverStatus());
                 scheduleRetentionClose(connection);
@@ -532,6 +562,233 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    // ---- prepared statements -----------------------------------------------------------------------------------
+    // A statement is prepared where the client first prepares it (the primary), and lazily on any other backend
+    // an execution is routed to; the client sees Gantry's own statement ids.
+
+    private void onPrepare(Packet packet) {
+        ByteBuf payload = packet.payload();
+        byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
+        Optional<UpstreamServer> target = proxy.upstreams().primary();
+        if (target.isEmpty()) {
+            Routed routed = route(new String(sql, StandardCharsets.ISO_8859_1), false);
+            if (routed == null) {
+                packet.release();
+                return;
+            }
+            target = Optional.of(routed.server());
+        }
+        String hostPort = target.get().address();
+        run(packet, target.get(), connection -> forward(packet, connection, null, (response, framing) -> {
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
+                PreparedStatements.Statement statement = prepared.register(sql, hostPort,
+                        StmtPrepareOk.decode(response.payload().duplicate()));
+                StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
+            } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                prepared.prepareFailed();
+            }
+        }));
+    }
+
+    private void onExecute(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            unknownStatement(packet, clientId, "mysqld_stmt_execute");
+            return;
+        }
+        PreparedStatements.Statement statement = found.get();
+        Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
+        UpstreamServer target;
+        if (longData.isPresent()) {
+            if (longData.get().lost()) {
+                prepared.reset(statement.clientId());
+                packet.release();
+                writeError(1, ErrPacket.of(2013, "HY000", "the long data sent for this statement was lost with "
+                        + "the connection to " + longData.get().hostPort() + "; send it again"));
+                ctx.flush();
+                return;
+            }
+            target = proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+        } else {
+            Routed routed = route(statement.sql(), true);
+            if (routed == null) {
+                packet.release();
+                return;
+            }
+            if (routed.statement().kind() == StatementKind.SESSION_STATE && !routeState.pinned()) {
+                // A setting made through a prepared statement cannot be replayed on other backends.
+                routeState = routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+            }
+            target = routed.server();
+        }
+        run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
+            Packet command = withBackendTypesAndId(packet, statement, connection.server().address(), backendId);
+            prepared.executed(statement.clientId(), connection.server().address());
+            forward(command, connection, null, NO_REWRITE);
+        }, error -> failCommand(packet, error)));
+    }
+
+    /**
+     * The execute packet as this backend needs it: its own statement id, and the parameter types if the client
+     * sent them only to another backend (the client sends types once; each backend needs them once).
+     */
+    private Packet withBackendTypesAndId(Packet packet, PreparedStatements.Statement statement, String hostPort,
+                                         long backendId) {
+        Packet command = packet;
+        if (statement.paramCount() > 0) {
+            StmtExecutePayloads.ExecuteHeader header =
+                    StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount());
+            if (header.newParamsBound()) {
+                prepared.typesSent(statement.clientId(), hostPort, header.paramTypes());
+            } else {
+                Optional<byte[]> missing = prepared.missingTypes(statement.clientId(), hostPort);
+                if (missing.isPresent()) {
+                    command = new Packet(0, StmtExecutePayloads.withParamTypes(packet.payload(),
+                            statement.paramCount(), missing.get()));
+                    packet.release();
+                    prepared.typesSent(statement.clientId(), hostPort, missing.get());
+                }
+            }
+        }
+        StmtExecutePayloads.setStatementId(command.payload(), backendId);
+        return command;
+    }
+
+    private void onLongData(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<PreparedStatements.LongData> longData = found.flatMap(st -> prepared.longData(st.clientId()));
+        if (found.isEmpty() || longData.map(PreparedStatements.LongData::lost).orElse(false)) {
+            packet.release(); // no response is ever sent for long data; the execute will report the problem
+            return;
+        }
+        PreparedStatements.Statement statement = found.get();
+        UpstreamServer target;
+        if (longData.isPresent()) {
+            target = proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+        } else {
+            Routed routed = route(statement.sql(), false);
+            if (routed == null) {
+                packet.release();
+                return;
+            }
+            target = routed.server();
+        }
+        run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
+            StmtExecutePayloads.setStatementId(packet.payload(), backendId);
+            prepared.longDataSent(statement.clientId(), connection.server().address());
+            forward(packet, connection, null, NO_REWRITE);
+        }, error -> {
+            prepared.longDataLost(statement.clientId(), connection.server().address());
+            packet.release();
+            commandDone();
+        }));
+    }
+
+    private void onStatementReset(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            unknownStatement(packet, clientId, "mysqld_stmt_reset");
+            return;
+        }
+        // Long data and open cursors live on the backends that hold them; reset there, answer here.
+        for (String hostPort : prepared.reset(found.get().clientId())) {
+            BackendConnection connection = connections.get(new ServerId(hostPort));
+            OptionalLong backendId = prepared.backendId(found.get().clientId(), hostPort);
+            if (connection != null && connection.isUsable() && backendId.isPresent()) {
+                InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                        backendId.getAsLong()), (first, error) -> { }, failure -> { });
+            }
+        }
+        packet.release();
+        writeOk(1);
+        ctx.flush();
+    }
+
+    private void onStatementClose(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isPresent()) {
+            for (Map.Entry<String, Long> backend : prepared.close(found.get().clientId()).entrySet()) {
+                BackendConnection connection = connections.get(new ServerId(backend.getKey()));
+                // Never open a connection just to close a statement: a closed connection took it along.
+                if (connection != null && connection.isUsable()) {
+                    connection.execute(new Packet(0, StmtExecutePayloads.withStatementId(packet.payload(),
+                            backend.getValue())), NO_RESPONSE);
+                }
+            }
+        }
+        packet.release(); // COM_STMT_CLOSE has no response
+    }
+
+    private void onFetch(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<String> hostPort = found.flatMap(st -> prepared.executedOn(st.clientId()));
+        OptionalLong backendId = hostPort.isPresent()
+                ? prepared.backendId(found.get().clientId(), hostPort.get()) : OptionalLong.empty();
+        BackendConnection connection = hostPort.map(hp -> connections.get(new ServerId(hp))).orElse(null);
+        if (backendId.isEmpty() || connection == null || !connection.isUsable()) {
+            packet.release();
+            writeError(1, ErrPacket.of(1421, "HY000", "The statement (" + clientId + ") has no open cursor."));
+            ctx.flush();
+            return;
+        }
+        StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
+        run(packet, connection.server(), c -> forward(packet, c, null, NO_REWRITE));
+    }
+
+    /** Prepares a statement on this backend if it is not prepared there yet, then passes its id there on. */
+    private void ensurePrepared(BackendConnection connection, PreparedStatements.Statement statement,
+                                LongConsumer then, Consumer<ErrPacket> onError) {
+        String hostPort = connection.server().address();
+        OptionalLong known = prepared.backendId(statement.clientId(), hostPort);
+        if (known.isPresent()) {
+            then.accept(known.getAsLong());
+            return;
+        }
+        ByteBuf prepare = ctx.alloc().buffer();
+        statement.writePrepare(prepare);
+        InternalCommand.run(connection, prepare, (first, error) -> {
+            if (error != null) {
+                onError.accept(error);
+                return;
+            }
+            StmtPrepareOk ok = StmtPrepareOk.decode(Unpooled.wrappedBuffer(first));
+            prepared.addBackend(statement.clientId(), hostPort, ok.statementId());
+            then.accept(ok.statementId());
+        }, failure -> sendErrorAndClose(1, backendError(connection.server(), failure)));
+    }
+
+    private void unknownStatement(Packet packet, long clientId, String where) {
+        packet.release();
+        writeError(1, ErrPacket.of(1243, "HY000", "Unknown prepared statement handler (" + clientId + ") given to "
+                + where));
+        ctx.flush();
+    }
+
+    /** For commands without a response (COM_STMT_CLOSE): nothing to receive. */
+    private static final BackendConnection.ResponseListener NO_RESPONSE = new BackendConnection.ResponseListener() {
+        @Override
+        public void onPacket(Packet response, ResponseFraming framing) {
+            response.release();
+        }
+
+        @Override
+        public void onBatchEnd() {
+        }
+
+        @Override
+        public void onComplete(ResponseFraming framing) {
+        }
+
+        @Override
+        public void onFailure(BackendFailure failure) {
+        }
+    };
+
     // ---- backend connections -----------------------------------------------------------------------------------
 
     /** The session's connection to a server, opened and logged in on first use. */
@@ -542,8 +799,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return ctx.executor().newSucceededFuture(existing);
         }
         if (existing != null) {
-            connections.remove(key);
-            appliedStateVersion.remove(existing);
+            dropConnection(key, existing);
         }
         BackendLogin login = new BackendLogin(proxy.serviceAccount().user(),
                 proxy.serviceAccount().password().getBytes(StandardCharsets.UTF_8), initialDatabase, collationId,
@@ -558,15 +814,20 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 }
                 connections.put(key, connection);
                 appliedStateVersion.put(connection, 0L);
-                connection.onIdleClose(() -> {
-                    connections.remove(key, connection);
-                    appliedStateVersion.remove(connection);
-                });
+                connection.onIdleClose(() -> dropConnection(key, connection));
             } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                 // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
                 proxy.upstreams().markDown(server, failure.getMessage());
             }
         });
+    }
+
+    /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
+    private void dropConnection(ServerId key, BackendConnection connection) {
+        if (connections.remove(key, connection)) {
+            appliedStateVersion.remove(connection);
+            prepared.forgetBackend(key.hostPort());
+        }
     }
 
     /** Replays the session-state commands this connection has not run yet, one at a time. */
@@ -590,36 +851,13 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf payload = ctx.alloc().buffer(commands.get(index).length).writeBytes(commands.get(index));
-        connection.execute(new Packet(0, payload), new BackendConnection.ResponseListener() {
-            private ErrPacket error;
-
-            @Override
-            public void onPacket(Packet response, ResponseFraming framing) {
-                ByteBuf body = response.payload();
-                if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
-                    error = ErrPacket.decode(body);
-                }
-                response.release();
+        InternalCommand.run(connection, payload, (first, error) -> {
+            if (error != null) {
+                onError.accept(error);
+            } else {
+                replay(connection, commands, index + 1, then, onError);
             }
-
-            @Override
-            public void onBatchEnd() {
-            }
-
-            @Override
-            public void onComplete(ResponseFraming framing) {
-                if (error != null) {
-                    onError.accept(error);
-                } else {
-                    replay(connection, commands, index + 1, then, onError);
-                }
-            }
-
-            @Override
-            public void onFailure(BackendFailure failure) {
-                sendErrorAndClose(1, backendError(connection.server(), failure));
-            }
-        });
+        }, failure -> sendErrorAndClose(1, backendError(connection.server(), failure)));
     }
 
     /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
@@ -633,8 +871,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (uses == usesAtSchedule && !connection.isBusy() && phase != Phase.CLOSED) {
                 ServerId key = idOf(connection.server());
                 if (connections.get(key) == connection) {
-                    connections.remove(key);
-                    appliedStateVersion.remove(connection);
+                    dropConnection(key, connection);
                     connection.close();
                 }
             }
@@ -705,6 +942,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         connections.clear();
         appliedStateVersion.clear();
+        prepared.clear();
         Packet packet;
         while ((packet = queued.poll()) != null) {
             packet.release();

@@ -6,6 +6,7 @@ import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,7 +21,10 @@ final class ProxyHarness implements AutoCloseable {
     /** The JDBC drivers the proxy suite runs with. */
     enum Driver {
         MYSQL_CONNECTOR_J("jdbc:mysql://", "sslMode=DISABLED&allowPublicKeyRetrieval=true&useServerPrepStmts=false"),
-        MARIADB_CONNECTOR_J("jdbc:mariadb://", "sslMode=disable&useServerPrepStmts=false");
+        MYSQL_CONNECTOR_J_SERVER_PREPARED("jdbc:mysql://",
+                "sslMode=DISABLED&allowPublicKeyRetrieval=true&useServerPrepStmts=true"),
+        MARIADB_CONNECTOR_J("jdbc:mariadb://", "sslMode=disable&useServerPrepStmts=false"),
+        MARIADB_CONNECTOR_J_SERVER_PREPARED("jdbc:mariadb://", "sslMode=disable&useServerPrepStmts=true");
 
         private final String prefix;
         private final String options;
@@ -90,8 +94,13 @@ final class ProxyHarness implements AutoCloseable {
                 .orElseThrow(() -> new AssertionError("no sandbox server has server_id " + serverId));
     }
 
+    /**
+     * Where a SELECT of {@code @@server_id} runs. Through a prepared statement, so that drivers with server-side
+     * prepared statements on send COM_STMT_PREPARE/EXECUTE (the others send the text).
+     */
     DatabaseServer whereRuns(Connection connection, String select) throws SQLException {
-        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(select)) {
+        try (PreparedStatement statement = connection.prepareStatement(select);
+             ResultSet rows = statement.executeQuery()) {
             rows.next();
             return serverOf(rows.getLong(1));
         }
