@@ -34,6 +34,7 @@ import io.gantry.route.ReadBalance;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.ChangeUser;
 import io.gantry.wire.ClientHandshake;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
@@ -283,8 +284,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             LOG.debug("session {}: '{}'@'{}' logged in", id, user, remoteHost());
             writeOk(okSequence);
             ctx.flush();
-            phase = Phase.READY;
-            drainQueue();
+            commandDone();
         });
     }
 
@@ -319,12 +319,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             case COM_STMT_RESET -> onStatementReset(packet);
             case COM_STMT_CLOSE -> onStatementClose(packet);
             case COM_STMT_FETCH -> onFetch(packet);
-            case COM_CHANGE_USER -> {
-                packet.release();
-                writeError(1, ErrPacket.of(1235, "42000", "Gantry does not support COM_CHANGE_USER yet; "
-                        + "open a new connection instead"));
-                ctx.flush();
-            }
+            case COM_CHANGE_USER -> onChangeUser(packet);
             default -> {
                 packet.release();
                 writeError(1, ErrPacket.of(1047, "08S01", "Unknown command " + command + " (Gantry)"));
@@ -420,6 +415,41 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         byte[] stateCommand = sessionState ? ByteBufUtil.getBytes(packet.payload()) : null;
         run(packet, primary.get(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
+    }
+
+    /**
+     * COM_CHANGE_USER: a new login on the open connection. Everything of the old session goes — backend
+     * connections, settings, prepared statements, pins — and the login runs as at connect time.
+     */
+    private void onChangeUser(Packet packet) {
+        ChangeUser change;
+        try {
+            change = ChangeUser.decode(packet.payload(), capabilities);
+        } finally {
+            packet.release();
+        }
+        for (BackendConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        appliedStateVersion.clear();
+        prepared.clear();
+        stateLog.clear();
+        routeState = SessionRouteState.INITIAL;
+        lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        user = change.username();
+        initialDatabase = change.database();
+        if (change.characterSet() != 0) {
+            collationId = change.characterSet();
+        }
+        authentication = new ClientAuthentication(proxy.serviceAccount().user(), proxy.serviceAccount().password(),
+                seed, tlsActive, proxy.rsaKey(), proxy.sha2Cache(), remoteHost());
+        phase = Phase.OPENING_BACKEND;
+        ctx.channel().config().setAutoRead(false);
+        apply(authentication.onHandshakeResponse(user, change.authPluginName(), change.authResponse()), 1);
+        if (phase == Phase.AUTHENTICATING) {
+            ctx.channel().config().setAutoRead(true);
+        }
     }
 
     private void onResetConnection(Packet packet) {

@@ -137,6 +137,21 @@ class SessionStateIT {
     }
 
     @ParameterizedTest
+    @EnumSource(value = Driver.class, names = {"MYSQL_CONNECTOR_J", "MYSQL_CONNECTOR_J_SERVER_PREPARED"})
+    void changeUserStartsAFreshSession(Driver driver) throws SQLException {
+        try (Connection connection = gantry.connect(driver)) {
+            execute(connection, "SET @before = 'set'");
+            execute(connection, "SET time_zone = '+03:00'");
+            // COM_CHANGE_USER: same account (the only one Gantry accepts for now), another database.
+            connection.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).changeUser("app", "app");
+            assertThat(queryString(connection, "SELECT @before")).isNull();
+            assertThat(queryString(connection, "SELECT @@time_zone")).isNotEqualTo("+03:00");
+            // No longer pinned by the old session's user variable: reads go to a replica again.
+            assertThat(topology.replicas()).contains(gantry.whereRuns(connection, "SELECT @@server_id"));
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(Driver.class)
     void serverErrorsReachTheClientAndTheSessionGoesOn(Driver driver) throws SQLException {
         try (Connection connection = gantry.connect(driver)) {
