@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.topology.HealthChecker;
+import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -45,6 +46,15 @@ public final class RunningProxy implements AutoCloseable {
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval)
             throws InterruptedException {
+        ServerValidator.Report report = new ServerValidator(config.connectTimeout()).validate(urls);
+        String problem = report.fatalProblem();
+        if (problem != null) {
+            throw new IllegalStateException(problem);
+        }
+        for (ServerValidator.Unreachable unreachable : report.unreachable()) {
+            LOG.warn("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
+                    unreachable.reason());
+        }
         Upstreams upstreams = new Upstreams(urls, Clock.systemUTC());
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {

@@ -32,16 +32,24 @@ final class MariaDbServer implements DatabaseServer {
     private final String name;
     private final Path directory;
     private final MariaDbInstallation installation;
+    private final List<String> extraOptions;
     private volatile int port;
     private volatile boolean readOnly;
     private volatile Process process;
 
     MariaDbServer(String name, Path directory, int port, MariaDbInstallation installation, boolean readOnly) {
+        this(name, directory, port, installation, readOnly, List.of());
+    }
+
+    /** @param extraOptions {@code my.cnf} lines appended last, so they override the sandbox's own settings */
+    MariaDbServer(String name, Path directory, int port, MariaDbInstallation installation, boolean readOnly,
+                  List<String> extraOptions) {
         this.name = name;
         this.directory = directory;
         this.port = port;
         this.installation = installation;
         this.readOnly = readOnly;
+        this.extraOptions = List.copyOf(extraOptions);
     }
 
     @Override
@@ -203,6 +211,7 @@ final class MariaDbServer implements DatabaseServer {
         lines.add("read-only=" + (readOnly ? "ON" : "OFF"));
         lines.add("relay-log-recovery=ON");
         lines.addAll(commonOptions());
+        lines.addAll(extraOptions);
         try {
             Files.write(directory.resolve("my.cnf"), lines, StandardCharsets.UTF_8);
         } catch (IOException e) {

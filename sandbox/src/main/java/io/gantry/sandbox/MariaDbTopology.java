@@ -51,6 +51,16 @@ public final class MariaDbTopology implements Topology {
      */
     public static MariaDbTopology start(MariaDbInstallation installation, Path directory, int replicaCount,
                                         int basePort) {
+        return start(installation, directory, replicaCount, basePort, List.of());
+    }
+
+    /**
+     * Like {@link #start(MariaDbInstallation, Path, int, int)}, with extra {@code my.cnf} lines for every server
+     * (they come last and override the sandbox's settings): for tests that need a server set up differently, such
+     * as one without GTIDs or with another collation.
+     */
+    public static MariaDbTopology start(MariaDbInstallation installation, Path directory, int replicaCount,
+                                        int basePort, List<String> extraOptions) {
         if (replicaCount < 0 || replicaCount > 9) {
             throw new IllegalArgumentException("replicas must be between 0 and 9, not " + replicaCount);
         }
@@ -69,7 +79,7 @@ public final class MariaDbTopology implements Topology {
             int port = basePort == 0 ? MariaDbServer.freePort() : basePort + i;
             Path serverDirectory = directory.resolve(name);
             TemplateDataDirectory.copyTo(template, serverDirectory.resolve("data"));
-            servers.add(new MariaDbServer(name, serverDirectory, port, installation, i > 0));
+            servers.add(new MariaDbServer(name, serverDirectory, port, installation, i > 0, extraOptions));
         }
         MariaDbTopology topology = new MariaDbTopology(installation, directory, basePort == 0, servers);
         try {

@@ -54,6 +54,16 @@ public final class Sandboxes {
         return kind.start(directory, replicas);
     }
 
+    /**
+     * A lone MariaDB server (no replicas) with extra {@code my.cnf} lines, for tests of servers that are set up
+     * wrongly on purpose; the caller closes it.
+     */
+    public static MariaDbTopology startMisfit(String name, List<String> extraOptions) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return MariaDbTopology.start(MariaDbInstallation.locate(), directory, 0, 0, extraOptions);
+    }
+
     /** Stops the shared topologies (the shutdown hook does it too; this lets a test check nothing is left). */
     public static synchronized void closeShared() {
         SHARED.values().forEach(Topology::close);

@@ -1,0 +1,186 @@
+package io.gantry.topology;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The checks a server list must pass before Gantry uses it, at startup and before an online change: every server
+ * has GTIDs (MySQL {@code gtid_mode=ON}; MariaDB binary log on and {@code gtid_strict_mode=ON}), has the database,
+ * and agrees with the others on {@code lower_case_table_names}, time zone and server collation. A wrong password or
+ * a failed check is fatal and names the server and the check; an unreachable server is only reported, and the list
+ * is usable while at least one server passes.
+ */
+public final class ServerValidator {
+
+    /** The outcome for one server. */
+    public sealed interface Outcome {
+        UpstreamUrl url();
+    }
+
+    /** The server passed every check; the settings others must match. */
+    public record Passed(UpstreamUrl url, Settings settings) implements Outcome {
+    }
+
+    /** The server could not be reached; it starts marked down. */
+    public record Unreachable(UpstreamUrl url, String reason) implements Outcome {
+    }
+
+    /** The server answered but failed a check (a wrong password counts): the list is refused. */
+    public record Failed(UpstreamUrl url, String check, String message) implements Outcome {
+    }
+
+    /** What servers of one list must agree on. */
+    public record Settings(String flavour, int lowerCaseTableNames, String timeZone, String collation) {
+    }
+
+    /** All outcomes, in list order. */
+    public record Report(List<Outcome> outcomes) {
+
+        /** The first fatal problem, as an operator reads it, or null when the list is usable. */
+        public String fatalProblem() {
+            for (Outcome outcome : outcomes) {
+                if (outcome instanceof Failed failed) {
+                    return failed.url().address() + " failed the " + failed.check() + " check: " + failed.message();
+                }
+            }
+            if (outcomes.stream().noneMatch(o -> o instanceof Passed)) {
+                return "no server passed validation: " + String.join("; ", outcomes.stream()
+                        .map(o -> o.url().address() + ": " + ((Unreachable) o).reason()).toList());
+            }
+            return null;
+        }
+
+        public List<Unreachable> unreachable() {
+            return outcomes.stream().filter(o -> o instanceof Unreachable).map(o -> (Unreachable) o).toList();
+        }
+    }
+
+    private final Duration connectTimeout;
+
+    public ServerValidator(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    /** Validates a list: the entries must name one database, then each server is checked against the first. */
+    public Report validate(List<UpstreamUrl> urls) {
+        List<Outcome> outcomes = new ArrayList<>();
+        String database = urls.get(0).database();
+        Settings reference = null;
+        UpstreamUrl referenceUrl = null;
+        for (UpstreamUrl url : urls) {
+            if (!url.database().equals(database)) {
+                outcomes.add(new Failed(url, "database name", "it names database '" + url.database() + "' but "
+                        + urls.get(0).address() + " names '" + database + "'; every server must serve the same one"));
+                continue;
+            }
+            Outcome outcome = check(url);
+            if (outcome instanceof Passed passed) {
+                if (reference == null) {
+                    reference = passed.settings();
+                    referenceUrl = url;
+                } else {
+                    Failed mismatch = compare(url, passed.settings(), referenceUrl, reference);
+                    if (mismatch != null) {
+                        outcome = mismatch;
+                    }
+                }
+            }
+            outcomes.add(outcome);
+        }
+        return new Report(outcomes);
+    }
+
+    private Outcome check(UpstreamUrl url) {
+        Properties properties = new Properties();
+        properties.setProperty("user", url.user());
+        properties.setProperty("password", url.password());
+        properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
+        properties.setProperty("socketTimeout", Long.toString(connectTimeout.toMillis() * 2));
+        properties.setProperty("sslMode", "PREFERRED");
+        properties.setProperty("allowPublicKeyRetrieval", "true");
+        Connection connection;
+        try {
+            connection = DriverManager.getConnection("jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
+        } catch (SQLException e) {
+            // 28000: the server answered and refused the account; anything else: it did not answer.
+            if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
+                return new Failed(url, "login", "the server refused '" + url.user() + "': " + firstLine(e));
+            }
+            return new Unreachable(url, HealthChecker.describe(e));
+        }
+        try (connection; Statement statement = connection.createStatement()) {
+            String version = single(statement, "SELECT VERSION()");
+            boolean mariaDb = version.contains("MariaDB");
+            if (mariaDb) {
+                if (!"1".equals(single(statement, "SELECT @@GLOBAL.log_bin"))) {
+                    return new Failed(url, "GTID", "the binary log is off (MariaDB needs log_bin and "
+                            + "gtid_strict_mode=ON for GTID positions)");
+                }
+                if (!"1".equals(single(statement, "SELECT @@GLOBAL.gtid_strict_mode"))) {
+                    return new Failed(url, "GTID", "gtid_strict_mode is OFF (MariaDB needs it ON)");
+                }
+            } else if (!"ON".equalsIgnoreCase(single(statement, "SELECT @@GLOBAL.gtid_mode"))) {
+                return new Failed(url, "GTID", "gtid_mode is " + single(statement, "SELECT @@GLOBAL.gtid_mode")
+                        + " (MySQL needs gtid_mode=ON)");
+            }
+            try (PreparedStatement schema = connection.prepareStatement(
+                    "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?")) {
+                schema.setString(1, url.database());
+                try (ResultSet rows = schema.executeQuery()) {
+                    rows.next();
+                    if (rows.getInt(1) == 0) {
+                        return new Failed(url, "database", "database '" + url.database() + "' does not exist "
+                                + "(or '" + url.user() + "' cannot see it)");
+                    }
+                }
+            }
+            String timeZone = single(statement, "SELECT @@GLOBAL.time_zone");
+            if ("SYSTEM".equalsIgnoreCase(timeZone)) {
+                timeZone = "SYSTEM (" + single(statement, "SELECT @@GLOBAL.system_time_zone") + ")";
+            }
+            Settings settings = new Settings(mariaDb ? "MariaDB" : "MySQL",
+                    Integer.parseInt(single(statement, "SELECT @@GLOBAL.lower_case_table_names")), timeZone,
+                    single(statement, "SELECT @@GLOBAL.collation_server"));
+            return new Passed(url, settings);
+        } catch (SQLException e) {
+            return new Unreachable(url, "checks interrupted: " + HealthChecker.describe(e));
+        }
+    }
+
+    private static Failed compare(UpstreamUrl url, Settings settings, UpstreamUrl referenceUrl, Settings reference) {
+        if (settings.lowerCaseTableNames() != reference.lowerCaseTableNames()) {
+            return new Failed(url, "lower_case_table_names", "it is " + settings.lowerCaseTableNames() + ", "
+                    + referenceUrl.address() + " has " + reference.lowerCaseTableNames());
+        }
+        if (!settings.timeZone().equals(reference.timeZone())) {
+            return new Failed(url, "time zone", "it is " + settings.timeZone() + ", " + referenceUrl.address()
+                    + " has " + reference.timeZone());
+        }
+        if (!settings.collation().equals(reference.collation())) {
+            return new Failed(url, "server collation", "it is " + settings.collation() + ", "
+                    + referenceUrl.address() + " has " + reference.collation());
+        }
+        return null;
+    }
+
+    private static String single(Statement statement, String sql) throws SQLException {
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    private static String firstLine(SQLException e) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+}
