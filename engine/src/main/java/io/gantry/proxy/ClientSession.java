@@ -46,6 +46,7 @@ import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.wire.PacketFrameDecoder;
+import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.gantry.wire.SslRequest;
@@ -84,6 +85,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Map<UpstreamServer, ServerId> SERVER_IDS = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** What Gantry offers clients. Everything here is forwarded to backends unchanged. */
     static final int SERVER_CAPABILITIES = CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG
@@ -95,6 +97,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     /** Stands for the primary in routing when none is known; a decision for it is answered with an error. */
     private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
     private static final int UTF8MB4_GENERAL_CI = 45;
+    private static final int MAX_QUEUED_COMMANDS = 16;
+    private static final int MAX_QUEUED_BYTES = 1 << 20;
+    /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
+    private static final int BATCH_COPY_LIMIT = 8 * 1024;
 
     private enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
@@ -106,6 +112,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private final SessionStateLog stateLog = new SessionStateLog();
     private final PreparedStatements prepared = new PreparedStatements();
     private final ArrayDeque<Packet> queued = new ArrayDeque<>();
+    private long queuedBytes;
+    /** Response packets of the current read burst, framed, not yet written. */
+    private ByteBuf batch;
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.GREETING_SENT;
     private boolean admitted;
@@ -176,7 +185,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     if (awaitingClientData != null) {
                         forwardClientData(packet);
                     } else {
-                        queued.add(packet);
+                        queue(packet);
                     }
                 }
                 case CLOSED -> packet.release();
@@ -445,11 +454,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         authentication = new ClientAuthentication(proxy.serviceAccount().user(), proxy.serviceAccount().password(),
                 seed, tlsActive, proxy.rsaKey(), proxy.sha2Cache(), remoteHost());
         phase = Phase.OPENING_BACKEND;
-        ctx.channel().config().setAutoRead(false);
         apply(authentication.onHandshakeResponse(user, change.authPluginName(), change.authResponse()), 1);
-        if (phase == Phase.AUTHENTICATING) {
-            ctx.channel().config().setAutoRead(true);
-        }
     }
 
     private void onResetConnection(Packet packet) {
@@ -476,7 +481,6 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      */
     private void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
         phase = Phase.RUNNING;
-        ctx.channel().config().setAutoRead(false);
         uses++;
         obtain(server).addListener(future -> {
             if (!future.isSuccess()) {
@@ -517,27 +521,26 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             @Override
             public void onPacket(Packet response, ResponseFraming framing) {
                 rewriter.rewrite(response, framing);
-                ctx.write(response);
+                writeToClient(response);
                 if (framing.awaitingClient()) {
                     // LOCAL INFILE: the client now sends the file, ending with an empty packet.
                     awaitingClientData = connection;
-                    ctx.flush();
-                    ctx.channel().config().setAutoRead(true);
+                    flushBatch();
                 } else if (!ctx.channel().isWritable()) {
                     throttledBackend = connection;
                     connection.setAutoRead(false);
-                    ctx.flush();
+                    flushBatch();
                 }
             }
 
             @Override
             public void onBatchEnd() {
-                ctx.flush();
+                flushBatch();
             }
 
             @Override
             public void onComplete(ResponseFraming framing) {
-                ctx.flush();
+                flushBatch();
                 awaitingClientData = null;
                 if (stateCommand != null && !framing.failed()) {
                     appliedStateVersion.put(connection, stateLog.record(stateCommand));
@@ -554,12 +557,38 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /**
+     * Frames a response packet into the buffer of the current read burst: the packets of a burst (a whole small
+     * result, typically) leave in one buffer and one write. Large packets go as they are, without a copy.
+     */
+    private void writeToClient(Packet response) {
+        int length = response.payload().readableBytes();
+        if (length > BATCH_COPY_LIMIT) {
+            flushBatch();
+            ctx.write(response);
+            return;
+        }
+        if (batch == null) {
+            batch = ctx.alloc().ioBuffer(Math.max(256, length + Packet.HEADER_SIZE));
+        }
+        PacketFrameEncoder.writeFramed(response, batch);
+        response.release();
+    }
+
+    private void flushBatch() {
+        if (batch != null) {
+            ByteBuf out = batch;
+            batch = null;
+            ctx.write(out);
+        }
+        ctx.flush();
+    }
+
     private void forwardClientData(Packet packet) {
         boolean last = packet.payload().readableBytes() == 0;
         awaitingClientData.forwardFromClient(packet);
         if (last) {
             awaitingClientData = null;
-            ctx.channel().config().setAutoRead(false);
         }
     }
 
@@ -580,14 +609,28 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         phase = Phase.READY;
         drainQueue();
-        if (phase == Phase.READY) {
+        if (phase == Phase.READY && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Keeps a command that arrived while another runs (a pipelining client). Reading stays on in the usual
+     * one-command-at-a-time case, which saves two system calls per command; it pauses only while a pipelining
+     * client is ahead by more than {@value #MAX_QUEUED_COMMANDS} commands or {@value #MAX_QUEUED_BYTES} bytes.
+     */
+    private void queue(Packet packet) {
+        queued.add(packet);
+        queuedBytes += packet.payload().readableBytes();
+        if (queued.size() > MAX_QUEUED_COMMANDS || queuedBytes > MAX_QUEUED_BYTES) {
+            ctx.channel().config().setAutoRead(false);
         }
     }
 
     private void drainQueue() {
         Packet next = queued.poll();
         if (next != null) {
+            queuedBytes -= next.payload().readableBytes();
             dispatch(next);
         }
     }
@@ -977,6 +1020,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         while ((packet = queued.poll()) != null) {
             packet.release();
         }
+        if (batch != null) {
+            batch.release();
+            batch = null;
+        }
         if (admitted) {
             admitted = false;
             proxy.sessionClosed();
@@ -993,7 +1040,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     }
 
     private static ServerId idOf(UpstreamServer server) {
-        return new ServerId(server.address());
+        // Routing runs per statement: keep one id per server instead of building strings every time.
+        return SERVER_IDS.computeIfAbsent(server, s -> new ServerId(s.address()));
     }
 
     private static String abbreviate(String sql) {

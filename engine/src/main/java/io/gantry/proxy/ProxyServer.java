@@ -43,7 +43,9 @@ public final class ProxyServer implements AutoCloseable {
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
-    private final EventLoopGroup workers = new NioEventLoopGroup(0, new DefaultThreadFactory("gantry-io"));
+    /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
+    private final EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+            new DefaultThreadFactory("gantry-io"));
     private Channel listener;
 
     /**

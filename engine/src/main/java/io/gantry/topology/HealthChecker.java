@@ -66,6 +66,7 @@ public final class HealthChecker implements AutoCloseable {
             checks.get(i).join().ifPresent(p -> results.put(p.server(), p));
         }
         choosePrimary(results);
+        upstreams.listener().onHealthRound(upstreams.servers());
     }
 
     private void roundSafely() {

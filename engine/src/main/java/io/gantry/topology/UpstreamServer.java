@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class UpstreamServer {
 
     private final UpstreamUrl url;
+    private final String address;
     private final AtomicInteger connections = new AtomicInteger();
     private volatile int weight;
     private volatile Role role = Role.UNKNOWN;
@@ -21,6 +22,7 @@ public final class UpstreamServer {
 
     public UpstreamServer(UpstreamUrl url) {
         this.url = url;
+        this.address = url.address();
         this.weight = url.weight();
     }
 
@@ -30,7 +32,7 @@ public final class UpstreamServer {
 
     /** {@code host:port}. */
     public String address() {
-        return url.address();
+        return address;
     }
 
     public int weight() {

@@ -14,14 +14,58 @@ public final class Upstreams {
 
     private static final Logger LOG = LoggerFactory.getLogger(Upstreams.class);
 
-    private final List<UpstreamServer> servers;
+    private volatile List<UpstreamServer> servers;
     private final Clock clock;
+    private volatile TopologyListener listener = TopologyListener.NONE;
     private volatile UpstreamServer primary;
     private volatile String noPrimaryReason = "no health check has run yet";
 
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
         this.servers = urls.stream().map(UpstreamServer::new).toList();
         this.clock = clock;
+    }
+
+    /** Who hears about downs, ups, role and list changes. */
+    public void setListener(TopologyListener listener) {
+        this.listener = listener;
+    }
+
+    TopologyListener listener() {
+        return listener;
+    }
+
+    /**
+     * Replaces the list (an online {@code ALTER GANTRY CHANGE UPSTREAM}). Servers still in the list keep their
+     * state and weight from the new entry; new ones start unknown until the next health round.
+     */
+    public synchronized void replace(List<UpstreamUrl> urls, String reason) {
+        List<UpstreamServer> next = urls.stream()
+                .map(url -> find(url.address()).filter(s -> s.url().equals(url.withWeight(s.url().weight())))
+                        .map(s -> {
+                            s.setWeight(url.weight());
+                            return s;
+                        })
+                        .orElseGet(() -> new UpstreamServer(url)))
+                .toList();
+        servers = next;
+        UpstreamServer current = primary;
+        if (current != null && !next.contains(current)) {
+            primary = null;
+            noPrimaryReason = "the primary left the list; waiting for the next health round";
+        }
+        LOG.warn("topology: server list changed to {} ({})", next.stream().map(UpstreamServer::address).toList(),
+                reason);
+        listener.onChange(null, TopologyListener.Change.LIST_CHANGED, reason);
+    }
+
+    /** Changes a server's weight (a console slider, {@code ALTER GANTRY SET WEIGHT}). */
+    public void setWeight(String address, int weight) {
+        UpstreamServer server = find(address).orElseThrow(() -> new IllegalArgumentException(
+                "no server " + address + " in the upstream list"));
+        int before = server.weight();
+        server.setWeight(weight);
+        LOG.info("topology: weight of {} changed from {} to {}", address, before, weight);
+        listener.onChange(address, TopologyListener.Change.WEIGHT_CHANGED, "weight " + before + " -> " + weight);
     }
 
     /** Every server, in list order. */
@@ -62,6 +106,7 @@ public final class Upstreams {
     public void markDown(UpstreamServer server, String reason) {
         if (server.markDown(reason, clock.instant())) {
             LOG.warn("topology: {} is DOWN: {}", server.address(), reason);
+            listener.onChange(server.address(), TopologyListener.Change.DOWN, reason);
         }
     }
 
@@ -70,10 +115,12 @@ public final class Upstreams {
         Role before = server.role();
         if (server.checkSucceeded(role, rttMicros, clock.instant())) {
             LOG.info("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
+            listener.onChange(server.address(), TopologyListener.Change.UP, "health check succeeded");
         }
         if (before != Role.UNKNOWN && before != role) {
-            LOG.warn("topology: {} changed role from {} to {}", server.address(), before.name().toLowerCase(),
-                    role.name().toLowerCase());
+            String change = "role changed from " + before.name().toLowerCase() + " to " + role.name().toLowerCase();
+            LOG.warn("topology: {} {}", server.address(), change);
+            listener.onChange(server.address(), TopologyListener.Change.ROLE_CHANGE, change);
         }
     }
 
@@ -91,6 +138,11 @@ public final class Upstreams {
                 LOG.warn("topology: primary moved from {} to {}; writes follow", before.address(),
                         newPrimary.address());
             }
+            listener.onChange(newPrimary == null ? null : newPrimary.address(),
+                    TopologyListener.Change.PRIMARY_CHANGE, newPrimary == null
+                            ? "no primary: " + reasonWhenNone
+                            : "primary is now " + newPrimary.address()
+                            + (before == null ? "" : " (was " + before.address() + ")"));
         }
     }
 }

@@ -1,0 +1,116 @@
+package io.gantry.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The health loop notices what happens to servers: deaths, returns and promotions. */
+class HealthLoopIT {
+
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+
+    @ParameterizedTest(name = "health interval {0} s")
+    @ValueSource(ints = {1, 10})
+    void killedReplicaIsSeenDownThenUpWithinOneIntervalPlusTheConnectTimeout(int intervalSeconds) throws Exception {
+        Duration interval = Duration.ofSeconds(intervalSeconds);
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "health", 1);
+             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval)) {
+            DatabaseServer replica = topology.replicas().get(0);
+            UpstreamServer seen = proxy.upstreams().find(replica.address()).orElseThrow();
+            assertThat(seen.isUp()).isTrue();
+
+            long killedAt = System.nanoTime();
+            topology.kill(replica);
+            long downAfter = waitUntil(() -> !seen.isUp(), interval.plus(CONNECT_TIMEOUT).plusSeconds(2)) - killedAt;
+
+            topology.start(replica);
+            long startedAt = System.nanoTime();
+            long upAfter = waitUntil(seen::isUp, interval.plus(CONNECT_TIMEOUT).plusSeconds(2)) - startedAt;
+
+            System.out.printf("HealthLoopIT: interval %d s: down seen after %d ms, up again after %d ms%n",
+                    intervalSeconds, downAfter / 1_000_000, upAfter / 1_000_000);
+            assertThat(downAfter / 1_000_000).isLessThanOrEqualTo(interval.plus(CONNECT_TIMEOUT).toMillis() + 500);
+            assertThat(seen.lastError()).contains("health check failed");
+            assertThat(upAfter / 1_000_000).isLessThanOrEqualTo(interval.plus(CONNECT_TIMEOUT).toMillis() + 500);
+        }
+    }
+
+    @ParameterizedTest(name = "health interval {0} s")
+    @ValueSource(ints = {1})
+    void promotionMovesWritesToTheNewPrimaryWithinOneInterval(int intervalSeconds) throws Exception {
+        Duration interval = Duration.ofSeconds(intervalSeconds);
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "promotion", 2);
+             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
+             Connection session = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + proxy.address().getPort()
+                     + "/app?sslMode=DISABLED", "app", "app")) {
+            execute(session, "CREATE TABLE moved (id INT PRIMARY KEY)");
+            DatabaseServer promoted = topology.replicas().get(0);
+
+            topology.promote(promoted);
+            long promotedAt = System.nanoTime();
+            UpstreamServer next = proxy.upstreams().find(promoted.address()).orElseThrow();
+            long followed = waitUntil(() -> proxy.upstreams().primary().map(p -> p == next).orElse(false),
+                    interval.plusSeconds(3)) - promotedAt;
+            System.out.printf("HealthLoopIT: writes followed the promotion after %d ms%n", followed / 1_000_000);
+
+            // The same session and new sessions write to the new primary.
+            execute(session, "INSERT INTO moved VALUES (1)");
+            assertThat(serverId(session, "/*#mode=READWRITE*/ SELECT @@server_id")).isEqualTo(promoted.port());
+            try (Connection fresh = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:"
+                    + proxy.address().getPort() + "/app?sslMode=disable", "app", "app")) {
+                execute(fresh, "INSERT INTO moved VALUES (2)");
+            }
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            try (Connection direct = topology.connectAsApp(topology.replicas().get(0));
+                 Statement statement = direct.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM moved")) {
+                rows.next();
+                assertThat(rows.getInt(1)).isEqualTo(2);
+            }
+        }
+    }
+
+    private static ProxyConfig config() {
+        return ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)).withConnectTimeout(CONNECT_TIMEOUT);
+    }
+
+    /** Polls every 20 ms; returns System.nanoTime() when the condition first held. */
+    private static long waitUntil(BooleanSupplier condition, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within " + limit.toMillis() + " ms");
+            }
+            Thread.sleep(20);
+        }
+        return System.nanoTime();
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static long serverId(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+}
