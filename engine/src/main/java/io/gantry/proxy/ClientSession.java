@@ -36,6 +36,8 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.ChangeUser;
 import io.gantry.wire.ClientHandshake;
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.TextResultSet;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.HandshakeResponse41;
@@ -70,6 +72,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -342,6 +345,12 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
         String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
                 StandardCharsets.ISO_8859_1);
+        Optional<CompletionStage<AdminReply>> admin = proxy.adminHandler().handle(sql, user);
+        if (admin.isPresent()) {
+            packet.release();
+            runAdmin(admin.get());
+            return;
+        }
         Routed routed = route(sql, true);
         if (routed == null) {
             packet.release();
@@ -350,6 +359,44 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(packet.payload()) : null;
         run(packet, routed.server(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
+    }
+
+    /** Gantry's own SQL: the reply is computed off the event loop and written back on it. */
+    private void runAdmin(CompletionStage<AdminReply> reply) {
+        phase = Phase.RUNNING;
+        reply.whenComplete((answer, failure) -> ctx.executor().execute(() -> {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            if (failure != null) {
+                LOG.error("session {}: admin statement failed: {}", id, failure.toString(), failure);
+                writeError(1, ErrPacket.of(1105, "HY000", "Gantry admin statement failed: " + failure.getMessage()));
+            } else {
+                writeAdminReply(answer);
+            }
+            ctx.flush();
+            commandDone();
+        }));
+    }
+
+    private void writeAdminReply(AdminReply reply) {
+        if (reply instanceof AdminReply.Rows rows) {
+            List<ColumnDefinition> columns = rows.columns().stream()
+                    .map(name -> ColumnDefinition.text("gantry", "", name)).toList();
+            int sequence = 1;
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.rows(), capabilities, localStatus(),
+                    ctx.alloc())) {
+                ctx.write(new Packet(sequence++ & 0xFF, payload));
+            }
+        } else if (reply instanceof AdminReply.Ok ok) {
+            // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
+            LOG.info("session {}: admin statement done: {}", id, ok.message());
+            ByteBuf out = ctx.alloc().buffer(16);
+            OkPacket.of(ok.affectedRows(), 0, localStatus(), 0).encode(out, capabilities);
+            ctx.write(new Packet(1, out));
+        } else {
+            writeError(1, ((AdminReply.Error) reply).error());
+        }
     }
 
     /** Where a statement runs, and what it is. */
@@ -973,9 +1020,19 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     // ---- replies and closing -----------------------------------------------------------------------------------
 
+    /**
+     * The status flags for a packet Gantry makes itself: the session's transaction and mode flags as the last
+     * server reported them, without flags that describe that server's own packet (session state changed, more
+     * results), which would promise content this packet does not have.
+     */
+    private int localStatus() {
+        return lastStatus & (ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT
+                | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY | ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+    }
+
     private void writeOk(int sequenceId) {
         ByteBuf out = ctx.alloc().buffer(16);
-        OkPacket.of(0, 0, lastStatus, 0).encode(out, capabilities);
+        OkPacket.of(0, 0, localStatus(), 0).encode(out, capabilities);
         ctx.write(new Packet(sequenceId, out));
     }
 

@@ -37,6 +37,7 @@ public final class ProxyServer implements AutoCloseable {
     private final UpstreamUrl serviceAccount;
     private final String serverVersion;
     private final Router router = Router.withThreadLocalRandom();
+    private final AdminHandler adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
     private final CachingSha2Cache sha2Cache = new CachingSha2Cache();
@@ -54,6 +55,13 @@ public final class ProxyServer implements AutoCloseable {
      * @param serverVersion  the version string shown to clients (the primary's own)
      */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, UpstreamUrl serviceAccount, String serverVersion) {
+        this(config, upstreams, serviceAccount, serverVersion, AdminHandler.NONE);
+    }
+
+    /** @param adminHandler answers Gantry's own SQL on the proxy port */
+    public ProxyServer(ProxyConfig config, Upstreams upstreams, UpstreamUrl serviceAccount, String serverVersion,
+                       AdminHandler adminHandler) {
+        this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
         this.serviceAccount = serviceAccount;
@@ -110,6 +118,10 @@ public final class ProxyServer implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    AdminHandler adminHandler() {
+        return adminHandler;
     }
 
     Optional<SslContext> sslContext() {

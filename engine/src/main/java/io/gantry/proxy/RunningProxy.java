@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
+import io.gantry.topology.TopologyListener;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -15,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +48,16 @@ public final class RunningProxy implements AutoCloseable {
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval)
             throws InterruptedException {
+        return start(config, urls, healthInterval, TopologyListener.NONE, upstreams -> AdminHandler.NONE);
+    }
+
+    /**
+     * @param listener hears downs, ups, role changes and health rounds (from the first check on)
+     * @param admin    makes the handler of Gantry's own SQL, given the live upstream list
+     */
+    public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
+                                     TopologyListener listener, Function<Upstreams, AdminHandler> admin)
+            throws InterruptedException {
         ServerValidator.Report report = new ServerValidator(config.connectTimeout()).validate(urls);
         String problem = report.fatalProblem();
         if (problem != null) {
@@ -56,6 +68,7 @@ public final class RunningProxy implements AutoCloseable {
                     unreachable.reason());
         }
         Upstreams upstreams = new Upstreams(urls, Clock.systemUTC());
+        upstreams.setListener(listener);
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
             health.checkNow();
@@ -69,7 +82,7 @@ public final class RunningProxy implements AutoCloseable {
                     () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
                             upstreams.noPrimaryReason()));
             String version = serverVersion(upstreams, config.connectTimeout());
-            ProxyServer server = new ProxyServer(config, upstreams, urls.get(0), version);
+            ProxyServer server = new ProxyServer(config, upstreams, urls.get(0), version, admin.apply(upstreams));
             InetSocketAddress bound = server.start();
             health.start(healthInterval);
             return new RunningProxy(upstreams, health, server, bound);

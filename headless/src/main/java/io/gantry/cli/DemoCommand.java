@@ -1,12 +1,14 @@
 package io.gantry.cli;
 
 import io.gantry.proxy.ProxyConfig;
-import io.gantry.proxy.RunningProxy;
+import io.gantry.Gantry;
+import io.gantry.authority.Retention;
 import io.gantry.sandbox.Credentials;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
 import io.gantry.sandbox.MariaDbInstallation;
 import io.gantry.sandbox.MariaDbTopology;
 import java.io.PrintWriter;
@@ -63,9 +65,11 @@ final class DemoCommand implements Callable<Integer> {
         out.flush();
         MariaDbTopology topology = MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(),
                 replicas, basePort);
-        RunningProxy gantry;
+        Gantry gantry;
         try {
-            gantry = RunningProxy.start(config, upstreamUrls(topology), proxy.healthInterval());
+            gantry = Gantry.start(new Gantry.Options(config, upstreamUrls(topology), List.of(),
+                    directory.toAbsolutePath().resolve("gantry-data"), proxy.healthInterval(), Retention.DEFAULT,
+                    Set.of()));
         } catch (RuntimeException e) {
             topology.close();
             throw e;
@@ -100,7 +104,7 @@ final class DemoCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private static void printServers(PrintWriter out, MariaDbTopology topology, RunningProxy gantry) {
+    private static void printServers(PrintWriter out, MariaDbTopology topology, Gantry gantry) {
         out.println();
         out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
                 + topology.directory());

@@ -1,7 +1,8 @@
 package io.gantry.cli;
 
+import io.gantry.Gantry;
+import io.gantry.authority.Retention;
 import io.gantry.proxy.ProxyConfig;
-import io.gantry.proxy.RunningProxy;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.topology.UpstreamUrl;
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -24,27 +26,60 @@ final class RunCommand implements Callable<Integer> {
     @CommandLine.Mixin
     ProxyOptions proxy = new ProxyOptions();
 
-    @Option(names = "--upstream-db-url", required = true, paramLabel = "URL[,URL...]",
+    @Option(names = "--upstream-db-url", paramLabel = "URL[,URL...]",
             description = "The servers: mysql://user:password@host:port/database, each with an optional |weight "
                     + "(1..100, default 50). Comma separated, or the flag repeated. The first URL's account is "
-                    + "Gantry's service account.")
-    List<String> upstreamUrls;
+                    + "Gantry's service account. Stored in --data-dir on the first start; later only the password "
+                    + "is taken from here (it is never stored).")
+    List<String> upstreamUrls = List.of();
+
+    @Option(names = "--cdc-db-url", paramLabel = "URL[,URL...]",
+            description = "The servers the change stream may read from, same form; default: the upstream list.")
+    List<String> cdcUrls = List.of();
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
+            description = "Where the Authority keeps server lists, health history and events "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--health-retention", paramLabel = "AGE", defaultValue = "7d",
+            description = "How long health samples and events are kept: 7d, 12h, 30m ... (default: ${DEFAULT-VALUE}).")
+    String healthRetention;
+
+    @Option(names = "--admin-users", paramLabel = "USER[,USER...]", split = ",",
+            description = "Accounts allowed to run Gantry's admin statements (default: the service account).")
+    List<String> adminUsers = List.of();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws InterruptedException {
-        List<UpstreamUrl> urls;
-        try {
-            urls = UpstreamUrl.parseList(upstreamUrls);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--upstream-db-url: " + e.getMessage());
-        }
-        ProxyConfig config = proxy.toConfig(spec.commandLine());
-        RunningProxy running = RunningProxy.start(config, urls, proxy.healthInterval());
-        awaitShutdown(running);
+        Gantry.Options options = new Gantry.Options(proxy.toConfig(spec.commandLine()),
+                parse("--upstream-db-url", upstreamUrls), parse("--cdc-db-url", cdcUrls), dataDir,
+                proxy.healthInterval(), retention(), Set.copyOf(adminUsers));
+        Gantry gantry = Gantry.start(options);
+        awaitShutdown(gantry);
         return 0;
+    }
+
+    private List<UpstreamUrl> parse(String flag, List<String> values) {
+        if (values.isEmpty()) {
+            return List.of();
+        }
+        try {
+            return UpstreamUrl.parseList(values);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), flag + ": " + e.getMessage());
+        }
+    }
+
+    private Retention retention() {
+        try {
+            return Retention.parse(healthRetention);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--health-retention: " + e.getMessage());
+        }
     }
 
     /** Blocks until the JVM is asked to stop, then closes the proxy. */

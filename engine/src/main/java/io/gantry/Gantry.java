@@ -1,0 +1,166 @@
+package io.gantry;
+
+import io.gantry.admin.AdminService;
+import io.gantry.authority.Authority;
+import io.gantry.authority.EventKind;
+import io.gantry.authority.Pruner;
+import io.gantry.authority.Purpose;
+import io.gantry.authority.Retention;
+import io.gantry.authority.StoredServer;
+import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.topology.ServerValidator;
+import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.Upstreams;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole engine, started and stopped together: the Authority, the server lists (from the Authority after the
+ * first start), validation, the health loop with its history, the proxy and the admin SQL.
+ */
+public final class Gantry implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Gantry.class);
+
+    /**
+     * How to run.
+     *
+     * @param proxy           the proxy's settings
+     * @param upstreamFlags   {@code --upstream-db-url}: stored on the first start, then ignored (with a warning) except
+     *                        for the service account's password, which is never stored
+     * @param cdcFlags        {@code --cdc-db-url}, empty to use the upstream list
+     * @param dataDir         {@code --data-dir}: where the Authority lives
+     * @param healthInterval  {@code --upstream-health-interval-secs}
+     * @param retention       {@code --health-retention} of health samples and events
+     * @param adminUsers      accounts allowed to run admin statements; empty means the service account
+     */
+    public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
+                          Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers) {
+    }
+
+    private final Authority authority;
+    private final HealthRecorder recorder;
+    private final Pruner pruner;
+    private final RunningProxy proxy;
+    private final AdminService admin;
+
+    private Gantry(Authority authority, HealthRecorder recorder, Pruner pruner, RunningProxy proxy,
+                   AdminService admin) {
+        this.authority = authority;
+        this.recorder = recorder;
+        this.pruner = pruner;
+        this.proxy = proxy;
+        this.admin = admin;
+    }
+
+    public static Gantry start(Options options) throws InterruptedException {
+        Authority authority = Authority.open(options.dataDir());
+        HealthRecorder recorder = new HealthRecorder(authority, Clock.systemUTC());
+        Pruner pruner = null;
+        try {
+            List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
+                    options.upstreamFlags());
+            List<UpstreamUrl> cdc = serverList(authority, Purpose.CDC,
+                    options.cdcFlags().isEmpty() ? options.upstreamFlags() : options.cdcFlags(), options.upstreamFlags());
+            Set<String> adminUsers = options.adminUsers().isEmpty() ? Set.of(upstream.get(0).user())
+                    : options.adminUsers();
+            Instant started = Instant.now();
+            AdminService[] adminHolder = new AdminService[1];
+            RunningProxy[] proxyHolder = new RunningProxy[1];
+            RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
+                    upstreams -> adminHolder[0] = new AdminService(upstreams, authority,
+                            new ServerValidator(options.proxy().connectTimeout()), adminUsers, cdc,
+                            () -> engineStatus(proxyHolder[0], started)));
+            proxyHolder[0] = proxy;
+            pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
+            recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
+            return new Gantry(authority, recorder, pruner, proxy, adminHolder[0]);
+        } catch (RuntimeException | InterruptedException e) {
+            if (pruner != null) {
+                pruner.close();
+            }
+            recorder.close();
+            authority.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The list to use: the one stored in the Authority if there is one (the flags are then ignored, with a
+     * warning), else the flags' list, which is stored. Passwords are never stored: they come from the flags.
+     */
+    private static List<UpstreamUrl> serverList(Authority authority, Purpose purpose, List<UpstreamUrl> flags,
+                                                List<UpstreamUrl> passwordSource) {
+        Optional<List<StoredServer>> stored = authority.serverList(purpose);
+        if (stored.isEmpty()) {
+            if (flags.isEmpty()) {
+                throw new IllegalArgumentException("no " + purpose.sqlName() + " server list: give --upstream-db-url "
+                        + "on the first start");
+            }
+            authority.replaceServerList(purpose, flags.stream().map(u -> new StoredServer(u.host(), u.port(),
+                    u.database(), u.user(), u.weight())).toList(), "first start: list from the command line");
+            return flags;
+        }
+        LOG.warn("gantry: using the {} server list stored in {} ({} servers); the command-line list is ignored "
+                        + "after the first start; change it online with ALTER GANTRY CHANGE {} TO '...'",
+                purpose.sqlName(), authority.dataDir(), stored.get().size(),
+                purpose == Purpose.PROXY ? "UPSTREAM" : "CDC");
+        return stored.get().stream().map(s -> new UpstreamUrl(s.host(), s.port(), s.database(), s.user(),
+                password(s.user(), passwordSource), s.weight())).toList();
+    }
+
+    private static String password(String user, List<UpstreamUrl> source) {
+        return source.stream().filter(u -> u.user().equals(user)).map(UpstreamUrl::password).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("the stored server list uses the account '" + user
+                        + "', whose password is never stored: give it in --upstream-db-url"));
+    }
+
+    private static Map<String, String> engineStatus(RunningProxy proxy, Instant started) {
+        Map<String, String> status = new LinkedHashMap<>();
+        String version = Gantry.class.getPackage().getImplementationVersion();
+        status.put("Version", version == null ? "development build" : version);
+        if (proxy != null) {
+            status.put("Listening", describe(proxy.address()));
+            status.put("Client Sessions", Integer.toString(proxy.openSessions()));
+        }
+        status.put("Started", started.toString());
+        status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
+        return status;
+    }
+
+    private static String describe(InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    public InetSocketAddress address() {
+        return proxy.address();
+    }
+
+    public Upstreams upstreams() {
+        return proxy.upstreams();
+    }
+
+    public Authority authority() {
+        return authority;
+    }
+
+    @Override
+    public void close() {
+        proxy.close();
+        admin.close();
+        pruner.close();
+        recorder.close();
+        authority.close();
+    }
+}

@@ -1,0 +1,221 @@
+package io.gantry.admin;
+
+import io.gantry.authority.Authority;
+import io.gantry.authority.LiveServerRow;
+import io.gantry.authority.Purpose;
+import io.gantry.authority.QueryResult;
+import io.gantry.authority.StoredServer;
+import io.gantry.proxy.AdminHandler;
+import io.gantry.proxy.AdminReply;
+import io.gantry.topology.ServerValidator;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.ErrPacket;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs Gantry's admin SQL: {@code SELECT} over {@code gantry.upstream_servers}, {@code gantry.events} and
+ * {@code gantry.health_history} (executed by H2 in the Authority, over the live state copied in first),
+ * {@code SHOW GANTRY STATUS}, and the {@code ALTER GANTRY} statements. Only the accounts in {@code --admin-users}
+ * may run them; the work runs on its own thread ({@code gantry-admin}), never on an event loop.
+ */
+public final class AdminService implements AdminHandler, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminService.class);
+    private static final List<String> TABLES = List.of("events", "health_history", "upstream_servers");
+
+    private final Upstreams upstreams;
+    private final Authority authority;
+    private final ServerValidator validator;
+    private final Set<String> adminUsers;
+    private final Supplier<Map<String, String>> engineStatus;
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "gantry-admin");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private volatile List<UpstreamUrl> cdcList;
+
+    /**
+     * @param cdcList      the CDC server list (the upstream list when none was given)
+     * @param engineStatus rows for {@code SHOW GANTRY STATUS} that only the engine knows (listen address,
+     *                     sessions, uptime), in display order
+     */
+    public AdminService(Upstreams upstreams, Authority authority, ServerValidator validator, Set<String> adminUsers,
+                        List<UpstreamUrl> cdcList, Supplier<Map<String, String>> engineStatus) {
+        this.upstreams = upstreams;
+        this.authority = authority;
+        this.validator = validator;
+        this.adminUsers = Set.copyOf(adminUsers);
+        this.cdcList = List.copyOf(cdcList);
+        this.engineStatus = engineStatus;
+    }
+
+    @Override
+    public Optional<CompletionStage<AdminReply>> handle(String sql, String user) {
+        Optional<AdminStatement> statement = AdminStatements.parse(sql);
+        if (statement.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!adminUsers.contains(user)) {
+            LOG.warn("admin: '{}' is not an admin user; refused: {}", user, statement.get().getClass().getSimpleName());
+            return Optional.of(CompletableFuture.completedFuture(new AdminReply.Error(ErrPacket.of(1227, "42000",
+                    "Access denied; only the --admin-users accounts may run Gantry admin statements"))));
+        }
+        return Optional.of(CompletableFuture.supplyAsync(() -> execute(statement.get(), user), executor));
+    }
+
+    private AdminReply execute(AdminStatement statement, String user) {
+        try {
+            if (statement instanceof AdminStatement.TableQuery query) {
+                authority.replaceLiveServers(liveRows());
+                QueryResult result = authority.select(query.sql());
+                return new AdminReply.Rows(result.columns(), result.rows());
+            }
+            if (statement instanceof AdminStatement.ShowTables show) {
+                return showTables(show);
+            }
+            if (statement instanceof AdminStatement.ShowStatus) {
+                return status();
+            }
+            if (statement instanceof AdminStatement.SetWeight setWeight) {
+                return setWeight(setWeight, user);
+            }
+            if (statement instanceof AdminStatement.ChangeUpstream change) {
+                return changeList(Purpose.PROXY, change.urls(), user);
+            }
+            if (statement instanceof AdminStatement.ChangeCdc change) {
+                return changeList(Purpose.CDC, change.urls(), user);
+            }
+            if (statement instanceof AdminStatement.StopReplication
+                    || statement instanceof AdminStatement.StartReplication) {
+                return error(1235, "42000", "CDC is not part of this Gantry build yet, so there is no replication to "
+                        + "stop or start");
+            }
+            return error(1064, "42000", ((AdminStatement.Invalid) statement).message());
+        } catch (IllegalArgumentException e) {
+            return error(1064, "42000", e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("admin: {} failed: {}", statement.getClass().getSimpleName(), e.toString(), e);
+            return error(1105, "HY000", e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    private AdminReply showTables(AdminStatement.ShowTables show) {
+        List<List<String>> rows = new ArrayList<>();
+        for (String table : TABLES) {
+            if (show.pattern() == null || matchesLike(table, show.pattern())) {
+                rows.add(show.full() ? List.of(table, "BASE TABLE") : List.of(table));
+            }
+        }
+        return new AdminReply.Rows(show.full() ? List.of("Tables_in_gantry", "Table_type")
+                : List.of("Tables_in_gantry"), rows);
+    }
+
+    private AdminReply status() {
+        Map<String, String> values = new LinkedHashMap<>(engineStatus.get());
+        values.put("Primary", upstreams.primary().map(UpstreamServer::address)
+                .orElse("none (" + upstreams.noPrimaryReason() + ")"));
+        List<UpstreamServer> servers = upstreams.servers();
+        values.put("Upstream Servers", servers.size() + " (" + servers.stream().filter(UpstreamServer::isUp).count()
+                + " up)");
+        values.put("Replicas Up", String.join(", ", upstreams.upReplicas().stream()
+                .map(UpstreamServer::address).toList()));
+        values.put("CDC Server", "none (CDC is not part of this build yet)");
+        values.put("CDC Servers", String.join(", ", cdcList.stream().map(UpstreamUrl::address).toList()));
+        values.put("Data Directory", authority.dataDir().toAbsolutePath().toString());
+        List<List<String>> rows = new ArrayList<>();
+        values.forEach((name, value) -> rows.add(List.of(name, value)));
+        return new AdminReply.Rows(List.of("Variable_name", "Value"), rows);
+    }
+
+    private AdminReply setWeight(AdminStatement.SetWeight statement, String user) {
+        if (upstreams.find(statement.hostPort()).isEmpty()) {
+            return error(1105, "HY000", "no server " + statement.hostPort() + " in the upstream list (see SELECT "
+                    + "host, port FROM gantry.upstream_servers)");
+        }
+        upstreams.setWeight(statement.hostPort(), statement.weight());
+        authority.setWeight(statement.hostPort(), statement.weight());
+        LOG.info("admin: '{}' set the weight of {} to {}", user, statement.hostPort(), statement.weight());
+        return new AdminReply.Ok(1, "weight of " + statement.hostPort() + " is now " + statement.weight());
+    }
+
+    /** Validates first: a list that fails any check is refused, and the old one stays. */
+    private AdminReply changeList(Purpose purpose, String text, String user) {
+        List<UpstreamUrl> urls = UpstreamUrl.parseList(List.of(text));
+        ServerValidator.Report report = validator.validate(urls);
+        String problem = report.fatalProblem();
+        if (problem != null) {
+            LOG.warn("admin: '{}' tried to change the {} list; refused: {}", user, purpose.sqlName(), problem);
+            return error(1105, "HY000", "the new list was refused and the old one stays: " + problem);
+        }
+        String reason = "ALTER GANTRY CHANGE " + (purpose == Purpose.PROXY ? "UPSTREAM" : "CDC") + " by '" + user
+                + "'";
+        authority.replaceServerList(purpose, stored(urls), reason);
+        if (purpose == Purpose.PROXY) {
+            upstreams.replace(urls, reason);
+        } else {
+            cdcList = List.copyOf(urls);
+        }
+        String unreachable = String.join(", ", report.unreachable().stream().map(u -> u.url().address()).toList());
+        return new AdminReply.Ok(urls.size(), urls.size() + " servers in the " + purpose.sqlName() + " list"
+                + (unreachable.isEmpty() ? "" : "; unreachable now: " + unreachable));
+    }
+
+    /** The live state of every server of either list, for {@code gantry.upstream_servers}. */
+    private List<LiveServerRow> liveRows() {
+        Map<String, LiveServerRow> rows = new LinkedHashMap<>();
+        List<UpstreamUrl> cdc = cdcList;
+        for (UpstreamServer server : upstreams.servers()) {
+            EnumSet<Purpose> purposes = EnumSet.of(Purpose.PROXY);
+            if (cdc.stream().anyMatch(u -> u.address().equals(server.address()))) {
+                purposes.add(Purpose.CDC);
+            }
+            UpstreamUrl url = server.url();
+            rows.put(server.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
+                    server.weight(), Purpose.describe(purposes), false, server.isUp() ? "up" : "down",
+                    server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
+                    null, server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
+        }
+        // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
+        for (UpstreamUrl url : cdc) {
+            rows.putIfAbsent(url.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
+                    url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), false, "unchecked", null, null, 0,
+                    "unknown", null, null));
+        }
+        return new ArrayList<>(rows.values());
+    }
+
+    static List<StoredServer> stored(List<UpstreamUrl> urls) {
+        return urls.stream().map(u -> new StoredServer(u.host(), u.port(), u.database(), u.user(), u.weight()))
+                .toList();
+    }
+
+    private static boolean matchesLike(String value, String pattern) {
+        String regex = pattern.replace("\\", "\\\\").replace(".", "\\.").replace("%", ".*").replace("_", ".");
+        return value.matches("(?i)" + regex);
+    }
+
+    private static AdminReply error(int code, String state, String message) {
+        return new AdminReply.Error(ErrPacket.of(code, state, message));
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,474 @@
+package io.gantry.admin;
+
+import io.gantry.admin.AdminStatement.ChangeCdc;
+import io.gantry.admin.AdminStatement.ChangeUpstream;
+import io.gantry.admin.AdminStatement.Invalid;
+import io.gantry.admin.AdminStatement.SetWeight;
+import io.gantry.admin.AdminStatement.ShowStatus;
+import io.gantry.admin.AdminStatement.ShowTables;
+import io.gantry.admin.AdminStatement.StartReplication;
+import io.gantry.admin.AdminStatement.StopReplication;
+import io.gantry.admin.AdminStatement.TableQuery;
+import io.gantry.admin.SqlLexer.Kind;
+import io.gantry.admin.SqlLexer.Token;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Recognises the statements Gantry answers itself in the text of a COM_QUERY.
+ *
+ * <p>Recognised, with keywords in any case, any whitespace and comments between tokens and an
+ * optional trailing {@code ;}:
+ * <ul>
+ * <li>{@code SHOW GANTRY STATUS}</li>
+ * <li>{@code ALTER GANTRY CHANGE UPSTREAM TO '<list>'}, {@code ALTER GANTRY CHANGE CDC TO '<list>'}:
+ *     the list a string literal in single or double quotes, unescaped (doubled quotes and
+ *     backslash escapes; adjacent literals are joined, as MySQL does)</li>
+ * <li>{@code ALTER GANTRY SET WEIGHT 'host:port' TO n}, n from 1 to 100</li>
+ * <li>{@code STOP GANTRY REPLICATION}, {@code START GANTRY REPLICATION}</li>
+ * <li>{@code SHOW [FULL] TABLES {FROM | IN} gantry [LIKE 'pattern']}</li>
+ * <li>a query ({@code SELECT}, {@code WITH ... SELECT}, {@code TABLE}, possibly in parentheses)
+ *     that names a table of the {@code gantry} schema qualified with {@code gantry.}, quoted or
+ *     not, in any case: {@code gantry.events}, {@code `GANTRY`.`events`}. A name counts when it is
+ *     one of {@link #GANTRY_TABLES}, or any name right after {@code FROM}, {@code JOIN} or
+ *     {@code TABLE} (so {@code SELECT * FROM gantry.nosuch} gets "table not found" from the
+ *     Authority rather than "unknown database" from a server).</li>
+ * </ul>
+ *
+ * <p>Text that starts with {@code ALTER GANTRY}, {@code SHOW GANTRY}, {@code STOP GANTRY} or
+ * {@code START GANTRY} but does not follow the grammar is {@link Invalid}, with a message that
+ * says what was expected and what was found. So is a query on the gantry tables that is followed
+ * by another statement, or whose text cannot be lexed. Everything else is not an admin statement
+ * ({@link Optional#empty()}) and goes to the servers, including text that mentions {@code gantry}
+ * only inside a string literal, a comment, a longer name ({@code app.gantry_events}) or as a
+ * table of another schema ({@code app.gantry.x}).
+ *
+ * <p>Statements without the letters {@code gantry} are rejected by a case-insensitive scan that
+ * allocates nothing ({@link #mentionsGantry(CharSequence)}); only the rest are lexed.
+ *
+ * <p>Known limits: a column qualified with a table named {@code gantry} of the current database
+ * ({@code SELECT gantry.events FROM gantry}) is taken for the gantry table {@code events}. Writes
+ * to the gantry tables ({@code DELETE FROM gantry.events}) are not recognised and reach the
+ * servers.
+ */
+public final class AdminStatements {
+
+    /** The schema of Gantry's own tables, as clients write it. */
+    public static final String SCHEMA = "gantry";
+    /** The tables of the {@code gantry} schema, lower case. */
+    public static final List<String> GANTRY_TABLES = List.of("upstream_servers", "events", "health_history");
+
+    private static final String KEYWORD = "GANTRY";
+    private static final int MAX_SHOWN = 60;
+    private static final int MAX_PORT = 65_535;
+
+    private AdminStatements() {
+    }
+
+    /**
+     * Parses {@code sql} assuming backslash escapes in string literals (the server default).
+     *
+     * @param sql the COM_QUERY text; {@code null} is not an admin statement
+     * @return the admin statement, {@link Invalid} if malformed, or empty for a statement for the servers
+     */
+    public static Optional<AdminStatement> parse(String sql) {
+        return parse(sql, false);
+    }
+
+    /**
+     * Parses {@code sql}.
+     *
+     * @param sql                the COM_QUERY text; {@code null} is not an admin statement
+     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}
+     *                           ({@code SERVER_STATUS_NO_BACKSLASH_ESCAPES} in the status flags):
+     *                           then a backslash in a string literal is an ordinary character
+     * @return the admin statement, {@link Invalid} if malformed, or empty for a statement for the servers
+     */
+    public static Optional<AdminStatement> parse(String sql, boolean noBackslashEscapes) {
+        if (sql == null || !mentionsGantry(sql)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(new Parser(sql, SqlLexer.tokenize(sql, !noBackslashEscapes)).statement());
+    }
+
+    /**
+     * True if {@code sql} contains {@code gantry} in any case, anywhere. Allocates nothing; false
+     * means {@link #parse} returns empty.
+     */
+    public static boolean mentionsGantry(CharSequence sql) {
+        int last = sql.length() - KEYWORD.length();
+        for (int i = 0; i <= last; i++) {
+            if (matchesKeywordAt(sql, i)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean matchesKeywordAt(CharSequence sql, int at) {
+        for (int j = 0; j < KEYWORD.length(); j++) {
+            char c = sql.charAt(at + j);
+            // ASCII case folding is enough: GANTRY is ASCII, and no other character folds to one of its letters.
+            if ((c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c) != KEYWORD.charAt(j)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One parse over the tokens of one text. */
+    private static final class Parser {
+
+        private static final String ALTER_GANTRY = "ALTER GANTRY expects CHANGE UPSTREAM TO '<list>', "
+                + "CHANGE CDC TO '<list>' or SET WEIGHT 'host:port' TO 1..100";
+        private static final String ALTER_GANTRY_CHANGE = "ALTER GANTRY CHANGE expects UPSTREAM TO '<list>' "
+                + "or CDC TO '<list>'";
+        private static final String ALTER_GANTRY_SET = "ALTER GANTRY SET expects WEIGHT 'host:port' TO 1..100";
+        private static final String SET_WEIGHT = "ALTER GANTRY SET WEIGHT expects 'host:port' TO 1..100";
+        private static final String LIST = "TO '<url>[|weight],...'";
+
+        private final String sql;
+        private final List<Token> tokens;
+        /** Tokens from here on are trailing semicolons. */
+        private final int end;
+
+        Parser(String sql, List<Token> tokens) {
+            this.sql = sql;
+            this.tokens = tokens;
+            int last = tokens.size();
+            while (last > 0 && tokens.get(last - 1).isSymbol(';')) {
+                last--;
+            }
+            this.end = last;
+        }
+
+        /** The statement, or null if this is not an admin statement. */
+        AdminStatement statement() {
+            Token first = token(0);
+            if (first == null) {
+                return null;
+            }
+            if (first.isSymbol('(')) {
+                return tableQuery();
+            }
+            if (first.kind() != Kind.WORD) {
+                return null;
+            }
+            return switch (first.text().toUpperCase(Locale.ROOT)) {
+                case "SHOW" -> {
+                    if (isWord(1, KEYWORD)) {
+                        yield showGantry();
+                    }
+                    yield isWord(1, "TABLES") || (isWord(1, "FULL") && isWord(2, "TABLES")) ? showTables() : null;
+                }
+                case "ALTER" -> isWord(1, KEYWORD) ? alterGantry() : null;
+                case "STOP", "START" -> isWord(1, KEYWORD) ? replication(first.isWord("STOP")) : null;
+                case "SELECT", "WITH", "TABLE" -> tableQuery();
+                default -> null;
+            };
+        }
+
+        // ---- admin statements ------------------------------------------------------------------
+
+        private AdminStatement showGantry() {
+            if (!isWord(2, "STATUS")) {
+                return invalid("SHOW GANTRY expects STATUS", 2);
+            }
+            return endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
+        }
+
+        private AdminStatement alterGantry() {
+            if (isWord(2, "CHANGE")) {
+                if (isWord(3, "UPSTREAM")) {
+                    return changeList(4, "ALTER GANTRY CHANGE UPSTREAM", ChangeUpstream::new);
+                }
+                if (isWord(3, "CDC")) {
+                    return changeList(4, "ALTER GANTRY CHANGE CDC", ChangeCdc::new);
+                }
+                return invalid(ALTER_GANTRY_CHANGE, 3);
+            }
+            if (isWord(2, "SET")) {
+                return isWord(3, "WEIGHT") ? setWeight(4) : invalid(ALTER_GANTRY_SET, 3);
+            }
+            return invalid(ALTER_GANTRY, 2);
+        }
+
+        private AdminStatement changeList(int at, String head, Function<String, AdminStatement> statement) {
+            String expects = head + " expects " + LIST;
+            if (!isWord(at, "TO")) {
+                return invalid(expects, at);
+            }
+            Literal list = literal(at + 1);
+            if (list == null) {
+                return invalid(expects, at + 1);
+            }
+            if (list.value().isBlank()) {
+                return new Invalid(expects + ", got an empty list");
+            }
+            return endsAt(list.next(), statement.apply(list.value()), head + " " + LIST);
+        }
+
+        private AdminStatement setWeight(int at) {
+            Literal hostPort = literal(at);
+            if (hostPort == null || !isHostPort(hostPort.value())) {
+                return invalid(SET_WEIGHT, at);
+            }
+            int to = hostPort.next();
+            if (!isWord(to, "TO")) {
+                return invalid(SET_WEIGHT, to);
+            }
+            int weight = weight(token(to + 1));
+            if (weight < 0) {
+                return invalid(SET_WEIGHT, to);
+            }
+            return endsAt(to + 2, new SetWeight(hostPort.value(), weight),
+                    "ALTER GANTRY SET WEIGHT 'host:port' TO 1..100");
+        }
+
+        private AdminStatement replication(boolean stop) {
+            String head = stop ? "STOP GANTRY" : "START GANTRY";
+            if (!isWord(2, "REPLICATION")) {
+                return invalid(head + " expects REPLICATION", 2);
+            }
+            return endsAt(3, stop ? new StopReplication() : new StartReplication(), head + " REPLICATION");
+        }
+
+        /** {@code SHOW [FULL] TABLES {FROM | IN} gantry [LIKE 'pattern']}; null for another schema. */
+        private AdminStatement showTables() {
+            boolean full = isWord(1, "FULL");
+            int at = full ? 3 : 2;
+            if (!(isWord(at, "FROM") || isWord(at, "IN"))) {
+                return null;
+            }
+            Token schema = token(at + 1);
+            if (schema == null || !schema.isIdentifier(SCHEMA)) {
+                return null;
+            }
+            at += 2;
+            String pattern = "%";
+            if (isWord(at, "LIKE")) {
+                Literal like = literal(at + 1);
+                if (like == null) {
+                    return invalid("SHOW TABLES FROM gantry LIKE expects a 'pattern'", at + 1);
+                }
+                pattern = like.value();
+                at = like.next();
+            }
+            if (at < end) {
+                return invalid("SHOW TABLES FROM gantry expects LIKE 'pattern' or the end of the statement", at);
+            }
+            return new ShowTables(full, pattern);
+        }
+
+        // ---- queries on the gantry tables -------------------------------------------------------
+
+        private AdminStatement tableQuery() {
+            int at = 0;
+            while (isSymbol(at, '(')) {
+                at++;
+            }
+            Token head = token(at);
+            if (head == null || !(head.isWord("SELECT") || head.isWord("TABLE")
+                    || (head.isWord("WITH") && withSelects(at + 1)))) {
+                return null;
+            }
+            if (!referencesGantryTable()) {
+                return null;
+            }
+            Token last = tokens.get(tokens.size() - 1);
+            if (last.kind() == Kind.ERROR) {
+                return new Invalid("a query on the gantry tables has " + last.text() + " at " + shown(last.start()));
+            }
+            for (int i = 0; i < end; i++) {
+                if (isSymbol(i, ';')) {
+                    return invalid("a query on the gantry tables must be a single statement, not followed by "
+                            + "another one", i);
+                }
+            }
+            return new TableQuery(sql);
+        }
+
+        /**
+         * After {@code WITH}: true if the statement the common table expressions belong to is a
+         * query. The first keyword outside parentheses that starts a statement decides; a
+         * parenthesis right after a closed CTE body opens a parenthesised query.
+         */
+        private boolean withSelects(int from) {
+            int depth = 0;
+            boolean afterClose = false;
+            for (int i = from; i < end; i++) {
+                Token t = tokens.get(i);
+                if (t.isSymbol('(')) {
+                    if (depth == 0 && afterClose) {
+                        return true;
+                    }
+                    depth++;
+                } else if (t.isSymbol(')')) {
+                    depth--;
+                } else if (depth == 0 && t.kind() == Kind.WORD) {
+                    switch (t.text().toUpperCase(Locale.ROOT)) {
+                        case "SELECT", "TABLE", "VALUES" -> {
+                            return true;
+                        }
+                        case "UPDATE", "DELETE", "INSERT", "REPLACE" -> {
+                            return false;
+                        }
+                        default -> {
+                        }
+                    }
+                }
+                afterClose = depth == 0 && t.isSymbol(')');
+            }
+            return false;
+        }
+
+        private boolean referencesGantryTable() {
+            for (int i = 0; i + 2 < end; i++) {
+                if (isGantryTableAt(i)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** {@code gantry . name} at {@code i}, not itself qualified ({@code app.gantry.x} is a column). */
+        private boolean isGantryTableAt(int i) {
+            Token schema = tokens.get(i);
+            if (!schema.isIdentifier(SCHEMA) || !isSymbol(i + 1, '.') || (i > 0 && isSymbol(i - 1, '.'))) {
+                return false;
+            }
+            Token table = tokens.get(i + 2);
+            if (table.kind() != Kind.WORD && table.kind() != Kind.QUOTED_IDENT) {
+                return false;
+            }
+            if (GANTRY_TABLES.contains(table.text().toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+            return i > 0 && (isWord(i - 1, "FROM") || isWord(i - 1, "JOIN") || isWord(i - 1, "TABLE"));
+        }
+
+        // ---- helpers ------------------------------------------------------------------------------
+
+        /** A string literal (adjacent ones joined) at {@code at}, or null. */
+        private Literal literal(int at) {
+            Token first = token(at);
+            if (first == null || first.kind() != Kind.STRING) {
+                return null;
+            }
+            StringBuilder value = new StringBuilder(first.text());
+            int next = at + 1;
+            for (Token t = token(next); t != null && t.kind() == Kind.STRING; t = token(++next)) {
+                value.append(t.text());
+            }
+            return new Literal(value.toString(), next);
+        }
+
+        /** The weight 1..100 in {@code token}, or -1. */
+        private static int weight(Token token) {
+            if (token == null || token.kind() != Kind.NUMBER) {
+                return -1;
+            }
+            int weight = 0;
+            for (int i = 0; i < token.text().length(); i++) {
+                char c = token.text().charAt(i);
+                if (c < '0' || c > '9' || weight > SetWeight.MAX_WEIGHT) {
+                    return -1;
+                }
+                weight = weight * 10 + (c - '0');
+            }
+            return weight >= SetWeight.MIN_WEIGHT && weight <= SetWeight.MAX_WEIGHT ? weight : -1;
+        }
+
+        /** {@code host:port} with a port of 1..65535; an IPv6 host in brackets. */
+        private static boolean isHostPort(String value) {
+            int colon = value.lastIndexOf(':');
+            if (colon <= 0 || colon == value.length() - 1 || value.length() - colon - 1 > 5) {
+                return false;
+            }
+            String host = value.substring(0, colon);
+            for (int i = 0; i < host.length(); i++) {
+                if (Character.isWhitespace(host.charAt(i))) {
+                    return false;
+                }
+            }
+            if (host.indexOf(':') >= 0 && !(host.startsWith("[") && host.endsWith("]") && host.length() > 2)) {
+                return false;
+            }
+            int port = 0;
+            for (int i = colon + 1; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c < '0' || c > '9') {
+                    return false;
+                }
+                port = port * 10 + (c - '0');
+            }
+            return port >= 1 && port <= MAX_PORT;
+        }
+
+        private AdminStatement endsAt(int at, AdminStatement statement, String syntax) {
+            return at < end ? invalid(syntax + " expects the end of the statement", at) : statement;
+        }
+
+        private Invalid invalid(String expects, int at) {
+            return new Invalid(expects + ", got " + found(at));
+        }
+
+        /** What the text holds at token {@code at}, for a message. */
+        private String found(int at) {
+            Token t = token(at);
+            if (t == null) {
+                return "the end of the statement";
+            }
+            if (t.kind() == Kind.ERROR) {
+                return t.text() + " at " + shown(t.start());
+            }
+            return shown(t.start());
+        }
+
+        /** The text from {@code start} to the end of the statement, quoted, on one line, cut if long. */
+        private String shown(int start) {
+            int stop = end == 0 ? start : Math.max(start, tokens.get(end - 1).end());
+            StringBuilder out = new StringBuilder(Math.min(stop - start, MAX_SHOWN) + 5).append('\'');
+            boolean space = false;
+            int shown = 0;
+            for (int i = start; i < stop; i++) {
+                char c = sql.charAt(i);
+                if (Character.isWhitespace(c)) {
+                    space = true;
+                    continue;
+                }
+                if (space && shown > 0) {
+                    out.append(' ');
+                    shown++;
+                }
+                space = false;
+                if (shown >= MAX_SHOWN) {
+                    return out.append("...'").toString();
+                }
+                out.append(c);
+                shown++;
+            }
+            return out.append('\'').toString();
+        }
+
+        private Token token(int i) {
+            return i < end ? tokens.get(i) : null;
+        }
+
+        private boolean isWord(int i, String keyword) {
+            Token t = token(i);
+            return t != null && t.isWord(keyword);
+        }
+
+        private boolean isSymbol(int i, char c) {
+            Token t = token(i);
+            return t != null && t.isSymbol(c);
+        }
+    }
+
+    /** A string literal's value and the index of the token after it. */
+    private record Literal(String value, int next) {
+    }
+}

@@ -1,0 +1,44 @@
+package io.gantry.authority;
+
+/** The kinds of entry on the failover timeline ({@code gantry.events.kind} holds the {@link #sqlName()}). */
+public enum EventKind {
+    /** A server was marked down (failed health check or failed session connection). */
+    DOWN("down"),
+    /** A server that was down passed a health check. */
+    UP("up"),
+    /** A server's role changed (primary, replica, unknown), or the primary moved. */
+    ROLE_CHANGE("role_change"),
+    /** The change stream moved to another server. */
+    CDC_MOVED("cdc_moved"),
+    /** A server list was replaced (first start or {@code ALTER GANTRY CHANGE ... TO}). */
+    LIST_CHANGED("list_changed"),
+    /** A server's weight changed ({@code ALTER GANTRY SET WEIGHT}). */
+    WEIGHT_CHANGED("weight_changed"),
+    /** Gantry started. */
+    STARTUP("startup");
+
+    private final String sqlName;
+
+    EventKind(String sqlName) {
+        this.sqlName = sqlName;
+    }
+
+    /** The name stored in {@code gantry.events.kind}, lower case with underscores. */
+    public String sqlName() {
+        return sqlName;
+    }
+
+    /**
+     * The kind with this SQL name.
+     *
+     * @throws IllegalArgumentException naming the value
+     */
+    public static EventKind fromSqlName(String name) {
+        for (EventKind kind : values()) {
+            if (kind.sqlName.equals(name)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown event kind '" + name + "'");
+    }
+}

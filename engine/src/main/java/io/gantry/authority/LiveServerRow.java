@@ -1,0 +1,45 @@
+package io.gantry.authority;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
+
+/**
+ * One row of {@code gantry.upstream_servers}: the live state of a server, copied in by
+ * {@link Authority#replaceLiveServers} before an admin query reads it. Components are in the table's column order.
+ *
+ * @param host        server host
+ * @param port        server port
+ * @param database    the database
+ * @param user        Gantry's service account (never a password)
+ * @param weight      1..100
+ * @param purpose     {@code cdc}, {@code proxy} or {@code cdc, proxy}; see {@link Purpose#describe}
+ * @param activeCdc   whether the change stream reads from this server now
+ * @param health      {@code up} or {@code down}
+ * @param downSince   when it went down, or null while up
+ * @param lastOk      last successful check or connection, or null if never
+ * @param connections backend connections Gantry has open to it now
+ * @param role        {@code primary}, {@code replica} or {@code unknown}
+ * @param lagMs       replication lag in milliseconds, or null if unknown
+ * @param rttMs       round trip of the last check in milliseconds, or null if none
+ */
+public record LiveServerRow(String host, int port, String database, String user, int weight, String purpose,
+                            boolean activeCdc, String health, Instant downSince, Instant lastOk, int connections,
+                            String role, Long lagMs, Double rttMs) {
+
+    public LiveServerRow {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(database, "database");
+        Objects.requireNonNull(user, "user");
+        Objects.requireNonNull(purpose, "purpose");
+        Objects.requireNonNull(health, "health");
+        Objects.requireNonNull(role, "role");
+        downSince = downSince == null ? null : downSince.truncatedTo(ChronoUnit.MILLIS);
+        lastOk = lastOk == null ? null : lastOk.truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    /** {@code host:port}. */
+    public String address() {
+        return host + ":" + port;
+    }
+}

@@ -1,0 +1,34 @@
+package io.gantry.authority;
+
+import java.util.Objects;
+
+/**
+ * One entry of a stored server list. There is deliberately no password: the Authority never stores one; the
+ * service account's password is supplied at runtime by whoever starts Gantry.
+ *
+ * @param host     server host name or address
+ * @param port     TCP port, 1..65535
+ * @param database the database Gantry and its clients use
+ * @param user     Gantry's service account on this server
+ * @param weight   1..100; share of replica reads and CDC preference
+ */
+public record StoredServer(String host, int port, String database, String user, int weight) {
+
+    public StoredServer {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(database, "database");
+        Objects.requireNonNull(user, "user");
+        if (host.isBlank()) {
+            throw new IllegalArgumentException("a stored server needs a host");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("port of " + host + " must be between 1 and 65535, not " + port);
+        }
+        Authority.checkWeight(weight);
+    }
+
+    /** {@code host:port}, the name Gantry uses for a server in logs, events and admin SQL. */
+    public String address() {
+        return host + ":" + port;
+    }
+}

@@ -1,0 +1,217 @@
+package io.gantry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.authority.Retention;
+import io.gantry.proxy.ProxyConfig;
+import io.gantry.route.ReadBalance;
+import io.gantry.route.RoutingConfig;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.UpstreamUrl;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole engine: the Authority, the lists it keeps, and the admin SQL on the proxy port. */
+class GantryAdminIT {
+
+    private static Topology topology;
+
+    @TempDir
+    Path dataDir;
+
+    @BeforeAll
+    static void topology() {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    }
+
+    @Test
+    void upstreamServersIsOrdinarySqlOverLiveState() throws Exception {
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(gantry)) {
+            List<Map<String, String>> all = rows(admin, "SELECT * FROM gantry.upstream_servers");
+            assertThat(all).hasSize(3);
+            assertThat(columns(admin, "SELECT * FROM gantry.upstream_servers")).containsExactly("host", "port",
+                    "database", "user", "weight", "purpose", "active_cdc", "health", "down_since", "last_ok",
+                    "connections", "role", "lag_ms", "rtt_ms");
+            List<Map<String, String>> replicas = rows(admin, "SELECT host, port, role FROM gantry.upstream_servers "
+                    + "WHERE role = 'replica' ORDER BY port DESC LIMIT 1");
+            assertThat(replicas).singleElement().satisfies(r -> assertThat(r.get("ROLE")).isEqualTo("replica"));
+            assertThat(rows(admin, "SELECT COUNT(*) AS n FROM gantry.upstream_servers WHERE health = 'up'"))
+                    .singleElement().satisfies(r -> assertThat(r.get("N")).isEqualTo("3"));
+            assertThat(rows(admin, "SELECT * FROM gantry.events")).anySatisfy(
+                    e -> assertThat(e.get("KIND")).isEqualTo("startup"));
+        }
+    }
+
+    @Test
+    void showGantryStatusHasOneRowPerItemIncludingTheCdcServer() throws Exception {
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(gantry)) {
+            Map<String, String> status = new LinkedHashMap<>();
+            for (Map<String, String> row : rows(admin, "SHOW GANTRY STATUS")) {
+                status.put(row.get("Variable_name"), row.get("Value"));
+            }
+            assertThat(status).containsKeys("Listening", "Primary", "Upstream Servers", "CDC Server");
+            assertThat(status.get("Primary")).isEqualTo(topology.primary().address());
+        }
+    }
+
+    @Test
+    void weightsChangeTheShareOfReads() throws Exception {
+        DatabaseServer heavy = topology.replicas().get(0);
+        DatabaseServer light = topology.replicas().get(1);
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.STATEMENT));
+             Connection session = connect(gantry)) {
+            execute(session, "ALTER GANTRY SET WEIGHT '" + heavy.address() + "' TO 80");
+            execute(session, "ALTER GANTRY SET WEIGHT '" + light.address() + "' TO 20");
+            int onHeavy = 0;
+            int reads = 10_000;
+            try (Statement statement = session.createStatement()) {
+                for (int i = 0; i < reads; i++) {
+                    try (ResultSet rows = statement.executeQuery("SELECT @@server_id")) {
+                        rows.next();
+                        if (rows.getInt(1) == heavy.port()) {
+                            onHeavy++;
+                        }
+                    }
+                }
+            }
+            System.out.printf("GantryAdminIT: %d of %d reads on the weight-80 replica%n", onHeavy, reads);
+            assertThat(onHeavy / (double) reads).isBetween(0.77, 0.83);
+            assertThat(rows(session, "SELECT weight FROM gantry.upstream_servers WHERE port = " + heavy.port()))
+                    .singleElement().satisfies(r -> assertThat(r.get("WEIGHT")).isEqualTo("80"));
+            assertThat(rows(session, "SELECT reason FROM gantry.events WHERE kind = 'weight_changed' AND server = '"
+                    + heavy.address() + "'")).isNotEmpty();
+            assertThatThrownBy(() -> execute(session, "ALTER GANTRY SET WEIGHT '" + heavy.address() + "' TO 101"))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("1..100");
+        }
+    }
+
+    @Test
+    void rejectedListChangeKeepsTheOldListAndAGoodOneReplacesIt() throws Exception {
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(gantry)) {
+            DatabaseServer primary = topology.primary();
+            assertThatThrownBy(() -> execute(admin, "ALTER GANTRY CHANGE UPSTREAM TO 'mysql://app:app@"
+                    + primary.address() + "/nowhere'"))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("the old one stays").hasMessageContaining("'nowhere' does not exist");
+            assertThat(rows(admin, "SELECT * FROM gantry.upstream_servers")).hasSize(3);
+
+            DatabaseServer replica = topology.replicas().get(0);
+            execute(admin, "ALTER GANTRY CHANGE UPSTREAM TO 'mysql://app:app@" + primary.address() + "/app,"
+                    + "mysql://app:app@" + replica.address() + "/app|70'");
+            assertThat(rows(admin, "SELECT port, weight FROM gantry.upstream_servers WHERE purpose LIKE '%proxy%'"))
+                    .extracting(r -> r.get("PORT") + "|" + r.get("WEIGHT"))
+                    .containsExactlyInAnyOrder(primary.port() + "|50", replica.port() + "|70");
+            // The CDC list did not change: the server that left the proxy list is still there, for CDC only.
+            assertThat(rows(admin, "SELECT purpose FROM gantry.upstream_servers WHERE port = "
+                    + topology.replicas().get(1).port())).singleElement()
+                    .satisfies(r -> assertThat(r.get("PURPOSE")).isEqualTo("cdc"));
+            // First start stored the proxy and CDC lists; the refused ALTER left no trace; the accepted one did.
+            assertThat(rows(admin, "SELECT reason FROM gantry.events WHERE kind = 'list_changed' ORDER BY id"))
+                    .extracting(r -> r.get("REASON"))
+                    .satisfiesExactly(
+                            first -> assertThat(first).startsWith("first start"),
+                            second -> assertThat(second).startsWith("first start"),
+                            third -> assertThat(third).startsWith("ALTER GANTRY CHANGE UPSTREAM by 'app'"));
+        }
+    }
+
+    @Test
+    void theListSurvivesARestartAndTheFlagsAreThenIgnored() throws Exception {
+        try (Gantry first = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION))) {
+            assertThat(first.upstreams().servers()).hasSize(3);
+        }
+        // Second start with only the primary on the command line: the stored list of three wins.
+        try (Gantry second = Gantry.start(options(urls().subList(0, 1), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(second)) {
+            assertThat(second.upstreams().servers()).hasSize(3);
+            assertThat(rows(admin, "SELECT * FROM gantry.upstream_servers")).hasSize(3);
+        }
+    }
+
+    @Test
+    void accountsOutsideAdminUsersAreRefused() throws Exception {
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of("dba"), ReadBalance.SESSION));
+             Connection session = connect(gantry)) {
+            assertThatThrownBy(() -> rows(session, "SELECT * FROM gantry.events"))
+                    .isInstanceOf(SQLException.class)
+                    .hasMessageContaining("Access denied")
+                    .satisfies(e -> assertThat(((SQLException) e).getErrorCode()).isEqualTo(1227));
+            assertThatThrownBy(() -> execute(session, "SHOW GANTRY STATUS")).hasMessageContaining("Access denied");
+            // Ordinary statements still work.
+            assertThat(rows(session, "SELECT 1 AS one")).hasSize(1);
+        }
+    }
+
+    private Gantry.Options options(List<UpstreamUrl> urls, Set<String> adminUsers, ReadBalance balance) {
+        ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
+                .withConnectTimeout(Duration.ofSeconds(2))
+                .withRouting(new RoutingConfig(false, 0, balance, true));
+        return new Gantry.Options(proxy, urls, List.of(), dataDir, Duration.ofSeconds(1), Retention.DEFAULT,
+                adminUsers);
+    }
+
+    private static List<UpstreamUrl> urls() {
+        return topology.servers().stream()
+                .map(s -> new UpstreamUrl(s.host(), s.port(), "app", "app", "app", 50)).toList();
+    }
+
+    private static Connection connect(Gantry gantry) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.address().getPort()
+                + "/app?sslMode=DISABLED", "app", "app");
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static List<String> columns(Connection connection, String sql) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+            ResultSetMetaData meta = result.getMetaData();
+            for (int i = 1; i <= meta.getColumnCount(); i++) {
+                names.add(meta.getColumnLabel(i));
+            }
+        }
+        return names;
+    }
+
+    private static List<Map<String, String>> rows(Connection connection, String sql) throws SQLException {
+        List<Map<String, String>> rows = new ArrayList<>();
+        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+            ResultSetMetaData meta = result.getMetaData();
+            while (result.next()) {
+                // Keys in the server's spelling, looked up without regard to case.
+                Map<String, String> row = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                for (int i = 1; i <= meta.getColumnCount(); i++) {
+                    row.put(meta.getColumnLabel(i), result.getString(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+}

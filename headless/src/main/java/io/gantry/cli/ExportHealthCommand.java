@@ -1,0 +1,165 @@
+package io.gantry.cli;
+
+import io.gantry.authority.Authority;
+import io.gantry.authority.HealthCsv;
+import io.gantry.authority.Retention;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code gantry export-health}: the health history of a data directory as RFC 4180 CSV (see {@link HealthCsv}),
+ * from a running Gantry (its Authority serves other processes) or a stopped one.
+ */
+@Command(name = "export-health", mixinStandardHelpOptions = true,
+        description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
+                + "row and ISO-8601 UTC times. Works on the data directory of a running or a stopped Gantry.")
+final class ExportHealthCommand implements Callable<Integer> {
+
+    @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
+            description = "Gantry's data directory (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--since", paramLabel = "TIME",
+            description = "First sample to export, inclusive: an ISO-8601 time (2026-11-30T21:00:00Z, or with an "
+                    + "offset; without one it is UTC), a date (2026-11-30 = midnight UTC), a time relative to now "
+                    + "(-1h, -7d, -30m, -90s) or 'now'. Default: the oldest sample.")
+    String since;
+
+    @Option(names = "--until", paramLabel = "TIME",
+            description = "End of the export, exclusive; same forms as --since. Default: no end.")
+    String until;
+
+    @Option(names = "--server", paramLabel = "HOST:PORT",
+            description = "Only this server's samples, named as in the server list (default: every server).")
+    String server;
+
+    @Option(names = "--out", paramLabel = "FILE",
+            description = "Write to this file (replaced whole at the end) instead of standard output.")
+    Path out;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    Clock clock = Clock.systemUTC();
+
+    @Override
+    public Integer call() throws IOException {
+        CommandLine commandLine = spec.commandLine();
+        Instant from = since == null ? null : parseTime("--since", since);
+        Instant to = until == null ? null : parseTime("--until", until);
+        if (from != null && to != null && !from.isBefore(to)) {
+            throw new CommandLine.ParameterException(commandLine,
+                    "--since (" + from + ") must be before --until (" + to + ")");
+        }
+        if (server != null && !server.matches(".+:\\d{1,5}")) {
+            throw new CommandLine.ParameterException(commandLine, "--server must be HOST:PORT, not '" + server + "'");
+        }
+        if (out != null && !Files.isDirectory(out.toAbsolutePath().getParent())) {
+            throw new CommandLine.ParameterException(commandLine,
+                    "--out: the directory " + out.toAbsolutePath().getParent() + " does not exist");
+        }
+        if (!Files.isDirectory(dataDir) || !Authority.exists(dataDir)) {
+            commandLine.getErr().println("gantry: no Gantry data in " + dataDir + (Files.isDirectory(dataDir)
+                    ? " (no " + Authority.FILE_NAME + ")" : " (no such directory)"));
+            return 1;
+        }
+        try (Authority authority = Authority.openExisting(dataDir)) {
+            if (out == null) {
+                PrintWriter stdout = commandLine.getOut();
+                export(authority, stdout, from, to);
+                stdout.flush();
+            } else {
+                long rows = exportToFile(authority, from, to);
+                commandLine.getOut().println("gantry: wrote " + rows + " health samples to " + out);
+                commandLine.getOut().flush();
+            }
+        }
+        return 0;
+    }
+
+    private long export(Authority authority, Writer writer, Instant from, Instant to) throws IOException {
+        HealthCsv csv = HealthCsv.start(writer);
+        try {
+            authority.forEachHealthSample(from, to, Optional.ofNullable(server), csv::append);
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        return csv.rows();
+    }
+
+    /** Writes next to the target and moves it into place, so a failed export never leaves half a file. */
+    private long exportToFile(Authority authority, Instant from, Instant to) throws IOException {
+        Path target = out.toAbsolutePath();
+        Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
+        try {
+            long rows;
+            try (BufferedWriter writer = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
+                rows = export(authority, writer, from, to);
+            }
+            try {
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            return rows;
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+    }
+
+    private Instant parseTime(String flag, String text) {
+        String value = text.strip();
+        if (value.equalsIgnoreCase("now")) {
+            return clock.instant();
+        }
+        if (value.startsWith("-")) {
+            try {
+                return clock.instant().minus(Retention.parse(value.substring(1)).duration());
+            } catch (IllegalArgumentException e) {
+                throw badTime(flag, text);
+            }
+        }
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException notAnInstant) {
+            try {
+                return OffsetDateTime.parse(value).toInstant();
+            } catch (DateTimeParseException notWithOffset) {
+                try {
+                    return LocalDateTime.parse(value).toInstant(ZoneOffset.UTC);
+                } catch (DateTimeParseException notLocal) {
+                    try {
+                        return LocalDate.parse(value).atStartOfDay().toInstant(ZoneOffset.UTC);
+                    } catch (DateTimeParseException notADate) {
+                        throw badTime(flag, text);
+                    }
+                }
+            }
+        }
+    }
+
+    private CommandLine.ParameterException badTime(String flag, String text) {
+        return new CommandLine.ParameterException(spec.commandLine(), flag + ": '" + text + "' is not a time; use "
+                + "an ISO-8601 time (2026-11-30T21:00:00Z), a date (2026-11-30), a relative time (-1h, -7d) or now");
+    }
+}
