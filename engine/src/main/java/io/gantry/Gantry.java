@@ -78,9 +78,10 @@ public final class Gantry implements AutoCloseable {
             Instant started = Instant.now();
             AdminService[] adminHolder = new AdminService[1];
             RunningProxy[] proxyHolder = new RunningProxy[1];
+            ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
+                    options.proxy().connectRetries());
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
-                    upstreams -> adminHolder[0] = new AdminService(upstreams, authority,
-                            new ServerValidator(options.proxy().connectTimeout()), adminUsers, cdc,
+                    upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
                             () -> engineStatus(proxyHolder[0], started)));
             proxyHolder[0] = proxy;
             pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());

@@ -444,7 +444,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             }
             routeState = routeState.afterRouting(decision);
         }
-        return new Routed(upstreams.find(decision.server().hostPort()).orElseThrow(), statement);
+        return new Routed(serverFor(decision.server(), upstreams), statement);
     }
 
     private void endTransactionOn(ServerId server) {
@@ -1094,6 +1094,16 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private String remoteHost() {
         java.net.SocketAddress address = ctx.channel().remoteAddress();
         return address instanceof java.net.InetSocketAddress inet ? inet.getHostString() : String.valueOf(address);
+    }
+
+    /** The server a routing decision names (a plain loop: this runs for every statement). */
+    private static UpstreamServer serverFor(ServerId id, Upstreams upstreams) {
+        for (UpstreamServer server : upstreams.servers()) {
+            if (idOf(server).equals(id)) {
+                return server;
+            }
+        }
+        throw new IllegalStateException("routing chose " + id + ", which is not in the upstream list");
     }
 
     private static ServerId idOf(UpstreamServer server) {

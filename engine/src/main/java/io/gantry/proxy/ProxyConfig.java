@@ -22,10 +22,13 @@ import java.util.Optional;
  * @param tls                  certificate and key offered to clients, or empty for no TLS
  * @param defaultAuthPlugin    the authentication plugin the greeting proposes ({@code mysql_native_password} or
  *                             {@code caching_sha2_password}); clients may answer with either
+ * @param connectRetries       how many more times Gantry's own connection attempts (validation now, CDC later) are
+ *                             tried after a server did not answer ({@code --upstream-connect-retries}, default 3);
+ *                             a session's failed connection is not retried: it marks the server down at once
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
-                          Optional<TlsFiles> tls, String defaultAuthPlugin) {
+                          Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries) {
 
     /** Default for {@link #maxPacketSize}. */
     public static final int DEFAULT_MAX_PACKET_SIZE = 64 * 1024 * 1024;
@@ -49,6 +52,10 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
         if (connectionRetention.isNegative()) {
             throw new IllegalArgumentException("--connection-retention-ms must not be negative");
         }
+        if (connectRetries < 0 || connectRetries > 100) {
+            throw new IllegalArgumentException("--upstream-connect-retries must be between 0 and 100, not "
+                    + connectRetries);
+        }
         if (!defaultAuthPlugin.equals(NativePassword.PLUGIN_NAME)
                 && !defaultAuthPlugin.equals(CachingSha2Password.PLUGIN_NAME)) {
             throw new IllegalArgumentException("--default-auth-plugin must be mysql_native_password or "
@@ -59,41 +66,46 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     /** The defaults of {@code gantry run}, listening on {@code listen}. */
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
-                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME);
+                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin);
+                defaultAuthPlugin, connectRetries);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin);
+                defaultAuthPlugin, connectRetries);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin);
+                defaultAuthPlugin, connectRetries);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin);
+                defaultAuthPlugin, connectRetries);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin);
+                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries);
+    }
+
+    public ProxyConfig withConnectRetries(int value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, value);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value);
+                maxPacketSize, tls, value, connectRetries);
     }
 }

@@ -2,20 +2,19 @@ package io.gantry.proxy;
 
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
+import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.TopologyListener;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +57,8 @@ public final class RunningProxy implements AutoCloseable {
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
                                      TopologyListener listener, Function<Upstreams, AdminHandler> admin)
             throws InterruptedException {
-        ServerValidator.Report report = new ServerValidator(config.connectTimeout()).validate(urls);
+        ServerValidator.Report report = new ServerValidator(config.connectTimeout(), config.connectRetries())
+                .validate(urls);
         String problem = report.fatalProblem();
         if (problem != null) {
             throw new IllegalStateException(problem);
@@ -111,15 +111,7 @@ public final class RunningProxy implements AutoCloseable {
     private static String serverVersion(Upstreams upstreams, Duration timeout) {
         UpstreamServer source = upstreams.primary()
                 .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
-        UpstreamUrl url = source.url();
-        Properties properties = new Properties();
-        properties.setProperty("user", url.user());
-        properties.setProperty("password", url.password());
-        properties.setProperty("connectTimeout", Long.toString(timeout.toMillis()));
-        properties.setProperty("sslMode", "PREFERRED");
-        properties.setProperty("allowPublicKeyRetrieval", "true");
-        try (Connection connection = DriverManager.getConnection(
-                "jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
+        try (Connection connection = ServiceConnections.open(source.url(), timeout);
              Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
             rows.next();

@@ -1,7 +1,6 @@
 package io.gantry.topology;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -79,17 +77,8 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     private Optional<Probe> probe(UpstreamServer server) {
-        UpstreamUrl url = server.url();
         long started = System.nanoTime();
-        Properties properties = new Properties();
-        properties.setProperty("user", url.user());
-        properties.setProperty("password", url.password());
-        properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
-        properties.setProperty("socketTimeout", Long.toString(connectTimeout.toMillis()));
-        properties.setProperty("sslMode", "PREFERRED");
-        properties.setProperty("allowPublicKeyRetrieval", "true");
-        String jdbc = "jdbc:mysql://" + url.host() + ":" + url.port() + "/";
-        try (Connection connection = DriverManager.getConnection(jdbc, properties);
+        try (Connection connection = ServiceConnections.open(server.url(), connectTimeout);
              Statement statement = connection.createStatement()) {
             boolean readOnly;
             try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only")) {

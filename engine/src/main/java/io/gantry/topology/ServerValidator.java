@@ -1,7 +1,6 @@
 package io.gantry.topology;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,7 +8,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 
 /**
  * The checks a server list must pass before Gantry uses it, at startup and before an online change: every server
@@ -64,9 +62,20 @@ public final class ServerValidator {
     }
 
     private final Duration connectTimeout;
+    private final int retries;
 
+    /** Without retries: a server that does not answer at once is unreachable. */
     public ServerValidator(Duration connectTimeout) {
+        this(connectTimeout, 0);
+    }
+
+    /**
+     * @param retries how many more times a server that does not answer is tried, with a short growing pause
+     *                (250 ms, doubling, at most 2 s); a server that answers and refuses is not retried
+     */
+    public ServerValidator(Duration connectTimeout, int retries) {
         this.connectTimeout = connectTimeout;
+        this.retries = retries;
     }
 
     /** Validates a list: the entries must name one database, then each server is checked against the first. */
@@ -99,24 +108,23 @@ public final class ServerValidator {
     }
 
     private Outcome check(UpstreamUrl url) {
-        Properties properties = new Properties();
-        properties.setProperty("user", url.user());
-        properties.setProperty("password", url.password());
-        properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
-        properties.setProperty("socketTimeout", Long.toString(connectTimeout.toMillis() * 2));
-        properties.setProperty("sslMode", "PREFERRED");
-        properties.setProperty("allowPublicKeyRetrieval", "true");
-        Connection connection;
-        try {
-            connection = DriverManager.getConnection("jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
-        } catch (SQLException e) {
-            // 28000: the server answered and refused the account; anything else: it did not answer.
-            if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
-                return new Failed(url, "login", "the server refused '" + url.user() + "': " + firstLine(e));
+        Connection connection = null;
+        for (int attempt = 0; connection == null; attempt++) {
+            try {
+                connection = ServiceConnections.open(url, connectTimeout);
+            } catch (SQLException e) {
+                // 28000: the server answered and refused the account; anything else: it did not answer.
+                if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
+                    return new Failed(url, "login", "the server refused '" + url.user() + "': " + firstLine(e));
+                }
+                if (attempt >= retries) {
+                    return new Unreachable(url, HealthChecker.describe(e)
+                            + (retries > 0 ? " (tried " + (retries + 1) + " times)" : ""));
+                }
+                pause(Math.min(2000L, 250L << attempt));
             }
-            return new Unreachable(url, HealthChecker.describe(e));
         }
-        try (connection; Statement statement = connection.createStatement()) {
+        try (Connection open = connection; Statement statement = open.createStatement()) {
             String version = single(statement, "SELECT VERSION()");
             boolean mariaDb = version.contains("MariaDB");
             if (mariaDb) {
@@ -131,7 +139,7 @@ public final class ServerValidator {
                 return new Failed(url, "GTID", "gtid_mode is " + single(statement, "SELECT @@GLOBAL.gtid_mode")
                         + " (MySQL needs gtid_mode=ON)");
             }
-            try (PreparedStatement schema = connection.prepareStatement(
+            try (PreparedStatement schema = open.prepareStatement(
                     "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?")) {
                 schema.setString(1, url.database());
                 try (ResultSet rows = schema.executeQuery()) {
@@ -169,6 +177,14 @@ public final class ServerValidator {
                     + referenceUrl.address() + " has " + reference.collation());
         }
         return null;
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static String single(Statement statement, String sql) throws SQLException {

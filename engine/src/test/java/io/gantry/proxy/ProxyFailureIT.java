@@ -138,6 +138,34 @@ class ProxyFailureIT {
         }
     }
 
+    @Test
+    void resultSetsAreFramedForClientsWithAndWithoutDeprecateEof() throws Exception {
+        byte[] query = "\u0003SELECT 1, 'two'".getBytes(StandardCharsets.ISO_8859_1);
+        try (RawClient classic = RawClient.login(gantry)) {
+            classic.sendPacket(0, query);
+            // Column count, two column definitions, EOF, one row, EOF.
+            assertThat(classic.readPacket()[0]).isEqualTo((byte) 2);
+            classic.readPacket();
+            classic.readPacket();
+            assertThat(classic.readPacket()[0] & 0xFF).as("EOF after the columns").isEqualTo(0xFE);
+            assertThat(new String(classic.readPacket(), StandardCharsets.ISO_8859_1)).contains("two");
+            byte[] end = classic.readPacket();
+            assertThat(end[0] & 0xFF).isEqualTo(0xFE);
+            assertThat(end.length).as("an EOF packet, not an OK").isEqualTo(5);
+        }
+        try (RawClient modern = RawClient.login(gantry, CapabilityFlags.CLIENT_DEPRECATE_EOF)) {
+            modern.sendPacket(0, query);
+            // Column count, two column definitions, one row, OK with the 0xFE header.
+            assertThat(modern.readPacket()[0]).isEqualTo((byte) 2);
+            modern.readPacket();
+            modern.readPacket();
+            assertThat(new String(modern.readPacket(), StandardCharsets.ISO_8859_1)).contains("two");
+            byte[] end = modern.readPacket();
+            assertThat(end[0] & 0xFF).isEqualTo(0xFE);
+            assertThat(end.length).as("an OK packet in place of the EOF").isGreaterThanOrEqualTo(7);
+        }
+    }
+
     private static int errorCode(byte[] errPacket) {
         return (errPacket[1] & 0xFF) | (errPacket[2] & 0xFF) << 8;
     }
@@ -157,6 +185,11 @@ class ProxyFailureIT {
 
         /** Connects and logs in as the test account with mysql_native_password. */
         static RawClient login(ProxyHarness gantry) throws IOException {
+            return login(gantry, 0);
+        }
+
+        /** Logs in, asking for the given capabilities on top of the basic ones. */
+        static RawClient login(ProxyHarness gantry, int extraCapabilities) throws IOException {
             RawClient client = new RawClient(new Socket("127.0.0.1", gantry.port()));
             ByteBuf greetingBytes = Unpooled.wrappedBuffer(client.readPacket());
             HandshakeV10 greeting = HandshakeV10.decode(greetingBytes);
@@ -164,7 +197,7 @@ class ProxyFailureIT {
             System.arraycopy(greeting.authPluginData(), 0, seed, 0, 20);
             int capabilities = CapabilityFlags.CLIENT_PROTOCOL_41 | CapabilityFlags.CLIENT_SECURE_CONNECTION
                     | CapabilityFlags.CLIENT_PLUGIN_AUTH | CapabilityFlags.CLIENT_LONG_PASSWORD
-                    | CapabilityFlags.CLIENT_TRANSACTIONS;
+                    | CapabilityFlags.CLIENT_TRANSACTIONS | extraCapabilities;
             HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1 << 24, 45, 0, "app",
                     NativePassword.scramble("app".getBytes(StandardCharsets.UTF_8), seed), "",
                     NativePassword.PLUGIN_NAME, Map.of(), 0);

@@ -55,7 +55,8 @@ final class ProxyHarness implements AutoCloseable {
                               UnaryOperator<List<UpstreamUrl>> tuneList) {
         ProxyConfig config = tuneConfig.apply(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withMaxClientConnections(100)
-                .withConnectTimeout(Duration.ofSeconds(2)));
+                .withConnectTimeout(Duration.ofSeconds(2))
+                .withConnectRetries(0));
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
                     Duration.ofSeconds(1)));

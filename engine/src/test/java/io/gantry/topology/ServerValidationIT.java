@@ -97,9 +97,21 @@ class ServerValidationIT {
     }
 
     @Test
+    void serverThatDoesNotAnswerIsTriedAgainBeforeItCountsAsUnreachable() {
+        long started = System.nanoTime();
+        ServerValidator.Report report = new ServerValidator(Duration.ofSeconds(1), 2)
+                .validate(List.of(new UpstreamUrl("127.0.0.1", 1, "app", "app", "app", 50)));
+        assertThat(report.unreachable()).singleElement()
+                .satisfies(u -> assertThat(u.reason()).endsWith("(tried 3 times)"));
+        // Pauses of 250 and 500 ms between the three attempts.
+        assertThat((System.nanoTime() - started) / 1_000_000).isGreaterThanOrEqualTo(750);
+    }
+
+    @Test
     void proxyRefusesToStartOnAFatalProblemAndStartsWithAnUnreachableServer() throws Exception {
         ProxyConfig config = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
-                .withConnectTimeout(Duration.ofSeconds(2));
+                .withConnectTimeout(Duration.ofSeconds(2))
+                .withConnectRetries(0);
         assertThatThrownBy(() -> RunningProxy.start(config, urls(topology, "nowhere"), Duration.ofSeconds(10)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("'nowhere' does not exist");
         List<UpstreamUrl> withDeadOne = new ArrayList<>(urls(topology, "app"));

@@ -131,6 +131,11 @@ final class RunCommand implements Callable<Integer> {
                 description = "Bound on connecting to a server (default: ${DEFAULT-VALUE}).")
         double connectTimeoutSeconds;
 
+        @Option(names = "--upstream-connect-retries", paramLabel = "N", defaultValue = "3",
+                description = "How many more times Gantry's own connection attempts (startup checks, online list "
+                        + "changes) try a server that does not answer (default: ${DEFAULT-VALUE}).")
+        int connectRetries;
+
         @Option(names = "--upstream-health-interval-secs", paramLabel = "SECONDS", defaultValue = "10",
                 description = "How often every server is checked and the primary re-detected "
                         + "(default: ${DEFAULT-VALUE}).")
@@ -176,7 +181,8 @@ final class RunCommand implements Callable<Integer> {
                         .withConnectionRetention(Duration.ofMillis(connectionRetentionMs))
                         .withMaxPacketSize(maxAllowedPacket)
                         .withTls(tlsCertificate == null ? null : new ProxyConfig.TlsFiles(tlsCertificate, tlsKey))
-                        .withDefaultAuthPlugin(defaultAuthPlugin);
+                        .withDefaultAuthPlugin(defaultAuthPlugin)
+                        .withConnectRetries(connectRetries);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(commandLine, e.getMessage());
             }

@@ -137,14 +137,6 @@ public final class MariaDbTopology implements Topology {
     }
 
     @Override
-    public List<DatabaseServer> servers() {
-        List<DatabaseServer> servers = new ArrayList<>();
-        servers.add(primary);
-        servers.addAll(replicas());
-        return servers;
-    }
-
-    @Override
     public void stop(DatabaseServer server) {
         LOG.info("sandbox: stopping {}", server);
         own(server).stop();

@@ -114,14 +114,6 @@ public final class MySqlContainerTopology implements Topology {
     }
 
     @Override
-    public List<DatabaseServer> servers() {
-        List<DatabaseServer> servers = new ArrayList<>();
-        servers.add(primary);
-        servers.addAll(replicas());
-        return servers;
-    }
-
-    @Override
     public void stop(DatabaseServer server) {
         own(server).docker().stopContainerCmd(own(server).container.getContainerId()).withTimeout(30).exec();
     }

@@ -3,6 +3,7 @@ package io.gantry.sandbox;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -29,7 +30,12 @@ public interface Topology extends AutoCloseable {
     List<DatabaseServer> replicas();
 
     /** Every server, primary first. */
-    List<DatabaseServer> servers();
+    default List<DatabaseServer> servers() {
+        List<DatabaseServer> servers = new ArrayList<>();
+        servers.add(primary());
+        servers.addAll(replicas());
+        return servers;
+    }
 
     /** Stops a server cleanly (it flushes and exits). */
     void stop(DatabaseServer server);
