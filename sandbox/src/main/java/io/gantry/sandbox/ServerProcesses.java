@@ -8,8 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -26,7 +26,8 @@ final class ServerProcesses {
     static final String OWNER_FILE = "gantry-sandbox.owner";
 
     private static final Logger LOG = LoggerFactory.getLogger(ServerProcesses.class);
-    private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
+    /** Running server processes and the directory each one's owner file is in. */
+    private static final Map<Process, Path> RUNNING = new ConcurrentHashMap<>();
 
     static {
         Thread hook = new Thread(ServerProcesses::stopAllRegistered, "gantry-sandbox-shutdown");
@@ -38,7 +39,7 @@ final class ServerProcesses {
 
     /** Records a started server process and who owns it, in its directory. */
     static void register(Process process, Path serverDirectory) {
-        RUNNING.add(process);
+        RUNNING.put(process, serverDirectory);
         Properties owner = new Properties();
         owner.setProperty("owner_pid", Long.toString(ProcessHandle.current().pid()));
         owner.setProperty("server_pid", Long.toString(process.pid()));
@@ -50,9 +51,16 @@ final class ServerProcesses {
         }
     }
 
-    /** Forgets a process that has exited (it was stopped or killed on purpose). */
+    /** Forgets a process that has exited (it was stopped or killed on purpose), owner file included. */
     static void unregister(Process process) {
-        RUNNING.remove(process);
+        Path directory = RUNNING.remove(process);
+        if (directory != null) {
+            try {
+                Files.deleteIfExists(directory.resolve(OWNER_FILE));
+            } catch (IOException e) {
+                LOG.debug("sandbox: could not delete the owner file in {}: {}", directory, e.toString());
+            }
+        }
     }
 
     /** Stops a process: SIGTERM, then SIGKILL if it has not exited within the grace period. Reaps it. */
@@ -82,7 +90,7 @@ final class ServerProcesses {
     }
 
     private static void stopAllRegistered() {
-        List<Process> processes = List.copyOf(RUNNING);
+        List<Process> processes = List.copyOf(RUNNING.keySet());
         processes.forEach(Process::destroy);
         for (Process process : processes) {
             terminate(process, Duration.ofSeconds(5));
@@ -120,7 +128,8 @@ final class ServerProcesses {
         if (ownerPid != ProcessHandle.current().pid() && isLive(ownerPid)) {
             return false;
         }
-        if (ownerPid == ProcessHandle.current().pid() && RUNNING.stream().anyMatch(p -> p.pid() == serverPid)) {
+        boolean ours = ownerPid == ProcessHandle.current().pid();
+        if (ours && RUNNING.keySet().stream().anyMatch(p -> p.pid() == serverPid)) {
             return false;
         }
         if (isLive(serverPid) && commandLine(serverPid).contains(directory)) {
