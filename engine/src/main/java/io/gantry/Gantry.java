@@ -135,7 +135,7 @@ public final class Gantry implements AutoCloseable {
             status.put("Listening", describe(proxy.address()));
             status.put("Client Sessions", Integer.toString(proxy.openSessions()));
         }
-        status.put("Started", started.toString());
+        status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
         status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
         return status;
     }

@@ -139,6 +139,19 @@ class ProxyFailureIT {
     }
 
     @Test
+    void unknownCommandGetsAnErrorAndTheSessionStaysUsable() throws Exception {
+        try (RawClient raw = RawClient.login(gantry)) {
+            raw.sendPacket(0, new byte[] {0x05, 'd', 'b'}); // COM_CREATE_DB: long obsolete, not forwarded
+            byte[] error = raw.readPacket();
+            assertThat(errorCode(error)).isEqualTo(1047);
+            raw.sendPacket(0, new byte[] {0x0E}); // COM_PING
+            assertThat(raw.readPacket()[0]).as("OK after the error").isEqualTo((byte) 0);
+            raw.sendPacket(0, "\u0009".getBytes(StandardCharsets.ISO_8859_1)); // COM_STATISTICS, answered by a server
+            assertThat(new String(raw.readPacket(), StandardCharsets.ISO_8859_1)).contains("Uptime");
+        }
+    }
+
+    @Test
     void resultSetsAreFramedForClientsWithAndWithoutDeprecateEof() throws Exception {
         byte[] query = "\u0003SELECT 1, 'two'".getBytes(StandardCharsets.ISO_8859_1);
         try (RawClient classic = RawClient.login(gantry)) {
