@@ -24,6 +24,15 @@ class LayeringTest {
     }
 
     @Test
+    void gtidAlgebraIsPureValues() {
+        noClasses().that().resideInAPackage("io.gantry.gtid..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.wire..", "io.gantry.topology..",
+                        "io.gantry.route..", "io.gantry.proxy..", "io.gantry.authority..", "io.gantry.admin..",
+                        "io.netty..", "java.sql..")
+                .check(ENGINE);
+    }
+
+    @Test
     void topologyKnowsNothingOfRoutingOrSessions() {
         noClasses().that().resideInAPackage("io.gantry.topology..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.route..", "io.gantry.proxy..",
