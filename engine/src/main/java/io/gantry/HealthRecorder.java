@@ -60,7 +60,8 @@ final class HealthRecorder implements TopologyListener, AutoCloseable {
         for (UpstreamServer server : servers) {
             samples.add(new HealthSample(at, server.address(), server.isUp() ? HealthSample.UP : HealthSample.DOWN,
                     server.role().name().toLowerCase(), server.isUp() && server.rttMicros() >= 0
-                    ? server.rttMicros() / 1000.0 : null, null));
+                    ? server.rttMicros() / 1000.0 : null, server.isUp() && server.lagMillis() >= 0
+                    ? server.lagMillis() : null));
         }
         submit(() -> authority.recordHealth(samples));
     }

@@ -189,7 +189,8 @@ public final class AdminService implements AdminHandler, AutoCloseable {
             rows.put(server.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
                     server.weight(), Purpose.describe(purposes), false, server.isUp() ? "up" : "down",
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
-                    null, server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
+                    server.lagMillis() < 0 ? null : server.lagMillis(),
+                    server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
         }
         // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
         for (UpstreamUrl url : cdc) {

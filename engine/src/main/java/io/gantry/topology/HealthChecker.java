@@ -1,10 +1,13 @@
 package io.gantry.topology;
 
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +39,8 @@ public final class HealthChecker implements AutoCloseable {
     private final Duration connectTimeout;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService probes;
+    /** Touched only by the health thread (rounds run one at a time). */
+    private final ReplicationLag lag = new ReplicationLag(Duration.ofMinutes(15));
 
     /**
      * @param connectTimeout bound on each connection attempt and query of a check
@@ -54,7 +59,7 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     /** One health round over every server, in parallel; returns when all checks are done. */
-    public void checkNow() {
+    public synchronized void checkNow() {
         List<CompletableFuture<Optional<Probe>>> checks = new ArrayList<>();
         for (UpstreamServer server : upstreams.servers()) {
             checks.add(CompletableFuture.supplyAsync(() -> probe(server), probes));
@@ -64,6 +69,7 @@ public final class HealthChecker implements AutoCloseable {
             checks.get(i).join().ifPresent(p -> results.put(p.server(), p));
         }
         choosePrimary(results);
+        measureLag(results, Instant.now());
         upstreams.listener().onHealthRound(upstreams.servers());
     }
 
@@ -81,15 +87,18 @@ public final class HealthChecker implements AutoCloseable {
         try (Connection connection = ServiceConnections.open(server.url(), connectTimeout);
              Statement statement = connection.createStatement()) {
             boolean readOnly;
-            try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only")) {
+            Flavour flavour;
+            try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only, VERSION()")) {
                 rows.next();
                 readOnly = rows.getInt(1) != 0;
+                flavour = rows.getString(2).contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
             }
-            String source = replicationSource(statement);
             long rtt = (System.nanoTime() - started) / 1000;
+            GtidSet position = position(statement, flavour, server);
+            String source = replicationSource(statement);
             Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
             upstreams.markChecked(server, role, rtt);
-            return Optional.of(new Probe(server, role, source));
+            return Optional.of(new Probe(server, role, source, position));
         } catch (SQLException e) {
             upstreams.markDown(server, "health check failed: " + describe(e));
             return Optional.empty();
@@ -117,6 +126,37 @@ public final class HealthChecker implements AutoCloseable {
         }
         int newline = text.indexOf('\n');
         return (newline < 0 ? text : text.substring(0, newline)).trim();
+    }
+
+    /** The executed GTID set, or null if it cannot be read (the check still counts; lag is then unknown). */
+    private static GtidSet position(Statement statement, Flavour flavour, UpstreamServer server) {
+        String sql = flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_current_pos" : "SELECT @@GLOBAL.gtid_executed";
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            String text = rows.getString(1);
+            return GtidSet.parse(text == null ? "" : text, flavour);
+        } catch (SQLException | IllegalArgumentException e) {
+            LOG.debug("topology: cannot read the GTID position of {}: {}", server.address(), e.toString());
+            return null;
+        }
+    }
+
+    /** Samples the primary's position and derives each replica's lag from it. */
+    private void measureLag(Map<UpstreamServer, Probe> results, Instant at) {
+        Probe primary = upstreams.primary().map(results::get).orElse(null);
+        if (primary != null && primary.position() != null) {
+            lag.sample(at, primary.position());
+        }
+        for (Probe probe : results.values()) {
+            if (probe.position() == null) {
+                probe.server().replicationChecked("", -1);
+            } else if (primary != null && probe == primary) {
+                probe.server().replicationChecked(probe.position().toString(), 0);
+            } else {
+                probe.server().replicationChecked(probe.position().toString(),
+                        lag.lagOf(probe.position(), at).millis());
+            }
+        }
     }
 
     /** {@code host:port} this server replicates from, or "" if it does not replicate. */
@@ -177,6 +217,6 @@ public final class HealthChecker implements AutoCloseable {
         };
     }
 
-    private record Probe(UpstreamServer server, Role role, String source) {
+    private record Probe(UpstreamServer server, Role role, String source, GtidSet position) {
     }
 }

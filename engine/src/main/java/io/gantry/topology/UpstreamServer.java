@@ -19,6 +19,8 @@ public final class UpstreamServer {
     private volatile String lastError = "";
     private volatile Instant lastOk;
     private volatile long rttMicros = -1;
+    private volatile long lagMillis = -1;
+    private volatile String executedGtids = "";
 
     public UpstreamServer(UpstreamUrl url) {
         this.url = url;
@@ -76,6 +78,24 @@ public final class UpstreamServer {
     /** Round-trip time of the last check in microseconds, or -1 before the first. */
     public long rttMicros() {
         return rttMicros;
+    }
+
+    /**
+     * Replication lag in milliseconds from GTID positions (0 for the primary and for a caught-up replica), or -1
+     * when unknown.
+     */
+    public long lagMillis() {
+        return lagMillis;
+    }
+
+    /** The server's executed GTID set at the last check ("" before the first). */
+    public String executedGtids() {
+        return executedGtids;
+    }
+
+    void replicationChecked(String gtids, long lag) {
+        this.executedGtids = gtids;
+        this.lagMillis = lag;
     }
 
     /** Client sessions currently holding a connection to this server. */

@@ -52,6 +52,32 @@ class HealthLoopIT {
 
     @ParameterizedTest(name = "health interval {0} s")
     @ValueSource(ints = {1})
+    void pausedReplicaShowsLagFromGtidPositionsAndResumingClearsIt(int intervalSeconds) throws Exception {
+        Duration interval = Duration.ofSeconds(intervalSeconds);
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "lag", 2);
+             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
+             Connection primary = topology.connectAsApp(topology.primary())) {
+            DatabaseServer lagging = topology.replicas().get(0);
+            UpstreamServer laggingSeen = proxy.upstreams().find(lagging.address()).orElseThrow();
+            UpstreamServer otherSeen = proxy.upstreams().find(topology.replicas().get(1).address()).orElseThrow();
+            execute(primary, "CREATE TABLE ticks (id INT PRIMARY KEY)");
+            topology.pauseReplication(lagging);
+            for (int i = 1; i <= 4; i++) {
+                execute(primary, "INSERT INTO ticks VALUES (" + i + ")");
+                Thread.sleep(interval.toMillis());
+            }
+            waitUntil(() -> laggingSeen.lagMillis() >= 2000, interval.multipliedBy(3));
+            assertThat(otherSeen.lagMillis()).isZero();
+            System.out.printf("HealthLoopIT: paused replica's lag %d ms, the other's %d ms%n",
+                    laggingSeen.lagMillis(), otherSeen.lagMillis());
+            topology.resumeReplication(lagging);
+            waitUntil(() -> laggingSeen.lagMillis() == 0, interval.multipliedBy(4));
+            assertThat(laggingSeen.executedGtids()).isEqualTo(otherSeen.executedGtids());
+        }
+    }
+
+    @ParameterizedTest(name = "health interval {0} s")
+    @ValueSource(ints = {1})
     void promotionMovesWritesToTheNewPrimaryWithinOneInterval(int intervalSeconds) throws Exception {
         Duration interval = Duration.ofSeconds(intervalSeconds);
         try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "promotion", 2);
