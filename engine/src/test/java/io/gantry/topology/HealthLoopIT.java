@@ -67,7 +67,10 @@ class HealthLoopIT {
                 Thread.sleep(interval.toMillis());
             }
             waitUntil(() -> laggingSeen.lagMillis() >= 2000, interval.multipliedBy(3));
-            assertThat(otherSeen.lagMillis()).isZero();
+            // Positions are read in parallel, so a replica read just before the primary's last write can show
+            // one interval of lag in that round; once writes stop, the caught-up replica shows none.
+            waitUntil(() -> otherSeen.lagMillis() == 0, interval.multipliedBy(3));
+            assertThat(laggingSeen.lagMillis()).isGreaterThanOrEqualTo(2000);
             System.out.printf("HealthLoopIT: paused replica's lag %d ms, the other's %d ms%n",
                     laggingSeen.lagMillis(), otherSeen.lagMillis());
             topology.resumeReplication(lagging);
