@@ -272,6 +272,11 @@ final class BackendConnection {
         seed = greeting.authPluginData();
         authPlugin = greeting.authPluginName().isEmpty() ? NativePassword.PLUGIN_NAME : greeting.authPluginName();
         String plugin = supported(authPlugin) ? authPlugin : NativePassword.PLUGIN_NAME;
+        if (plugin.equals(CachingSha2Password.PLUGIN_NAME) && login.secret().plaintext().isEmpty()) {
+            // Without the password itself only a native scramble can be made; a server whose account needs
+            // caching_sha2_password will ask for it with an auth switch, answered below with a clear error.
+            plugin = NativePassword.PLUGIN_NAME;
+        }
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1L << 30, login.collationId(),
                 0, login.user(), authResponse(plugin, trimSeed(seed)), login.database(), plugin, Map.of(), 0);
         ByteBuf out = channel.alloc().buffer();
@@ -296,6 +301,14 @@ final class BackendConnection {
                 if (!supported(request.pluginName())) {
                     fail(new BackendFailure(server.address(), server.address() + " asks for the authentication "
                             + "plugin '" + request.pluginName() + "', which Gantry does not support", null));
+                    return;
+                }
+                if (request.pluginName().equals(CachingSha2Password.PLUGIN_NAME)
+                        && login.secret().plaintext().isEmpty() && !login.secret().isEmpty()) {
+                    fail(new BackendFailure(server.address(), ErrPacket.of(1045, "28000", "the account '"
+                            + login.user() + "' uses caching_sha2_password on " + server.address() + ", but its "
+                            + "client logged in to Gantry with mysql_native_password, which does not reveal the "
+                            + "password Gantry needs for it; connect with caching_sha2_password")));
                     return;
                 }
                 authPlugin = request.pluginName();
@@ -323,7 +336,8 @@ final class BackendConnection {
             return;
         }
         RSAPublicKey key = CachingSha2Password.parsePublicKey(more.data());
-        reply(packet, CachingSha2Password.encryptPassword(login.password(), trimSeed(seed), key));
+        reply(packet, CachingSha2Password.encryptPassword(login.secret().plaintext().orElseThrow(), trimSeed(seed),
+                key));
     }
 
     private void reply(Packet request, byte[] data) {
@@ -332,12 +346,12 @@ final class BackendConnection {
     }
 
     private byte[] authResponse(String plugin, byte[] scrambleSeed) {
-        if (login.password().length == 0) {
+        if (login.secret().isEmpty()) {
             return new byte[0];
         }
         return CachingSha2Password.PLUGIN_NAME.equals(plugin)
-                ? CachingSha2Password.scramble(login.password(), scrambleSeed)
-                : NativePassword.scramble(login.password(), scrambleSeed);
+                ? CachingSha2Password.scramble(login.secret().plaintext().orElseThrow(), scrambleSeed)
+                : login.secret().nativeScramble(scrambleSeed);
     }
 
     private static boolean supported(String plugin) {

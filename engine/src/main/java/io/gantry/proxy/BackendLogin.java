@@ -5,13 +5,13 @@ package io.gantry.proxy;
  * capabilities negotiated with the client (so the backend frames its responses exactly as the client expects and
  * they can be forwarded byte for byte).
  *
- * @param user          account name
- * @param password      its password (kept only in memory)
+ * @param user          the client's own account
+ * @param secret        what answers the servers' scrambles for it (kept only in the session's memory)
  * @param database      initial database, or "" for none
  * @param collationId   the client's collation id from its handshake
  * @param capabilities  the capabilities negotiated with the client
  */
-record BackendLogin(String user, byte[] password, String database, int collationId, int capabilities) {
+record BackendLogin(String user, BackendSecret secret, String database, int collationId, int capabilities) {
 
     @Override
     public String toString() {

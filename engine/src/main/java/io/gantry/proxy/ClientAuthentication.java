@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.topology.AccountLookup.AccountEntry;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;
 import io.gantry.wire.CachingSha2Password;
@@ -7,85 +8,149 @@ import io.gantry.wire.ErrPacket;
 import io.gantry.wire.NativePassword;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
 
 /**
  * The authentication exchange with one client, as a small state machine that returns what to send (it never
- * touches a channel). Supports {@code mysql_native_password} and {@code caching_sha2_password}: the fast path when
- * the account is in the cache, otherwise full authentication — the password in clear over TLS, or RSA-encrypted
- * with Gantry's key without TLS. As with MySQL, the cache starts empty, and an account enters it after a successful
- * full authentication.
- *
- * <p>First stage of client identity: the only account accepted is Gantry's service account, whose password
- * Gantry knows; so no client gains privileges it would not have directly.
+ * touches a channel or a database). Every client logs in as its own account, which must exist on the primary:
+ * <ul>
+ * <li>{@code mysql_native_password}: the client's scramble is checked against the account's stored hash (looked up
+ *     by the caller when the machine asks for it), and SHA1(password) is recovered from it to answer each backend's
+ *     scramble; the password itself is never known.</li>
+ * <li>{@code caching_sha2_password}: always a full authentication — the password in clear over TLS, or
+ *     RSA-encrypted with Gantry's key — because the backends need the password itself; the primary's own login
+ *     then checks it. A client that offers {@code mysql_native_password} for an account that uses
+ *     {@code caching_sha2_password} is switched to it.</li>
+ * <li>Any other plugin: refused with an error naming the plugin.</li>
+ * </ul>
+ * The result is a {@link BackendSecret} held only by the session.
  */
 final class ClientAuthentication {
 
+    enum Outcome {
+        /** Send the packets and wait for the client. */
+        CONTINUE,
+        /** Look up the account's entries and call {@link #onAccounts}. */
+        LOOKUP,
+        /** The client is in; log in to a backend with {@link Step#secret()} to confirm. */
+        ACCEPT,
+        /** Refused. */
+        DENY
+    }
+
     /**
-     * What to do after a step: the packets to send (payloads, in order) and whether the exchange is over; a denial
-     * carries the error for the client and, for the log only, the reason (the client is not told which check
-     * failed).
+     * What to do after a step. A denial carries the error for the client and, for the log only, the reason (the
+     * client is not told which check failed).
      */
-    record Step(List<byte[]> packets, Outcome outcome, ErrPacket error, String reason) {
+    record Step(List<byte[]> packets, Outcome outcome, ErrPacket error, String reason, BackendSecret secret) {
         static Step send(byte[] packet) {
-            return new Step(List.of(packet), Outcome.CONTINUE, null, "");
+            return new Step(List.of(packet), Outcome.CONTINUE, null, "", null);
         }
 
-        static Step accept(byte[]... before) {
-            return new Step(List.of(before), Outcome.ACCEPT, null, "");
+        static Step lookup() {
+            return new Step(List.of(), Outcome.LOOKUP, null, "", null);
+        }
+
+        static Step accept(BackendSecret secret, byte[]... before) {
+            return new Step(List.of(before), Outcome.ACCEPT, null, "", secret);
         }
     }
 
-    enum Outcome { CONTINUE, ACCEPT, DENY }
+    private enum State { START, AWAIT_SWITCH_REPLY, AWAIT_ACCOUNTS, AWAIT_FULL_AUTH, DONE }
 
-    private enum State { START, AWAIT_SWITCH_REPLY, AWAIT_FULL_AUTH, DONE }
-
-    private final String serviceUser;
-    private final byte[] servicePassword;
     private final byte[] seed;
     private final boolean tls;
     private final GantryRsaKey rsaKey;
-    private final CachingSha2Cache cache;
     private final String clientHost;
     private State state = State.START;
     private String plugin = "";
     private String user = "";
+    private byte[] nativeReply = new byte[0];
 
-    ClientAuthentication(String serviceUser, String servicePassword, byte[] seed, boolean tls, GantryRsaKey rsaKey,
-                         CachingSha2Cache cache, String clientHost) {
-        this.serviceUser = serviceUser;
-        this.servicePassword = servicePassword.getBytes(StandardCharsets.UTF_8);
+    ClientAuthentication(byte[] seed, boolean tls, GantryRsaKey rsaKey, String clientHost) {
         this.seed = seed.clone();
         this.tls = tls;
         this.rsaKey = rsaKey;
-        this.cache = cache;
         this.clientHost = clientHost;
     }
 
-    /** The first answer, from the handshake response. */
+    /** The first answer, from the handshake response or COM_CHANGE_USER. */
     Step onHandshakeResponse(String userName, String pluginName, byte[] authResponse) {
         this.user = userName;
         String requested = pluginName.isEmpty() ? NativePassword.PLUGIN_NAME : pluginName;
-        if (!requested.equals(NativePassword.PLUGIN_NAME) && !requested.equals(CachingSha2Password.PLUGIN_NAME)) {
+        if (requested.equals(CachingSha2Password.PLUGIN_NAME)) {
+            plugin = requested;
+            return fullAuthenticationOrEmpty(authResponse);
+        }
+        if (!requested.equals(NativePassword.PLUGIN_NAME)) {
             // An unknown plugin (e.g. client_ed25519): ask for mysql_native_password with the same seed.
             plugin = NativePassword.PLUGIN_NAME;
             state = State.AWAIT_SWITCH_REPLY;
             return Step.send(authSwitch(plugin));
         }
         plugin = requested;
-        return verify(authResponse);
+        nativeReply = authResponse.clone();
+        state = State.AWAIT_ACCOUNTS;
+        return Step.lookup();
     }
 
     /** A later packet from the client (auth switch reply, public key request, full authentication). */
     Step onClientPacket(byte[] data) {
         return switch (state) {
-            case AWAIT_SWITCH_REPLY -> verify(data);
+            case AWAIT_SWITCH_REPLY -> {
+                if (plugin.equals(CachingSha2Password.PLUGIN_NAME)) {
+                    yield fullAuthenticationOrEmpty(data);
+                }
+                nativeReply = data.clone();
+                state = State.AWAIT_ACCOUNTS;
+                yield Step.lookup();
+            }
             case AWAIT_FULL_AUTH -> fullAuthentication(data);
-            case START, DONE -> deny("unexpected authentication packet");
+            case START, AWAIT_ACCOUNTS, DONE -> deny("unexpected authentication packet");
         };
+    }
+
+    /** The account's entries on the primary, after a {@link Outcome#LOOKUP}. */
+    Step onAccounts(List<AccountEntry> entries) {
+        if (entries.isEmpty()) {
+            return deny("no such account on the primary");
+        }
+        for (AccountEntry entry : entries) {
+            if (!isNative(entry)) {
+                continue;
+            }
+            String stored = entry.authenticationString() == null ? "" : entry.authenticationString();
+            if (stored.isEmpty()) {
+                if (nativeReply.length == 0) {
+                    return done(BackendSecret.password(new byte[0]));
+                }
+                continue;
+            }
+            byte[] hash;
+            try {
+                hash = NativePassword.parseStoredHash(stored);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            if (nativeReply.length > 0 && NativePassword.verify(nativeReply, seed, hash)) {
+                return done(BackendSecret.nativeStage1(NativePassword.recoverStage1(nativeReply, seed, hash)));
+            }
+        }
+        if (entries.stream().noneMatch(ClientAuthentication::isNative)) {
+            String other = entries.get(0).plugin();
+            if (CachingSha2Password.PLUGIN_NAME.equals(other)) {
+                plugin = other;
+                state = State.AWAIT_SWITCH_REPLY;
+                return Step.send(authSwitch(plugin));
+            }
+            state = State.DONE;
+            return new Step(List.of(), Outcome.DENY, ErrPacket.of(1045, "28000", "Access denied for user '" + user
+                    + "'@'" + clientHost + "': the account uses the authentication plugin '" + other + "', which "
+                    + "Gantry cannot pass on to the servers; give accounts that connect through Gantry "
+                    + "mysql_native_password or caching_sha2_password"), "plugin " + other, null);
+        }
+        return deny("wrong password");
     }
 
     /** The plugin the exchange ended with, for logs. */
@@ -93,64 +158,52 @@ final class ClientAuthentication {
         return plugin;
     }
 
-    private Step verify(byte[] reply) {
-        if (!user.equals(serviceUser)) {
-            return deny("only the service account may log in through Gantry for now");
-        }
-        if (plugin.equals(NativePassword.PLUGIN_NAME)) {
-            byte[] expected = servicePassword.length == 0 ? new byte[0] : NativePassword.scramble(servicePassword, seed);
-            return MessageDigest.isEqual(expected, reply) ? done() : deny("wrong password");
-        }
-        // caching_sha2_password: an empty reply means an empty password; otherwise the fast path needs the cache.
-        if (reply.length == 0) {
-            return servicePassword.length == 0 ? done() : deny("wrong password");
-        }
-        if (cache.contains(user)) {
-            byte[] expected = CachingSha2Password.scramble(servicePassword, seed);
-            if (MessageDigest.isEqual(expected, reply)) {
-                return done(moreData(CachingSha2Password.FAST_AUTH_SUCCESS));
-            }
-            return deny("wrong password");
+    private static boolean isNative(AccountEntry entry) {
+        return entry.plugin() == null || entry.plugin().isEmpty()
+                || entry.plugin().equals(NativePassword.PLUGIN_NAME);
+    }
+
+    private Step fullAuthenticationOrEmpty(byte[] scramble) {
+        if (scramble.length == 0) {
+            // No password: the primary's login confirms the account really has none.
+            return done(BackendSecret.password(new byte[0]));
         }
         state = State.AWAIT_FULL_AUTH;
         return Step.send(moreData(CachingSha2Password.PERFORM_FULL_AUTHENTICATION));
     }
 
     private Step fullAuthentication(byte[] data) {
-        byte[] password;
         if (tls) {
-            password = stripTrailingNul(data);
-        } else if (data.length == 1 && data[0] == CachingSha2Password.REQUEST_PUBLIC_KEY) {
-            byte[] pem = rsaKey.publicKeyPem().getBytes(StandardCharsets.US_ASCII);
+            return done(BackendSecret.password(stripTrailingNul(data)));
+        }
+        if (data.length == 1 && data[0] == CachingSha2Password.REQUEST_PUBLIC_KEY) {
+            byte[] pem = rsaKey.publicKeyPem().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             return Step.send(encode(new AuthMoreData(pem)));
-        } else {
-            try {
-                password = CachingSha2Password.decryptPassword(data, seed, rsaKey.privateKey());
-            } catch (IllegalArgumentException e) {
-                return deny("the RSA-encrypted password could not be read");
-            }
         }
-        if (!MessageDigest.isEqual(password, servicePassword)) {
-            return deny("wrong password");
+        try {
+            return done(BackendSecret.password(CachingSha2Password.decryptPassword(data, seed, rsaKey.privateKey())));
+        } catch (IllegalArgumentException e) {
+            return deny("the RSA-encrypted password could not be read");
         }
-        cache.add(user);
-        return done();
     }
 
-    private Step done(byte[]... before) {
+    private Step done(BackendSecret secret) {
         state = State.DONE;
-        return Step.accept(before);
+        nativeReply = new byte[0];
+        return Step.accept(secret);
     }
 
     private Step deny(String why) {
         state = State.DONE;
         return new Step(List.of(), Outcome.DENY, ErrPacket.of(1045, "28000", "Access denied for user '" + user
-                + "'@'" + clientHost + "' (using password: YES)"), why);
+                + "'@'" + clientHost + "' (using password: YES)"), why, null);
     }
 
     private byte[] authSwitch(String pluginName) {
         // The seed travels NUL-terminated in an auth switch request.
-        return encode(new AuthSwitchRequest(pluginName, Arrays.copyOf(seed, seed.length + 1)));
+        ByteBuf out = Unpooled.buffer();
+        new AuthSwitchRequest(pluginName, Arrays.copyOf(seed, seed.length + 1)).encode(out);
+        return bytes(out);
     }
 
     private static byte[] moreData(byte status) {
@@ -158,12 +211,6 @@ final class ClientAuthentication {
     }
 
     private static byte[] encode(AuthMoreData packet) {
-        ByteBuf out = Unpooled.buffer();
-        packet.encode(out);
-        return bytes(out);
-    }
-
-    private static byte[] encode(AuthSwitchRequest packet) {
         ByteBuf out = Unpooled.buffer();
         packet.encode(out);
         return bytes(out);

@@ -128,6 +128,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     private ClientAuthentication authentication;
+    /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
+    private BackendSecret secret;
     private boolean tlsActive;
     private BackendConnection throttledBackend;
     private BackendConnection awaitingClientData;
@@ -221,8 +223,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         collationId = response.characterSet() == 0 ? UTF8MB4_GENERAL_CI : response.characterSet();
         user = response.username();
         initialDatabase = (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
-        authentication = new ClientAuthentication(proxy.serviceAccount().user(), proxy.serviceAccount().password(),
-                seed, tlsActive, proxy.rsaKey(), proxy.sha2Cache(), remoteHost());
+        authentication = new ClientAuthentication(seed, tlsActive, proxy.rsaKey(), remoteHost());
         apply(authentication.onHandshakeResponse(user, response.authPluginName(), response.authResponse()),
                 packet.sequenceId() + 1);
     }
@@ -261,12 +262,30 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         for (byte[] payload : step.packets()) {
             ctx.write(new Packet(sequence++ & 0xFF, ctx.alloc().buffer(payload.length).writeBytes(payload)));
         }
+        int next = sequence;
         switch (step.outcome()) {
             case CONTINUE -> {
                 phase = Phase.AUTHENTICATING;
                 ctx.flush();
             }
-            case ACCEPT -> openFirstBackend(sequence);
+            case LOOKUP -> proxy.lookupAccount(user).whenComplete((entries, failure) -> ctx.executor().execute(() -> {
+                if (phase == Phase.CLOSED) {
+                    return;
+                }
+                if (failure != null) {
+                    Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+                    LOG.error("session {}: cannot look up the account '{}': {}", id, user, cause.getMessage());
+                    sendErrorAndClose(next, ErrPacket.of(1045, "28000", "Access denied for user '" + user
+                            + "': Gantry cannot check the account on the primary now (" + cause.getMessage() + ")"));
+                    return;
+                }
+                apply(authentication.onAccounts(entries), next);
+            }));
+            case ACCEPT -> {
+                clearSecret();
+                secret = step.secret();
+                openFirstBackend(sequence);
+            }
             case DENY -> {
                 LOG.warn("session {}: access denied for '{}'@'{}' ({}, {})", id, user, remoteHost(),
                         authentication.plugin(), step.reason());
@@ -498,8 +517,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (change.characterSet() != 0) {
             collationId = change.characterSet();
         }
-        authentication = new ClientAuthentication(proxy.serviceAccount().user(), proxy.serviceAccount().password(),
-                seed, tlsActive, proxy.rsaKey(), proxy.sha2Cache(), remoteHost());
+        authentication = new ClientAuthentication(seed, tlsActive, proxy.rsaKey(), remoteHost());
         phase = Phase.OPENING_BACKEND;
         apply(authentication.onHandshakeResponse(user, change.authPluginName(), change.authResponse()), 1);
     }
@@ -921,9 +939,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (existing != null) {
             dropConnection(key, existing);
         }
-        BackendLogin login = new BackendLogin(proxy.serviceAccount().user(),
-                proxy.serviceAccount().password().getBytes(StandardCharsets.UTF_8), initialDatabase, collationId,
-                capabilities);
+        BackendLogin login = new BackendLogin(user, secret, initialDatabase, collationId, capabilities);
         return BackendConnection.open(server, login, ctx.channel().eventLoop(), proxy.config().connectTimeout(),
                 proxy.config().maxPacketSize()).addListener(future -> {
             if (future.isSuccess()) {
@@ -1081,6 +1097,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             batch.release();
             batch = null;
         }
+        clearSecret();
         if (admitted) {
             admitted = false;
             proxy.sessionClosed();
@@ -1088,6 +1105,13 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (ctx.channel().isActive()) {
             // Let a pending error reach the client first; the write's listener closes the channel.
             ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
+        }
+    }
+
+    private void clearSecret() {
+        if (secret != null) {
+            secret.clear();
+            secret = null;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.route.Router;
+import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.PacketFrameDecoder;
@@ -17,7 +18,13 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import java.net.InetSocketAddress;
+import java.sql.SQLException;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.net.ssl.SSLException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,7 +47,10 @@ public final class ProxyServer implements AutoCloseable {
     private final AdminHandler adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
-    private final CachingSha2Cache sha2Cache = new CachingSha2Cache();
+    private final AccountLookup accounts;
+    /** Account look-ups are JDBC calls: a few threads of their own, never the event loops. */
+    private final ExecutorService accountExecutor = Executors.newFixedThreadPool(2,
+            new DefaultThreadFactory("gantry-accounts", true));
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
@@ -67,6 +77,7 @@ public final class ProxyServer implements AutoCloseable {
         this.serviceAccount = serviceAccount;
         this.serverVersion = serverVersion;
         this.sslContext = config.tls().map(ProxyServer::sslContext);
+        this.accounts = new AccountLookup(upstreams, config.connectTimeout());
     }
 
     private static SslContext sslContext(ProxyConfig.TlsFiles files) {
@@ -132,8 +143,15 @@ public final class ProxyServer implements AutoCloseable {
         return rsaKey;
     }
 
-    CachingSha2Cache sha2Cache() {
-        return sha2Cache;
+    /** The account's entries on the primary, looked up off the event loop. */
+    CompletableFuture<List<AccountLookup.AccountEntry>> lookupAccount(String user) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return accounts.entries(user);
+            } catch (SQLException e) {
+                throw new CompletionException(e);
+            }
+        }, accountExecutor);
     }
 
     /** Counts a new session; false when {@code --max-client-connections} is reached (the caller refuses it). */
@@ -161,6 +179,7 @@ public final class ProxyServer implements AutoCloseable {
         }
         boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        accountExecutor.shutdownNow();
         LOG.info("proxy: stopped");
     }
 }

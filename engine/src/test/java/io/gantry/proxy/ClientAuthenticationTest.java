@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.proxy.ClientAuthentication.Outcome;
 import io.gantry.proxy.ClientAuthentication.Step;
+import io.gantry.topology.AccountLookup.AccountEntry;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;
 import io.gantry.wire.CachingSha2Password;
@@ -11,6 +12,7 @@ import io.gantry.wire.NativePassword;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ClientAuthenticationTest {
@@ -18,81 +20,103 @@ class ClientAuthenticationTest {
     private static final byte[] SEED = "abcdefghijklmnopqrst".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PASSWORD = "s3cret".getBytes(StandardCharsets.UTF_8);
     private static final GantryRsaKey RSA = GantryRsaKey.generate();
+    private static final AccountEntry NATIVE_ACCOUNT = new AccountEntry("%", NativePassword.PLUGIN_NAME,
+            NativePassword.formatStoredHash(NativePassword.storedHash(PASSWORD)));
 
-    private final CachingSha2Cache cache = new CachingSha2Cache();
-
-    private ClientAuthentication exchange(boolean tls) {
-        return new ClientAuthentication("app", "s3cret", SEED, tls, RSA, cache, "10.1.2.3");
+    private static ClientAuthentication exchange(boolean tls) {
+        return new ClientAuthentication(SEED, tls, RSA, "10.1.2.3");
     }
 
     @Test
-    void nativePasswordAcceptsTheRightScrambleOnly() {
-        assertThat(exchange(false).onHandshakeResponse("app", NativePassword.PLUGIN_NAME,
-                NativePassword.scramble(PASSWORD, SEED)).outcome()).isEqualTo(Outcome.ACCEPT);
-        Step wrong = exchange(false).onHandshakeResponse("app", NativePassword.PLUGIN_NAME,
+    void nativePasswordIsCheckedAgainstTheStoredHashAndYieldsWhatAnswersAnyBackend() {
+        ClientAuthentication auth = exchange(false);
+        assertThat(auth.onHandshakeResponse("app", NativePassword.PLUGIN_NAME, NativePassword.scramble(PASSWORD, SEED))
+                .outcome()).isEqualTo(Outcome.LOOKUP);
+        Step step = auth.onAccounts(List.of(NATIVE_ACCOUNT));
+        assertThat(step.outcome()).isEqualTo(Outcome.ACCEPT);
+        byte[] backendSeed = "ZYXWVUTSRQPONMLKJIHG".getBytes(StandardCharsets.US_ASCII);
+        assertThat(step.secret().nativeScramble(backendSeed)).isEqualTo(NativePassword.scramble(PASSWORD, backendSeed));
+        assertThat(step.secret().plaintext()).as("the password itself is never known").isEmpty();
+    }
+
+    @Test
+    void wrongPasswordAndUnknownAccountGetAccessDenied() {
+        ClientAuthentication wrong = exchange(false);
+        wrong.onHandshakeResponse("app", NativePassword.PLUGIN_NAME,
                 NativePassword.scramble("guess".getBytes(StandardCharsets.UTF_8), SEED));
-        assertThat(wrong.outcome()).isEqualTo(Outcome.DENY);
-        assertThat(wrong.error().errorCode()).isEqualTo(1045);
-        assertThat(wrong.error().message()).isEqualTo("Access denied for user 'app'@'10.1.2.3' (using password: YES)");
-        assertThat(wrong.reason()).isEqualTo("wrong password");
+        Step denied = wrong.onAccounts(List.of(NATIVE_ACCOUNT));
+        assertThat(denied.outcome()).isEqualTo(Outcome.DENY);
+        assertThat(denied.error().errorCode()).isEqualTo(1045);
+        assertThat(denied.error().message()).isEqualTo("Access denied for user 'app'@'10.1.2.3' (using password: YES)");
+
+        ClientAuthentication unknown = exchange(false);
+        unknown.onHandshakeResponse("nobody", NativePassword.PLUGIN_NAME, new byte[20]);
+        assertThat(unknown.onAccounts(List.of()).error().errorCode()).isEqualTo(1045);
     }
 
     @Test
-    void otherAccountsAreDeniedInTheFirstStage() {
-        Step step = exchange(false).onHandshakeResponse("root", NativePassword.PLUGIN_NAME,
-                NativePassword.scramble(PASSWORD, SEED));
+    void accountWithAnotherPluginIsRefusedNamingIt() {
+        ClientAuthentication auth = exchange(false);
+        auth.onHandshakeResponse("ed", NativePassword.PLUGIN_NAME, new byte[20]);
+        Step step = auth.onAccounts(List.of(new AccountEntry("%", "ed25519", "xyz")));
         assertThat(step.outcome()).isEqualTo(Outcome.DENY);
-        assertThat(step.reason()).contains("only the service account");
+        assertThat(step.error().message()).contains("'ed25519'").contains("mysql_native_password or caching_sha2");
     }
 
     @Test
-    void unknownPluginIsSwitchedToNativePassword() {
-        ClientAuthentication auth = exchange(false);
-        Step step = auth.onHandshakeResponse("app", "client_ed25519", new byte[32]);
-        assertThat(step.outcome()).isEqualTo(Outcome.CONTINUE);
-        AuthSwitchRequest request = AuthSwitchRequest.decode(Unpooled.wrappedBuffer(step.packets().get(0)));
-        assertThat(request.pluginName()).isEqualTo(NativePassword.PLUGIN_NAME);
-        assertThat(request.seed()).isEqualTo(SEED);
-        assertThat(auth.onClientPacket(NativePassword.scramble(PASSWORD, SEED)).outcome()).isEqualTo(Outcome.ACCEPT);
-    }
-
-    @Test
-    void cachingSha2FullAuthenticationOverTlsThenFastPath() {
-        ClientAuthentication first = exchange(true);
-        Step step = first.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME,
-                CachingSha2Password.scramble(PASSWORD, SEED));
-        assertThat(step.outcome()).isEqualTo(Outcome.CONTINUE);
-        assertThat(AuthMoreData.decode(Unpooled.wrappedBuffer(step.packets().get(0))).isPerformFullAuthentication())
+    void nativeClientOfACachingSha2AccountIsSwitchedToFullAuthentication() {
+        ClientAuthentication auth = exchange(true);
+        auth.onHandshakeResponse("modern", NativePassword.PLUGIN_NAME, new byte[20]);
+        Step switched = auth.onAccounts(List.of(new AccountEntry("%", CachingSha2Password.PLUGIN_NAME, "$A$...")));
+        AuthSwitchRequest request = AuthSwitchRequest.decode(Unpooled.wrappedBuffer(switched.packets().get(0)));
+        assertThat(request.pluginName()).isEqualTo(CachingSha2Password.PLUGIN_NAME);
+        Step full = auth.onClientPacket(CachingSha2Password.scramble(PASSWORD, SEED));
+        assertThat(AuthMoreData.decode(Unpooled.wrappedBuffer(full.packets().get(0))).isPerformFullAuthentication())
                 .isTrue();
-        byte[] clear = Arrays.copyOf(PASSWORD, PASSWORD.length + 1);
-        assertThat(first.onClientPacket(clear).outcome()).isEqualTo(Outcome.ACCEPT);
-
-        Step fast = exchange(false).onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME,
-                CachingSha2Password.scramble(PASSWORD, SEED));
-        assertThat(fast.outcome()).isEqualTo(Outcome.ACCEPT);
-        assertThat(AuthMoreData.decode(Unpooled.wrappedBuffer(fast.packets().get(0))).isFastAuthSuccess()).isTrue();
+        Step accepted = auth.onClientPacket(Arrays.copyOf(PASSWORD, PASSWORD.length + 1));
+        assertThat(accepted.outcome()).isEqualTo(Outcome.ACCEPT);
+        assertThat(accepted.secret().plaintext()).hasValueSatisfying(p -> assertThat(p).isEqualTo(PASSWORD));
     }
 
     @Test
-    void cachingSha2FullAuthenticationWithTheRsaKey() {
+    void cachingSha2AlwaysTakesTheFullPathWithTheRsaKeyWithoutTls() {
         ClientAuthentication auth = exchange(false);
-        auth.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME, CachingSha2Password.scramble(PASSWORD, SEED));
+        Step first = auth.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME,
+                CachingSha2Password.scramble(PASSWORD, SEED));
+        assertThat(AuthMoreData.decode(Unpooled.wrappedBuffer(first.packets().get(0))).isPerformFullAuthentication())
+                .isTrue();
         Step keyStep = auth.onClientPacket(new byte[] {CachingSha2Password.REQUEST_PUBLIC_KEY});
         byte[] pem = AuthMoreData.decode(Unpooled.wrappedBuffer(keyStep.packets().get(0))).data();
         byte[] encrypted = CachingSha2Password.encryptPassword(PASSWORD, SEED, CachingSha2Password.parsePublicKey(pem));
-        assertThat(auth.onClientPacket(encrypted).outcome()).isEqualTo(Outcome.ACCEPT);
+        Step accepted = auth.onClientPacket(encrypted);
+        assertThat(accepted.outcome()).isEqualTo(Outcome.ACCEPT);
+        assertThat(accepted.secret().plaintext()).hasValueSatisfying(p -> assertThat(p).isEqualTo(PASSWORD));
     }
 
     @Test
-    void cachingSha2WrongPasswordIsDeniedOnEveryPath() {
-        ClientAuthentication clear = exchange(true);
-        clear.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME, new byte[32]);
-        assertThat(clear.onClientPacket("nope\0".getBytes(StandardCharsets.UTF_8)).outcome()).isEqualTo(Outcome.DENY);
-
-        ClientAuthentication garbage = exchange(false);
-        garbage.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME, new byte[32]);
-        Step step = garbage.onClientPacket(new byte[256]);
+    void garbledRsaReplyIsDenied() {
+        ClientAuthentication auth = exchange(false);
+        auth.onHandshakeResponse("app", CachingSha2Password.PLUGIN_NAME, new byte[32]);
+        Step step = auth.onClientPacket(new byte[256]);
         assertThat(step.outcome()).isEqualTo(Outcome.DENY);
         assertThat(step.reason()).contains("RSA");
+    }
+
+    @Test
+    void unknownClientPluginIsSwitchedToNativePassword() {
+        ClientAuthentication auth = exchange(false);
+        Step step = auth.onHandshakeResponse("app", "client_ed25519", new byte[32]);
+        AuthSwitchRequest request = AuthSwitchRequest.decode(Unpooled.wrappedBuffer(step.packets().get(0)));
+        assertThat(request.pluginName()).isEqualTo(NativePassword.PLUGIN_NAME);
+        assertThat(auth.onClientPacket(NativePassword.scramble(PASSWORD, SEED)).outcome()).isEqualTo(Outcome.LOOKUP);
+        assertThat(auth.onAccounts(List.of(NATIVE_ACCOUNT)).outcome()).isEqualTo(Outcome.ACCEPT);
+    }
+
+    @Test
+    void secretsCanBeCleared() {
+        BackendSecret secret = BackendSecret.password(PASSWORD);
+        secret.clear();
+        assertThat(secret.plaintext()).hasValueSatisfying(p -> assertThat(p).containsOnly(0));
+        assertThat(secret.toString()).doesNotContain("s3cret");
     }
 }

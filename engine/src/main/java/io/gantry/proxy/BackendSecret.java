@@ -1,0 +1,102 @@
+package io.gantry.proxy;
+
+import io.gantry.wire.NativePassword;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * What a client session holds to log in to backends as the client's own account, kept only in the session's
+ * memory and cleared when it ends: either the password itself (from a {@code caching_sha2_password} full
+ * authentication), or, for {@code mysql_native_password}, SHA1(password) recovered from the client's scramble and
+ * the account's stored hash — enough to answer any server's scramble without ever knowing the password.
+ */
+sealed interface BackendSecret {
+
+    /** The answer to a server's {@code mysql_native_password} scramble. */
+    byte[] nativeScramble(byte[] seed);
+
+    /** The password in clear, when the client sent it (needed for {@code caching_sha2_password} backends). */
+    Optional<byte[]> plaintext();
+
+    /** True for an account without a password. */
+    boolean isEmpty();
+
+    /** Overwrites the secret's bytes. */
+    void clear();
+
+    static BackendSecret password(byte[] password) {
+        return new Password(password.clone());
+    }
+
+    static BackendSecret nativeStage1(byte[] stage1) {
+        return new NativeStage1(stage1.clone());
+    }
+
+    /** A password in clear. */
+    final class Password implements BackendSecret {
+        private final byte[] bytes;
+
+        private Password(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public byte[] nativeScramble(byte[] seed) {
+            return bytes.length == 0 ? new byte[0] : NativePassword.scramble(bytes, seed);
+        }
+
+        @Override
+        public Optional<byte[]> plaintext() {
+            return Optional.of(bytes.clone());
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return bytes.length == 0;
+        }
+
+        @Override
+        public void clear() {
+            Arrays.fill(bytes, (byte) 0);
+        }
+
+        @Override
+        public String toString() {
+            return "BackendSecret.Password[redacted]";
+        }
+    }
+
+    /** SHA1(password), from a verified {@code mysql_native_password} reply. */
+    final class NativeStage1 implements BackendSecret {
+        private final byte[] stage1;
+
+        private NativeStage1(byte[] stage1) {
+            this.stage1 = stage1;
+        }
+
+        @Override
+        public byte[] nativeScramble(byte[] seed) {
+            return NativePassword.scrambleFromStage1(stage1, seed);
+        }
+
+        @Override
+        public Optional<byte[]> plaintext() {
+            return Optional.empty();
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return false;
+        }
+
+        @Override
+        public void clear() {
+            Arrays.fill(stage1, (byte) 0);
+        }
+
+        @Override
+        public String toString() {
+            return "BackendSecret.NativeStage1[redacted]";
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.mariadb.jdbc.MariaDbPoolDataSource;
+
+/** Every client logs in as its own account, and the servers see that account: grants apply unchanged. */
+class ClientIdentityIT {
+
+    private static Topology topology;
+    private static ProxyHarness gantry;
+
+    @BeforeAll
+    static void accounts() throws SQLException {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "CREATE TABLE IF NOT EXISTS app.identity_rows (id INT PRIMARY KEY)");
+            execute(root, "CREATE OR REPLACE USER 'reader'@'%' IDENTIFIED BY 'reader-pw'");
+            execute(root, "GRANT SELECT ON app.* TO 'reader'@'%'");
+            execute(root, "CREATE OR REPLACE USER 'writer'@'%' IDENTIFIED BY 'writer-pw'");
+            execute(root, "GRANT SELECT, INSERT, UPDATE, DELETE ON app.* TO 'writer'@'%'");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        gantry = ProxyHarness.start(topology);
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        gantry.close();
+    }
+
+    @Test
+    void readOnlyAccountReadsFromAReplicaAndGetsTheServersOwnErrorOnWrites() throws SQLException {
+        try (Connection reader = viaGantry("reader", "reader-pw");
+             Connection direct = direct(topology.primary(), "reader", "reader-pw")) {
+            assertThat(queryString(reader, "SELECT CURRENT_USER()")).isEqualTo("reader@%");
+            assertThat(topology.replicas()).contains(gantry.whereRuns(reader, "SELECT @@server_id"));
+            SQLException throughGantry = catchThrowableOfType(
+                    () -> execute(reader, "INSERT INTO identity_rows VALUES (1)"), SQLException.class);
+            SQLException directly = catchThrowableOfType(
+                    () -> execute(direct, "INSERT INTO identity_rows VALUES (1)"), SQLException.class);
+            assertThat(throughGantry.getErrorCode()).isEqualTo(directly.getErrorCode()).isEqualTo(1142);
+            assertThat(throughGantry.getSQLState()).isEqualTo(directly.getSQLState());
+            assertThat(throughGantry.getMessage()).isEqualTo(directly.getMessage());
+        }
+    }
+
+    @Test
+    void fullAccountWrites() throws SQLException {
+        try (Connection writer = viaGantry("writer", "writer-pw")) {
+            execute(writer, "REPLACE INTO identity_rows VALUES (2)");
+            assertThat(queryString(writer, "/*#mode=READWRITE*/ SELECT COUNT(*) FROM identity_rows WHERE id = 2"))
+                    .isEqualTo("1");
+        }
+    }
+
+    @Test
+    void wrongPasswordAndUnknownAccountGetTheSameErrorAsDirectly() {
+        for (String[] login : new String[][] {{"reader", "not-it"}, {"nobody", "x"}}) {
+            SQLException throughGantry = catchThrowableOfType(() -> viaGantry(login[0], login[1]).close(),
+                    SQLException.class);
+            SQLException directly = catchThrowableOfType(() -> direct(topology.primary(), login[0], login[1]).close(),
+                    SQLException.class);
+            assertThat(throughGantry.getErrorCode()).as(login[0]).isEqualTo(directly.getErrorCode()).isEqualTo(1045);
+            assertThat(throughGantry.getSQLState()).isEqualTo(directly.getSQLState());
+        }
+    }
+
+    @Test
+    void accountCreatedWhileGantryRunsLogsInAtOnceAndDroppingItStopsLogins() throws SQLException {
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "CREATE OR REPLACE USER 'newcomer'@'%' IDENTIFIED BY 'fresh'");
+            execute(root, "GRANT SELECT ON app.* TO 'newcomer'@'%'");
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            try (Connection newcomer = viaGantry("newcomer", "fresh")) {
+                assertThat(queryString(newcomer, "SELECT CURRENT_USER()")).isEqualTo("newcomer@%");
+            }
+            execute(root, "DROP USER 'newcomer'@'%'");
+        }
+        assertThat(catchThrowableOfType(() -> viaGantry("newcomer", "fresh").close(), SQLException.class)
+                .getErrorCode()).isEqualTo(1045);
+    }
+
+    @Test
+    void changeUserSwitchesPrivilegesOnEveryBackend() throws SQLException {
+        try (Connection connection = viaGantry("writer", "writer-pw")) {
+            execute(connection, "REPLACE INTO identity_rows VALUES (3)");
+            assertThat(topology.replicas()).contains(gantry.whereRuns(connection, "SELECT @@server_id"));
+            connection.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).changeUser("reader", "reader-pw");
+            assertThat(queryString(connection, "SELECT CURRENT_USER()")).isEqualTo("reader@%");
+            assertThat(catchThrowableOfType(() -> execute(connection, "REPLACE INTO identity_rows VALUES (4)"),
+                    SQLException.class).getErrorCode()).isEqualTo(1142);
+        }
+    }
+
+    @Test
+    void connectionPoolsOfTwoAccountsInterleave() throws SQLException {
+        String url = "jdbc:mariadb://127.0.0.1:" + gantry.port() + "/app?sslMode=disable&maxPoolSize=3";
+        try (MariaDbPoolDataSource readers = new MariaDbPoolDataSource(url + "&user=reader&password=reader-pw");
+             MariaDbPoolDataSource writers = new MariaDbPoolDataSource(url + "&user=writer&password=writer-pw")) {
+            for (int i = 0; i < 20; i++) {
+                MariaDbPoolDataSource pool = i % 2 == 0 ? readers : writers;
+                try (Connection connection = pool.getConnection()) {
+                    assertThat(queryString(connection, "SELECT CURRENT_USER()"))
+                            .isEqualTo(i % 2 == 0 ? "reader@%" : "writer@%");
+                }
+            }
+        }
+    }
+
+    private static Connection viaGantry(String user, String password) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port()
+                + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
+    }
+
+    private static Connection direct(DatabaseServer server, String user, String password) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + server.port()
+                + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
+    }
+}
