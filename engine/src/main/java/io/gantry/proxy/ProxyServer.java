@@ -2,7 +2,6 @@ package io.gantry.proxy;
 
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
-import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
@@ -41,7 +40,6 @@ public final class ProxyServer implements AutoCloseable {
 
     private final ProxyConfig config;
     private final Upstreams upstreams;
-    private final UpstreamUrl serviceAccount;
     private final String serverVersion;
     private final Router router = Router.withThreadLocalRandom();
     private final AdminHandler adminHandler;
@@ -60,21 +58,18 @@ public final class ProxyServer implements AutoCloseable {
     private Channel listener;
 
     /**
-     * @param serviceAccount whose credentials clients log in with and backends are reached with (first stage:
-     *                       clients use Gantry's service account)
      * @param serverVersion  the version string shown to clients (the primary's own)
      */
-    public ProxyServer(ProxyConfig config, Upstreams upstreams, UpstreamUrl serviceAccount, String serverVersion) {
-        this(config, upstreams, serviceAccount, serverVersion, AdminHandler.NONE);
+    public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion) {
+        this(config, upstreams, serverVersion, AdminHandler.NONE);
     }
 
     /** @param adminHandler answers Gantry's own SQL on the proxy port */
-    public ProxyServer(ProxyConfig config, Upstreams upstreams, UpstreamUrl serviceAccount, String serverVersion,
+    public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion,
                        AdminHandler adminHandler) {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
-        this.serviceAccount = serviceAccount;
         this.serverVersion = serverVersion;
         this.sslContext = config.tls().map(ProxyServer::sslContext);
         this.accounts = new AccountLookup(upstreams, config.connectTimeout());
@@ -117,10 +112,6 @@ public final class ProxyServer implements AutoCloseable {
 
     Upstreams upstreams() {
         return upstreams;
-    }
-
-    UpstreamUrl serviceAccount() {
-        return serviceAccount;
     }
 
     String serverVersion() {

@@ -82,7 +82,7 @@ public final class RunningProxy implements AutoCloseable {
                     () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
                             upstreams.noPrimaryReason()));
             String version = serverVersion(upstreams, config.connectTimeout());
-            ProxyServer server = new ProxyServer(config, upstreams, urls.get(0), version, admin.apply(upstreams));
+            ProxyServer server = new ProxyServer(config, upstreams, version, admin.apply(upstreams));
             InetSocketAddress bound = server.start();
             health.start(healthInterval);
             return new RunningProxy(upstreams, health, server, bound);
