@@ -86,6 +86,7 @@ final class BackendConnection {
     private Channel channel;
     private State state = State.CONNECTING;
     private int capabilities;
+    private long serverThreadId = -1;
     private byte[] seed;
     private String authPlugin = "";
     private ResponseFraming framing;
@@ -138,6 +139,11 @@ final class BackendConnection {
 
     UpstreamServer server() {
         return server;
+    }
+
+    /** The server's id of this connection (what {@code KILL} takes there), or -1 before the greeting. */
+    long serverThreadId() {
+        return serverThreadId;
     }
 
     /** The capabilities in effect on this connection. */
@@ -254,6 +260,7 @@ final class BackendConnection {
             return;
         }
         HandshakeV10 greeting = HandshakeV10.decode(payload);
+        serverThreadId = greeting.connectionId();
         int wanted = login.capabilities() & ~NEVER_TO_BACKEND;
         int missing = wanted & MUST_MATCH & ~greeting.capabilities();
         if (missing != 0) {

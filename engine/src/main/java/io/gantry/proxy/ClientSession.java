@@ -113,6 +113,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final Map<BackendConnection, Long> appliedStateVersion = new IdentityHashMap<>();
     private final SessionStateLog stateLog = new SessionStateLog();
+    /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
+    private final Map<String, Long> backendThreads = new java.util.concurrent.ConcurrentHashMap<>();
     private final PreparedStatements prepared = new PreparedStatements();
     private final ArrayDeque<Packet> queued = new ArrayDeque<>();
     private long queuedBytes;
@@ -153,6 +155,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         admitted = true;
+        proxy.register(id, this);
         RANDOM.nextBytes(seed);
         for (int i = 0; i < seed.length; i++) {
             // Seed bytes are NUL-terminated on the wire; keep them printable like servers do.
@@ -370,14 +373,100 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             runAdmin(admin.get());
             return;
         }
-        Routed routed = route(sql, true);
-        if (routed == null) {
+        Optional<SessionIdentitySql.Kill> kill = SessionIdentitySql.parseKill(sql);
+        if (kill.isPresent()) {
             packet.release();
+            onKill(kill.get());
             return;
         }
+        Packet command = packet;
+        String withId = SessionIdentitySql.withSessionId(sql, id);
+        if (!withId.equals(sql)) {
+            // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
+            byte[] text = withId.getBytes(StandardCharsets.ISO_8859_1);
+            command = new Packet(0, ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
+                    .writeBytes(text));
+            packet.release();
+        }
+        Routed routed = route(withId, true);
+        if (routed == null) {
+            command.release();
+            return;
+        }
+        Packet toRun = command;
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
-                ? ByteBufUtil.getBytes(packet.payload()) : null;
-        run(packet, routed.server(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
+                ? ByteBufUtil.getBytes(toRun.payload()) : null;
+        run(toRun, routed.server(), connection -> forward(toRun, connection, stateCommand, NO_REWRITE));
+    }
+
+    /**
+     * {@code KILL [QUERY|CONNECTION] n} with a Gantry session id: the KILL of each of that session's backend
+     * threads runs on this session's own connection to the same server, so the server applies its own privilege
+     * rules (the same account, or CONNECTION ADMIN / SUPER).
+     */
+    private void onKill(SessionIdentitySql.Kill kill) {
+        Optional<ClientSession> found = proxy.session(kill.sessionId());
+        if (found.isEmpty()) {
+            writeError(1, ErrPacket.of(1094, "HY000", "Unknown thread id: " + kill.sessionId()));
+            ctx.flush();
+            return;
+        }
+        ClientSession target = found.get();
+        if (target == this && !kill.queryOnly()) {
+            writeOk(1);
+            ctx.flush();
+            closeSession();
+            return;
+        }
+        List<Map.Entry<String, Long>> threads = new ArrayList<>(target.backendThreads.entrySet());
+        if (threads.isEmpty() && !target.user.equals(user)) {
+            writeError(1, ErrPacket.of(1095, "HY000", "You are not owner of thread " + kill.sessionId()));
+            ctx.flush();
+            return;
+        }
+        phase = Phase.RUNNING;
+        killNext(threads, 0, kill, target);
+    }
+
+    private void killNext(List<Map.Entry<String, Long>> threads, int index, SessionIdentitySql.Kill kill,
+                          ClientSession target) {
+        if (index == threads.size()) {
+            if (!kill.queryOnly()) {
+                target.ctx.channel().eventLoop().execute(target::closeSession);
+            }
+            writeOk(1);
+            ctx.flush();
+            commandDone();
+            return;
+        }
+        Map.Entry<String, Long> thread = threads.get(index);
+        Optional<UpstreamServer> server = proxy.upstreams().find(thread.getKey()).filter(UpstreamServer::isUp);
+        if (server.isEmpty()) {
+            killNext(threads, index + 1, kill, target); // a server that is down runs nothing of the session
+            return;
+        }
+        obtain(server.get()).addListener(future -> {
+            if (!future.isSuccess()) {
+                killNext(threads, index + 1, kill, target);
+                return;
+            }
+            byte[] text = ("KILL " + (kill.queryOnly() ? "QUERY " : "") + thread.getValue())
+                    .getBytes(StandardCharsets.US_ASCII);
+            ByteBuf payload = ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
+                    .writeBytes(text);
+            InternalCommand.run((BackendConnection) future.getNow(), payload, (first, error) -> {
+                if (error != null) {
+                    // The server's own refusal, told about the Gantry session the client named.
+                    writeError(1, error.errorCode() == 1095
+                            ? ErrPacket.of(1095, error.sqlState(), "You are not owner of thread " + kill.sessionId())
+                            : error);
+                    ctx.flush();
+                    commandDone();
+                } else {
+                    killNext(threads, index + 1, kill, target);
+                }
+            }, failure -> sendErrorAndClose(1, backendError(server.get(), failure)));
+        });
     }
 
     /** Gantry's own SQL: the reply is computed off the event loop and written back on it. */
@@ -507,6 +596,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             connection.close();
         }
         connections.clear();
+        backendThreads.clear();
         appliedStateVersion.clear();
         prepared.clear();
         stateLog.clear();
@@ -950,6 +1040,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 }
                 connections.put(key, connection);
                 appliedStateVersion.put(connection, 0L);
+                backendThreads.put(server.address(), connection.serverThreadId());
                 connection.onIdleClose(() -> dropConnection(key, connection));
             } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                 // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
@@ -961,6 +1052,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
     private void dropConnection(ServerId key, BackendConnection connection) {
         if (connections.remove(key, connection)) {
+            backendThreads.remove(key.hostPort(), connection.serverThreadId());
             appliedStateVersion.remove(connection);
             prepared.forgetBackend(key.hostPort());
         }
@@ -1087,6 +1179,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             connection.close();
         }
         connections.clear();
+        backendThreads.clear();
         appliedStateVersion.clear();
         prepared.clear();
         Packet packet;
@@ -1098,6 +1191,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             batch = null;
         }
         clearSecret();
+        proxy.unregister(id);
         if (admitted) {
             admitted = false;
             proxy.sessionClosed();

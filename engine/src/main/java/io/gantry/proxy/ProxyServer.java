@@ -19,9 +19,11 @@ import io.netty.handler.ssl.SslContextBuilder;
 import java.net.InetSocketAddress;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import javax.net.ssl.SSLException;
@@ -51,6 +53,7 @@ public final class ProxyServer implements AutoCloseable {
             new DefaultThreadFactory("gantry-accounts", true));
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
+    private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
     private final EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors(),
@@ -156,6 +159,19 @@ public final class ProxyServer implements AutoCloseable {
 
     void sessionClosed() {
         openSessions.decrementAndGet();
+    }
+
+    /** Sessions by Gantry session id (what {@code CONNECTION_ID()} returns and {@code KILL} takes). */
+    void register(long id, ClientSession session) {
+        sessions.put(id, session);
+    }
+
+    void unregister(long id) {
+        sessions.remove(id);
+    }
+
+    Optional<ClientSession> session(long id) {
+        return Optional.ofNullable(sessions.get(id));
     }
 
     /** Client sessions open now. */

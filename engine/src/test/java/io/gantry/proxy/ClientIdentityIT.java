@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.ProxyHarness.execute;
 import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.gantry.sandbox.DatabaseServer;
@@ -119,6 +120,54 @@ class ClientIdentityIT {
                             .isEqualTo(i % 2 == 0 ? "reader@%" : "writer@%");
                 }
             }
+        }
+    }
+
+    @Test
+    void connectionIdIsTheGantrySessionIdOnEveryBackend() throws SQLException {
+        try (Connection first = viaGantry("writer", "writer-pw"); Connection second = viaGantry("writer", "writer-pw")) {
+            String onReplica = queryString(first, "SELECT CONNECTION_ID()");
+            String onPrimary = queryString(first, "/*#mode=READWRITE*/ SELECT CONNECTION_ID()");
+            assertThat(onReplica).isEqualTo(onPrimary);
+            assertThat(queryString(second, "SELECT CONNECTION_ID()")).isNotEqualTo(onReplica);
+        }
+    }
+
+    @Test
+    void killQueryFromASecondClientInterruptsALongSelect() throws Exception {
+        try (Connection sleeper = viaGantry("writer", "writer-pw"); Connection killer = viaGantry("writer", "writer-pw")) {
+            String sessionId = queryString(sleeper, "SELECT CONNECTION_ID()");
+            java.util.concurrent.CompletableFuture<String> sleeping = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> {
+                        try {
+                            return queryString(sleeper, "SELECT SLEEP(30)");
+                        } catch (SQLException e) {
+                            return "error " + e.getErrorCode();
+                        }
+                    });
+            Thread.sleep(500);
+            long started = System.nanoTime();
+            execute(killer, "KILL QUERY " + sessionId);
+            String outcome = sleeping.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            // MariaDB ends an interrupted SLEEP() with 1 (or error 1317 when interrupted elsewhere).
+            assertThat(outcome).isIn("1", "error 1317");
+            assertThat((System.nanoTime() - started) / 1_000_000).isLessThan(5_000);
+            assertThat(queryString(sleeper, "SELECT 'still connected'")).isEqualTo("still connected");
+        }
+    }
+
+    @Test
+    void killNeedsThePrivilegesTheServerWouldRequireAndKillConnectionEndsTheSession() throws SQLException {
+        try (Connection victim = viaGantry("writer", "writer-pw"); Connection stranger = viaGantry("reader", "reader-pw");
+             Connection owner = viaGantry("writer", "writer-pw")) {
+            String victimId = queryString(victim, "SELECT CONNECTION_ID()");
+            SQLException refused = catchThrowableOfType(() -> execute(stranger, "KILL " + victimId), SQLException.class);
+            assertThat(refused.getErrorCode()).isEqualTo(1095);
+            assertThat(refused.getMessage()).contains("thread " + victimId);
+            assertThat(catchThrowableOfType(() -> execute(owner, "KILL 999999"), SQLException.class).getErrorCode())
+                    .isEqualTo(1094);
+            execute(owner, "KILL CONNECTION " + victimId);
+            assertThatThrownBy(() -> queryString(victim, "SELECT 1")).isInstanceOf(SQLException.class);
         }
     }
 

@@ -108,7 +108,8 @@ class SessionStateIT {
     void namedLocksAreHeldByTheSession(Driver driver) throws SQLException {
         try (Connection holder = gantry.connect(driver); Connection other = gantry.connect(driver)) {
             assertThat(queryString(holder, "SELECT GET_LOCK('gantry-test-" + driver + "', 5)")).isEqualTo("1");
-            assertThat(queryString(holder, "SELECT IS_USED_LOCK('gantry-test-" + driver + "') = CONNECTION_ID()"))
+            // IS_USED_LOCK() names the server's thread, while CONNECTION_ID() is the Gantry session id.
+            assertThat(queryString(holder, "SELECT IS_USED_LOCK('gantry-test-" + driver + "') IS NOT NULL"))
                     .isEqualTo("1");
             assertThat(queryString(other, "SELECT GET_LOCK('gantry-test-" + driver + "', 0)")).isEqualTo("0");
             assertThat(queryString(holder, "SELECT RELEASE_LOCK('gantry-test-" + driver + "')")).isEqualTo("1");
