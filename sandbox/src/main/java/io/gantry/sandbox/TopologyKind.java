@@ -23,7 +23,11 @@ public enum TopologyKind {
     MYSQL_84 {
         @Override
         public Optional<String> unavailableBecause() {
-            return MySqlContainerTopology.unavailableBecause();
+            try {
+                return MySqlContainerTopology.unavailableBecause();
+            } catch (NoClassDefFoundError e) {
+                return Optional.of("MySQL 8.4 runs need Testcontainers on the class path");
+            }
         }
 
         @Override
