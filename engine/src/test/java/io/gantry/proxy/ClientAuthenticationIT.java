@@ -29,6 +29,12 @@ class ClientAuthenticationIT {
     @BeforeAll
     static void makeCertificate() throws Exception {
         topology = (MariaDbTopology) Sandboxes.shared(TopologyKind.MARIADB);
+        tls = selfSignedCertificate(keys);
+    }
+
+    /** A throw-away certificate and PKCS#8 key made with openssl in {@code directory}. */
+    static ProxyConfig.TlsFiles selfSignedCertificate(Path directory) throws Exception {
+        Path keys = directory;
         Path certificate = keys.resolve("cert.pem");
         Path key = keys.resolve("key.pem");
         Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
@@ -37,7 +43,7 @@ class ClientAuthenticationIT {
         String output = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(openssl.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(openssl.exitValue()).as("openssl: %s", output).isZero();
-        tls = new ProxyConfig.TlsFiles(certificate, key);
+        return new ProxyConfig.TlsFiles(certificate, key);
     }
 
     @Test

@@ -57,6 +57,14 @@ class ClientIdentityIT {
             assertThat(throughGantry.getErrorCode()).isEqualTo(directly.getErrorCode()).isEqualTo(1142);
             assertThat(throughGantry.getSQLState()).isEqualTo(directly.getSQLState());
             assertThat(throughGantry.getMessage()).isEqualTo(directly.getMessage());
+
+            // A read the account may not do, served by a replica through Gantry: the replica's own refusal.
+            SQLException readThroughGantry = catchThrowableOfType(
+                    () -> queryString(reader, "SELECT COUNT(*) FROM mysql.user"), SQLException.class);
+            SQLException readDirectly = catchThrowableOfType(
+                    () -> queryString(direct, "SELECT COUNT(*) FROM mysql.user"), SQLException.class);
+            assertThat(readThroughGantry.getErrorCode()).isEqualTo(readDirectly.getErrorCode()).isEqualTo(1142);
+            assertThat(readThroughGantry.getMessage()).isEqualTo(readDirectly.getMessage());
         }
     }
 

@@ -8,23 +8,28 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * caching_sha2_password accounts (MySQL 8's default) through Gantry against MySQL 8.4 in containers: full
- * authentication with Gantry's RSA key, then backend logins with the password to the primary and the replica.
+ * authentication with Gantry's RSA key and over TLS, then backend logins with the password.
  * Skipped, with the reason in the report, where no Docker engine answers (never run on the machines this was
  * written on).
  */
 class MySqlIdentityIT {
 
+    @TempDir
+    Path keys;
+
     @Test
-    void cachingSha2AccountLogsInThroughGantryAndReachesEveryBackend() throws SQLException {
+    void cachingSha2AccountLogsInThroughGantryAndReachesEveryBackend() throws Exception {
         Optional<String> unavailable = TopologyKind.MYSQL_84.unavailableBecause();
         assumeTrue(unavailable.isEmpty(), () -> "skipped: " + unavailable.orElse(""));
         try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL_84, "mysql-identity", 1)) {
@@ -34,11 +39,18 @@ class MySqlIdentityIT {
                 execute(root, "GRANT SELECT ON mysql.user TO 'app'@'%'");
             }
             topology.awaitReplicasCaughtUp(Duration.ofSeconds(60));
-            try (ProxyHarness gantry = ProxyHarness.start(topology)) {
+            ProxyConfig.TlsFiles tls = ClientAuthenticationIT.selfSignedCertificate(keys);
+            try (ProxyHarness gantry = ProxyHarness.start(topology, c -> c.withTls(tls), l -> l)) {
+                // Without TLS: the password reaches Gantry RSA-encrypted with its key.
                 try (Connection plain = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port()
                         + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", "sha2", "sha2-pw")) {
                     assertThat(queryString(plain, "SELECT CURRENT_USER()")).isEqualTo("sha2@%");
                     assertThat(queryString(plain, "/*#mode=READWRITE*/ SELECT CURRENT_USER()")).isEqualTo("sha2@%");
+                }
+                // With TLS: in clear inside it.
+                try (Connection secure = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port()
+                        + "/app?sslMode=REQUIRED", "sha2", "sha2-pw")) {
+                    assertThat(queryString(secure, "SELECT CURRENT_USER()")).isEqualTo("sha2@%");
                 }
             }
         }
