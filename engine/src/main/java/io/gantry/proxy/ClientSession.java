@@ -592,13 +592,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         } finally {
             packet.release();
         }
-        for (BackendConnection connection : connections.values()) {
-            connection.close();
-        }
-        connections.clear();
-        backendThreads.clear();
-        appliedStateVersion.clear();
-        prepared.clear();
+        closeAllBackends();
         stateLog.clear();
         routeState = SessionRouteState.INITIAL;
         lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
@@ -1175,13 +1169,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         phase = Phase.CLOSED;
-        for (BackendConnection connection : connections.values()) {
-            connection.close();
-        }
-        connections.clear();
-        backendThreads.clear();
-        appliedStateVersion.clear();
-        prepared.clear();
+        closeAllBackends();
         Packet packet;
         while ((packet = queued.poll()) != null) {
             packet.release();
@@ -1200,6 +1188,17 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             // Let a pending error reach the client first; the write's listener closes the channel.
             ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
         }
+    }
+
+    /** Closes every backend connection of the session and forgets what it knew about them. */
+    private void closeAllBackends() {
+        for (BackendConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        backendThreads.clear();
+        appliedStateVersion.clear();
+        prepared.clear();
     }
 
     private void clearSecret() {
