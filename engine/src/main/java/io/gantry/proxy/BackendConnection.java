@@ -92,6 +92,7 @@ final class BackendConnection {
     private ResponseFraming framing;
     private ResponseListener listener;
     private Runnable onIdleClose = () -> { };
+    private Runnable writableAgain;
     private boolean countedConnection;
 
     private BackendConnection(UpstreamServer server, BackendLogin login, EventLoop loop) {
@@ -193,6 +194,16 @@ final class BackendConnection {
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */
     void forwardFromClient(Packet packet) {
         channel.writeAndFlush(packet);
+    }
+
+    /** Whether the server keeps up with what is written to it. */
+    boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    /** Runs {@code action} once, when the connection becomes writable again. */
+    void whenWritable(Runnable action) {
+        this.writableAgain = action;
     }
 
     /** Stops or resumes reading from the backend, to follow the client's pace (back-pressure). */
@@ -445,6 +456,16 @@ final class BackendConnection {
             if (current != null) {
                 current.onBatchEnd();
             }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            Runnable action = writableAgain;
+            if (ctx.channel().isWritable() && action != null) {
+                writableAgain = null;
+                action.run();
+            }
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

@@ -733,11 +733,19 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         ctx.flush();
     }
 
+    /**
+     * LOCAL INFILE contents on their way to the server. When the server falls behind, reading from the client
+     * pauses until it catches up, so a large upload does not pile up in Gantry's memory.
+     */
     private void forwardClientData(Packet packet) {
+        BackendConnection backend = awaitingClientData;
         boolean last = packet.payload().readableBytes() == 0;
-        awaitingClientData.forwardFromClient(packet);
+        backend.forwardFromClient(packet);
         if (last) {
             awaitingClientData = null;
+        } else if (!backend.isWritable()) {
+            ctx.channel().config().setAutoRead(false);
+            backend.whenWritable(() -> ctx.channel().config().setAutoRead(true));
         }
     }
 
