@@ -37,6 +37,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.security.interfaces.RSAPublicKey;
@@ -109,7 +110,7 @@ final class BackendConnection {
         BackendConnection connection = new BackendConnection(server, login, loop);
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
-                .channel(Transports.socketChannel())
+                .channel(NioSocketChannel.class)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<>() {

@@ -10,7 +10,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -52,9 +54,10 @@ public final class ProxyServer implements AutoCloseable {
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
-    private final EventLoopGroup boss = Transports.group(1, "gantry-accept");
+    private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
-    private final EventLoopGroup workers = Transports.group(Runtime.getRuntime().availableProcessors(), "gantry-io");
+    private final EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+            new DefaultThreadFactory("gantry-io"));
     private Channel listener;
 
     /**
@@ -88,7 +91,7 @@ public final class ProxyServer implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(Transports.serverChannel())
+                .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -102,7 +105,7 @@ public final class ProxyServer implements AutoCloseable {
                 });
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
-        LOG.info("proxy: listening on {}:{} ({} transport)", bound.getHostString(), bound.getPort(), Transports.name());
+        LOG.info("proxy: listening on {}:{}", bound.getHostString(), bound.getPort());
         return bound;
     }
 
