@@ -945,8 +945,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 BackendConnection connection = connections.get(new ServerId(backend.getKey()));
                 // Never open a connection just to close a statement: a closed connection took it along.
                 if (connection != null && connection.isUsable()) {
-                    connection.execute(new Packet(0, StmtExecutePayloads.withStatementId(packet.payload(),
-                            backend.getValue())), NO_RESPONSE);
+                    InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                            backend.getValue()), (first, error) -> { }, failure -> { });
                 }
             }
         }
@@ -998,26 +998,6 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 + where));
         ctx.flush();
     }
-
-    /** For commands without a response (COM_STMT_CLOSE): nothing to receive. */
-    private static final BackendConnection.ResponseListener NO_RESPONSE = new BackendConnection.ResponseListener() {
-        @Override
-        public void onPacket(Packet response, ResponseFraming framing) {
-            response.release();
-        }
-
-        @Override
-        public void onBatchEnd() {
-        }
-
-        @Override
-        public void onComplete(ResponseFraming framing) {
-        }
-
-        @Override
-        public void onFailure(BackendFailure failure) {
-        }
-    };
 
     // ---- backend connections -----------------------------------------------------------------------------------
 
@@ -1156,9 +1136,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (phase == Phase.CLOSED) {
             return;
         }
-        ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
-        error.encode(out);
-        ctx.writeAndFlush(new Packet(sequenceId & 0xFF, out)).addListener(ChannelFutureListener.CLOSE);
+        writeError(sequenceId & 0xFF, error);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         closeSession();
     }
 

@@ -1,6 +1,5 @@
 package io.gantry.proxy;
 
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -69,6 +68,10 @@ final class SessionIdentitySql {
 
     /** A KILL of a connection or query by number, or empty for anything else (KILL USER, other statements). */
     static Optional<Kill> parseKill(String sql) {
+        // Runs for every statement: only text that mentions KILL at all is looked at closely.
+        if (!containsIgnoreCase(sql, "kill")) {
+            return Optional.empty();
+        }
         String[] words = sql.trim().replaceAll("/\\*.*?\\*/", " ").replaceAll(";\\s*$", "").trim()
                 .split("\\s+");
         if (words.length < 2 || !words[0].equalsIgnoreCase("KILL")) {
@@ -139,7 +142,14 @@ final class SessionIdentitySql {
         return Character.isLetterOrDigit(c) || c == '_' || c == '$';
     }
 
+    /** Without copying the text: this check runs for every statement. */
     private static boolean containsIgnoreCase(String text, String lowerNeedle) {
-        return text.toLowerCase(Locale.ROOT).contains(lowerNeedle);
+        int last = text.length() - lowerNeedle.length();
+        for (int i = 0; i <= last; i++) {
+            if (text.regionMatches(true, i, lowerNeedle, 0, lowerNeedle.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 }

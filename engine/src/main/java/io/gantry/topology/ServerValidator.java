@@ -115,7 +115,7 @@ public final class ServerValidator {
             } catch (SQLException e) {
                 // 28000: the server answered and refused the account; anything else: it did not answer.
                 if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
-                    return new Failed(url, "login", "the server refused '" + url.user() + "': " + firstLine(e));
+                    return new Failed(url, "login", "the server refused '" + url.user() + "': " + HealthChecker.describe(e));
                 }
                 if (attempt >= retries) {
                     return new Unreachable(url, HealthChecker.describe(e)
@@ -192,11 +192,5 @@ public final class ServerValidator {
             rows.next();
             return rows.getString(1);
         }
-    }
-
-    private static String firstLine(SQLException e) {
-        String message = e.getMessage() == null ? e.toString() : e.getMessage();
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
     }
 }

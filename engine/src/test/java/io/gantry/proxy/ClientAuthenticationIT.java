@@ -8,6 +8,11 @@ import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.wire.CachingSha2Password;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.SslRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -118,10 +123,23 @@ class ClientAuthenticationIT {
     }
 
     @Test
-    void tlsRequestToAProxyWithoutTlsIsRefusedClearly() {
+    void tlsRequestToAProxyWithoutTlsIsRefusedClearly() throws Exception {
         try (ProxyHarness gantry = ProxyHarness.start(topology)) {
             assertThatThrownBy(() -> connectorJ(gantry, "sslMode=REQUIRED", "app").close())
                     .isInstanceOf(SQLException.class);
+            // A client that sends an SSLRequest anyway is told what to do.
+            try (Socket socket = new Socket("127.0.0.1", gantry.port())) {
+                ProxyFailureIT.RawClient raw = new ProxyFailureIT.RawClient(socket);
+                raw.readPacket();
+                ByteBuf request = Unpooled.buffer();
+                new SslRequest(CapabilityFlags.CLIENT_PROTOCOL_41
+                        | CapabilityFlags.CLIENT_SSL, 1 << 24, 45, 0).encode(request);
+                byte[] payload = new byte[request.readableBytes()];
+                request.readBytes(payload);
+                raw.sendPacket(1, payload);
+                String error = new String(raw.readPacket(), StandardCharsets.UTF_8);
+                assertThat(error).contains("TLS is not enabled on this Gantry").contains("--tls-cert");
+            }
         }
     }
 

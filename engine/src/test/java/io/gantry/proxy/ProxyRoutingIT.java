@@ -67,9 +67,13 @@ class ProxyRoutingIT {
             execute(connection, "UPDATE " + table + " SET id = 2");
         }
         // The replicas' read_only refuses the test account, so the write could only have succeeded on the primary;
-        // the binary log confirms it: the last transaction carries the primary's server id.
-        String primaryPosition = topology.executedGtids(topology.primary());
-        assertThat(primaryPosition).contains("-" + topology.primary().port() + "-");
+        // the GTIDs confirm it: every transaction carries the primary's server id, none a replica's.
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        assertThat(topology.executedGtids(topology.primary())).contains("-" + topology.primary().port() + "-");
+        for (DatabaseServer replica : topology.replicas()) {
+            assertThat(topology.executedGtids(replica)).as("GTIDs on %s", replica.name())
+                    .doesNotContain("-" + replica.port() + "-");
+        }
     }
 
     @ParameterizedTest

@@ -2,13 +2,13 @@ package io.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.sandbox.Sandboxes;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,7 +61,7 @@ class DemoCommandIT {
             reader.join(10_000);
         }
         assertThat(output).contains("Sandbox stopped.");
-        assertThat(mariadbdProcessesUsing(directory)).isEmpty();
+        assertThat(Sandboxes.liveServersUnder(directory)).isEmpty();
     }
 
     private static void collect(Process demo, List<String> output, CountDownLatch ready) {
@@ -99,25 +98,6 @@ class DemoCommandIT {
         assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(client.exitValue()).as("mariadb client said: %s", output).isZero();
         return output;
-    }
-
-    private static List<Long> mariadbdProcessesUsing(Path directory) throws IOException {
-        List<Long> pids = new ArrayList<>();
-        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                try {
-                    String commandLine = Files.readString(process.resolve("cmdline")).replace('\0', ' ');
-                    String stat = Files.readString(process.resolve("stat"));
-                    char state = stat.charAt(stat.lastIndexOf(')') + 2);
-                    if (commandLine.contains("mariadbd") && commandLine.contains(directory.toString()) && state != 'Z') {
-                        pids.add(Long.parseLong(process.getFileName().toString()));
-                    }
-                } catch (IOException gone) {
-                    // The process exited while we looked.
-                }
-            }
-        }
-        return pids;
     }
 
     private static int freeBasePort(int count) throws IOException {

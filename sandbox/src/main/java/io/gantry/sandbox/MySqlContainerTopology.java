@@ -48,8 +48,6 @@ public final class MySqlContainerTopology implements Topology {
             return DockerClientFactory.instance().isDockerAvailable()
                     ? Optional.empty()
                     : Optional.of("MySQL 8.4 runs need a Docker engine, and none answers on this machine");
-        } catch (NoClassDefFoundError e) {
-            return Optional.of("MySQL 8.4 runs need Testcontainers on the class path");
         } catch (RuntimeException e) {
             return Optional.of("MySQL 8.4 runs need a Docker engine: " + e.getMessage());
         }

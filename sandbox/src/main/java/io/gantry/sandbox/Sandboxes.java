@@ -72,7 +72,12 @@ public final class Sandboxes {
 
     /** Process ids of {@code mariadbd} servers started by this JVM that are still running. */
     public static List<Long> liveServersOfThisRun() {
-        return ServerProcesses.liveServersUnder(runDirectory());
+        return liveServersUnder(runDirectory());
+    }
+
+    /** Process ids of running (not zombie) {@code mariadbd} servers whose command line names {@code directory}. */
+    public static List<Long> liveServersUnder(Path directory) {
+        return ServerProcesses.liveServersUnder(directory);
     }
 
     private static synchronized void sweepOnce() {
