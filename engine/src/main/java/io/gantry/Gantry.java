@@ -7,6 +7,8 @@ import io.gantry.authority.Pruner;
 import io.gantry.authority.Purpose;
 import io.gantry.authority.Retention;
 import io.gantry.authority.StoredServer;
+import io.gantry.cdc.CdcSettings;
+import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.topology.ServerValidator;
@@ -27,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The whole engine, started and stopped together: the Authority, the server lists (from the Authority after the
- * first start), validation, the health loop with its history, the proxy and the admin SQL.
+ * first start), validation, the health loop with its history, the change stream, the proxy and the admin SQL.
  */
 public final class Gantry implements AutoCloseable {
 
@@ -44,9 +46,11 @@ public final class Gantry implements AutoCloseable {
      * @param healthInterval  {@code --upstream-health-interval-secs}
      * @param retention       {@code --health-retention} of health samples and events
      * @param adminUsers      accounts allowed to run admin statements; empty means the service account
+     * @param cdc             how the change stream runs; empty turns it off ({@code --no-cdc})
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
-                          Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers) {
+                          Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
+                          Optional<CdcSettings> cdc) {
     }
 
     private final Authority authority;
@@ -54,9 +58,11 @@ public final class Gantry implements AutoCloseable {
     private final Pruner pruner;
     private final RunningProxy proxy;
     private final AdminService admin;
+    private final Optional<CdcStream> cdc;
 
     private Gantry(Authority authority, HealthRecorder recorder, Pruner pruner, RunningProxy proxy,
-                   AdminService admin) {
+                   AdminService admin, Optional<CdcStream> cdc) {
+        this.cdc = cdc;
         this.authority = authority;
         this.recorder = recorder;
         this.pruner = pruner;
@@ -68,6 +74,7 @@ public final class Gantry implements AutoCloseable {
         Authority authority = Authority.open(options.dataDir());
         HealthRecorder recorder = new HealthRecorder(authority, Clock.systemUTC());
         Pruner pruner = null;
+        Optional<CdcStream> cdcStream = Optional.empty();
         try {
             List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
                     options.upstreamFlags());
@@ -80,14 +87,17 @@ public final class Gantry implements AutoCloseable {
             RunningProxy[] proxyHolder = new RunningProxy[1];
             ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
                     options.proxy().connectRetries());
+            cdcStream = options.cdc().map(settings -> CdcStream.start(authority, cdc, settings));
+            Optional<CdcStream> stream = cdcStream;
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
                     upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
-                            () -> engineStatus(proxyHolder[0], started)));
+                            stream, () -> engineStatus(proxyHolder[0], started)));
             proxyHolder[0] = proxy;
             pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
             recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
-            return new Gantry(authority, recorder, pruner, proxy, adminHolder[0]);
+            return new Gantry(authority, recorder, pruner, proxy, adminHolder[0], cdcStream);
         } catch (RuntimeException | InterruptedException e) {
+            cdcStream.ifPresent(CdcStream::close);
             if (pruner != null) {
                 pruner.close();
             }
@@ -156,9 +166,15 @@ public final class Gantry implements AutoCloseable {
         return authority;
     }
 
+    /** The change stream, empty when it is off. */
+    public Optional<CdcStream> cdc() {
+        return cdc;
+    }
+
     @Override
     public void close() {
         proxy.close();
+        cdc.ifPresent(CdcStream::close);
         admin.close();
         pruner.close();
         recorder.close();

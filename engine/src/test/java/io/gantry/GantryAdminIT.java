@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.authority.Retention;
+import io.gantry.cdc.CdcSettings;
+import io.gantry.cdc.TableFilter;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
@@ -24,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
@@ -164,12 +167,62 @@ class GantryAdminIT {
         }
     }
 
+    @Test
+    void changeStreamIsVisibleAndStopsAndStartsThroughSql() throws Exception {
+        Gantry.Options base = options(urls(), Set.of(), ReadBalance.SESSION);
+        Gantry.Options withCdc = new Gantry.Options(base.proxy(), base.upstreamFlags(), base.cdcFlags(),
+                base.dataDir(), base.healthInterval(), base.retention(), base.adminUsers(),
+                Optional.of(new CdcSettings(Duration.ofSeconds(1), 1, Optional.empty(), 1 << 20,
+                        TableFilter.allOf("app"), false)));
+        try (Gantry gantry = Gantry.start(withCdc); Connection admin = connect(gantry)) {
+            waitFor(() -> status(admin).get("CDC Status").equals("streaming"));
+            Map<String, String> status = status(admin);
+            String server = topology.primary().address(); // all weights are equal: the first of the list
+            assertThat(status.get("CDC Server")).isEqualTo(server);
+            assertThat(status.get("CDC Position")).matches("0-\\d+-\\d+.*");
+            assertThat(status.get("Snapshot Status")).startsWith("none (no change sink");
+            assertThat(status.get("Last CDC Error")).isEqualTo("none");
+            assertThat(Double.parseDouble(status.get("CDC Events/s"))).isGreaterThanOrEqualTo(0);
+            assertThat(rows(admin, "SELECT host, port FROM gantry.upstream_servers WHERE active_cdc"))
+                    .singleElement().satisfies(r -> assertThat(r.get("HOST") + ":" + r.get("PORT")).isEqualTo(server));
+
+            execute(admin, "STOP GANTRY REPLICATION");
+            waitFor(() -> status(admin).get("CDC Status").equals("stopped"));
+            assertThat(status(admin).get("CDC Server")).isEqualTo("none");
+            assertThat(rows(admin, "SELECT host FROM gantry.upstream_servers WHERE active_cdc")).isEmpty();
+            execute(admin, "START GANTRY REPLICATION");
+            waitFor(() -> status(admin).get("CDC Status").equals("streaming"));
+            assertThat(rows(admin, "SELECT kind FROM gantry.events WHERE kind LIKE 'cdc%' ORDER BY id"))
+                    .extracting(r -> r.get("KIND")).containsExactly("cdc_started", "cdc_stopped", "cdc_started");
+        }
+    }
+
+    private static Map<String, String> status(Connection admin) {
+        try {
+            Map<String, String> status = new LinkedHashMap<>();
+            for (Map<String, String> row : rows(admin, "SHOW GANTRY STATUS")) {
+                status.put(row.get("Variable_name"), row.get("Value"));
+            }
+            return status;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within 30 s").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
     private Gantry.Options options(List<UpstreamUrl> urls, Set<String> adminUsers, ReadBalance balance) {
         ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withConnectTimeout(Duration.ofSeconds(2))
                 .withRouting(new RoutingConfig(false, 0, balance, true));
         return new Gantry.Options(proxy, urls, List.of(), dataDir, Duration.ofSeconds(1), Retention.DEFAULT,
-                adminUsers);
+                adminUsers, Optional.empty());
     }
 
     private static List<UpstreamUrl> urls() {

@@ -5,6 +5,7 @@ import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.Purpose;
 import io.gantry.authority.QueryResult;
 import io.gantry.authority.StoredServer;
+import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.AdminHandler;
 import io.gantry.proxy.AdminReply;
 import io.gantry.topology.ServerValidator;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -48,20 +50,24 @@ public final class AdminService implements AdminHandler, AutoCloseable {
         thread.setDaemon(true);
         return thread;
     });
+    private final Optional<CdcStream> cdc;
     private volatile List<UpstreamUrl> cdcList;
 
     /**
      * @param cdcList      the CDC server list (the upstream list when none was given)
+     * @param cdc          the change stream, empty when it is turned off ({@code --no-cdc})
      * @param engineStatus rows for {@code SHOW GANTRY STATUS} that only the engine knows (listen address,
      *                     sessions, uptime), in display order
      */
     public AdminService(Upstreams upstreams, Authority authority, ServerValidator validator, Set<String> adminUsers,
-                        List<UpstreamUrl> cdcList, Supplier<Map<String, String>> engineStatus) {
+                        List<UpstreamUrl> cdcList, Optional<CdcStream> cdc,
+                        Supplier<Map<String, String>> engineStatus) {
         this.upstreams = upstreams;
         this.authority = authority;
         this.validator = validator;
         this.adminUsers = Set.copyOf(adminUsers);
         this.cdcList = List.copyOf(cdcList);
+        this.cdc = cdc;
         this.engineStatus = engineStatus;
     }
 
@@ -101,10 +107,11 @@ public final class AdminService implements AdminHandler, AutoCloseable {
             if (statement instanceof AdminStatement.ChangeCdc change) {
                 return changeList(Purpose.CDC, change.urls(), user);
             }
-            if (statement instanceof AdminStatement.StopReplication
-                    || statement instanceof AdminStatement.StartReplication) {
-                return error(1235, "42000", "CDC is not part of this Gantry build yet, so there is no replication to "
-                        + "stop or start");
+            if (statement instanceof AdminStatement.StopReplication) {
+                return replication(false, user);
+            }
+            if (statement instanceof AdminStatement.StartReplication) {
+                return replication(true, user);
             }
             return error(1064, "42000", ((AdminStatement.Invalid) statement).message());
         } catch (IllegalArgumentException e) {
@@ -135,12 +142,46 @@ public final class AdminService implements AdminHandler, AutoCloseable {
                 + " up)");
         values.put("Replicas Up", String.join(", ", upstreams.upReplicas().stream()
                 .map(UpstreamServer::address).toList()));
-        values.put("CDC Server", "none (CDC is not part of this build yet)");
-        values.put("CDC Servers", String.join(", ", cdcList.stream().map(UpstreamUrl::address).toList()));
+        values.putAll(cdcStatus());
+        values.put("CDC Servers", String.join(", ", cdcList.stream().map(u -> u.address() + "|" + u.weight())
+                .toList()));
         values.put("Data Directory", authority.dataDir().toAbsolutePath().toString());
         List<List<String>> rows = new ArrayList<>();
         values.forEach((name, value) -> rows.add(List.of(name, value)));
         return new AdminReply.Rows(List.of("Variable_name", "Value"), rows);
+    }
+
+    private Map<String, String> cdcStatus() {
+        Map<String, String> values = new LinkedHashMap<>();
+        if (cdc.isEmpty()) {
+            values.put("CDC Server", "none (the change stream is off: --no-cdc)");
+            values.put("CDC Status", "off");
+            return values;
+        }
+        CdcStream.Status status = cdc.get().status();
+        values.put("CDC Server", status.server().orElse("none"));
+        values.put("CDC Status", status.state().displayName());
+        values.put("CDC Position", status.position());
+        values.put("Snapshot Status", status.snapshot());
+        values.put("CDC Events/s", String.format(Locale.ROOT, "%.1f", status.rowsPerSecond()));
+        values.put("CDC Transactions/s", String.format(Locale.ROOT, "%.1f", status.transactionsPerSecond()));
+        values.put("Last CDC Error", status.lastError());
+        return values;
+    }
+
+    private AdminReply replication(boolean start, String user) {
+        if (cdc.isEmpty()) {
+            return error(1105, "HY000", "the change stream is off in this Gantry (--no-cdc), so there is no "
+                    + "replication to " + (start ? "start" : "stop"));
+        }
+        if (start) {
+            return cdc.get().startReplication(user)
+                    ? new AdminReply.Ok(0, "the change stream starts from the highest-weight CDC server")
+                    : new AdminReply.Ok(0, "the change stream is already running");
+        }
+        return cdc.get().stopReplication(user)
+                ? new AdminReply.Ok(0, "the change stream is stopped at " + cdc.get().positionText())
+                : new AdminReply.Ok(0, "the change stream was already stopped");
     }
 
     private AdminReply setWeight(AdminStatement.SetWeight statement, String user) {
@@ -170,6 +211,7 @@ public final class AdminService implements AdminHandler, AutoCloseable {
             upstreams.replace(urls, reason);
         } else {
             cdcList = List.copyOf(urls);
+            cdc.ifPresent(stream -> stream.changeServers(urls, user));
         }
         String unreachable = String.join(", ", report.unreachable().stream().map(u -> u.url().address()).toList());
         return new AdminReply.Ok(urls.size(), urls.size() + " servers in the " + purpose.sqlName() + " list"
@@ -180,6 +222,7 @@ public final class AdminService implements AdminHandler, AutoCloseable {
     private List<LiveServerRow> liveRows() {
         Map<String, LiveServerRow> rows = new LinkedHashMap<>();
         List<UpstreamUrl> cdc = cdcList;
+        String activeCdc = this.cdc.flatMap(CdcStream::activeServer).orElse(null);
         for (UpstreamServer server : upstreams.servers()) {
             EnumSet<Purpose> purposes = EnumSet.of(Purpose.PROXY);
             if (cdc.stream().anyMatch(u -> u.address().equals(server.address()))) {
@@ -187,7 +230,8 @@ public final class AdminService implements AdminHandler, AutoCloseable {
             }
             UpstreamUrl url = server.url();
             rows.put(server.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
-                    server.weight(), Purpose.describe(purposes), false, server.isUp() ? "up" : "down",
+                    server.weight(), Purpose.describe(purposes), server.address().equals(activeCdc),
+                    server.isUp() ? "up" : "down",
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
                     server.lagMillis() < 0 ? null : server.lagMillis(),
                     server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
@@ -195,7 +239,8 @@ public final class AdminService implements AdminHandler, AutoCloseable {
         // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
         for (UpstreamUrl url : cdc) {
             rows.putIfAbsent(url.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
-                    url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), false, "unchecked", null, null, 0,
+                    url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), url.address().equals(activeCdc),
+                    url.address().equals(activeCdc) ? "streaming" : "unchecked", null, null, 0,
                     "unknown", null, null));
         }
         return new ArrayList<>(rows.values());

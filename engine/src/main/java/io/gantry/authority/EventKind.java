@@ -10,6 +10,12 @@ public enum EventKind {
     ROLE_CHANGE("role_change"),
     /** The change stream moved to another server. */
     CDC_MOVED("cdc_moved"),
+    /** The change stream passed over a server that lacks transactions it already applied. */
+    CDC_SKIPPED("cdc_skipped"),
+    /** The change stream was stopped ({@code STOP GANTRY REPLICATION}, or its sink failed). */
+    CDC_STOPPED("cdc_stopped"),
+    /** The change stream started streaming ({@code START GANTRY REPLICATION}, or Gantry started). */
+    CDC_STARTED("cdc_started"),
     /** A server list was replaced (first start or {@code ALTER GANTRY CHANGE ... TO}). */
     LIST_CHANGED("list_changed"),
     /** A server's weight changed ({@code ALTER GANTRY SET WEIGHT}). */

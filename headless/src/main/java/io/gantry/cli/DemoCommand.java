@@ -44,6 +44,9 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Mixin
     RunCommand.ProxyOptions proxy = new RunCommand.ProxyOptions();
 
+    @CommandLine.Mixin
+    CdcOptions cdc = new CdcOptions();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -67,9 +70,10 @@ final class DemoCommand implements Callable<Integer> {
                 replicas, basePort);
         Gantry gantry;
         try {
+            var cdcSettings = cdc.toSettings(spec.commandLine(), config, topology.database());
             gantry = Gantry.start(new Gantry.Options(config, upstreamUrls(topology), List.of(),
                     directory.toAbsolutePath().resolve("gantry-data"), proxy.healthInterval(), Retention.DEFAULT,
-                    Set.of()));
+                    Set.of(), cdcSettings));
         } catch (RuntimeException e) {
             topology.close();
             throw e;

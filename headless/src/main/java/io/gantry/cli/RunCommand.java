@@ -26,6 +26,9 @@ final class RunCommand implements Callable<Integer> {
     @CommandLine.Mixin
     ProxyOptions proxy = new ProxyOptions();
 
+    @CommandLine.Mixin
+    CdcOptions cdc = new CdcOptions();
+
     @Option(names = "--upstream-db-url", paramLabel = "URL[,URL...]",
             description = "The servers: mysql://user:password@host:port/database, each with an optional |weight "
                     + "(1..100, default 50). Comma separated, or the flag repeated. The first URL's account is "
@@ -55,9 +58,13 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        Gantry.Options options = new Gantry.Options(proxy.toConfig(spec.commandLine()),
-                parse("--upstream-db-url", upstreamUrls), parse("--cdc-db-url", cdcUrls), dataDir,
-                proxy.healthInterval(), retention(), Set.copyOf(adminUsers));
+        ProxyConfig config = proxy.toConfig(spec.commandLine());
+        List<UpstreamUrl> upstream = parse("--upstream-db-url", upstreamUrls);
+        List<UpstreamUrl> cdcList = parse("--cdc-db-url", cdcUrls);
+        String database = (cdcList.isEmpty() ? upstream : cdcList).stream().findFirst().map(UpstreamUrl::database)
+                .orElse("");
+        Gantry.Options options = new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
+                retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database));
         Gantry gantry = Gantry.start(options);
         awaitShutdown(gantry);
         return 0;
@@ -133,7 +140,8 @@ final class RunCommand implements Callable<Integer> {
 
         @Option(names = "--upstream-connect-retries", paramLabel = "N", defaultValue = "3",
                 description = "How many more times Gantry's own connection attempts (startup checks, online list "
-                        + "changes) try a server that does not answer (default: ${DEFAULT-VALUE}).")
+                        + "changes, the change stream) try a server that does not answer before giving up or, for "
+                        + "the change stream, moving to the next CDC server (default: ${DEFAULT-VALUE}).")
         int connectRetries;
 
         @Option(names = "--upstream-health-interval-secs", paramLabel = "SECONDS", defaultValue = "10",

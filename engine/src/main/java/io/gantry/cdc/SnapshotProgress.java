@@ -1,0 +1,91 @@
+package io.gantry.cdc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How far a snapshot has come, per table: rows read against the server's estimate (the estimate is InnoDB's,
+ * from {@code information_schema.TABLES}, so it can be off by a good part either way). Written by the snapshot
+ * thread, read by {@code SHOW GANTRY STATUS} and the progress log.
+ */
+final class SnapshotProgress {
+
+    private final String server;
+    private final Instant started;
+    private final Map<String, long[]> tables = new LinkedHashMap<>(); // table -> {done, estimate}
+    private String current;
+    private String outcome;
+
+    SnapshotProgress(String server, Instant started) {
+        this.server = server;
+        this.started = started;
+    }
+
+    synchronized void planned(String table, long estimate) {
+        tables.put(table, new long[] {0, Math.max(0, estimate)});
+    }
+
+    synchronized void reading(String table) {
+        current = table;
+    }
+
+    synchronized void rowsDone(String table, long done) {
+        long[] counts = tables.get(table);
+        if (counts != null) {
+            counts[0] = done;
+        }
+    }
+
+    synchronized void finished(String summary) {
+        current = null;
+        outcome = summary;
+    }
+
+    synchronized long rowsDone() {
+        long total = 0;
+        for (long[] counts : tables.values()) {
+            total += counts[0];
+        }
+        return total;
+    }
+
+    /** One line for status and logs: the table being read with its count, then a summary of the others. */
+    synchronized String describe() {
+        if (outcome != null) {
+            return outcome;
+        }
+        List<String> parts = new ArrayList<>();
+        int done = 0;
+        int waiting = 0;
+        for (Map.Entry<String, long[]> table : tables.entrySet()) {
+            long[] counts = table.getValue();
+            if (table.getKey().equals(current)) {
+                parts.add(table.getKey() + " " + counts[0] + "/~" + counts[1] + " rows");
+            } else if (counts[0] > 0 || (current != null && isBefore(table.getKey()))) {
+                done++;
+            } else {
+                waiting++;
+            }
+        }
+        long seconds = Duration.between(started, Instant.now()).toSeconds();
+        return "snapshotting from " + server + " for " + seconds + " s: "
+                + (parts.isEmpty() ? "starting" : String.join(", ", parts)) + "; " + done + " tables done, "
+                + waiting + " waiting";
+    }
+
+    private boolean isBefore(String table) {
+        for (String name : tables.keySet()) {
+            if (name.equals(current)) {
+                return false;
+            }
+            if (name.equals(table)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,154 @@
+package io.gantry.cdc;
+
+import com.github.shyiko.mysql.binlog.event.DeleteRowsEventData;
+import com.github.shyiko.mysql.binlog.event.Event;
+import com.github.shyiko.mysql.binlog.event.EventData;
+import com.github.shyiko.mysql.binlog.event.EventHeader;
+import com.github.shyiko.mysql.binlog.event.GtidEventData;
+import com.github.shyiko.mysql.binlog.event.MariadbGtidEventData;
+import com.github.shyiko.mysql.binlog.event.QueryEventData;
+import com.github.shyiko.mysql.binlog.event.TableMapEventData;
+import com.github.shyiko.mysql.binlog.event.UpdateRowsEventData;
+import com.github.shyiko.mysql.binlog.event.WriteRowsEventData;
+import com.github.shyiko.mysql.binlog.event.XidEventData;
+import io.gantry.gtid.Gtid;
+import io.gantry.gtid.MariaDbGtid;
+import io.gantry.gtid.MySqlGtid;
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Groups binlog events into committed transactions: from a GTID event to its commit ({@code XID}, a {@code COMMIT}
+ * query, or the end of a standalone statement such as DDL), with the row changes of the selected tables in binlog
+ * order. Both flavours: MariaDB ({@code MARIADB_GTID}, where the {@code BEGIN} is implied unless the GTID is flagged
+ * standalone) and MySQL ({@code GTID}, then a {@code BEGIN} query for a transaction with rows).
+ *
+ * <p>A transaction is handed on only when complete, so a stream that breaks in the middle of one drops the partial
+ * transaction ({@link #reset()}), and the next server sends it again from its start: the applied position never
+ * includes half a transaction. Not thread safe: one stream thread feeds it.
+ */
+final class TransactionAssembler {
+
+    /** Receives each committed transaction, in commit order, with its GTID. */
+    interface Output {
+        void onTransaction(Gtid gtid, ChangeTransaction transaction);
+    }
+
+    private final String server;
+    private final TableFilter filter;
+    private final Output output;
+    private final Map<Long, TableMapEventData> tables = new HashMap<>();
+    private final List<RowChange> rows = new ArrayList<>();
+    private Gtid current;
+    private boolean insideBegin;
+
+    TransactionAssembler(String server, TableFilter filter, Output output) {
+        this.server = Objects.requireNonNull(server, "server");
+        this.filter = Objects.requireNonNull(filter, "filter");
+        this.output = Objects.requireNonNull(output, "output");
+    }
+
+    /** Forgets a transaction in progress and the table map cache, as after a reconnect. */
+    void reset() {
+        current = null;
+        insideBegin = false;
+        rows.clear();
+        tables.clear();
+    }
+
+    void onEvent(Event event) {
+        EventData data = event.getData();
+        if (data instanceof MariadbGtidEventData mariadb) {
+            begin(new MariaDbGtid(mariadb.getDomainId(), mariadb.getServerId(), mariadb.getSequence()),
+                    (mariadb.getFlags() & MariadbGtidEventData.FL_STANDALONE) == 0);
+        } else if (data instanceof GtidEventData mysql && mysql.getMySqlGtid() != null) {
+            begin(new MySqlGtid(mysql.getMySqlGtid().getServerId(), mysql.getMySqlGtid().getTransactionId()), false);
+        } else if (current == null) {
+            if (data instanceof TableMapEventData map) {
+                tables.put(map.getTableId(), map); // maps can precede the GTID in no flavour, but keep them anyway
+            }
+        } else if (data instanceof TableMapEventData map) {
+            tables.put(map.getTableId(), map);
+        } else if (data instanceof WriteRowsEventData write) {
+            TableMapEventData table = table(write.getTableId());
+            if (selected(table)) {
+                for (Serializable[] row : write.getRows()) {
+                    rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.INSERT, null,
+                            BinlogRowValues.row(table, write.getIncludedColumns(), row)));
+                }
+            }
+        } else if (data instanceof UpdateRowsEventData update) {
+            TableMapEventData table = table(update.getTableId());
+            if (selected(table)) {
+                BitSet beforeColumns = update.getIncludedColumnsBeforeUpdate();
+                for (Map.Entry<Serializable[], Serializable[]> row : update.getRows()) {
+                    rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.UPDATE,
+                            BinlogRowValues.row(table, beforeColumns, row.getKey()),
+                            BinlogRowValues.row(table, update.getIncludedColumns(), row.getValue())));
+                }
+            }
+        } else if (data instanceof DeleteRowsEventData delete) {
+            TableMapEventData table = table(delete.getTableId());
+            if (selected(table)) {
+                for (Serializable[] row : delete.getRows()) {
+                    rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.DELETE,
+                            BinlogRowValues.row(table, delete.getIncludedColumns(), row), null));
+                }
+            }
+        } else if (data instanceof XidEventData) {
+            commit(event.getHeader());
+        } else if (data instanceof QueryEventData query) {
+            onQuery(query, event.getHeader());
+        }
+    }
+
+    private void onQuery(QueryEventData query, EventHeader header) {
+        String sql = query.getSql().strip();
+        if (sql.equalsIgnoreCase("BEGIN") || sql.regionMatches(true, 0, "XA START", 0, 8)) {
+            insideBegin = true;
+        } else if (sql.equalsIgnoreCase("COMMIT") || sql.equalsIgnoreCase("ROLLBACK")) {
+            // ROLLBACK appears only when non-transactional tables changed: their rows stay, so it commits them.
+            commit(header);
+        } else if (!insideBegin) {
+            commit(header); // a standalone statement (DDL) is the whole transaction
+        }
+    }
+
+    private void begin(Gtid gtid, boolean impliedBegin) {
+        rows.clear();
+        current = gtid;
+        insideBegin = impliedBegin;
+    }
+
+    private void commit(EventHeader header) {
+        if (current == null) {
+            return;
+        }
+        Gtid gtid = current;
+        ChangeTransaction transaction = new ChangeTransaction(gtid.toString(), server,
+                Instant.ofEpochMilli(header.getTimestamp()), rows);
+        current = null;
+        insideBegin = false;
+        rows.clear();
+        output.onTransaction(gtid, transaction);
+    }
+
+    private TableMapEventData table(long id) {
+        TableMapEventData table = tables.get(id);
+        if (table == null) {
+            throw new IllegalStateException("binlog row event for table id " + id + " without its TABLE_MAP event "
+                    + "in transaction " + current);
+        }
+        return table;
+    }
+
+    private boolean selected(TableMapEventData table) {
+        return filter.selects(table.getDatabase(), table.getTable());
+    }
+}

@@ -1,0 +1,251 @@
+package io.gantry.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.authority.Authority;
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.UpstreamUrl;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The change stream against real servers that die: it moves to the next server by weight, resumes from exactly
+ * the last applied transaction, never fails back, passes over a server that lacks applied transactions, and obeys
+ * STOP / START / CHANGE CDC. Every test checks the sink holds every row exactly once, in commit order.
+ */
+class CdcFailoverIT {
+
+    private static Topology topology;
+    private static DatabaseServer replica1;
+    private static DatabaseServer replica2;
+    private static long nextId = 1;
+
+    @TempDir
+    Path dir;
+    private Authority authority;
+    private CdcStream stream;
+
+    @BeforeAll
+    static void startServers() throws SQLException {
+        topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "cdc-failover", 2);
+        replica1 = topology.replicas().get(0);
+        replica2 = topology.replicas().get(1);
+        try (Connection primary = topology.connectAsApp(topology.primary());
+             Statement statement = primary.createStatement()) {
+            statement.execute("CREATE TABLE cdc_rows (id BIGINT PRIMARY KEY, note VARCHAR(40))");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (topology != null) {
+            topology.close();
+        }
+    }
+
+    @AfterEach
+    void closeStream() {
+        if (stream != null) {
+            stream.close();
+        }
+        if (authority != null) {
+            authority.close();
+        }
+        for (DatabaseServer server : topology.servers()) {
+            if (!server.isRunning()) {
+                topology.start(server);
+            }
+        }
+        topology.replicas().forEach(topology::resumeReplication);
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    }
+
+    @ParameterizedTest(name = "retries {0}, timeout {1} s")
+    @CsvSource({"1, 1", "3, 5"})
+    void movesToTheNextServerByWeightAndNeverFailsBack(int retries, int timeoutSeconds) throws Exception {
+        long first = nextId;
+        start(retries, Duration.ofSeconds(timeoutSeconds), url(replica1, 90), url(replica2, 60),
+                url(topology.primary(), 30));
+        awaitStreamingFrom(replica1);
+        insert(50);
+        awaitSinkHolds(first, nextId - 1);
+
+        long idsBeforeKill = nextId;
+        long killedAt = System.nanoTime();
+        topology.kill(replica1);
+        insert(1);
+        long moved = waitUntil(() -> sink().ids("cdc_rows", "insert").contains(idsBeforeKill), Duration.ofSeconds(60));
+        System.out.printf("CdcFailoverIT: retries %d, timeout %d s: kill -9 of the CDC server to the first change "
+                + "applied from the next one: %d ms%n", retries, timeoutSeconds, (moved - killedAt) / 1_000_000);
+        assertThat(stream.activeServer()).contains(replica2.address());
+        insert(50);
+        awaitSinkHolds(first, nextId - 1);
+
+        topology.start(replica1);
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        insert(50);
+        awaitSinkHolds(first, nextId - 1);
+        assertThat(stream.activeServer()).as("no fail-back").contains(replica2.address());
+
+        List<Event> moves = events(EventKind.CDC_MOVED);
+        assertThat(moves).hasSize(1);
+        assertThat(moves.get(0).reason()).contains("from " + replica1.address() + " to " + replica2.address())
+                .contains(replica1.address() + " failed").contains("resuming after GTID 0-");
+        assertExactlyOnceInOrder(first);
+        assertPositionIsThePrimarys();
+    }
+
+    @Test
+    void passesOverAServerThatLacksAppliedTransactions() throws Exception {
+        long first = nextId;
+        start(1, Duration.ofSeconds(1), url(replica1, 90), url(replica2, 60), url(topology.primary(), 30));
+        awaitStreamingFrom(replica1);
+        topology.pauseReplication(replica2);
+        insert(20);
+        awaitSinkHolds(first, nextId - 1);
+
+        topology.kill(replica1);
+        insert(5);
+        awaitSinkHolds(first, nextId - 1);
+        assertThat(stream.activeServer()).contains(topology.primary().address());
+        List<Event> skipped = events(EventKind.CDC_SKIPPED);
+        assertThat(skipped).hasSize(1);
+        assertThat(skipped.get(0).server()).isEqualTo(replica2.address());
+        assertThat(skipped.get(0).reason()).contains("lacks transactions").contains("not resuming from it");
+        assertThat(events(EventKind.CDC_MOVED).get(0).reason()).contains("to " + topology.primary().address());
+        assertExactlyOnceInOrder(first);
+    }
+
+    @Test
+    void stopStartAndChangeOfTheList() throws Exception {
+        long first = nextId;
+        start(1, Duration.ofSeconds(1), url(replica1, 90), url(replica2, 60));
+        awaitStreamingFrom(replica1);
+        insert(10);
+        awaitSinkHolds(first, nextId - 1);
+
+        assertThat(stream.stopReplication("admin")).isTrue();
+        waitUntil(() -> stream.status().state() == CdcStream.State.STOPPED, Duration.ofSeconds(10));
+        assertThat(stream.stopReplication("admin")).as("already stopped").isFalse();
+        long stoppedAt = nextId;
+        insert(10);
+        Thread.sleep(500);
+        assertThat(sink().ids("cdc_rows", "insert")).doesNotContain(stoppedAt);
+        assertThat(stream.activeServer()).isEmpty();
+
+        assertThat(stream.startReplication("admin")).isTrue();
+        awaitStreamingFrom(replica1);
+        awaitSinkHolds(first, nextId - 1);
+
+        // The current server stays on the list: no pause, no move.
+        stream.changeServers(List.of(url(replica1, 10), url(replica2, 60)), "admin");
+        insert(5);
+        awaitSinkHolds(first, nextId - 1);
+        assertThat(stream.activeServer()).contains(replica1.address());
+        assertThat(events(EventKind.CDC_MOVED)).isEmpty();
+
+        // The current server leaves the list: the stream moves to the best of the new list.
+        stream.changeServers(List.of(url(replica2, 60), url(topology.primary(), 20)), "admin");
+        awaitStreamingFrom(replica2);
+        insert(5);
+        awaitSinkHolds(first, nextId - 1);
+        assertThat(events(EventKind.CDC_MOVED)).singleElement()
+                .satisfies(e -> assertThat(e.reason()).contains("removed " + replica1.address()));
+        assertExactlyOnceInOrder(first);
+        assertPositionIsThePrimarys();
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------------------
+
+    private void start(int retries, Duration timeout, UpstreamUrl... servers) {
+        authority = Authority.open(dir.resolve("data"));
+        stream = CdcStream.start(authority, List.of(servers), new CdcSettings(timeout, retries,
+                Optional.of(sinkPath()), 64 * 1024, TableFilter.parse("app.cdc_rows", "app"), false));
+    }
+
+    private Path sinkPath() {
+        return dir.resolve("sink").resolve("changes.jsonl");
+    }
+
+    private SinkContents sink() {
+        return SinkContents.read(sinkPath());
+    }
+
+    private static UpstreamUrl url(DatabaseServer server, int weight) {
+        return new UpstreamUrl(server.host(), server.port(), "app", "app", "app", weight);
+    }
+
+    private void awaitStreamingFrom(DatabaseServer server) throws InterruptedException {
+        waitUntil(() -> stream.activeServer().equals(Optional.of(server.address()))
+                && stream.status().state() == CdcStream.State.STREAMING, Duration.ofSeconds(60));
+    }
+
+    private static void insert(int rows) throws SQLException {
+        try (Connection primary = topology.connectAsApp(topology.primary());
+             Statement statement = primary.createStatement()) {
+            for (int i = 0; i < rows; i++) {
+                statement.executeUpdate("INSERT INTO cdc_rows VALUES (" + nextId + ", 'row " + nextId + "')");
+                nextId++;
+            }
+        }
+    }
+
+    private void awaitSinkHolds(long from, long to) throws InterruptedException {
+        waitUntil(() -> sink().ids("cdc_rows", "insert").contains(to), Duration.ofSeconds(60));
+        assertThat(sink().ids("cdc_rows", "insert")).containsAll(LongStream.rangeClosed(from, to).boxed().toList());
+    }
+
+    /** Every id this test inserted, once each, in the order they were committed; snapshot rows before them. */
+    private void assertExactlyOnceInOrder(long first) {
+        List<Long> streamed = sink().ids("cdc_rows", "insert");
+        assertThat(streamed).containsExactlyElementsOf(LongStream.range(first, nextId).boxed().toList());
+        List<Long> snapshot = sink().ids("cdc_rows", "snapshot");
+        assertThat(snapshot).doesNotHaveDuplicates().allMatch(id -> id < first);
+    }
+
+    private void assertPositionIsThePrimarys() throws InterruptedException {
+        GtidSet primary = GtidSet.parse(topology.executedGtids(topology.primary()), Flavour.MARIADB);
+        waitUntil(() -> GtidSet.parse(stream.positionText(), Flavour.MARIADB).contains(primary),
+                Duration.ofSeconds(30));
+        GtidSet position = GtidSet.parse(stream.positionText(), Flavour.MARIADB);
+        assertThat(primary.contains(position)).as("position %s is the primary's %s", position, primary).isTrue();
+    }
+
+    private List<Event> events(EventKind kind) {
+        return authority.events(Instant.EPOCH, 1000).stream().filter(e -> e.kind() == kind).toList();
+    }
+
+    static long waitUntil(BooleanSupplier condition, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within " + timeout);
+            }
+            Thread.sleep(5);
+        }
+        return System.nanoTime();
+    }
+}
