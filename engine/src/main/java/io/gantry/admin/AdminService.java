@@ -184,15 +184,26 @@ public final class AdminService implements AdminHandler, AutoCloseable {
                 : new AdminReply.Ok(0, "the change stream was already stopped");
     }
 
+    /** The weight applies to every list that has the server: read shares on the proxy list, preference for CDC. */
     private AdminReply setWeight(AdminStatement.SetWeight statement, String user) {
-        if (upstreams.find(statement.hostPort()).isEmpty()) {
-            return error(1105, "HY000", "no server " + statement.hostPort() + " in the upstream list (see SELECT "
+        String hostPort = statement.hostPort();
+        boolean onProxyList = upstreams.find(hostPort).isPresent();
+        boolean onCdcList = cdcList.stream().anyMatch(u -> u.address().equalsIgnoreCase(hostPort.strip()));
+        if (!onProxyList && !onCdcList) {
+            return error(1105, "HY000", "no server " + hostPort + " in the upstream or CDC list (see SELECT "
                     + "host, port FROM gantry.upstream_servers)");
         }
-        upstreams.setWeight(statement.hostPort(), statement.weight());
-        authority.setWeight(statement.hostPort(), statement.weight());
-        LOG.info("admin: '{}' set the weight of {} to {}", user, statement.hostPort(), statement.weight());
-        return new AdminReply.Ok(1, "weight of " + statement.hostPort() + " is now " + statement.weight());
+        authority.setWeight(hostPort, statement.weight());
+        if (onProxyList) {
+            upstreams.setWeight(hostPort, statement.weight());
+        }
+        if (onCdcList) {
+            cdcList = cdcList.stream().map(u -> u.address().equalsIgnoreCase(hostPort.strip())
+                    ? u.withWeight(statement.weight()) : u).toList();
+            cdc.ifPresent(stream -> stream.changeServers(cdcList, user));
+        }
+        LOG.info("admin: '{}' set the weight of {} to {}", user, hostPort, statement.weight());
+        return new AdminReply.Ok(1, "weight of " + hostPort + " is now " + statement.weight());
     }
 
     /** Validates first: a list that fails any check is refused, and the old one stays. */
