@@ -74,8 +74,8 @@ replica1_port=$((base_port + 1))
 replica2_port=$((base_port + 2))
 mariadb_client="${GANTRY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry}/mariadb-11.4.5/bin/mariadb"
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { log "FAILED: $*"; exit 1; }
+# shellcheck source=lib/common.sh
+source "$root/bench/lib/common.sh"
 
 # ---------------------------------------------------------------- tools
 need_install=()
@@ -101,7 +101,6 @@ fi
 log "jar: $jar (sha256 $(sha256sum "$jar" | cut -c1-12), built $(date -r "$jar" '+%F %T'))"
 [[ -x "$mariadb_client" ]] || die "no mariadb client at $mariadb_client (the build unpacks it)"
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$primary_port" "$replica1_port" "$replica2_port" "$gantry_port" "$haproxy_port"; do
   ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port/--haproxy-port"
 done
@@ -115,18 +114,6 @@ demo_dir="$work/demo"
 gantry_pid=""
 haproxy_pid=""
 
-stop_pid() { # pid seconds: SIGTERM, wait up to `seconds`, then SIGKILL; reaps it (it is our child)
-  local pid=$1 secs=$2 i
-  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < secs * 10; i++)); do
-    [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo gone)" =~ ^(gone|Z)$ ]] && break
-    sleep 0.1
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -135,14 +122,7 @@ cleanup() {
   if [[ -n "$gantry_pid" ]]; then
     stop_pid "$gantry_pid" 30
     # If the demo had to be killed, its servers may have been left running: stop them by pid file.
-    for f in "$demo_dir"/*/mariadbd.pid; do
-      [[ -f "$f" ]] || continue
-      local spid; spid="$(cat "$f" 2>/dev/null)"
-      if [[ -n "$spid" ]] && grep -q mariadbd "/proc/$spid/comm" 2>/dev/null && \
-         [[ "$(awk '{print $3}' "/proc/$spid/stat" 2>/dev/null)" != Z ]]; then
-        log "stopping leftover mariadbd $spid"; kill -KILL "$spid" 2>/dev/null
-      fi
-    done
+    stop_leftover_servers "$demo_dir"
   fi
   rm -rf "$demo_dir"
   [[ "$out" == "$work"/* ]] || rmdir "$work" 2>/dev/null
@@ -158,12 +138,7 @@ log "starting gantry demo (primary $primary_port, replicas $replica1_port/$repli
 java ${GANTRY_JAVA_OPTS:-} -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" \
   --listen "127.0.0.1:$gantry_port" ${gantry_args[@]+"${gantry_args[@]}"} >"$out/gantry.log" 2>&1 &
 gantry_pid=$!
-for ((i = 0; i < 1200; i++)); do
-  grep -q "Press Ctrl-C" "$out/gantry.log" && break
-  kill -0 "$gantry_pid" 2>/dev/null || { cat "$out/gantry.log" >&2; die "gantry demo exited during start-up"; }
-  sleep 0.1
-done
-grep -q "Press Ctrl-C" "$out/gantry.log" || { cat "$out/gantry.log" >&2; die "gantry demo not ready after 120 s"; }
+await_demo_ready "$gantry_pid" "$out/gantry.log"
 
 sql() { # port statement...
   local port=$1; shift

@@ -45,47 +45,29 @@ final class SnapshotProgress {
         outcome = summary;
     }
 
-    synchronized long rowsDone() {
-        long total = 0;
-        for (long[] counts : tables.values()) {
-            total += counts[0];
-        }
-        return total;
-    }
-
-    /** One line for status and logs: the table being read with its count, then a summary of the others. */
+    /**
+     * One line for status and logs: every table with rows read against the estimate, in reading order
+     * ({@code app.a 1200/1200 done, app.b 5120/~200000 reading, app.c 0/~300 waiting}).
+     */
     synchronized String describe() {
         if (outcome != null) {
             return outcome;
         }
         List<String> parts = new ArrayList<>();
-        int done = 0;
-        int waiting = 0;
+        boolean passedCurrent = current == null;
         for (Map.Entry<String, long[]> table : tables.entrySet()) {
             long[] counts = table.getValue();
+            String state;
             if (table.getKey().equals(current)) {
-                parts.add(table.getKey() + " " + counts[0] + "/~" + counts[1] + " rows");
-            } else if (counts[0] > 0 || (current != null && isBefore(table.getKey()))) {
-                done++;
+                state = "reading";
+                passedCurrent = true;
             } else {
-                waiting++;
+                state = passedCurrent ? "waiting" : "done";
             }
+            parts.add(table.getKey() + " " + counts[0] + "/~" + counts[1] + " " + state);
         }
         long seconds = Duration.between(started, Instant.now()).toSeconds();
         return "snapshotting from " + server + " for " + seconds + " s: "
-                + (parts.isEmpty() ? "starting" : String.join(", ", parts)) + "; " + done + " tables done, "
-                + waiting + " waiting";
-    }
-
-    private boolean isBefore(String table) {
-        for (String name : tables.keySet()) {
-            if (name.equals(current)) {
-                return false;
-            }
-            if (name.equals(table)) {
-                return true;
-            }
-        }
-        return false;
+                + (parts.isEmpty() ? "listing tables" : String.join(", ", parts));
     }
 }

@@ -1,0 +1,40 @@
+# Helpers shared by the benchmark scripts (sourced, not run). The caller sets `set -euo pipefail`.
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "FAILED: $*"; exit 1; }
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+stop_pid() { # pid seconds: SIGTERM, wait up to `seconds`, then SIGKILL; reaps it (it is our child)
+  local pid=$1 secs=$2 i
+  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < secs * 10; i++)); do
+    [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo gone)" =~ ^(gone|Z)$ ]] && break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+stop_leftover_servers() { # demo_dir: mariadbd processes a killed demo may have left running
+  local f spid
+  for f in "$1"/*/mariadbd.pid; do
+    [[ -f "$f" ]] || continue
+    spid="$(cat "$f" 2>/dev/null)"
+    if [[ -n "$spid" ]] && grep -q mariadbd "/proc/$spid/comm" 2>/dev/null && \
+       [[ "$(awk '{print $3}' "/proc/$spid/stat" 2>/dev/null)" != Z ]]; then
+      log "stopping leftover mariadbd $spid"; kill -KILL "$spid" 2>/dev/null
+    fi
+  done
+}
+
+await_demo_ready() { # pid logfile: until the demo prints its banner, at most 120 s
+  local pid=$1 logf=$2 i
+  for ((i = 0; i < 1200; i++)); do
+    grep -q "Press Ctrl-C" "$logf" && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$logf" >&2; die "gantry demo exited during start-up"; }
+    sleep 0.1
+  done
+  cat "$logf" >&2; die "gantry demo not ready after 120 s"
+}
