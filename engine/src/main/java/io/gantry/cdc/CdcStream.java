@@ -132,6 +132,7 @@ public final class CdcStream implements AutoCloseable {
     private volatile SnapshotProgress snapshot;
     private volatile String snapshotSummary;
     private volatile boolean snapshotPending;
+    private volatile boolean writeFailed;
     private String lastStreamedFrom;
     private boolean streamedSinceFailure;
     private final Set<String> announcedSkips = new HashSet<>();
@@ -584,13 +585,16 @@ public final class CdcStream implements AutoCloseable {
     }
 
     private void flushQuietly() {
+        if (writeFailed) {
+            return; // stopped for good: nothing more is written, and the failure was reported once
+        }
         try {
             synchronized (applyLock) {
                 flushLocked();
                 sampleRatesLocked();
             }
         } catch (RuntimeException e) {
-            sinkFailed(e);
+            writeFailed(e);
         }
     }
 
@@ -614,11 +618,16 @@ public final class CdcStream implements AutoCloseable {
     }
 
     /**
-     * The sink could not be written (disk full, permissions): the stream stops, since applying more would lose
-     * changes. What was applied in memory but not written is forgotten: the position goes back to the saved one.
+     * The sink could not be written (disk full, permissions) or the position not saved: the stream stops, since
+     * applying more would lose changes. What was applied in memory but not written is read again from a server
+     * after a restart (the sink and the saved position agree on what was written).
      */
-    private void sinkFailed(RuntimeException e) {
-        String message = "the change sink failed: " + describe(e);
+    private void writeFailed(RuntimeException e) {
+        if (writeFailed) {
+            return;
+        }
+        writeFailed = true;
+        String message = "writing the change sink or saving the position failed: " + describe(e);
         LOG.error("cdc: {}; the stream is stopped: fix the cause, restart Gantry to resume from the saved position",
                 message, e);
         lastError = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " " + message;
@@ -742,8 +751,8 @@ public final class CdcStream implements AutoCloseable {
     static String describe(Throwable failure) {
         String message = firstLine(failure);
         Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
+        for (int depth = 0; depth < 20 && root.getCause() != null && root.getCause() != root; depth++) {
+            root = root.getCause(); // bounded: a cause chain can loop back on itself
         }
         String cause = firstLine(root);
         return root == failure || message.contains(cause) ? message : message + ": " + cause;

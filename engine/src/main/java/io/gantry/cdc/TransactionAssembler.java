@@ -10,6 +10,7 @@ import com.github.shyiko.mysql.binlog.event.QueryEventData;
 import com.github.shyiko.mysql.binlog.event.TableMapEventData;
 import com.github.shyiko.mysql.binlog.event.UpdateRowsEventData;
 import com.github.shyiko.mysql.binlog.event.WriteRowsEventData;
+import com.github.shyiko.mysql.binlog.event.XAPrepareEventData;
 import com.github.shyiko.mysql.binlog.event.XidEventData;
 import io.gantry.gtid.Gtid;
 import io.gantry.gtid.MariaDbGtid;
@@ -101,7 +102,9 @@ final class TransactionAssembler {
                             BinlogRowValues.row(table, delete.getIncludedColumns(), row), null));
                 }
             }
-        } else if (data instanceof XidEventData) {
+        } else if (data instanceof XidEventData || data instanceof XAPrepareEventData) {
+            // An XA transaction's rows are logged up to XA PREPARE under its own GTID; XA COMMIT comes later
+            // as a separate, empty transaction (and a later XA ROLLBACK cannot take the rows back).
             commit(event.getHeader());
         } else if (data instanceof QueryEventData query) {
             onQuery(query, event.getHeader());

@@ -1,0 +1,105 @@
+package io.gantry.cdc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import io.gantry.topology.UpstreamUrl;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CdcStreamOrderTest {
+
+    private static final UpstreamUrl A = server("a", 50);
+    private static final UpstreamUrl B = server("b", 90);
+    private static final UpstreamUrl C = server("c", 50);
+    private static final UpstreamUrl D = server("d", 10);
+
+    // ---- byWeight ----
+
+    @Test
+    void byWeightPutsTheHeaviestFirstAndKeepsListOrderForTies() {
+        assertThat(CdcStream.byWeight(List.of(A, B, C, D))).containsExactly(B, A, C, D);
+        assertThat(CdcStream.byWeight(List.of(C, D, A, B))).containsExactly(B, C, A, D);
+    }
+
+    @Test
+    void byWeightLeavesItsInputAlone() {
+        List<UpstreamUrl> servers = List.of(D, A, B);
+        assertThat(CdcStream.byWeight(servers)).containsExactly(B, A, D);
+        assertThat(servers).containsExactly(D, A, B);
+    }
+
+    // ---- after ----
+
+    @Test
+    void afterGivesTheNextByWeightAndWrapsAround() {
+        List<UpstreamUrl> order = CdcStream.byWeight(List.of(A, B, C, D)); // B, A, C, D
+        assertThat(CdcStream.after(order, B)).isEqualTo(A);
+        assertThat(CdcStream.after(order, A)).isEqualTo(C);
+        assertThat(CdcStream.after(order, C)).isEqualTo(D);
+        assertThat(CdcStream.after(order, D)).isEqualTo(B);
+    }
+
+    @Test
+    void afterMatchesByAddressEvenWhenTheWeightChanged() {
+        List<UpstreamUrl> order = List.of(B, A, C);
+        assertThat(CdcStream.after(order, A.withWeight(1))).isEqualTo(C);
+    }
+
+    @Test
+    void afterAnUnknownServerIsTheFirst() {
+        List<UpstreamUrl> order = List.of(B, A, C);
+        assertThat(CdcStream.after(order, D)).isEqualTo(B);
+        assertThat(CdcStream.after(List.of(A), A)).isEqualTo(A);
+    }
+
+    // ---- describe ----
+
+    @Test
+    void describeGivesTheFirstLineOfTheMessage() {
+        assertThat(CdcStream.describe(new IOException("  read failed\n  at line 2\nline 3")))
+                .isEqualTo("read failed");
+    }
+
+    @Test
+    void describeAppendsARootCauseThatSaysSomethingNew() {
+        Exception failure = new IllegalStateException("cannot reach db1:3306\nmore detail",
+                new UncheckedIOException("wrapped", new ConnectException("Connection refused\n(details)")));
+        assertThat(CdcStream.describe(failure)).isEqualTo("cannot reach db1:3306: Connection refused");
+    }
+
+    @Test
+    void describeDoesNotRepeatARootCauseTheMessageAlreadyHolds() {
+        assertThat(CdcStream.describe(new IOException("connect failed: Connection refused",
+                new ConnectException("Connection refused")))).isEqualTo("connect failed: Connection refused");
+        // new RuntimeException(cause) takes the cause's toString as its message
+        assertThat(CdcStream.describe(new RuntimeException(new ConnectException("Connection refused"))))
+                .isEqualTo("java.net.ConnectException: Connection refused");
+    }
+
+    @Test
+    void describeFallsBackToToStringWithoutAMessage() {
+        assertThat(CdcStream.describe(new IllegalStateException())).isEqualTo("java.lang.IllegalStateException");
+        assertThat(CdcStream.describe(new IOException("  "))).isEqualTo("java.io.IOException:   ");
+        assertThat(CdcStream.describe(new IOException("stream ended", new EOFException())))
+                .isEqualTo("stream ended: java.io.EOFException");
+    }
+
+    @Test
+    void describeEndsOnACyclicCauseChain() {
+        IOException a = new IOException("outer");
+        IOException b = new IOException("inner", a);
+        a.initCause(b);
+        String text = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> CdcStream.describe(a));
+        assertThat(text).startsWith("outer");
+    }
+
+    private static UpstreamUrl server(String host, int weight) {
+        return new UpstreamUrl(host, 3306, "app", "gantry", "secret", weight);
+    }
+}
