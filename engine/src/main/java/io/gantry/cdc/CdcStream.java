@@ -257,8 +257,9 @@ public final class CdcStream implements AutoCloseable {
                 restartFromTop = true;
                 interruptLocked("ALTER GANTRY CHANGE CDC by '" + by + "' removed " + current.address());
             } else if (current == null) {
+                // Between servers (or stopped): whatever was being tried may have left the list.
                 restartFromTop = true;
-                lock.notifyAll();
+                interruptLocked("ALTER GANTRY CHANGE CDC by '" + by + "'");
             }
         }
     }
@@ -370,6 +371,7 @@ public final class CdcStream implements AutoCloseable {
                     authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_SKIPPED, e.getMessage());
                 }
                 LOG.warn("cdc: {}", e.getMessage());
+                state = State.RETRYING;
                 lastError = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " " + e.getMessage();
                 return e.getMessage();
             } catch (Exception e) {
@@ -380,6 +382,7 @@ public final class CdcStream implements AutoCloseable {
             } finally {
                 active = null;
             }
+            state = State.RETRYING;
             if (streamed[0]) {
                 attempt = 0; // it was streaming: this is a new failure, with its own retries
             }
@@ -391,7 +394,6 @@ public final class CdcStream implements AutoCloseable {
             }
             LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure, attempt + 1,
                     settings.connectRetries());
-            state = State.RETRYING;
             synchronized (lock) {
                 waitLocked(RETRY_PAUSE);
             }
@@ -504,7 +506,8 @@ public final class CdcStream implements AutoCloseable {
         }
     }
 
-    private void onStreaming(UpstreamUrl server, String reason, String from) {
+    private void onStreaming(UpstreamUrl server, String why, String from) {
+        String reason = why == null ? "restarted" : why;
         active = server;
         state = State.STREAMING;
         announcedSkips.clear();
