@@ -32,10 +32,19 @@ final class CdcOptions {
     long rotateMegabytes;
 
     Optional<CdcSettings> toSettings(CommandLine commandLine, ProxyConfig proxy, String serviceDatabase) {
-        if (noCdc) {
-            return Optional.empty();
-        }
         try {
+            boolean sinkGiven = CdcSettings.parseSink(sink).isPresent();
+            if (noCdc) {
+                if (sinkGiven || snapshot || !tables.isBlank()) {
+                    throw new IllegalArgumentException("--no-cdc turns the change stream off: it cannot go with "
+                            + "--cdc-sink, --cdc-snapshot or --cdc-tables");
+                }
+                return Optional.empty();
+            }
+            if (snapshot && !sinkGiven) {
+                throw new IllegalArgumentException("--cdc-snapshot needs a change sink to write the snapshot to: "
+                        + "give --cdc-sink jsonl:PATH");
+            }
             if (rotateMegabytes < 1) {
                 throw new IllegalArgumentException("--cdc-sink-rotate-mb must be at least 1, not " + rotateMegabytes);
             }

@@ -8,6 +8,9 @@ import io.gantry.sandbox.DatabaseServer;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Optional;
+import io.gantry.cdc.CdcSettings;
+import io.gantry.sandbox.SandboxAccounts;
 import java.util.Set;
 import io.gantry.sandbox.MariaDbInstallation;
 import io.gantry.sandbox.MariaDbTopology;
@@ -63,6 +66,8 @@ final class DemoCommand implements Callable<Integer> {
                     "--base-port must leave room for " + (replicas + 1) + " ports between 1024 and 65535, not " + basePort);
         }
         ProxyConfig config = proxy.toConfig(spec.commandLine());
+        // Checked before any server starts, so a bad flag costs nothing.
+        Optional<CdcSettings> cdcSettings = cdc.toSettings(spec.commandLine(), config, SandboxAccounts.DATABASE);
         PrintWriter out = spec.commandLine().getOut();
         out.println("Starting the sandbox under " + directory.toAbsolutePath() + " ...");
         out.flush();
@@ -70,7 +75,6 @@ final class DemoCommand implements Callable<Integer> {
                 replicas, basePort);
         Gantry gantry;
         try {
-            var cdcSettings = cdc.toSettings(spec.commandLine(), config, topology.database());
             gantry = Gantry.start(new Gantry.Options(config, upstreamUrls(topology), List.of(),
                     directory.toAbsolutePath().resolve("gantry-data"), proxy.healthInterval(), Retention.DEFAULT,
                     Set.of(), cdcSettings));
@@ -88,7 +92,7 @@ final class DemoCommand implements Callable<Integer> {
             stopped.countDown();
         }, "gantry-demo-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        printServers(out, topology, gantry);
+        printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink));
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -108,7 +112,8 @@ final class DemoCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private static void printServers(PrintWriter out, MariaDbTopology topology, Gantry gantry) {
+    private static void printServers(PrintWriter out, MariaDbTopology topology, Gantry gantry,
+                                     Optional<Path> sink) {
         out.println();
         out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
                 + topology.directory());
@@ -127,6 +132,10 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  " + topology.installation().client() + " --skip-ssl -h " + address.getHostString() + " -P "
                 + address.getPort() + " -u " + topology.appAccount().user() + " -p" + topology.appAccount().password()
                 + " " + topology.database());
+        out.println();
+        out.println("Change stream: " + gantry.cdc().map(stream -> "reads the binlog of the highest-weight server "
+                + "(SHOW GANTRY STATUS through Gantry shows it); " + sink.map(path -> "row changes go to " + path)
+                .orElse("no sink (--cdc-sink jsonl:PATH writes every row change)")).orElse("off (--no-cdc)"));
         out.println();
         out.println("Press Ctrl-C to stop Gantry and every server.");
         out.flush();

@@ -44,6 +44,24 @@ class GantryCommandTest {
     }
 
     @Test
+    void badChangeStreamFlagsAreRefusedBeforeAnythingStarts() {
+        assertThat(run("demo", "--cdc-sink", "kafka:orders")).isEqualTo(2);
+        assertThat(err.toString()).contains("--cdc-sink 'kafka:orders' is not understood: expected jsonl:PATH");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--cdc-tables", "app.orders,orders")).isEqualTo(2);
+        assertThat(err.toString()).contains("--cdc-tables: 'orders' is not database.table");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--cdc-sink-rotate-mb", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--cdc-sink-rotate-mb must be at least 1, not 0");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--cdc-snapshot")).isEqualTo(2);
+        assertThat(err.toString()).contains("--cdc-snapshot needs a change sink to write the snapshot to");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--no-cdc", "--cdc-sink", "jsonl:x.jsonl")).isEqualTo(2);
+        assertThat(err.toString()).contains("--no-cdc turns the change stream off: it cannot go with --cdc-sink");
+    }
+
+    @Test
     void helpListsTheDemoFlags() {
         assertThat(run("demo", "--help")).isZero();
         assertThat(out.toString()).contains("--dir").contains("--replicas").contains("--base-port");
