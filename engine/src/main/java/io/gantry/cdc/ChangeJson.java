@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -480,31 +481,17 @@ public final class ChangeJson {
                         }
                         int code = 0;
                         for (int i = 0; i < 4; i++) {
-                            int digit = hexDigit(s.charAt(at++));
-                            if (digit < 0) {
+                            char digit = s.charAt(at++);
+                            if (!HexFormat.isHexDigit(digit)) { // ASCII only, unlike Character.digit
                                 throw new Malformed("bad \\u escape at " + (at - 1));
                             }
-                            code = code << 4 | digit;
+                            code = code << 4 | HexFormat.fromHexDigit(digit);
                         }
                         out.append((char) code);
                     }
                     default -> throw new Malformed("bad escape \\" + e + " at " + (at - 1));
                 }
             }
-        }
-
-        /** ASCII only: {@link Character#digit(char, int)} would also take other scripts' digits. */
-        private static int hexDigit(char c) {
-            if (c >= '0' && c <= '9') {
-                return c - '0';
-            }
-            if (c >= 'a' && c <= 'f') {
-                return c - 'a' + 10;
-            }
-            if (c >= 'A' && c <= 'F') {
-                return c - 'A' + 10;
-            }
-            return -1;
         }
 
         private void skipBlanks() {

@@ -1,5 +1,6 @@
 package io.gantry.gtid;
 
+import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.UUID;
@@ -133,10 +134,10 @@ public record MySqlGtid(UUID source, String tag, long transaction) implements Gt
                 }
                 continue;
             }
-            int h = hex(c);
-            if (h < 0) {
+            if (!HexFormat.isHexDigit(c)) { // ASCII only, unlike Character.digit
                 return null;
             }
+            int h = HexFormat.fromHexDigit(c);
             if (nibbles < 16) {
                 msb = msb << 4 | h;
             } else {
@@ -204,18 +205,5 @@ public record MySqlGtid(UUID source, String tag, long transaction) implements Gt
             }
         }
         return tag;
-    }
-
-    private static int hex(char c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
-        }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
     }
 }
