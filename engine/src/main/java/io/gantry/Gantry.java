@@ -87,12 +87,16 @@ public final class Gantry implements AutoCloseable {
             RunningProxy[] proxyHolder = new RunningProxy[1];
             ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
                     options.proxy().connectRetries());
-            cdcStream = options.cdc().map(settings -> CdcStream.start(authority, cdc, settings));
+            // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
+            // startup checks have marked unreachable servers down.
+            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings));
             Optional<CdcStream> stream = cdcStream;
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
                     upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
                             stream, () -> engineStatus(proxyHolder[0], started)));
             proxyHolder[0] = proxy;
+            cdcStream.ifPresent(changes -> changes.start(address -> proxy.upstreams().find(address)
+                    .map(server -> !server.isUp()).orElse(false)));
             pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
             recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
             return new Gantry(authority, recorder, pruner, proxy, adminHolder[0], cdcStream);

@@ -209,6 +209,27 @@ class GantryAdminIT {
         }
     }
 
+    @Test
+    void changeStreamStartsOnTheBestServerTheHealthChecksFoundUp() throws Exception {
+        try (Topology own = Sandboxes.startPrivate(TopologyKind.MARIADB, "admin-cdc-down", 1)) {
+            DatabaseServer replica = own.replicas().get(0);
+            own.kill(replica);
+            List<UpstreamUrl> urls = List.of(
+                    new UpstreamUrl(own.primary().host(), own.primary().port(), "app", "app", "app", 10),
+                    new UpstreamUrl(replica.host(), replica.port(), "app", "app", "app", 90));
+            Gantry.Options base = options(urls, Set.of(), ReadBalance.SESSION);
+            Gantry.Options withCdc = new Gantry.Options(base.proxy(), urls, List.of(), base.dataDir(),
+                    base.healthInterval(), base.retention(), base.adminUsers(), Optional.of(new CdcSettings(
+                    Duration.ofSeconds(1), 1, Optional.empty(), 1 << 20, TableFilter.allOf("app"), false)));
+            try (Gantry gantry = Gantry.start(withCdc); Connection admin = connect(gantry)) {
+                waitFor(() -> status(admin).get("CDC Status").equals("streaming"));
+                assertThat(status(admin).get("CDC Server")).isEqualTo(own.primary().address());
+                assertThat(status(admin).get("Last CDC Error")).as("no attempt on the server known down")
+                        .isEqualTo("none");
+            }
+        }
+    }
+
     private static Map<String, String> status(Connection admin) {
         try {
             Map<String, String> status = new LinkedHashMap<>();

@@ -27,11 +27,13 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +128,7 @@ public final class CdcStream implements AutoCloseable {
     private long transactionsApplied;
     private final ArrayDeque<long[]> rateSamples = new ArrayDeque<>(); // {nanoTime, rows, transactions}
 
+    private volatile Predicate<String> knownDown = address -> false;
     private volatile State state = State.STARTING;
     private volatile UpstreamUrl active;
     private volatile String lastError = "none";
@@ -162,11 +165,23 @@ public final class CdcStream implements AutoCloseable {
     }
 
     /**
-     * Recovers the sink and the saved position, then starts streaming on its own thread.
+     * Recovers the sink and the saved position, then starts streaming on its own thread, taking every server as up.
      *
      * @throws UncheckedIOException when the sink cannot be opened or recovered; nothing is started
      */
     public static CdcStream start(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
+        CdcStream stream = open(authority, servers, settings);
+        stream.start(address -> false);
+        return stream;
+    }
+
+    /**
+     * Recovers the sink and the saved position; {@link #start(Predicate)} then starts streaming. Status and
+     * commands work in between (the stream shows {@code starting}).
+     *
+     * @throws UncheckedIOException when the sink cannot be opened or recovered
+     */
+    public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("the CDC server list is empty");
         }
@@ -203,10 +218,20 @@ public final class CdcStream implements AutoCloseable {
         LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}", describe(byWeight(servers)),
                 saved.map(p -> "saved position " + p.gtidSet()).orElse("no saved position"),
                 settings.sink().map(Object::toString).orElse("none"), settings.tables());
-        stream.thread.start();
-        long period = FLUSH_INTERVAL.toMillis();
-        stream.flusher.scheduleWithFixedDelay(stream::flushQuietly, period, period, TimeUnit.MILLISECONDS);
         return stream;
+    }
+
+    /**
+     * Starts streaming on its own thread. {@code knownDown} is what the health loop knows:
+     * {@code knownDown.test("host:port")} is true for a server it has marked down, and starting (also on
+     * {@code START GANTRY REPLICATION}) begins with the highest-weight server not known to be down instead of
+     * spending retries on one that is. Servers the health loop does not check count as up.
+     */
+    public void start(Predicate<String> knownDown) {
+        this.knownDown = Objects.requireNonNull(knownDown, "knownDown");
+        thread.start();
+        long period = FLUSH_INTERVAL.toMillis();
+        flusher.scheduleWithFixedDelay(this::flushQuietly, period, period, TimeUnit.MILLISECONDS);
     }
 
     // ---- commands --------------------------------------------------------------------------------------------
@@ -330,7 +355,7 @@ public final class CdcStream implements AutoCloseable {
                 commandReason = null;
                 order = byWeight(servers);
             }
-            UpstreamUrl server = next == null ? order.get(0) : find(order, next);
+            UpstreamUrl server = next == null ? firstNotKnownDown(order) : find(order, next);
             String failure = runOn(server, moveReason);
             if (failure == null) {
                 continue; // a command ended the stream: the loop reads what to do next
@@ -739,6 +764,10 @@ public final class CdcStream implements AutoCloseable {
             }
         }
         return order.get(0);
+    }
+
+    private UpstreamUrl firstNotKnownDown(List<UpstreamUrl> order) {
+        return order.stream().filter(u -> !knownDown.test(u.address())).findFirst().orElse(order.get(0));
     }
 
     /** The server of {@code order} with this address (its weight may have changed), else the first. */
