@@ -49,6 +49,18 @@ class LayeringTest {
     }
 
     @Test
+    void changeStreamStaysOffTheDataPath() {
+        // The stream reads servers and writes the sink and the Authority; it never touches sessions or routing.
+        noClasses().that().resideInAPackage("io.gantry.cdc..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
+                        "io.gantry.proxy..", "io.gantry.route..", "io.gantry.admin..")
+                .check(ENGINE);
+        noClasses().that().resideOutsideOfPackages("io.gantry.cdc..", "io.gantry.admin..", "io.gantry")
+                .should().dependOnClassesThat().resideInAPackage("io.gantry.cdc..")
+                .check(ENGINE);
+    }
+
+    @Test
     void nothingButTheCompositionRootReadsAdminAndNothingUsesJavaFx() {
         noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")
