@@ -432,7 +432,9 @@ public final class CdcStream implements AutoCloseable {
     private void session(UpstreamUrl server, String moveReason, boolean[] streamed) throws Exception {
         Flavour flavour;
         String currentPosition;
-        try (Connection connection = ServiceConnections.open(server, settings.connectTimeout());
+        // Both bounds are the connect timeout, so a hung server costs one timeout per attempt.
+        try (Connection connection = ServiceConnections.open(server, settings.connectTimeout(),
+                settings.connectTimeout());
              Statement statement = connection.createStatement()) {
             flavour = flavour(statement);
             requireRowBinlog(statement, server);
@@ -472,10 +474,12 @@ public final class CdcStream implements AutoCloseable {
         binlog.setKeepAlive(false);
         binlog.setConnectTimeout(settings.connectTimeout().toMillis());
         binlog.setHeartbeatInterval(HEARTBEAT_MILLIS);
-        int readTimeout = (int) Math.max(10_000, settings.connectTimeout().toMillis() * 2);
+        // Heartbeats come every second on an idle stream: three missed, or a connect timeout if that is longer,
+        // means the server hangs or the network dropped us.
+        int readTimeout = (int) Math.max(3 * HEARTBEAT_MILLIS, settings.connectTimeout().toMillis());
         binlog.setSocketFactory(() -> {
             Socket socket = new Socket();
-            socket.setSoTimeout(readTimeout); // heartbeats arrive every second, so silence this long means trouble
+            socket.setSoTimeout(readTimeout);
             return socket;
         });
         binlog.setSSLMode(SSLMode.PREFERRED);

@@ -118,6 +118,37 @@ class CdcFailoverIT {
         assertPositionIsThePrimarys();
     }
 
+    @ParameterizedTest(name = "retries {0}, timeout {1} s")
+    @CsvSource({"1, 1", "3, 5"})
+    void leavesAHungServerAfterTheReadTimeoutButKeepsAnIdleOne(int retries, int timeoutSeconds) throws Exception {
+        long first = nextId;
+        start(retries, Duration.ofSeconds(timeoutSeconds), url(replica1, 90), url(replica2, 60));
+        awaitStreamingFrom(replica1);
+        Thread.sleep(5000); // idle for longer than the read timeout (3 s): heartbeats keep the stream up
+        assertThat(stream.status().lastError()).isEqualTo("none");
+        insert(5);
+        awaitSinkHolds(first, nextId - 1);
+
+        long idsBeforeFreeze = nextId;
+        topology.freeze(replica1);
+        try {
+            long frozenAt = System.nanoTime();
+            insert(1);
+            long moved = waitUntil(() -> sink().ids("cdc_rows", "insert").contains(idsBeforeFreeze),
+                    Duration.ofSeconds(60));
+            long millis = (moved - frozenAt) / 1_000_000;
+            System.out.printf("CdcFailoverIT: retries %d, timeout %d s: SIGSTOP of the CDC server to the first "
+                    + "change applied from the next one: %d ms%n", retries, timeoutSeconds, millis);
+            assertThat(stream.activeServer()).contains(replica2.address());
+            // The read timeout (three heartbeats, or the connect timeout if longer), then each retry's timeout.
+            long bound = Math.max(3000, timeoutSeconds * 1000L) + retries * (timeoutSeconds * 1000L + 200) + 2000;
+            assertThat(millis).isLessThan(bound);
+        } finally {
+            topology.thaw(replica1);
+        }
+        assertExactlyOnceInOrder(first);
+    }
+
     @Test
     void passesOverAServerThatLacksAppliedTransactions() throws Exception {
         long first = nextId;

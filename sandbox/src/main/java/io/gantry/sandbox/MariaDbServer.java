@@ -171,6 +171,27 @@ final class MariaDbServer implements DatabaseServer {
         }
     }
 
+    /** Sends a signal by name ({@code STOP}, {@code CONT}) to the running process. */
+    void signal(String name) {
+        Process current = process;
+        if (current == null || !current.isAlive()) {
+            throw new IllegalStateException(this.name + " is not running, so it cannot get SIG" + name);
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(current.pid()))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + current.pid() + " failed: " + output.strip());
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + name + " to " + this.name, e);
+        }
+    }
+
     Connection connectAsRoot() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(""), "root", "");
     }

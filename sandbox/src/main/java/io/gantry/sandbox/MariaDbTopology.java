@@ -149,6 +149,18 @@ public final class MariaDbTopology implements Topology {
     }
 
     @Override
+    public void freeze(DatabaseServer server) {
+        LOG.info("sandbox: freezing {} (SIGSTOP)", server);
+        own(server).signal("STOP");
+    }
+
+    @Override
+    public void thaw(DatabaseServer server) {
+        LOG.info("sandbox: thawing {} (SIGCONT)", server);
+        own(server).signal("CONT");
+    }
+
+    @Override
     public void start(DatabaseServer server) {
         MariaDbServer own = own(server);
         LOG.info("sandbox: starting {}", server);

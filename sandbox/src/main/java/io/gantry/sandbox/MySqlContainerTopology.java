@@ -122,6 +122,16 @@ public final class MySqlContainerTopology implements Topology {
     }
 
     @Override
+    public void freeze(DatabaseServer server) {
+        own(server).docker().pauseContainerCmd(own(server).container.getContainerId()).exec();
+    }
+
+    @Override
+    public void thaw(DatabaseServer server) {
+        own(server).docker().unpauseContainerCmd(own(server).container.getContainerId()).exec();
+    }
+
+    @Override
     public void start(DatabaseServer server) {
         Node node = own(server);
         node.docker().startContainerCmd(node.container.getContainerId()).exec();

@@ -43,6 +43,15 @@ public interface Topology extends AutoCloseable {
     /** kill -9 of a server's process: no flush, no goodbye to its clients. */
     void kill(DatabaseServer server);
 
+    /**
+     * Freezes a server (SIGSTOP; a paused container for MySQL): it stops answering but its connections stay open,
+     * as a hung server or a network partition looks to its clients. {@link #thaw} lets it go on.
+     */
+    void freeze(DatabaseServer server);
+
+    /** Lets a server frozen by {@link #freeze} run again (SIGCONT). */
+    void thaw(DatabaseServer server);
+
     /** Starts a stopped or killed server again on the same port with the same data; a replica resumes replicating. */
     void start(DatabaseServer server);
 
