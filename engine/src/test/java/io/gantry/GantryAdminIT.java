@@ -198,6 +198,15 @@ class GantryAdminIT {
             waitFor(() -> status(admin).get("CDC Status").equals("streaming"));
             assertThat(rows(admin, "SELECT kind FROM gantry.events WHERE kind LIKE 'cdc%' ORDER BY id"))
                     .extracting(r -> r.get("KIND")).containsExactly("cdc_started", "cdc_stopped", "cdc_started");
+
+            // A CDC list without the current server: the stream moves to the new list's best server.
+            DatabaseServer replica = topology.replicas().get(0);
+            execute(admin, "ALTER GANTRY CHANGE CDC TO 'mysql://app:app@" + replica.address() + "/app|70'");
+            waitFor(() -> status(admin).get("CDC Server").equals(replica.address()));
+            assertThat(rows(admin, "SELECT reason FROM gantry.events WHERE kind = 'cdc_moved'")).singleElement()
+                    .satisfies(r -> assertThat(r.get("REASON")).contains("removed " + server)
+                            .contains("to " + replica.address()));
+            assertThat(status(admin).get("CDC Servers")).isEqualTo(replica.address() + "|70");
         }
     }
 

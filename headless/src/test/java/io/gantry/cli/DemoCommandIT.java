@@ -29,8 +29,10 @@ class DemoCommandIT {
     void demoPrintsWorkingClientCommandsAndStopsEveryServerOnExit() throws Exception {
         Path directory = Path.of("target", "demo-it").toAbsolutePath();
         int basePort = freeBasePort(3);
+        Path sink = directory.resolve("changes.jsonl");
         Process demo = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(), "demo",
-                "--dir", directory.toString(), "--base-port", Integer.toString(basePort))
+                "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
+                "--cdc-sink", "jsonl:" + sink)
                 .redirectErrorStream(true).start();
         List<String> output = new CopyOnWriteArrayList<>();
         CountDownLatch ready = new CountDownLatch(1);
@@ -53,6 +55,17 @@ class DemoCommandIT {
             }
             assertThat(seen).contains("hello from the primary");
             assertThat(runClient(replicaCommand, "SELECT @@read_only")).contains("1");
+
+            // The change stream wrote the insert to the sink, typed, with its GTID.
+            assertThat(output).anySatisfy(line -> assertThat(line).startsWith("Change stream: ")
+                    .contains("row changes go to " + sink));
+            String changes = "";
+            for (int attempt = 0; attempt < 100 && !changes.contains("hello from the primary"); attempt++) {
+                Thread.sleep(100);
+                changes = java.nio.file.Files.exists(sink) ? java.nio.file.Files.readString(sink) : "";
+            }
+            assertThat(changes).contains("\"table\":\"greeting\",\"op\":\"insert\",\"before\":null,"
+                    + "\"after\":{\"id\":1,\"words\":\"hello from the primary\"}");
         } finally {
             // SIGTERM, as systemd sends; Ctrl-C (SIGINT) takes the same shutdown path. Through the handle, because
             // Process.destroy() also closes our end of its output, and we want to read its goodbye.
