@@ -552,7 +552,7 @@ public final class CdcStream implements AutoCloseable {
                     from);
             authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_MOVED, "CDC moved from " + previous
                     + " to " + server.address() + ": " + reason + "; resuming after GTID " + display(from));
-        } else if (reason != null && reason.startsWith("START")) {
+        } else if (reason.startsWith("START")) {
             authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_STARTED, reason + ": streaming "
                     + "from " + server.address() + ", resuming after GTID " + display(from));
         } else {
@@ -584,7 +584,7 @@ public final class CdcStream implements AutoCloseable {
                 }
             } catch (Exception e) {
                 writer.abort();
-                progress.finished("failed on " + server.address() + ": " + e.getMessage() + "; it will be taken "
+                progress.finished("failed on " + server.address() + ": " + describe(e) + "; it will be taken "
                         + "again from the start");
                 snapshotSummary = progress.describe();
                 throw e;
