@@ -172,10 +172,25 @@ public final class BinlogRowValues {
      *                               deserializer produces
      */
     public static Map<String, Object> row(TableMapEventData table, BitSet includedColumns, Serializable[] values) {
-        Column[] columns = columns(table);
+        return row(columnsOf(table), includedColumns, values);
+    }
+
+    /**
+     * A table map's columns with what each conversion needs, worked out once for all the rows of the events that
+     * use that map (a multi-row event would otherwise redo it per row).
+     *
+     * @throws IllegalStateException as {@link #row(TableMapEventData, BitSet, Serializable[])}
+     */
+    static TableColumns columnsOf(TableMapEventData table) {
+        return new TableColumns(table, columns(table));
+    }
+
+    /** The typed values of one row image, with the columns from {@link #columnsOf}. */
+    static Map<String, Object> row(TableColumns layout, BitSet includedColumns, Serializable[] values) {
+        TableMapEventData table = layout.table();
         Map<String, Object> row = new LinkedHashMap<>();
         int next = 0;
-        for (Column column : columns) {
+        for (Column column : layout.columns()) {
             if (!includedColumns.get(column.index())) {
                 continue;
             }
@@ -187,6 +202,10 @@ public final class BinlogRowValues {
             row.put(column.name(), value == null ? null : convert(table, column, value));
         }
         return row;
+    }
+
+    /** See {@link #columnsOf}. */
+    record TableColumns(TableMapEventData table, Column[] columns) {
     }
 
     /** One column of a table map, with what its conversion needs from the full metadata. */

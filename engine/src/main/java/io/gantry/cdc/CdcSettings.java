@@ -31,6 +31,10 @@ public record CdcSettings(Duration connectTimeout, int connectRetries, Optional<
         if (sinkRotateBytes <= 0) {
             throw new IllegalArgumentException("--cdc-sink-rotate-mb must be at least 1");
         }
+        if (snapshot && sink.isEmpty()) {
+            throw new IllegalArgumentException("--cdc-snapshot needs a change sink to write the snapshot to: give "
+                    + "--cdc-sink jsonl:PATH");
+        }
     }
 
     /**

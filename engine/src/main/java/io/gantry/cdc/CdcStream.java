@@ -120,7 +120,7 @@ public final class CdcStream implements AutoCloseable {
     // What has been applied, guarded by `applyLock`.
     private final Object applyLock = new Object();
     private final List<String> recoveredGtids;
-    private String savedPositionText;
+    private final String savedPositionText;
     private GtidSet position;
     private String positionServer = "";
     private boolean dirty;
@@ -149,8 +149,7 @@ public final class CdcStream implements AutoCloseable {
         this.recoveredGtids = recoveredGtids;
         this.savedPositionText = savedPositionText;
         this.snapshotPending = snapshotPending;
-        this.snapshotSummary = snapshotPending ? "pending" : savedPositionText == null
-                ? "none (no change sink: streaming starts at the server's current position)"
+        this.snapshotSummary = snapshotPending ? "pending" : sink == null ? "none (no change sink)"
                 : "not needed (resuming from the saved position)";
         // A stable id per data directory: a restarted Gantry replaces its own dump thread on the server instead
         // of leaving a second one behind.
@@ -184,10 +183,6 @@ public final class CdcStream implements AutoCloseable {
     public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("the CDC server list is empty");
-        }
-        if (settings.snapshot() && settings.sink().isEmpty()) {
-            throw new IllegalArgumentException("--cdc-snapshot needs a change sink to write the snapshot to: give "
-                    + "--cdc-sink jsonl:PATH");
         }
         Optional<CdcPosition> saved = authority.loadPosition(STREAM);
         JsonlSink sink = null;

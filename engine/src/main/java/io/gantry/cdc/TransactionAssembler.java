@@ -45,6 +45,8 @@ final class TransactionAssembler {
     private final TableFilter filter;
     private final Output output;
     private final Map<Long, TableMapEventData> tables = new HashMap<>();
+    /** Column layouts of the selected tables, worked out at their first row event after each TABLE_MAP. */
+    private final Map<Long, BinlogRowValues.TableColumns> layouts = new HashMap<>();
     private final List<RowChange> rows = new ArrayList<>();
     private Gtid current;
     private boolean insideBegin;
@@ -61,6 +63,7 @@ final class TransactionAssembler {
         insideBegin = false;
         rows.clear();
         tables.clear();
+        layouts.clear();
     }
 
     void onEvent(Event event) {
@@ -70,36 +73,38 @@ final class TransactionAssembler {
                     (mariadb.getFlags() & MariadbGtidEventData.FL_STANDALONE) == 0);
         } else if (data instanceof GtidEventData mysql && mysql.getMySqlGtid() != null) {
             begin(new MySqlGtid(mysql.getMySqlGtid().getServerId(), mysql.getMySqlGtid().getTransactionId()), false);
-        } else if (current == null) {
-            if (data instanceof TableMapEventData map) {
-                tables.put(map.getTableId(), map); // maps can precede the GTID in no flavour, but keep them anyway
-            }
         } else if (data instanceof TableMapEventData map) {
             tables.put(map.getTableId(), map);
+            layouts.remove(map.getTableId()); // the table may have changed (DDL): work its columns out again
+        } else if (current == null) {
+            return; // outside a transaction: nothing of ours
         } else if (data instanceof WriteRowsEventData write) {
             TableMapEventData table = table(write.getTableId());
             if (selected(table)) {
+                BinlogRowValues.TableColumns layout = layout(write.getTableId(), table);
                 for (Serializable[] row : write.getRows()) {
                     rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.INSERT, null,
-                            BinlogRowValues.row(table, write.getIncludedColumns(), row)));
+                            BinlogRowValues.row(layout, write.getIncludedColumns(), row)));
                 }
             }
         } else if (data instanceof UpdateRowsEventData update) {
             TableMapEventData table = table(update.getTableId());
             if (selected(table)) {
+                BinlogRowValues.TableColumns layout = layout(update.getTableId(), table);
                 BitSet beforeColumns = update.getIncludedColumnsBeforeUpdate();
                 for (Map.Entry<Serializable[], Serializable[]> row : update.getRows()) {
                     rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.UPDATE,
-                            BinlogRowValues.row(table, beforeColumns, row.getKey()),
-                            BinlogRowValues.row(table, update.getIncludedColumns(), row.getValue())));
+                            BinlogRowValues.row(layout, beforeColumns, row.getKey()),
+                            BinlogRowValues.row(layout, update.getIncludedColumns(), row.getValue())));
                 }
             }
         } else if (data instanceof DeleteRowsEventData delete) {
             TableMapEventData table = table(delete.getTableId());
             if (selected(table)) {
+                BinlogRowValues.TableColumns layout = layout(delete.getTableId(), table);
                 for (Serializable[] row : delete.getRows()) {
                     rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.DELETE,
-                            BinlogRowValues.row(table, delete.getIncludedColumns(), row), null));
+                            BinlogRowValues.row(layout, delete.getIncludedColumns(), row), null));
                 }
             }
         } else if (data instanceof XidEventData || data instanceof XAPrepareEventData) {
@@ -149,6 +154,10 @@ final class TransactionAssembler {
                     + "in transaction " + current);
         }
         return table;
+    }
+
+    private BinlogRowValues.TableColumns layout(long id, TableMapEventData table) {
+        return layouts.computeIfAbsent(id, unused -> BinlogRowValues.columnsOf(table));
     }
 
     private boolean selected(TableMapEventData table) {

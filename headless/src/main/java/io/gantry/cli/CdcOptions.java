@@ -41,10 +41,6 @@ final class CdcOptions {
                 }
                 return Optional.empty();
             }
-            if (snapshot && !sinkGiven) {
-                throw new IllegalArgumentException("--cdc-snapshot needs a change sink to write the snapshot to: "
-                        + "give --cdc-sink jsonl:PATH");
-            }
             if (rotateMegabytes < 1) {
                 throw new IllegalArgumentException("--cdc-sink-rotate-mb must be at least 1, not " + rotateMegabytes);
             }
