@@ -22,6 +22,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
 
 import io.gantry.route.ReplicaCandidate;
 import io.gantry.route.RouteReason;
+import io.gantry.route.RouteTarget;
 import io.gantry.route.TransactionState;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.ServerId;
@@ -107,11 +108,21 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     private enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
+    /** What the session knows of one of its backend connections. */
+    private static final class BackendUse {
+        /** The session-state log version this connection has applied. */
+        long appliedStateVersion;
+        /** The value of {@link #commands} when this connection last ran a command of the client's. */
+        long lastCommand;
+        /** What it holds that replaying the settings cannot rebuild. */
+        final java.util.EnumSet<HeldState> held = HeldState.none();
+    }
+
     private final ProxyServer proxy;
     private final long id;
     private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
-    private final Map<BackendConnection, Long> appliedStateVersion = new IdentityHashMap<>();
+    private final Map<BackendConnection, BackendUse> backendUses = new IdentityHashMap<>();
     private final SessionStateLog stateLog = new SessionStateLog();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
     private final Map<String, Long> backendThreads = new java.util.concurrent.ConcurrentHashMap<>();
@@ -135,7 +146,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private boolean tlsActive;
     private BackendConnection throttledBackend;
     private BackendConnection awaitingClientData;
-    private long uses;
+    /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
+    private long commands;
 
     ClientSession(ProxyServer proxy, long id) {
         this.proxy = proxy;
@@ -184,6 +196,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         Packet packet = (Packet) message;
+        Phase before = phase;
         try {
             switch (phase) {
                 case GREETING_SENT -> onHandshakeResponse(packet);
@@ -199,6 +212,20 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 case CLOSED -> packet.release();
             }
         } catch (MalformedPacketException e) {
+            if (before == Phase.READY && phase == Phase.READY) {
+                // A command the session could not read, refused before it changed anything: as the server
+                // does, the client gets the server's error and the session goes on.
+                boolean readable = packet.refCnt() > 0;
+                CommandType command = readable ? CommandType.of(packet.payload()) : CommandType.COM_QUERY;
+                boolean idCutOff = readable && packet.payload().readableBytes() < 5;
+                ReferenceCountUtil.safeRelease(packet);
+                LOG.debug("session {}: malformed {} from client: {}", id, command, e.getMessage());
+                malformedCommandError(command, idCutOff).ifPresent(error -> {
+                    writeError(1, error);
+                    ctx.flush();
+                });
+                return;
+            }
             ReferenceCountUtil.safeRelease(packet);
             LOG.warn("session {}: closing, malformed packet from client: {}", id, e.getMessage());
             sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1835, "HY000",
@@ -208,6 +235,27 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             LOG.error("session {}: closing after an unexpected error: {}", id, e.toString(), e);
             sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1105, "HY000", "Gantry internal error: " + e));
         }
+    }
+
+    /**
+     * What the server answers a command it cannot read: nothing for the commands that never get an answer
+     * (COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA), 1210 for a COM_STMT_EXECUTE whose parameters are cut off, 1243
+     * for a reset or fetch of a cut-off statement id, 1835 for the rest (as MariaDB does; compared in
+     * {@code SessionTrustIT}).
+     */
+    private static Optional<ErrPacket> malformedCommandError(CommandType command, boolean statementIdCutOff) {
+        return switch (command) {
+            case COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE -> Optional.empty();
+            case COM_STMT_EXECUTE -> Optional.of(statementIdCutOff
+                    ? ErrPacket.of(1835, "08S01", "Malformed communication packet")
+                    : ErrPacket.of(1210, "HY000", "Incorrect arguments to mysqld_stmt_execute"));
+            // the server reads a cut-off id as statement 0, which never exists
+            case COM_STMT_RESET -> Optional.of(ErrPacket.of(1243, "HY000",
+                    "Unknown prepared statement handler (0) given to mysqld_stmt_reset"));
+            case COM_STMT_FETCH -> Optional.of(ErrPacket.of(1243, "HY000",
+                    "Unknown prepared statement handler (0) given to mysqld_stmt_fetch"));
+            default -> Optional.of(ErrPacket.of(1835, "08S01", "Malformed communication packet"));
+        };
     }
 
     private void onHandshakeResponse(Packet packet) {
@@ -333,16 +381,13 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         CommandType command = CommandType.of(packet.payload());
+        commands++;
         switch (command) {
             case COM_QUIT -> {
                 packet.release();
                 closeSession();
             }
-            case COM_PING -> {
-                packet.release();
-                writeOk(1);
-                ctx.flush();
-            }
+            case COM_PING -> onPing(packet);
             case COM_QUERY -> onQuery(packet);
             case COM_INIT_DB, COM_SET_OPTION -> runOnPrimary(packet, true);
             case COM_FIELD_LIST, COM_STATISTICS -> runOnPrimary(packet, false);
@@ -396,7 +441,36 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         Packet toRun = command;
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(toRun.payload()) : null;
-        run(toRun, routed.server(), connection -> forward(toRun, connection, stateCommand, NO_REWRITE));
+        AfterResponse after = afterStatement(routed.statement(), withId, stateCommand);
+        ResponseRewriter rewriter = withId == sql ? NO_REWRITE : connectionIdColumns(sql, withId);
+        run(toRun, routed.server(), connection -> forward(toRun, connection, after, rewriter));
+    }
+
+    /** Column definitions as a direct connection names and types {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
+    private ResponseRewriter connectionIdColumns(String original, String rewritten) {
+        ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten,
+                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        return (response, framing) -> {
+            ResponseFraming.PacketKind kind = framing.lastPacketKind();
+            ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,
+                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, ctx.alloc());
+            return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
+        };
+    }
+
+    /**
+     * COM_PING is answered here, unless a backend connection holds state that replay cannot rebuild: then the
+     * ping goes to that connection, so its server's idle clock restarts as it would for a direct client.
+     */
+    private void onPing(Packet packet) {
+        BackendConnection holder = connectionHolding(false);
+        if (holder == null) {
+            packet.release();
+            writeOk(1);
+            ctx.flush();
+            return;
+        }
+        run(packet, holder.server(), connection -> forward(packet, connection, NOTHING_MORE, NO_REWRITE));
     }
 
     /**
@@ -543,6 +617,23 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (LOG.isDebugEnabled()) {
             LOG.debug("session {}: {} -> {}", id, abbreviate(sql), decision.describe());
         }
+        if (commit && decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
+            writeError(1, ErrPacket.of(1792, "25006", "Cannot execute statement in a READ ONLY transaction."));
+            ctx.flush();
+            return null;
+        }
+        if (commit && decision.target() == RouteTarget.PRIMARY && routeState.pinned()) {
+            BackendConnection holder = connectionHolding(true);
+            if (holder != null && !idOf(holder.server()).equals(decision.server())) {
+                String held = HeldState.describe(backendUses.get(holder).held);
+                LOG.warn("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
+                        id, decision.server().hostPort(), held, holder.server().address());
+                sendErrorAndClose(1, ErrPacket.of(2013, "HY000", "Gantry: the primary is now "
+                        + decision.server().hostPort() + ", but this session's " + held + " stayed on "
+                        + holder.server().address() + "; this session is closed, reconnect"));
+                return null;
+            }
+        }
         if (commit) {
             if (decision.reason() == RouteReason.BEGINS_READ_WRITE_TRANSACTION
                     && routeState.transaction() instanceof TransactionState.ReadOnly readOnly
@@ -577,8 +668,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             ctx.flush();
             return;
         }
-        byte[] stateCommand = sessionState ? ByteBufUtil.getBytes(packet.payload()) : null;
-        run(packet, primary.get(), connection -> forward(packet, connection, stateCommand, NO_REWRITE));
+        AfterResponse after = sessionState ? afterStatement(null, null, ByteBufUtil.getBytes(packet.payload()))
+                : NOTHING_MORE;
+        run(packet, primary.get(), connection -> forward(packet, connection, after, NO_REWRITE));
     }
 
     /**
@@ -613,7 +705,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             Map.Entry<ServerId, BackendConnection> entry = it.next();
             if (primary.isEmpty() || !entry.getKey().equals(idOf(primary.get()))) {
                 entry.getValue().close();
-                appliedStateVersion.remove(entry.getValue());
+                backendUses.remove(entry.getValue());
                 prepared.forgetBackend(entry.getKey().hostPort());
                 it.remove();
             }
@@ -621,7 +713,19 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         prepared.clear();
         stateLog.clear();
         routeState = SessionRouteState.INITIAL;
-        runOnPrimary(packet, false);
+        Optional<UpstreamServer> target = proxy.upstreams().primary();
+        if (target.isEmpty()) {
+            runOnPrimary(packet, false);
+            return;
+        }
+        // The reset drops transactions, user variables, temporary tables and locks on the server.
+        run(packet, target.get(), connection -> forward(packet, connection, (c, framing, done) -> {
+            BackendUse use = backendUses.get(c);
+            if (use != null && !framing.failed()) {
+                use.held.clear();
+            }
+            done.run();
+        }, NO_REWRITE));
     }
 
     /**
@@ -630,7 +734,6 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      */
     private void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
         phase = Phase.RUNNING;
-        uses++;
         obtain(server).addListener(future -> {
             if (!future.isSuccess()) {
                 packet.release();
@@ -638,6 +741,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 return;
             }
             BackendConnection connection = (BackendConnection) future.getNow();
+            BackendUse use = backendUses.get(connection);
+            if (use != null) {
+                use.lastCommand = commands;
+            }
             syncState(connection, () -> then.accept(connection), error -> failCommand(packet, error));
         });
     }
@@ -652,24 +759,119 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         commandDone();
     }
 
-    /** Looks at (and may rewrite in place) each response packet before it goes to the client. */
+    /** Looks at (and may rewrite) each response packet before it goes to the client; returns what to send. */
     private interface ResponseRewriter {
-        void rewrite(Packet response, ResponseFraming framing);
+        Packet rewrite(Packet response, ResponseFraming framing);
     }
 
-    private static final ResponseRewriter NO_REWRITE = (response, framing) -> { };
+    private static final ResponseRewriter NO_REWRITE = (response, framing) -> response;
+
+    /** What happens once a forwarded command's response is complete, before the session takes its next command. */
+    private interface AfterResponse {
+        void run(BackendConnection connection, ResponseFraming framing, Runnable done);
+    }
+
+    private static final AfterResponse NOTHING_MORE = (connection, framing, done) -> done.run();
+
+    /**
+     * Notes what a statement left on its connection and, for a session setting that succeeded, records how to
+     * replay it.
+     *
+     * @param statement the statement's class, or null for a command that is not a statement
+     * @param sql the text, or null when the command has no text to look into (COM_INIT_DB, COM_SET_OPTION)
+     * @param stateCommand the session-setting command as sent, or null when it is not one
+     */
+    private AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
+        return (connection, framing, done) -> {
+            BackendUse use = backendUses.get(connection);
+            if (use == null) {
+                done.run();
+                return;
+            }
+            int status = framing.serverStatus();
+            HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
+            if (stateCommand == null || framing.failed()) {
+                done.run();
+            } else {
+                recordSetting(connection, use, sql, stateCommand, done);
+            }
+        };
+    }
+
+    /**
+     * Records a session setting that succeeded on {@code connection} for replay on the session's other backends,
+     * as values: a setting made from an expression is read back first (see {@link SettingReplay}).
+     */
+    private void recordSetting(BackendConnection connection, BackendUse use, String sql, byte[] command,
+                               Runnable done) {
+        boolean noBackslashEscapes = ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+        SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
+        if (replay instanceof SettingReplay.Verbatim) {
+            use.appliedStateVersion = stateLog.record(command);
+            done.run();
+        } else if (replay instanceof SettingReplay.NotReplayable notReplayable) {
+            keepOnThisConnection(use, notReplayable.why());
+            done.run();
+        } else {
+            SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
+            InternalCommand.queryRow(connection, queryPayload(readBack.query()), (row, error) -> {
+                if (error != null) {
+                    keepOnThisConnection(use, "reading back '" + abbreviate(sql) + "' failed: " + error.message());
+                } else {
+                    List<String> literals = new ArrayList<>(row.size());
+                    for (InternalCommand.Value value : row) {
+                        literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
+                    }
+                    byte[] replayCommand = ByteBufUtil.getBytes(queryPayload(readBack.replayText(literals)));
+                    use.appliedStateVersion = stateLog.record(replayCommand);
+                }
+                done.run();
+            }, failure -> sendErrorAndClose(1, backendError(connection.server(), failure)));
+        }
+    }
+
+    /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
+    private void keepOnThisConnection(BackendUse use, String why) {
+        LOG.info("session {}: {}; the session stays on the primary", id, why);
+        if (use != null) {
+            use.held.add(HeldState.UNREPLAYED_SETTINGS);
+        }
+        if (!routeState.pinned()) {
+            routeState = routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+        }
+    }
+
+    private ByteBuf queryPayload(String sql) {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        return ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code()).writeBytes(text);
+    }
+
+    /**
+     * A connection of the session that holds state replay cannot rebuild, or null.
+     *
+     * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
+     */
+    private BackendConnection connectionHolding(boolean tyingOnly) {
+        for (Map.Entry<BackendConnection, BackendUse> entry : backendUses.entrySet()) {
+            java.util.Set<HeldState> held = entry.getValue().held;
+            if (tyingOnly ? HeldState.tiesSession(held) : !held.isEmpty()) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
 
     /**
      * Sends the client's command and streams the response back.
      *
-     * @param stateCommand the command to record in the session-state log if it succeeds, or null
+     * @param after what to do once the response is complete (record a setting, note held state)
      */
-    private void forward(Packet packet, BackendConnection connection, byte[] stateCommand,
+    private void forward(Packet packet, BackendConnection connection, AfterResponse after,
                          ResponseRewriter rewriter) {
         connection.execute(packet, new BackendConnection.ResponseListener() {
             @Override
-            public void onPacket(Packet response, ResponseFraming framing) {
-                rewriter.rewrite(response, framing);
+            public void onPacket(Packet packet, ResponseFraming framing) {
+                Packet response = rewriter.rewrite(packet, framing);
                 writeToClient(response);
                 if (framing.awaitingClient()) {
                     // LOCAL INFILE: the client now sends the file, ending with an empty packet.
@@ -691,12 +893,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             public void onComplete(ResponseFraming framing) {
                 flushBatch();
                 awaitingClientData = null;
-                if (stateCommand != null && !framing.failed()) {
-                    appliedStateVersion.put(connection, stateLog.record(stateCommand));
-                }
                 noteStatus(connection, framing.serverStatus());
                 scheduleRetentionClose(connection);
-                commandDone();
+                after.run(connection, framing, ClientSession.this::commandDone);
             }
 
             @Override
@@ -809,7 +1008,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             target = Optional.of(routed.server());
         }
         String hostPort = target.get().address();
-        run(packet, target.get(), connection -> forward(packet, connection, null, (response, framing) -> {
+        run(packet, target.get(), connection -> forward(packet, connection, NOTHING_MORE, (response, framing) -> {
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
                 PreparedStatements.Statement statement = prepared.register(sql, hostPort,
                         StmtPrepareOk.decode(response.payload().duplicate()));
@@ -817,6 +1016,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
                 prepared.prepareFailed();
             }
+            return response;
         }));
     }
 
@@ -828,8 +1028,11 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         PreparedStatements.Statement statement = found.get();
+        StmtExecutePayloads.ExecuteHeader header = statement.paramCount() > 0
+                ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()) : null;
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         UpstreamServer target;
+        AfterResponse after = afterStatement(null, null, null);
         if (longData.isPresent()) {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
@@ -846,16 +1049,24 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 packet.release();
                 return;
             }
-            if (routed.statement().kind() == StatementKind.SESSION_STATE && !routeState.pinned()) {
+            AfterResponse tracked = afterStatement(routed.statement(), null, null);
+            if (routed.statement().kind() == StatementKind.SESSION_STATE) {
                 // A setting made through a prepared statement cannot be replayed on other backends.
-                routeState = routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+                after = (connection, framing, done) -> {
+                    keepOnThisConnection(backendUses.get(connection), "a session setting made by a prepared statement");
+                    tracked.run(connection, framing, done);
+                };
+            } else {
+                after = tracked;
             }
             target = routed.server();
         }
+        AfterResponse afterExecute = after;
         run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
-            Packet command = withBackendTypesAndId(packet, statement, connection.server().address(), backendId);
+            Packet command = withBackendTypesAndId(packet, header, statement, connection.server().address(),
+                    backendId);
             prepared.executed(statement.clientId(), connection.server().address());
-            forward(command, connection, null, NO_REWRITE);
+            forward(command, connection, afterExecute, NO_REWRITE);
         }, error -> failCommand(packet, error)));
     }
 
@@ -863,12 +1074,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      * The execute packet as this backend needs it: its own statement id, and the parameter types if the client
      * sent them only to another backend (the client sends types once; each backend needs them once).
      */
-    private Packet withBackendTypesAndId(Packet packet, PreparedStatements.Statement statement, String hostPort,
-                                         long backendId) {
+    private Packet withBackendTypesAndId(Packet packet, StmtExecutePayloads.ExecuteHeader header,
+                                         PreparedStatements.Statement statement, String hostPort, long backendId) {
         Packet command = packet;
-        if (statement.paramCount() > 0) {
-            StmtExecutePayloads.ExecuteHeader header =
-                    StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount());
+        if (header != null) {
             if (header.newParamsBound()) {
                 prepared.typesSent(statement.clientId(), hostPort, header.paramTypes());
             } else {
@@ -908,7 +1117,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
             StmtExecutePayloads.setStatementId(packet.payload(), backendId);
             prepared.longDataSent(statement.clientId(), connection.server().address());
-            forward(packet, connection, null, NO_REWRITE);
+            forward(packet, connection, NOTHING_MORE, NO_REWRITE);
         }, error -> {
             prepared.longDataLost(statement.clientId(), connection.server().address());
             packet.release();
@@ -967,7 +1176,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
-        run(packet, connection.server(), c -> forward(packet, c, null, NO_REWRITE));
+        AfterResponse after = afterStatement(null, null, null);
+        run(packet, connection.server(), c -> forward(packet, c, after, NO_REWRITE));
     }
 
     /** Prepares a statement on this backend if it is not prepared there yet, then passes its id there on. */
@@ -1009,7 +1219,12 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return ctx.executor().newSucceededFuture(existing);
         }
         if (existing != null) {
+            BackendUse lost = backendUses.get(existing);
             dropConnection(key, existing);
+            if (lost != null && !lost.held.isEmpty()) {
+                return ctx.executor().newFailedFuture(new BackendFailure(server.address(), "the connection to "
+                        + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
+            }
         }
         BackendLogin login = new BackendLogin(user, secret, initialDatabase, collationId, capabilities);
         return BackendConnection.open(server, login, ctx.channel().eventLoop(), proxy.config().connectTimeout(),
@@ -1021,9 +1236,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 connections.put(key, connection);
-                appliedStateVersion.put(connection, 0L);
+                backendUses.put(connection, new BackendUse());
                 backendThreads.put(server.address(), connection.serverThreadId());
-                connection.onIdleClose(() -> dropConnection(key, connection));
+                connection.onIdleClose(() -> closedByServer(key, connection));
             } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                 // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
                 proxy.upstreams().markDown(server, failure.getMessage());
@@ -1031,25 +1246,53 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /**
+     * A server closed one of the session's idle connections (its {@code wait_timeout}, a KILL, a restart). If the
+     * connection held state replay cannot rebuild, or the session has been idle since it last used it (so the
+     * server's idle timeout is the session's own), the session ends as a direct one would; otherwise the
+     * connection is forgotten and reopened on next use.
+     */
+    private void closedByServer(ServerId key, BackendConnection connection) {
+        BackendUse use = backendUses.get(connection);
+        if (use != null && phase != Phase.CLOSED) {
+            if (!use.held.isEmpty()) {
+                LOG.warn("session {}: {} closed the session's connection, which held {}; ending the session, as a "
+                        + "direct connection would end", id, key.hostPort(), HeldState.describe(use.held));
+                closeSession();
+                return;
+            }
+            if (use.lastCommand == commands) {
+                LOG.info("session {}: {} closed the session's connection after the session was idle past the "
+                        + "server's timeout; ending the session, as the server would", id, key.hostPort());
+                closeSession();
+                return;
+            }
+        }
+        dropConnection(key, connection);
+    }
+
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
     private void dropConnection(ServerId key, BackendConnection connection) {
         if (connections.remove(key, connection)) {
             backendThreads.remove(key.hostPort(), connection.serverThreadId());
-            appliedStateVersion.remove(connection);
+            backendUses.remove(connection);
             prepared.forgetBackend(key.hostPort());
         }
     }
 
     /** Replays the session-state commands this connection has not run yet, one at a time. */
     private void syncState(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
-        long applied = appliedStateVersion.getOrDefault(connection, 0L);
+        BackendUse use = backendUses.get(connection);
+        long applied = use == null ? 0L : use.appliedStateVersion;
         List<byte[]> missing = stateLog.since(applied);
         if (missing.isEmpty()) {
             then.run();
             return;
         }
         replay(connection, missing, 0, () -> {
-            appliedStateVersion.put(connection, stateLog.version());
+            if (use != null) {
+                use.appliedStateVersion = stateLog.version();
+            }
             then.run();
         }, onError);
     }
@@ -1076,9 +1319,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 || proxy.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
             return;
         }
-        long usesAtSchedule = uses;
+        long commandsAtSchedule = commands;
         ctx.executor().schedule(() -> {
-            if (uses == usesAtSchedule && !connection.isBusy() && phase != Phase.CLOSED) {
+            if (commands == commandsAtSchedule && !connection.isBusy() && phase != Phase.CLOSED) {
                 ServerId key = idOf(connection.server());
                 if (connections.get(key) == connection) {
                     dropConnection(key, connection);
@@ -1184,7 +1427,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         connections.clear();
         backendThreads.clear();
-        appliedStateVersion.clear();
+        backendUses.clear();
         prepared.clear();
     }
 

@@ -1,10 +1,16 @@
 package io.gantry.proxy;
 
+import io.gantry.wire.Buffers;
+import io.gantry.wire.ColumnDefinition.FieldType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -18,24 +24,60 @@ final class InternalCommand implements BackendConnection.ResponseListener {
         void accept(byte[] firstPacket, ErrPacket error);
     }
 
+    /** One value of a text result row, with whether its column is numeric (so it can be written unquoted). */
+    record Value(String text, boolean numeric) {
+    }
+
+    /** The outcome of {@link #queryRow}: the first row's values, or the server's error. */
+    interface RowDone {
+        void accept(List<Value> row, ErrPacket error);
+    }
+
+    private static final Set<FieldType> NUMERIC = EnumSet.of(FieldType.DECIMAL, FieldType.TINY, FieldType.SHORT,
+            FieldType.LONG, FieldType.FLOAT, FieldType.DOUBLE, FieldType.LONGLONG, FieldType.INT24,
+            FieldType.NEWDECIMAL, FieldType.YEAR);
+    /** From the end of a column definition: decimals (1), flags (2) and two filler bytes follow the type byte. */
+    private static final int TYPE_FROM_END = 6;
+
     private final Done done;
+    private final RowDone rowDone;
     private final Consumer<BackendFailure> failed;
     private byte[] firstPacket;
     private ErrPacket error;
+    private final List<Boolean> numericColumns = new ArrayList<>();
+    private List<Value> firstRow;
 
-    private InternalCommand(Done done, Consumer<BackendFailure> failed) {
+    private InternalCommand(Done done, RowDone rowDone, Consumer<BackendFailure> failed) {
         this.done = done;
+        this.rowDone = rowDone;
         this.failed = failed;
     }
 
     /** Sends {@code payload} (a whole command, ownership passes) on an idle connection. */
     static void run(BackendConnection connection, ByteBuf payload, Done done, Consumer<BackendFailure> failed) {
-        connection.execute(new Packet(0, payload), new InternalCommand(done, failed));
+        connection.execute(new Packet(0, payload), new InternalCommand(done, null, failed));
+    }
+
+    /**
+     * Runs a text query on an idle connection and hands over its first row. Values are read as UTF-8 text; the
+     * column type (taken from the end of the definition, so MariaDB's extended metadata does not matter) tells
+     * numbers from strings.
+     */
+    static void queryRow(BackendConnection connection, ByteBuf queryPayload, RowDone done,
+                         Consumer<BackendFailure> failed) {
+        connection.execute(new Packet(0, queryPayload), new InternalCommand(null, done, failed));
     }
 
     @Override
     public void onPacket(Packet response, ResponseFraming framing) {
         try {
+            ByteBuf payload = response.payload();
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.COLUMN_DEFINITION) {
+                int type = payload.getByte(payload.writerIndex() - TYPE_FROM_END) & 0xFF;
+                numericColumns.add(FieldType.of(type).map(NUMERIC::contains).orElse(false));
+            } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ROW && firstRow == null) {
+                firstRow = textRow(payload.duplicate());
+            }
             if (firstPacket == null) {
                 firstPacket = ByteBufUtil.getBytes(response.payload());
             }
@@ -47,6 +89,19 @@ final class InternalCommand implements BackendConnection.ResponseListener {
         }
     }
 
+    private List<Value> textRow(ByteBuf row) {
+        List<Value> values = new ArrayList<>(numericColumns.size());
+        for (boolean numeric : numericColumns) {
+            if (Buffers.isNullMarker(row)) {
+                row.skipBytes(1);
+                values.add(new Value(null, numeric));
+            } else {
+                values.add(new Value(Buffers.readLenEncString(row, "row value"), numeric));
+            }
+        }
+        return values;
+    }
+
     @Override
     public void onBatchEnd() {
         // Nothing was forwarded, so nothing to flush.
@@ -54,7 +109,11 @@ final class InternalCommand implements BackendConnection.ResponseListener {
 
     @Override
     public void onComplete(ResponseFraming framing) {
-        done.accept(firstPacket, error);
+        if (rowDone != null) {
+            rowDone.accept(firstRow == null ? List.of() : firstRow, error);
+        } else {
+            done.accept(firstPacket, error);
+        }
     }
 
     @Override

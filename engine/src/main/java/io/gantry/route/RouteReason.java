@@ -9,6 +9,11 @@ package io.gantry.route;
 public enum RouteReason {
     /** Inside a read-only transaction every statement (even its COMMIT) runs where the transaction runs. */
     IN_READ_ONLY_TRANSACTION(0, "inside a read-only transaction, which runs entirely on one server"),
+    /**
+     * A write inside a read-only transaction held by a replica: refused with error 1792, as the server refuses it
+     * in a read-only transaction, and sent nowhere (the replica would answer 1290 for its {@code read_only}).
+     */
+    WRITE_IN_READ_ONLY_TRANSACTION(0, "a write inside a read-only transaction: refused with error 1792"),
     /** {@code BEGIN}/{@code START TRANSACTION [READ WRITE]}/{@code XA START}: the transaction may write. */
     BEGINS_READ_WRITE_TRANSACTION(1, "begins a transaction that may write"),
     /** The session is inside a read-write transaction (from the server status flags). */

@@ -16,7 +16,9 @@ import java.util.random.RandomGenerator;
  *       ({@link RouteReason#IN_READ_ONLY_TRANSACTION}), writes included: the server rejects them as MySQL does in a
  *       read-only transaction, where sending them to the primary would silently run them outside the transaction.
  *       A transaction never moves: if its replica is gone the decision still names it and the proxy fails the
- *       session. Only a {@code BEGIN} of a transaction that may write leaves it (it implicitly ends the read-only
+ *       session. A write in a read-only transaction on a replica is refused
+ *       ({@link RouteReason#WRITE_IN_READ_ONLY_TRANSACTION}) with the error the server gives inside a read-only
+ *       transaction; on the primary the server itself refuses it. Only a {@code BEGIN} of a transaction that may write leaves it (it implicitly ends the read-only
  *       one): primary.</li>
  *   <li>Primary when the statement is not a read (write, DDL, {@code CALL}, locking read, begin of a transaction
  *       that may write, {@code COMMIT}/{@code ROLLBACK}/{@code SAVEPOINT} outside a read-only transaction,
@@ -84,7 +86,9 @@ public final class Router {
             }
             ServerId server = readOnly.server();
             RouteTarget target = server.equals(primary) ? RouteTarget.PRIMARY : RouteTarget.REPLICA;
-            return new RouteDecision(target, server, RouteReason.IN_READ_ONLY_TRANSACTION, Optional.empty(), pin);
+            RouteReason reason = target == RouteTarget.REPLICA && changesData(statement)
+                    ? RouteReason.WRITE_IN_READ_ONLY_TRANSACTION : RouteReason.IN_READ_ONLY_TRANSACTION;
+            return new RouteDecision(target, server, reason, statement.writeCause(), pin);
         }
 
         // 1. Not a read, or the session's state ties it to the primary.
@@ -175,6 +179,19 @@ public final class Router {
         ServerId chosen = WeightedChoice.pick(replicas, random).orElseThrow().id();
         return toReplica(chosen,
                 beginReadOnly ? RouteReason.READ_ONLY_TRANSACTION_ON_REPLICA : RouteReason.READ_ON_REPLICA, pin);
+    }
+
+    /**
+     * Whether the server would refuse the statement in a read-only transaction: a write by its verb (INSERT, DDL,
+     * ...) or one that advances a sequence or loads data. Locking reads, named locks, temporary tables and user
+     * variables are allowed there, so they go to the transaction's server like its reads.
+     */
+    private static boolean changesData(StatementClass statement) {
+        if (statement.kind() != StatementKind.WRITE) {
+            return false;
+        }
+        Optional<StatementFlag> cause = statement.writeCause();
+        return cause.isEmpty() || cause.get() == StatementFlag.SEQUENCE || cause.get() == StatementFlag.LOAD_DATA;
     }
 
     private Optional<RouteDecision> previousServer(

@@ -203,7 +203,16 @@ class ProxyFailureIT {
 
         /** Logs in, asking for the given capabilities on top of the basic ones. */
         static RawClient login(ProxyHarness gantry, int extraCapabilities) throws IOException {
-            RawClient client = new RawClient(new Socket("127.0.0.1", gantry.port()));
+            return login(gantry.port(), extraCapabilities);
+        }
+
+        /** Logs in to whatever listens on a loopback port: Gantry, or a server directly to compare with. */
+        static RawClient login(int port) throws IOException {
+            return login(port, 0);
+        }
+
+        private static RawClient login(int port, int extraCapabilities) throws IOException {
+            RawClient client = new RawClient(new Socket("127.0.0.1", port));
             ByteBuf greetingBytes = Unpooled.wrappedBuffer(client.readPacket());
             HandshakeV10 greeting = HandshakeV10.decode(greetingBytes);
             byte[] seed = new byte[20];

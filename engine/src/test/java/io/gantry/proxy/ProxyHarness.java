@@ -89,6 +89,12 @@ final class ProxyHarness implements AutoCloseable {
         return DriverManager.getConnection(url, topology.appAccount().user(), topology.appAccount().password());
     }
 
+    /** A connection with the same driver and options straight to a server, to compare with. */
+    Connection connectDirect(Driver driver, DatabaseServer server) throws SQLException {
+        String url = driver.prefix + server.address() + "/" + topology.database() + "?" + driver.options;
+        return DriverManager.getConnection(url, topology.appAccount().user(), topology.appAccount().password());
+    }
+
     /** The server a statement ran on, from {@code @@server_id} (the sandbox sets it to the server's port). */
     DatabaseServer serverOf(long serverId) {
         return topology.servers().stream().filter(s -> s.port() == serverId).findFirst()

@@ -216,8 +216,10 @@ class RouterTest {
                         DEFAULTS.withMasterPreferred(true), BOTH_ELIGIBLE, r, R1, IN_READ_ONLY_TRANSACTION),
                 scenario("READWRITE hint does not move the transaction", hinted(READ, ModeHint.READ_WRITE), onR1,
                         DEFAULTS, BOTH_ELIGIBLE, r, R1, IN_READ_ONLY_TRANSACTION),
-                scenario("write is rejected where the transaction runs, not run outside it", WRITE, onR1, DEFAULTS,
-                        BOTH_ELIGIBLE, r, R1, IN_READ_ONLY_TRANSACTION),
+                scenario("write on the transaction's replica is refused with 1792, not run outside it", WRITE, onR1,
+                        DEFAULTS, BOTH_ELIGIBLE, r, R1, RouteReason.WRITE_IN_READ_ONLY_TRANSACTION),
+                scenario("write in a read-only transaction on the primary goes there: the server refuses it", WRITE,
+                        onPrimary, DEFAULTS, BOTH_ELIGIBLE, p, PRIMARY, IN_READ_ONLY_TRANSACTION),
                 scenario("COMMIT ends the transaction where it runs", StatementClass.of(StatementKind.TRANSACTION_END),
                         onR1, DEFAULTS, BOTH_ELIGIBLE, r, R1, IN_READ_ONLY_TRANSACTION),
                 scenario("ROLLBACK TO SAVEPOINT stays in the transaction",
@@ -433,7 +435,8 @@ class RouterTest {
             RouteDecision decision = router.route(StatementClassifier.classify(sql), session,
                     DEFAULTS.withMasterPreferred(true), PRIMARY, BOTH_ELIGIBLE);
             assertThat(decision.server()).as(sql).isEqualTo(replica);
-            assertThat(decision.reason()).as(sql).isEqualTo(IN_READ_ONLY_TRANSACTION);
+            assertThat(decision.reason()).as(sql).isEqualTo(sql.startsWith("INSERT")
+                    ? RouteReason.WRITE_IN_READ_ONLY_TRANSACTION : IN_READ_ONLY_TRANSACTION);
             session = session.afterRouting(decision);
         }
         session = session.withServerStatus(replica, false, false, true);
