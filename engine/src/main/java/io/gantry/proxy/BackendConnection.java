@@ -5,6 +5,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_RESULTS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_OPTIONAL_RESULTSET_METADATA;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
@@ -13,11 +14,14 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_ZSTD_COMPRESSION_ALGORITHM;
+import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;
 import io.gantry.wire.CachingSha2Password;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.HandshakeResponse41;
@@ -43,6 +47,8 @@ import io.netty.util.concurrent.Promise;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection from Gantry to a backend server on behalf of one client session. It logs in as the session's
@@ -67,12 +73,32 @@ final class BackendConnection {
         void onFailure(BackendFailure failure);
     }
 
+    /** Hears every greeting a backend sends Gantry (to mirror the primary's to clients). */
+    interface GreetingObserver {
+        /** {@code server} greeted a new connection; called on the connection's event loop. */
+        void greeted(UpstreamServer server, HandshakeV10 greeting);
+
+        /** Hears nothing. */
+        GreetingObserver NONE = (server, greeting) -> { };
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(BackendConnection.class);
+    /** Servers already reported as lacking extended metadata: said once per server, not per connection. */
+    private static final java.util.Set<String> WITHOUT_EXTENDED_METADATA =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /**
      * Capabilities that change what a client sees on the wire but that the proxy does not support on the path
      * client-to-backend: never asked of a backend.
      */
     private static final int NEVER_TO_BACKEND = CLIENT_SSL | CLIENT_COMPRESS | CLIENT_ZSTD_COMPRESSION_ALGORITHM
             | CLIENT_OPTIONAL_RESULTSET_METADATA | CLIENT_QUERY_ATTRIBUTES;
+
+    /**
+     * MariaDB extended capabilities asked of a backend when the client negotiated them: only extended metadata (see
+     * {@code ServerGreetings#FORWARDABLE_MARIADB}).
+     */
+    private static final int MARIADB_TO_BACKEND = MARIADB_CLIENT_EXTENDED_METADATA;
 
     /** Capabilities whose absence on the backend would make its responses differ from what the client expects. */
     private static final int MUST_MATCH = CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF | CLIENT_SESSION_TRACK
@@ -82,10 +108,18 @@ final class BackendConnection {
 
     private final UpstreamServer server;
     private final BackendLogin login;
+    private final GreetingObserver greetings;
     private final Promise<BackendConnection> ready;
     private Channel channel;
     private State state = State.CONNECTING;
     private int capabilities;
+    private int mariaDbCapabilities;
+    /**
+     * The client negotiated extended metadata but this backend does not offer it: its column definitions get the
+     * empty extended-metadata field the client expects (its JSON columns then look as they would on a server
+     * without extended metadata: plain text).
+     */
+    private boolean addExtendedMetadata;
     private long serverThreadId = -1;
     private byte[] seed;
     private String authPlugin = "";
@@ -95,9 +129,10 @@ final class BackendConnection {
     private Runnable writableAgain;
     private boolean countedConnection;
 
-    private BackendConnection(UpstreamServer server, BackendLogin login, EventLoop loop) {
+    private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
         this.login = login;
+        this.greetings = greetings;
         this.ready = loop.newPromise();
     }
 
@@ -107,7 +142,14 @@ final class BackendConnection {
      */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize) {
-        BackendConnection connection = new BackendConnection(server, login, loop);
+        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE);
+    }
+
+    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}; the server's
+     *  greeting goes to {@code greetings}. */
+    static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
+                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings) {
+        BackendConnection connection = new BackendConnection(server, login, greetings, loop);
         Bootstrap bootstrap = new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
@@ -152,6 +194,11 @@ final class BackendConnection {
         return capabilities;
     }
 
+    /** The MariaDB extended capabilities in effect on this connection (0 with MySQL). */
+    int mariaDbCapabilities() {
+        return mariaDbCapabilities;
+    }
+
     boolean isUsable() {
         return state == State.READY && channel.isActive();
     }
@@ -174,7 +221,7 @@ final class BackendConnection {
             return;
         }
         CommandType type = CommandType.of(command.payload());
-        this.framing = ResponseFraming.forCommand(type, capabilities);
+        this.framing = ResponseFraming.forCommand(type, capabilities, mariaDbCapabilities);
         this.listener = responseListener;
         if (framing.isComplete()) {
             // Commands without a response (COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA) complete once written.
@@ -271,6 +318,7 @@ final class BackendConnection {
             return;
         }
         HandshakeV10 greeting = HandshakeV10.decode(payload);
+        greetings.greeted(server, greeting);
         serverThreadId = greeting.connectionId();
         int wanted = login.capabilities() & ~NEVER_TO_BACKEND;
         int missing = wanted & MUST_MATCH & ~greeting.capabilities();
@@ -287,6 +335,16 @@ final class BackendConnection {
             capabilities |= CLIENT_CONNECT_WITH_DB;
         }
         capabilities &= ~CLIENT_CONNECT_ATTRS;
+        // The extended word is sent only with CLIENT_MYSQL clear, i.e. to a MariaDB server that cleared it too.
+        mariaDbCapabilities = CapabilityFlags.has(capabilities, CLIENT_MYSQL)
+                ? 0
+                : login.mariaDbCapabilities() & MARIADB_TO_BACKEND & greeting.mariaDbCapabilities();
+        addExtendedMetadata = CapabilityFlags.has(login.mariaDbCapabilities(), MARIADB_CLIENT_EXTENDED_METADATA)
+                && !CapabilityFlags.has(mariaDbCapabilities, MARIADB_CLIENT_EXTENDED_METADATA);
+        if (addExtendedMetadata && WITHOUT_EXTENDED_METADATA.add(server.address())) {
+            LOG.warn("backend {}: no extended column metadata (MariaDB 10.5+ only) though the client negotiated it; "
+                    + "its column definitions are forwarded with an empty extended-metadata field", server.address());
+        }
         seed = greeting.authPluginData();
         authPlugin = greeting.authPluginName().isEmpty() ? NativePassword.PLUGIN_NAME : greeting.authPluginName();
         String plugin = supported(authPlugin) ? authPlugin : NativePassword.PLUGIN_NAME;
@@ -296,7 +354,7 @@ final class BackendConnection {
             plugin = NativePassword.PLUGIN_NAME;
         }
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1L << 30, login.collationId(),
-                0, login.user(), authResponse(plugin, trimSeed(seed)), login.database(), plugin, Map.of(), 0);
+                mariaDbCapabilities, login.user(), authResponse(plugin, trimSeed(seed)), login.database(), plugin, Map.of(), 0);
         ByteBuf out = channel.alloc().buffer();
         response.encode(out);
         state = State.AUTHENTICATING;
@@ -437,8 +495,9 @@ final class BackendConnection {
             }
         }
 
-        private void onResponsePacket(Packet packet) {
-            ResponseFraming.Progress progress = framing.accept(packet.payload());
+        private void onResponsePacket(Packet received) {
+            ResponseFraming.Progress progress = framing.accept(received.payload());
+            Packet packet = addExtendedMetadata ? withExtendedMetadata(received) : received;
             ResponseListener current = listener;
             if (progress == ResponseFraming.Progress.COMPLETE) {
                 state = State.READY;
@@ -479,6 +538,17 @@ final class BackendConnection {
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             failCommand("connection to " + server.address() + " failed: " + describe(cause));
         }
+    }
+
+    /** A column or parameter definition in the layout the client negotiated (see {@link #addExtendedMetadata}). */
+    private Packet withExtendedMetadata(Packet packet) {
+        ResponseFraming.PacketKind kind = framing.lastPacketKind();
+        if (kind != ResponseFraming.PacketKind.COLUMN_DEFINITION && kind != ResponseFraming.PacketKind.PARAMETER_DEFINITION) {
+            return packet;
+        }
+        ByteBuf rewritten = ColumnDefinition.insertEmptyExtendedMetadata(packet.payload(), channel.alloc());
+        packet.release();
+        return new Packet(packet.sequenceId(), rewritten);
     }
 
     @Override

@@ -10,8 +10,10 @@ package io.gantry.proxy;
  * @param database      initial database, or "" for none
  * @param collationId   the client's collation id from its handshake
  * @param capabilities  the capabilities negotiated with the client
+ * @param mariaDbCapabilities the MariaDB extended capabilities negotiated with the client (0 for none)
  */
-record BackendLogin(String user, BackendSecret secret, String database, int collationId, int capabilities) {
+record BackendLogin(String user, BackendSecret secret, String database, int collationId, int capabilities,
+                    int mariaDbCapabilities) {
 
     @Override
     public String toString() {

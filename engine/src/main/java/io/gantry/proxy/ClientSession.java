@@ -17,7 +17,6 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PS_MULTI_RESULTS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
-import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
 
 import io.gantry.route.ReplicaCandidate;
@@ -135,6 +134,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private Phase phase = Phase.GREETING_SENT;
     private boolean admitted;
     private int capabilities;
+    /** MariaDB extended capabilities negotiated with the client (0 for MySQL clients and primaries). */
+    private int mariaDbCapabilities;
+    private int offeredCapabilities;
+    private int offeredMariaDbCapabilities;
     private int collationId = UTF8MB4_GENERAL_CI;
     private String user = "";
     private String initialDatabase = "";
@@ -176,9 +179,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 seed[i] = 'G';
             }
         }
-        int offered = proxy.sslContext().isPresent() ? SERVER_CAPABILITIES | CLIENT_SSL : SERVER_CAPABILITIES;
-        HandshakeV10 greeting = new HandshakeV10(proxy.serverVersion(), id & 0xFFFF_FFFFL, seed, offered,
-                UTF8MB4_GENERAL_CI, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, proxy.config().defaultAuthPlugin());
+        // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
+        HandshakeV10 greeting = proxy.clientGreeting(id & 0xFFFF_FFFFL, seed);
+        offeredCapabilities = greeting.capabilities();
+        offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
         ByteBuf out = context.alloc().buffer(128);
         greeting.encode(out);
         context.writeAndFlush(new Packet(0, out));
@@ -270,7 +274,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         HandshakeResponse41 response = (HandshakeResponse41) handshake;
-        capabilities = response.capabilities() & SERVER_CAPABILITIES;
+        capabilities = response.capabilities() & SERVER_CAPABILITIES & offeredCapabilities;
+        mariaDbCapabilities = response.mariaDbCapabilities() & offeredMariaDbCapabilities;
         collationId = response.characterSet() == 0 ? UTF8MB4_GENERAL_CI : response.characterSet();
         user = response.username();
         initialDatabase = (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
@@ -566,8 +571,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             List<ColumnDefinition> columns = rows.columns().stream()
                     .map(name -> ColumnDefinition.text("gantry", "", name)).toList();
             int sequence = 1;
-            for (ByteBuf payload : TextResultSet.encode(columns, rows.rows(), capabilities, localStatus(),
-                    ctx.alloc())) {
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.rows(), capabilities, mariaDbCapabilities,
+                    localStatus(), ctx.alloc())) {
                 ctx.write(new Packet(sequence++ & 0xFF, payload));
             }
         } else if (reply instanceof AdminReply.Ok ok) {
@@ -1226,9 +1231,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                         + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
             }
         }
-        BackendLogin login = new BackendLogin(user, secret, initialDatabase, collationId, capabilities);
+        BackendLogin login = new BackendLogin(user, secret, initialDatabase, collationId, capabilities,
+                mariaDbCapabilities);
         return BackendConnection.open(server, login, ctx.channel().eventLoop(), proxy.config().connectTimeout(),
-                proxy.config().maxPacketSize()).addListener(future -> {
+                proxy.config().maxPacketSize(), proxy.greetings()).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (phase == Phase.CLOSED) {

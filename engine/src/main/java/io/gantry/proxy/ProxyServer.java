@@ -2,7 +2,10 @@ package io.gantry.proxy;
 
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.netty.bootstrap.ServerBootstrap;
@@ -16,7 +19,9 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -39,10 +44,12 @@ import org.slf4j.LoggerFactory;
 public final class ProxyServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+    /** utf8mb4_general_ci, for Gantry's own greeting probes. */
+    private static final int SERVICE_COLLATION = 45;
 
     private final ProxyConfig config;
     private final Upstreams upstreams;
-    private final String serverVersion;
+    private final ServerGreetings greetings;
     private final Router router = Router.withThreadLocalRandom();
     private final AdminHandler adminHandler;
     private final Optional<SslContext> sslContext;
@@ -61,7 +68,8 @@ public final class ProxyServer implements AutoCloseable {
     private Channel listener;
 
     /**
-     * @param serverVersion  the version string shown to clients (the primary's own)
+     * @param serverVersion  the version string shown to clients until the primary's greeting is known (see
+     *                       {@link #probeGreeting})
      */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion) {
         this(config, upstreams, serverVersion, AdminHandler.NONE);
@@ -73,7 +81,7 @@ public final class ProxyServer implements AutoCloseable {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
-        this.serverVersion = serverVersion;
+        this.greetings = new ServerGreetings(serverVersion);
         this.sslContext = config.tls().map(ProxyServer::sslContext);
         this.accounts = new AccountLookup(upstreams, config.connectTimeout());
     }
@@ -117,8 +125,61 @@ public final class ProxyServer implements AutoCloseable {
         return upstreams;
     }
 
-    String serverVersion() {
-        return serverVersion;
+    /** The greeting for a new client connection: the current primary's, mirrored (see {@link ServerGreetings}). */
+    HandshakeV10 clientGreeting(long connectionId, byte[] seed) {
+        return greetings.forClient(upstreams.primary(), connectionId, seed, sslContext.isPresent(),
+                config.defaultAuthPlugin());
+    }
+
+    /** Where every backend connection reports the greeting it got. */
+    ServerGreetings greetings() {
+        return greetings;
+    }
+
+    /**
+     * Reads {@code server}'s greeting for the mirror: a login as Gantry's service account (the server's URL) and a
+     * COM_QUIT, with Gantry's own protocol code, on an I/O thread. The future completes when the greeting is recorded,
+     * or fails with the reason it could not be.
+     */
+    CompletableFuture<HandshakeV10> probeGreeting(UpstreamServer server) {
+        CompletableFuture<HandshakeV10> done = new CompletableFuture<>();
+        UpstreamUrl url = server.url();
+        BackendLogin login = new BackendLogin(url.user(),
+                BackendSecret.password(url.password().getBytes(StandardCharsets.UTF_8)), "", SERVICE_COLLATION,
+                ClientSession.SERVER_CAPABILITIES, 0);
+        BackendConnection.GreetingObserver observer = (greeted, greeting) -> {
+            greetings.greeted(greeted, greeting);
+            done.complete(greeting);
+        };
+        io.netty.channel.EventLoop loop = workers.next();
+        loop.execute(() -> {
+            Promise<BackendConnection> opened = BackendConnection.open(server, login, loop, config.connectTimeout(),
+                    config.maxPacketSize(), observer);
+            opened.addListener(future -> {
+                if (future.isSuccess()) {
+                    ((BackendConnection) future.getNow()).close();
+                } else {
+                    done.completeExceptionally(future.cause());
+                }
+            });
+        });
+        return done;
+    }
+
+    /**
+     * Keeps the mirrored greeting current: a new primary, or a primary back up (perhaps upgraded), is probed once,
+     * in the background. Safe to call from any thread; never blocks.
+     */
+    void refreshGreeting(UpstreamServer server) {
+        probeGreeting(server).whenComplete((greeting, failure) -> {
+            if (failure != null) {
+                LOG.warn("proxy: cannot read the greeting of {} for clients ({}); they keep seeing the last one",
+                        server.address(), failure.getMessage());
+            } else {
+                LOG.info("proxy: clients now see the greeting of {}: version {}", server.address(),
+                        greeting.serverVersion());
+            }
+        });
     }
 
     Router router() {

@@ -2,19 +2,17 @@ package io.gantry.proxy;
 
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
-import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.TopologyListener;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import java.net.InetSocketAddress;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,15 +79,61 @@ public final class RunningProxy implements AutoCloseable {
                             upstreams.upReplicas().stream().map(UpstreamServer::address).toList()),
                     () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
                             upstreams.noPrimaryReason()));
-            String version = serverVersion(upstreams, config.connectTimeout());
-            ProxyServer server = new ProxyServer(config, upstreams, version, admin.apply(upstreams));
-            InetSocketAddress bound = server.start();
-            health.start(healthInterval);
-            return new RunningProxy(upstreams, health, server, bound);
+            // The version shown is the primary's, read from its greeting below before the port opens.
+            ProxyServer server = new ProxyServer(config, upstreams, "", admin.apply(upstreams));
+            try {
+                mirrorGreeting(server, upstreams, config.connectTimeout());
+                upstreams.setListener(withGreetingRefresh(listener, server, upstreams));
+                InetSocketAddress bound = server.start();
+                health.start(healthInterval);
+                return new RunningProxy(upstreams, health, server, bound);
+            } catch (RuntimeException | InterruptedException e) {
+                server.close();
+                throw e;
+            }
         } catch (RuntimeException | InterruptedException e) {
             health.close();
             throw e;
         }
+    }
+
+    /**
+     * Reads the greeting clients will see before the first one connects: the primary's (or the first server's that
+     * answers, until there is a primary).
+     */
+    private static void mirrorGreeting(ProxyServer server, Upstreams upstreams, Duration timeout)
+            throws InterruptedException {
+        UpstreamServer source = greetingSource(upstreams);
+        try {
+            server.probeGreeting(source).get(timeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("cannot read the greeting of " + source.address() + ": " + cause, cause);
+        }
+    }
+
+    /** {@code listener}, and a new greeting probe whenever the primary changes or comes back up. */
+    private static TopologyListener withGreetingRefresh(TopologyListener listener, ProxyServer server,
+                                                        Upstreams upstreams) {
+        return new TopologyListener() {
+            @Override
+            public void onChange(String address, Change change, String reason) {
+                listener.onChange(address, change, reason);
+                if (address != null && (change == Change.PRIMARY_CHANGE || change == Change.UP)) {
+                    upstreams.primary().filter(p -> p.address().equals(address)).ifPresent(server::refreshGreeting);
+                }
+            }
+
+            @Override
+            public void onHealthRound(List<UpstreamServer> servers) {
+                listener.onHealthRound(servers);
+            }
+        };
+    }
+
+    private static UpstreamServer greetingSource(Upstreams upstreams) {
+        return upstreams.primary()
+                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
     }
 
     /** The address clients connect to. */
@@ -105,21 +149,6 @@ public final class RunningProxy implements AutoCloseable {
     /** Client sessions open now. */
     public int openSessions() {
         return server.openSessions();
-    }
-
-    /** The version string clients see: the primary's (or the first server's that answers). */
-    private static String serverVersion(Upstreams upstreams, Duration timeout) {
-        UpstreamServer source = upstreams.primary()
-                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
-        try (Connection connection = ServiceConnections.open(source.url(), timeout);
-             Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
-            rows.next();
-            return rows.getString(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the server version of " + source.address() + ": "
-                    + e.getMessage(), e);
-        }
     }
 
     @Override

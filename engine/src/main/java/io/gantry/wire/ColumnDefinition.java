@@ -1,6 +1,7 @@
 package io.gantry.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,9 +14,17 @@ import java.util.Optional;
  * length-encoded integer (always 0x0C), then character set {@code int<2>}, column length
  * {@code int<4>}, type {@code int<1>}, flags {@code int<2>}, decimals {@code int<1>} and two
  * filler bytes. The default values a server appends in an answer to COM_FIELD_LIST are not read
- * and stay in the buffer. MariaDB's extended type information
- * ({@code MARIADB_CLIENT_EXTENDED_METADATA}) is not supported: Gantry does not negotiate it for
- * the result sets it builds itself.
+ * and stay in the buffer.
+ *
+ * <p>MariaDB extended metadata: when the connection negotiated
+ * {@link CapabilityFlags#MARIADB_CLIENT_EXTENDED_METADATA}, a length-encoded block follows the
+ * original column name, before the length of the fixed fields. The block is a sequence of entries,
+ * each a kind byte ({@code 0} the data type name, e.g. {@code uuid}, {@code inet6},
+ * {@code point}; {@code 1} the format, e.g. {@code json}) and a length-encoded string. A column
+ * without extended metadata still carries the block, empty (the single byte {@code 0x00}); a
+ * client that negotiated the capability reads the block in every column definition and misparses
+ * one without it. The codec methods that take {@code mariaDbCapabilities} follow the layout those
+ * capabilities select; the others are the MySQL layout.
  *
  * @param catalog      always {@code "def"} in practice
  * @param schema       the database of the table, empty for computed columns
@@ -30,6 +39,10 @@ import java.util.Optional;
  * @param flags        column flags ({@link #NOT_NULL_FLAG} and others), 0 to 0xFFFF
  * @param decimals     digits after the point: 0 for integers and strings, 0x1F for
  *                     floating-point columns without a fixed number, fractional seconds for dates
+ * @param extendedTypeName MariaDB extended metadata: the data type name ({@code uuid},
+ *                     {@code inet4}, {@code inet6}, a geometry kind), empty for none
+ * @param extendedFormat MariaDB extended metadata: the format ({@code json}), empty for none
+ * @see <a href="https://mariadb.com/kb/en/result-set-packets/#column-definition-packet">MariaDB: Column Definition Packet</a>
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/page_protocol_com_query_response_text_resultset_column_definition.html">Column Definition</a>
  * @see <a href="https://dev.mysql.com/doc/dev/mysql-server/latest/field__types_8h.html">enum_field_types</a>
  */
@@ -44,7 +57,9 @@ public record ColumnDefinition(
         long columnLength,
         int type,
         int flags,
-        int decimals) {
+        int decimals,
+        String extendedTypeName,
+        String extendedFormat) {
 
     /** The catalog every server sends. */
     public static final String DEFAULT_CATALOG = "def";
@@ -81,6 +96,11 @@ public record ColumnDefinition(
     public static final int TIMESTAMP_FLAG = 1 << 10;
     /** Column flag: a SET column. */
     public static final int SET_FLAG = 1 << 11;
+
+    /** Kind byte of an extended-metadata entry holding the data type name. */
+    public static final int EXTENDED_TYPE_NAME = 0;
+    /** Kind byte of an extended-metadata entry holding the format. */
+    public static final int EXTENDED_FORMAT = 1;
 
     private static final String FIELD = "ColumnDefinition41.";
     private static final int FIXED_FIELDS_MIN = 10;
@@ -138,11 +158,20 @@ public record ColumnDefinition(
         Objects.requireNonNull(orgTable, "orgTable");
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(orgName, "orgName");
+        Objects.requireNonNull(extendedTypeName, "extendedTypeName");
+        Objects.requireNonNull(extendedFormat, "extendedFormat");
         Checks.range("characterSet", characterSet, 0xFFFF);
         Checks.range("columnLength", columnLength, 0xFFFF_FFFFL);
         Checks.range("type", type, 0xFF);
         Checks.range("flags", flags, 0xFFFF);
         Checks.range("decimals", decimals, 0xFF);
+    }
+
+    /** A column without MariaDB extended metadata. */
+    public ColumnDefinition(String catalog, String schema, String table, String orgTable, String name, String orgName,
+            int characterSet, long columnLength, int type, int flags, int decimals) {
+        this(catalog, schema, table, orgTable, name, orgName, characterSet, columnLength, type, flags, decimals, "",
+                "");
     }
 
     /**
@@ -215,7 +244,13 @@ public record ColumnDefinition(
     /** A copy with other {@link #flags()}. */
     public ColumnDefinition withFlags(int newFlags) {
         return new ColumnDefinition(catalog, schema, table, orgTable, name, orgName, characterSet, columnLength,
-                type, newFlags, decimals);
+                type, newFlags, decimals, extendedTypeName, extendedFormat);
+    }
+
+    /** A copy with other MariaDB extended metadata (empty strings for none). */
+    public ColumnDefinition withExtendedMetadata(String typeName, String format) {
+        return new ColumnDefinition(catalog, schema, table, orgTable, name, orgName, characterSet, columnLength,
+                type, flags, decimals, typeName, format);
     }
 
     /** The {@link FieldType} of {@link #type()}, if the code is a known one. */
@@ -229,19 +264,45 @@ public record ColumnDefinition(
     }
 
     /**
-     * Reads a ColumnDefinition41 payload. Bytes after the filler (COM_FIELD_LIST default values)
-     * are left unread.
+     * Reads a ColumnDefinition41 payload in the MySQL layout (no extended metadata). Bytes after the
+     * filler (COM_FIELD_LIST default values) are left unread.
      *
      * @throws MalformedPacketException naming the field that could not be read, e.g.
      *                                  {@code ColumnDefinition41.org_name}
      */
     public static ColumnDefinition decode(ByteBuf buf) {
+        return decode(buf, 0);
+    }
+
+    /**
+     * Reads a ColumnDefinition41 payload in the layout {@code mariaDbCapabilities} select: with
+     * {@link CapabilityFlags#MARIADB_CLIENT_EXTENDED_METADATA}, the extended-metadata block after
+     * {@code org_name} is read (entries of unknown kinds are skipped).
+     *
+     * @param mariaDbCapabilities the MariaDB extended capabilities in effect on the connection
+     * @throws MalformedPacketException naming the field that could not be read
+     */
+    public static ColumnDefinition decode(ByteBuf buf, int mariaDbCapabilities) {
         String catalog = Buffers.readLenEncString(buf, FIELD + "catalog");
         String schema = Buffers.readLenEncString(buf, FIELD + "schema");
         String table = Buffers.readLenEncString(buf, FIELD + "table");
         String orgTable = Buffers.readLenEncString(buf, FIELD + "org_table");
         String name = Buffers.readLenEncString(buf, FIELD + "name");
         String orgName = Buffers.readLenEncString(buf, FIELD + "org_name");
+        String typeName = "";
+        String format = "";
+        if (hasExtendedMetadata(mariaDbCapabilities)) {
+            ByteBuf block = Buffers.readLenEncSlice(buf, FIELD + "extended_metadata");
+            while (block.isReadable()) {
+                int kind = Buffers.readInt1(block, FIELD + "extended_metadata.kind");
+                String value = Buffers.readLenEncString(block, FIELD + "extended_metadata.value");
+                if (kind == EXTENDED_TYPE_NAME) {
+                    typeName = value;
+                } else if (kind == EXTENDED_FORMAT) {
+                    format = value;
+                }
+            }
+        }
         long fixedLength = Buffers.readLenEncInt(buf, FIELD + "length_of_fixed_length_fields");
         if (fixedLength < FIXED_FIELDS_MIN || fixedLength > FIXED_FIELDS_LENGTH) {
             throw new MalformedPacketException(FIELD + "length_of_fixed_length_fields", "expected 0x0c, found "
@@ -256,17 +317,42 @@ public record ColumnDefinition(
         Buffers.require(buf, filler, FIELD + "filler");
         buf.skipBytes(filler);
         return new ColumnDefinition(catalog, schema, table, orgTable, name, orgName, characterSet, columnLength,
-                type, flags, decimals);
+                type, flags, decimals, typeName, format);
     }
 
-    /** Writes the packet as MySQL does, with the two filler bytes and no default values. */
+    /**
+     * Writes the packet as MySQL does, with the two filler bytes and no default values; extended
+     * metadata is left out, as a server leaves it out for a client that did not negotiate it.
+     */
     public void encode(ByteBuf buf) {
+        encode(buf, 0);
+    }
+
+    /**
+     * Writes the packet in the layout {@code mariaDbCapabilities} select: with
+     * {@link CapabilityFlags#MARIADB_CLIENT_EXTENDED_METADATA} the extended-metadata block is
+     * written (empty when this column has none), as MariaDB does.
+     *
+     * @param mariaDbCapabilities the MariaDB extended capabilities negotiated with the reader
+     */
+    public void encode(ByteBuf buf, int mariaDbCapabilities) {
         Buffers.writeLenEncString(buf, catalog);
         Buffers.writeLenEncString(buf, schema);
         Buffers.writeLenEncString(buf, table);
         Buffers.writeLenEncString(buf, orgTable);
         Buffers.writeLenEncString(buf, name);
         Buffers.writeLenEncString(buf, orgName);
+        if (hasExtendedMetadata(mariaDbCapabilities)) {
+            ByteBuf block = buf.alloc().buffer();
+            try {
+                writeEntry(block, EXTENDED_TYPE_NAME, extendedTypeName);
+                writeEntry(block, EXTENDED_FORMAT, extendedFormat);
+                Buffers.writeLenEncInt(buf, block.readableBytes());
+                buf.writeBytes(block);
+            } finally {
+                block.release();
+            }
+        }
         Buffers.writeLenEncInt(buf, FIXED_FIELDS_LENGTH);
         buf.writeShortLE(characterSet);
         Buffers.writeFixedInt(buf, 4, columnLength);
@@ -274,5 +360,42 @@ public record ColumnDefinition(
         buf.writeShortLE(flags);
         buf.writeByte(decimals);
         buf.writeShortLE(0);
+    }
+
+    /**
+     * A copy of a column definition payload in the MySQL layout with an empty extended-metadata
+     * block inserted after {@code org_name}: what the same column looks like to a client that
+     * negotiated {@link CapabilityFlags#MARIADB_CLIENT_EXTENDED_METADATA}. For forwarding the
+     * column definitions of a server that does not offer the capability to a client that
+     * negotiated it elsewhere. {@code payload} is read, not consumed, and not released; every
+     * byte after {@code org_name} (including COM_FIELD_LIST default values) is kept.
+     *
+     * @throws MalformedPacketException if the six names at the start cannot be read
+     */
+    public static ByteBuf insertEmptyExtendedMetadata(ByteBuf payload, ByteBufAllocator alloc) {
+        ByteBuf names = payload.duplicate();
+        Buffers.readLenEncString(names, FIELD + "catalog");
+        Buffers.readLenEncString(names, FIELD + "schema");
+        Buffers.readLenEncString(names, FIELD + "table");
+        Buffers.readLenEncString(names, FIELD + "org_table");
+        Buffers.readLenEncString(names, FIELD + "name");
+        Buffers.readLenEncString(names, FIELD + "org_name");
+        int namesLength = names.readerIndex() - payload.readerIndex();
+        ByteBuf out = alloc.buffer(payload.readableBytes() + 1);
+        out.writeBytes(payload, payload.readerIndex(), namesLength);
+        out.writeByte(0);
+        out.writeBytes(payload, names.readerIndex(), names.readableBytes());
+        return out;
+    }
+
+    private static boolean hasExtendedMetadata(int mariaDbCapabilities) {
+        return CapabilityFlags.has(mariaDbCapabilities, CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA);
+    }
+
+    private static void writeEntry(ByteBuf block, int kind, String value) {
+        if (!value.isEmpty()) {
+            block.writeByte(kind);
+            Buffers.writeLenEncString(block, value);
+        }
     }
 }

@@ -76,11 +76,39 @@ public record TextResultSet(List<ColumnDefinition> columns, List<List<String>> r
     }
 
     /**
+     * The payloads of a complete text result set for a connection that negotiated MariaDB extended
+     * capabilities: with {@link CapabilityFlags#MARIADB_CLIENT_EXTENDED_METADATA} every column
+     * definition carries its extended-metadata block (see {@link ColumnDefinition}).
+     *
+     * @param mariaDbCapabilities the MariaDB extended capabilities negotiated with the client
+     * @throws IllegalArgumentException as {@link #encode(List, List, int, int, ByteBufAllocator)}, and
+     *                                  with MARIADB_CLIENT_CACHE_METADATA (the column count would
+     *                                  then need a metadata-follows byte; never negotiated)
+     */
+    public static List<ByteBuf> encode(List<ColumnDefinition> columns, List<List<String>> rows, int capabilities,
+            int mariaDbCapabilities, int statusFlags, ByteBufAllocator alloc) {
+        return new TextResultSet(columns, rows).encode(capabilities, mariaDbCapabilities, statusFlags, alloc);
+    }
+
+    /**
      * The payloads of this result set; see {@link #encode(List, List, int, int, ByteBufAllocator)}.
      *
      * @throws IllegalArgumentException as {@link #encode(List, List, int, int, ByteBufAllocator)}
      */
     public List<ByteBuf> encode(int capabilities, int statusFlags, ByteBufAllocator alloc) {
+        return encode(capabilities, 0, statusFlags, alloc);
+    }
+
+    /**
+     * The payloads of this result set; see
+     * {@link #encode(List, List, int, int, int, ByteBufAllocator)}.
+     *
+     * @throws IllegalArgumentException as {@link #encode(List, List, int, int, int, ByteBufAllocator)}
+     */
+    public List<ByteBuf> encode(int capabilities, int mariaDbCapabilities, int statusFlags, ByteBufAllocator alloc) {
+        if (CapabilityFlags.has(mariaDbCapabilities, CapabilityFlags.MARIADB_CLIENT_CACHE_METADATA)) {
+            throw new IllegalArgumentException("MARIADB_CLIENT_CACHE_METADATA is not supported");
+        }
         if (!CapabilityFlags.has(capabilities, CLIENT_PROTOCOL_41)) {
             throw new IllegalArgumentException("a text result set needs CLIENT_PROTOCOL_41");
         }
@@ -96,7 +124,7 @@ public record TextResultSet(List<ColumnDefinition> columns, List<List<String>> r
             ByteBuf count = add(payloads, alloc.buffer(Buffers.lenEncIntSize(columns.size())));
             Buffers.writeLenEncInt(count, columns.size());
             for (ColumnDefinition column : columns) {
-                column.encode(add(payloads, alloc.buffer()));
+                column.encode(add(payloads, alloc.buffer()), mariaDbCapabilities);
             }
             EofPacket eof = new EofPacket(0, statusFlags);
             if (!deprecateEof) {

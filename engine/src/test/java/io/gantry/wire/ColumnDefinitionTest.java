@@ -173,4 +173,128 @@ class ColumnDefinitionTest {
         assertThatThrownBy(() -> new ColumnDefinition("def", "", null, "", "n", "n", 0, 0, 0, 0, 0))
                 .isInstanceOf(NullPointerException.class).hasMessage("table");
     }
+
+    // ---- MariaDB extended metadata ------------------------------------------------------------------------------
+
+    private static final int EXTENDED = CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
+    private static final ColumnDefinition JSON_COLUMN = new ColumnDefinition("def", "app", "t", "t", "doc", "doc",
+            ColumnDefinition.UTF8MB4_GENERAL_CI, 0xFFFF_FFFFL, FieldType.BLOB.code(), ColumnDefinition.BLOB_FLAG, 0)
+            .withExtendedMetadata("", "json");
+    private static final ColumnDefinition UUID_COLUMN = new ColumnDefinition("def", "app", "t", "t", "id", "id",
+            ColumnDefinition.UTF8MB4_GENERAL_CI, 144, FieldType.STRING.code(), 0, 0)
+            .withExtendedMetadata("uuid", "");
+
+    @Test
+    void extendedMetadataFollowsTheOriginalNameAsOneLengthEncodedBlock() {
+        ColumnDefinition c = new ColumnDefinition("def", "s", "t", "ot", "n", "on", 0x2D, 0x01020304L, 0xFD, 0x1081, 2)
+                .withExtendedMetadata("inet6", "json");
+        byte[] wire = CodecAssertions.bytes(buf -> c.encode(buf, EXTENDED));
+        assertThat(wire).containsExactly(
+                3, 'd', 'e', 'f', 1, 's', 1, 't', 2, 'o', 't', 1, 'n', 2, 'o', 'n',
+                13, 0, 5, 'i', 'n', 'e', 't', '6', 1, 4, 'j', 's', 'o', 'n',
+                0x0C, 0x2D, 0x00, 0x04, 0x03, 0x02, 0x01, 0xFD, 0x81, 0x10, 0x02, 0x00, 0x00);
+        CodecAssertions.assertDecoded(wire, buf -> ColumnDefinition.decode(buf, EXTENDED)).isEqualTo(c);
+    }
+
+    @Test
+    void aColumnWithoutExtendedMetadataStillCarriesTheEmptyBlockWhenNegotiated() {
+        byte[] mysql = CodecAssertions.bytes(FULL::encode);
+        byte[] extended = CodecAssertions.bytes(buf -> FULL.encode(buf, EXTENDED));
+        int namesLength = mysql.length - 13;
+        assertThat(extended).hasSize(mysql.length + 1);
+        assertThat(Arrays.copyOf(extended, namesLength)).isEqualTo(Arrays.copyOf(mysql, namesLength));
+        assertThat(extended[namesLength]).isZero();
+        assertThat(Arrays.copyOfRange(extended, namesLength + 1, extended.length))
+                .isEqualTo(Arrays.copyOfRange(mysql, namesLength, mysql.length));
+        CodecAssertions.assertDecoded(extended, buf -> ColumnDefinition.decode(buf, EXTENDED)).isEqualTo(FULL);
+    }
+
+    @Test
+    void extendedMetadataRoundTripsAndIsLeftOutWithoutTheCapability() {
+        for (ColumnDefinition c : List.of(JSON_COLUMN, UUID_COLUMN, FULL)) {
+            CodecAssertions.assertDecoded(CodecAssertions.bytes(buf -> c.encode(buf, EXTENDED)),
+                    buf -> ColumnDefinition.decode(buf, EXTENDED)).isEqualTo(c);
+            // Other MariaDB bits do not change the layout; without extended metadata it is the MySQL one.
+            assertThat(CodecAssertions.bytes(buf -> c.encode(buf, CapabilityFlags.MARIADB_CLIENT_PROGRESS)))
+                    .isEqualTo(CodecAssertions.bytes(c::encode));
+            CodecAssertions.assertDecoded(CodecAssertions.bytes(c::encode), ColumnDefinition::decode)
+                    .isEqualTo(c.withExtendedMetadata("", ""));
+        }
+    }
+
+    @Test
+    void unknownKindsOfExtendedMetadataAreSkipped() {
+        byte[] wire = CodecAssertions.bytes(buf -> {
+            for (String name : List.of("def", "app", "t", "t", "id", "id")) {
+                Buffers.writeLenEncString(buf, name);
+            }
+            buf.writeBytes(new byte[] {11, 7, 3, 'a', 'b', 'c', 0, 4, 'u', 'u', 'i', 'd'});
+            buf.writeBytes(Arrays.copyOfRange(CodecAssertions.bytes(UUID_COLUMN::encode),
+                    CodecAssertions.bytes(UUID_COLUMN::encode).length - 13, CodecAssertions.bytes(UUID_COLUMN::encode).length));
+        });
+        CodecAssertions.assertDecoded(wire, buf -> ColumnDefinition.decode(buf, EXTENDED)).isEqualTo(UUID_COLUMN);
+    }
+
+    @Test
+    void extendedTruncationsAndFlipsFailWithTheFieldNamed() {
+        byte[] wire = CodecAssertions.bytes(buf -> JSON_COLUMN.encode(buf, EXTENDED));
+        List<MalformedPacketException> failures = CodecAssertions.assertTruncationsFailClearly(wire,
+                buf -> ColumnDefinition.decode(buf, EXTENDED));
+        assertThat(failures).hasSize(wire.length);
+        assertThat(failures).extracting(MalformedPacketException::field).contains(
+                "ColumnDefinition41.org_name", "ColumnDefinition41.extended_metadata",
+                "ColumnDefinition41.length_of_fixed_length_fields");
+        assertThat(CodecAssertions.assertFlipsFailClearly(wire, buf -> ColumnDefinition.decode(buf, EXTENDED)))
+                .isPositive();
+        // The same bytes read without the capability take the block for the fixed-length field: refused.
+        assertThatThrownBy(() -> CodecAssertions.decode(wire, ColumnDefinition::decode))
+                .isInstanceOf(MalformedPacketException.class);
+    }
+
+    @Test
+    void insertingAnEmptyBlockTurnsTheMySqlLayoutIntoTheExtendedOne() {
+        for (ColumnDefinition c : List.of(FULL, JSON_COLUMN.withExtendedMetadata("", ""),
+                new ColumnDefinition("def", "", "", "", "x".repeat(300), "", 63, 1, 1, 0, 0))) {
+            ByteBuf mysql = Unpooled.wrappedBuffer(CodecAssertions.bytes(c::encode));
+            ByteBuf inserted = ColumnDefinition.insertEmptyExtendedMetadata(mysql, Unpooled.buffer().alloc());
+            try {
+                assertThat(mysql.readerIndex()).as("the source is read, not consumed").isZero();
+                byte[] bytes = new byte[inserted.readableBytes()];
+                inserted.getBytes(inserted.readerIndex(), bytes);
+                assertThat(bytes).isEqualTo(CodecAssertions.bytes(buf -> c.encode(buf, EXTENDED)));
+            } finally {
+                mysql.release();
+                inserted.release();
+            }
+        }
+    }
+
+    @Test
+    void insertingKeepsCOM_FIELD_LISTDefaultValues() {
+        byte[] mysql = CodecAssertions.bytes(buf -> {
+            FULL.encode(buf);
+            Buffers.writeLenEncString(buf, "0");
+        });
+        ByteBuf source = Unpooled.wrappedBuffer(mysql);
+        ByteBuf inserted = ColumnDefinition.insertEmptyExtendedMetadata(source, Unpooled.buffer().alloc());
+        try {
+            assertThat(ColumnDefinition.decode(inserted, EXTENDED)).isEqualTo(FULL);
+            assertThat(Buffers.readLenEncString(inserted, "default")).isEqualTo("0");
+        } finally {
+            source.release();
+            inserted.release();
+        }
+    }
+
+    @Test
+    void insertingIntoTruncatedNamesFailsWithTheFieldNamed() {
+        byte[] wire = CodecAssertions.bytes(FULL::encode);
+        ByteBuf truncated = Unpooled.wrappedBuffer(Arrays.copyOf(wire, 10));
+        try {
+            assertThatThrownBy(() -> ColumnDefinition.insertEmptyExtendedMetadata(truncated, Unpooled.buffer().alloc()))
+                    .isInstanceOf(MalformedPacketException.class).hasMessageStartingWith("ColumnDefinition41.");
+        } finally {
+            truncated.release();
+        }
+    }
 }

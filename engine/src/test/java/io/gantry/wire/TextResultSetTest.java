@@ -146,6 +146,36 @@ class TextResultSetTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("statusFlags");
     }
 
+    @ParameterizedTest(name = "deprecateEof={0}")
+    @ValueSource(booleans = {false, true})
+    void withExtendedMetadataEveryColumnDefinitionCarriesItsBlockAndFramingIsUnchanged(boolean deprecateEof) {
+        int caps = deprecateEof ? BASE | CapabilityFlags.CLIENT_DEPRECATE_EOF : BASE;
+        int extended = CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
+        List<ByteBuf> payloads = TextResultSet.encode(COLUMNS, List.of(row("h", "1", null)), caps, extended, STATUS,
+                alloc);
+        produced.addAll(payloads);
+        List<ByteBuf> mysql = encode(List.of(row("h", "1", null)), deprecateEof);
+        assertThat(payloads).hasSameSizeAs(mysql);
+        for (int i = 0; i < COLUMNS.size(); i++) {
+            ByteBuf definition = payloads.get(1 + i);
+            assertThat(definition.readableBytes()).isEqualTo(mysql.get(1 + i).readableBytes() + 1);
+            assertThat(ColumnDefinition.decode(definition.duplicate(), extended)).isEqualTo(COLUMNS.get(i));
+            ByteBuf reinserted = ColumnDefinition.insertEmptyExtendedMetadata(mysql.get(1 + i), alloc);
+            produced.add(reinserted);
+            assertThat(bytesOf(definition)).isEqualTo(bytesOf(reinserted));
+        }
+        frame(payloads, deprecateEof);
+        assertThat(kinds).containsSequence(COLUMN_COUNT, COLUMN_DEFINITION, COLUMN_DEFINITION, COLUMN_DEFINITION);
+    }
+
+    @Test
+    void refusesMariaDbMetadataCaching() {
+        assertThatThrownBy(() -> TextResultSet.encode(COLUMNS, List.of(), BASE,
+                CapabilityFlags.MARIADB_CLIENT_CACHE_METADATA, STATUS, alloc))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MARIADB_CLIENT_CACHE_METADATA");
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     private List<ByteBuf> encode(List<List<String>> rows, boolean deprecateEof) {

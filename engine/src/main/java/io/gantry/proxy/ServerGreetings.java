@@ -1,0 +1,112 @@
+package io.gantry.proxy;
+
+import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
+import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
+
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.ServerStatus;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The greeting Gantry shows clients: the primary's, as if the client had connected to it directly.
+ *
+ * <p>From the primary's own greeting Gantry takes the version string (MariaDB's begins with {@code 5.5.5-}, which
+ * MariaDB drivers look for), the capabilities Gantry can forward ({@link #FORWARDABLE}), the MariaDB extended
+ * capabilities Gantry can forward ({@link #FORWARDABLE_MARIADB}) and the default collation id. Gantry's own are the
+ * connection id, the seed, the auth plugin, CLIENT_SSL (offered when Gantry has a TLS certificate, whatever the
+ * primary does) and the status flags.
+ *
+ * <p>Greetings are recorded per server as Gantry sees them: from every backend connection it opens (client
+ * sessions' and its own greeting probes at start and when the primary changes). Clients get the greeting of the
+ * current primary; while the primary is unknown, or has not greeted Gantry yet, the last primary greeting shown.
+ * Thread-safe.
+ */
+final class ServerGreetings implements BackendConnection.GreetingObserver {
+
+    /** Capabilities taken from the primary: those Gantry handles ({@code ClientSession.SERVER_CAPABILITIES}). */
+    static final int FORWARDABLE = ClientSession.SERVER_CAPABILITIES;
+
+    /** What Gantry's own client authentication needs, offered whatever the primary says. */
+    static final int ALWAYS_OFFERED = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH;
+
+    /**
+     * MariaDB extended capabilities Gantry offers when the primary does. Only extended metadata: it adds one field to
+     * each column definition and nothing else, so forwarded responses stay framed as before. Not progress reports
+     * (the response framer lets them pass, but relaying them was never tested), not bulk operations
+     * (Gantry does not route COM_STMT_BULK_EXECUTE), not metadata caching (an execute may then omit its column
+     * definitions, and Gantry may execute on another server than the one that answered the prepare), not bulk unit
+     * results (bulk only).
+     */
+    static final int FORWARDABLE_MARIADB = MARIADB_CLIENT_EXTENDED_METADATA;
+
+    private static final int UTF8MB4_GENERAL_CI = 45;
+
+    private final Map<String, HandshakeV10> byServer = new ConcurrentHashMap<>();
+    private final HandshakeV10 fallback;
+    private volatile HandshakeV10 lastShown;
+    private volatile HandshakeV10 latestAny;
+
+    /**
+     * @param fallbackVersion the version string shown until any server has greeted Gantry
+     */
+    ServerGreetings(String fallbackVersion) {
+        this.fallback = new HandshakeV10(fallbackVersion, 0, new byte[20], FORWARDABLE, UTF8MB4_GENERAL_CI,
+                ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, "");
+    }
+
+    @Override
+    public void greeted(UpstreamServer server, HandshakeV10 greeting) {
+        byServer.put(server.address(), greeting);
+        latestAny = greeting;
+    }
+
+    /** True if {@code server} has greeted Gantry at least once. */
+    boolean knows(UpstreamServer server) {
+        return byServer.containsKey(server.address());
+    }
+
+    /**
+     * The greeting to mirror now: the primary's latest; else the primary's last mirrored; else (no primary has
+     * greeted yet) the latest greeting of any server; else the fallback.
+     */
+    HandshakeV10 source(Optional<UpstreamServer> primary) {
+        HandshakeV10 latest = primary.map(p -> byServer.get(p.address())).orElse(null);
+        if (latest != null) {
+            lastShown = latest;
+            return latest;
+        }
+        HandshakeV10 shown = lastShown;
+        if (shown != null) {
+            return shown;
+        }
+        HandshakeV10 any = latestAny;
+        return any != null ? any : fallback;
+    }
+
+    /** The greeting for one client connection; see {@link #mirror}. */
+    HandshakeV10 forClient(Optional<UpstreamServer> primary, long connectionId, byte[] seed, boolean tls,
+                           String authPlugin) {
+        return mirror(source(primary), connectionId, seed, tls, authPlugin);
+    }
+
+    /**
+     * A client greeting that mirrors {@code primary}'s: its version string, collation id, the capabilities Gantry can
+     * forward and, when the primary is MariaDB (CLIENT_MYSQL clear), the extended capabilities Gantry can forward.
+     */
+    static HandshakeV10 mirror(HandshakeV10 primary, long connectionId, byte[] seed, boolean tls, String authPlugin) {
+        int capabilities = (primary.capabilities() & FORWARDABLE) | ALWAYS_OFFERED | (tls ? CLIENT_SSL : 0);
+        int mariaDb = CapabilityFlags.has(capabilities, CLIENT_MYSQL)
+                ? 0
+                : primary.mariaDbCapabilities() & FORWARDABLE_MARIADB;
+        return new HandshakeV10(primary.serverVersion(), connectionId, seed, capabilities, primary.characterSet(),
+                ServerStatus.SERVER_STATUS_AUTOCOMMIT, mariaDb, authPlugin);
+    }
+}
