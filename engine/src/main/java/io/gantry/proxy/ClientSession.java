@@ -104,6 +104,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private static final int MAX_QUEUED_BYTES = 1 << 20;
     /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
     private static final int BATCH_COPY_LIMIT = 8 * 1024;
+    /** How long a session whose server side is gone waits for the client's next command to tell it why. */
+    private static final java.time.Duration LOST_SESSION_GRACE = java.time.Duration.ofSeconds(60);
 
     private enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
@@ -149,6 +151,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private boolean tlsActive;
     private BackendConnection throttledBackend;
     private BackendConnection awaitingClientData;
+    /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
+    private ErrPacket sessionLost;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
 
@@ -383,6 +387,11 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             packet.release();
             LOG.warn("session {}: closing, command packet with sequence id {} instead of 0", id, packet.sequenceId());
             sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1156, "08S01", "Got packets out of order"));
+            return;
+        }
+        if (sessionLost != null) {
+            packet.release();
+            sendErrorAndClose(1, sessionLost);
             return;
         }
         CommandType command = CommandType.of(packet.payload());
@@ -1264,17 +1273,33 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (!use.held.isEmpty()) {
                 LOG.warn("session {}: {} closed the session's connection, which held {}; ending the session, as a "
                         + "direct connection would end", id, key.hostPort(), HeldState.describe(use.held));
-                closeSession();
+                endSession(ErrPacket.of(2013, "HY000", "Gantry: " + key.hostPort() + " closed this session's "
+                        + "connection, which held " + HeldState.describe(use.held) + "; this session is closed"));
                 return;
             }
             if (use.lastCommand == commands) {
-                LOG.info("session {}: {} closed the session's connection after the session was idle past the "
-                        + "server's timeout; ending the session, as the server would", id, key.hostPort());
-                closeSession();
+                LOG.info("session {}: {} closed the session's connection while the session was idle (its "
+                        + "wait_timeout, or the server went away); ending the session, as the server would", id,
+                        key.hostPort());
+                endSession(ErrPacket.of(4031, "HY000", "Gantry: " + key.hostPort() + " closed this session's "
+                        + "connection while it was idle (its wait_timeout, or the server went away); this session "
+                        + "is closed"));
                 return;
             }
         }
         dropConnection(key, connection);
+    }
+
+    /**
+     * Ends a session whose server side is gone while the client is idle: the backends go now; the client gets
+     * {@code error} as the answer to its next command (drivers do not read an error that arrives with the close
+     * itself), and the connection is closed then, or after {@link #LOST_SESSION_GRACE} at the latest.
+     */
+    private void endSession(ErrPacket error) {
+        closeAllBackends();
+        clearSecret();
+        sessionLost = error;
+        ctx.executor().schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */

@@ -182,8 +182,12 @@ class CdcFailoverIT {
         waitUntil(() -> stream.status().state() == CdcStream.State.STOPPED, Duration.ofSeconds(10));
         assertThat(stream.stopReplication("admin")).as("already stopped").isFalse();
         long stoppedAt = nextId;
+        String positionWhenStopped = stream.status().position();
         insert(10);
-        Thread.sleep(500);
+        // The rows are on the stream's server now: a stream that still ran would have applied them.
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        assertThat(stream.status().position()).as("no transaction applied while stopped")
+                .isEqualTo(positionWhenStopped);
         assertThat(sink().ids("cdc_rows", "insert")).doesNotContain(stoppedAt);
         assertThat(stream.activeServer()).isEmpty();
 

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -153,7 +154,8 @@ class ClientIdentityIT {
                             return "error " + e.getErrorCode();
                         }
                     });
-            Thread.sleep(500);
+            // Wait until the SLEEP really runs on a server, so the KILL interrupts it rather than racing it.
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> anyServerRuns("SELECT SLEEP(30)"));
             long started = System.nanoTime();
             execute(killer, "KILL QUERY " + sessionId);
             String outcome = sleeping.get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -187,5 +189,19 @@ class ClientIdentityIT {
     private static Connection direct(DatabaseServer server, String user, String password) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + server.port()
                 + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
+    }
+
+    /** Whether some server of the topology is running this statement text now. */
+    private static boolean anyServerRuns(String statement) throws SQLException {
+        for (DatabaseServer server : topology.servers()) {
+            try (Connection admin = topology.connectAsAdmin(server)) {
+                String count = queryString(admin, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE info = '"
+                        + statement + "'");
+                if (!"0".equals(count)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 }
