@@ -72,7 +72,7 @@ public final class RunningProxy implements AutoCloseable {
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
             health.checkNow();
-            if (upstreams.servers().stream().noneMatch(UpstreamServer::isUp)) {
+            if (upstreams.servers().stream().noneMatch(UpstreamServer::isReachable)) {
                 throw new IllegalStateException("no upstream server answers: " + String.join("; ",
                         upstreams.servers().stream().map(s -> s.address() + ": " + s.lastError()).toList()));
             }
@@ -110,7 +110,7 @@ public final class RunningProxy implements AutoCloseable {
     /** The version string clients see: the primary's (or the first server's that answers). */
     private static String serverVersion(Upstreams upstreams, Duration timeout) {
         UpstreamServer source = upstreams.primary()
-                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
+                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isReachable).findFirst().orElseThrow());
         try (Connection connection = ServiceConnections.open(source.url(), timeout);
              Statement statement = connection.createStatement();
              ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
