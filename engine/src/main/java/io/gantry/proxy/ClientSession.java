@@ -278,8 +278,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 if (failure != null) {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
                     LOG.error("session {}: cannot look up the account '{}': {}", id, user, cause.getMessage());
-                    sendErrorAndClose(next, ErrPacket.of(1045, "28000", "Access denied for user '" + user
-                            + "': Gantry cannot check the account on the primary now (" + cause.getMessage() + ")"));
+                    // Never 1045/28000 here: pools take that for bad credentials and stop retrying. SQLState class
+                    // 08 (connection exception) is what drivers and pools treat as "cannot reach the server, retry".
+                    sendErrorAndClose(next, ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
+                            + "': the servers cannot be reached (" + cause.getMessage() + ")"));
                     return;
                 }
                 apply(authentication.onAccounts(entries), next);

@@ -17,7 +17,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -137,12 +136,15 @@ public final class ProxyServer implements AutoCloseable {
         return rsaKey;
     }
 
-    /** The account's entries on the primary, looked up off the event loop. */
+    /**
+     * The account's entries on the primary (on an up replica when the primary cannot answer), looked up off the
+     * event loop. Fails with {@link AccountLookup.ServersUnreachableException} when no server can be asked.
+     */
     CompletableFuture<List<AccountLookup.AccountEntry>> lookupAccount(String user) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return accounts.entries(user);
-            } catch (SQLException e) {
+            } catch (AccountLookup.ServersUnreachableException e) {
                 throw new CompletionException(e);
             }
         }, accountExecutor);
