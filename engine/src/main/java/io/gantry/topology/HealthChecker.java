@@ -250,40 +250,35 @@ public final class HealthChecker implements AutoCloseable {
                 upstreams.replicationChecked(server, new ReplicationProblem(Health.BROKEN, probe.brokenBecause()));
                 continue;
             }
-            Optional<String> errant = errant(probe, primaryProbe, fresh);
-            if (errant == null) {
-                // Cannot tell now (no primary, no position): a replica known diverged stays so until shown sound.
-                ReplicationProblem known = server.replicationProblem();
-                upstreams.replicationChecked(server, known != null && known.health() == Health.DIVERGED ? known : null);
-            } else {
-                upstreams.replicationChecked(server, errant.map(detail -> new ReplicationProblem(Health.DIVERGED,
-                        detail)).orElse(null));
-            }
+            upstreams.replicationChecked(server, divergence(probe, primaryProbe, fresh));
         }
     }
 
     /**
-     * Whether the replica holds transactions the primary lacks: empty when it does not, the detail when it does,
-     * null when it cannot be told.
+     * {@link Health#DIVERGED} when the replica holds transactions the primary lacks, null when it does not. When it
+     * cannot be told (no primary, a position that cannot be read), a replica known diverged stays so until it is
+     * shown sound, and any other is taken as sound.
      */
-    private Optional<String> errant(Probe replica, Probe primaryProbe, FreshPrimary fresh) {
+    private static ReplicationProblem divergence(Probe replica, Probe primaryProbe, FreshPrimary fresh) {
+        ReplicationProblem known = replica.server().replicationProblem();
+        ReplicationProblem unknown = known != null && known.health() == Health.DIVERGED ? known : null;
         if (primaryProbe == null || primaryProbe.position() == null || replica.position() == null
                 || replica.position().flavour() != primaryProbe.position().flavour()) {
-            return null;
+            return unknown;
         }
         if (primaryProbe.position().contains(replica.position())) {
-            return Optional.empty();
+            return null;
         }
         GtidSet later = fresh.get();
         if (later == null) {
-            return null;
+            return unknown;
         }
         if (later.contains(replica.position())) {
-            return Optional.empty();
+            return null;
         }
-        return Optional.of("it has executed transactions the primary " + primaryProbe.server().address()
-                + " lacks (errant GTIDs; the replica is at " + replica.position() + ", the primary at " + later
-                + ")");
+        return new ReplicationProblem(Health.DIVERGED, "it has executed transactions the primary "
+                + primaryProbe.server().address() + " lacks (errant GTIDs; the replica is at " + replica.position()
+                + ", the primary at " + later + ")");
     }
 
     /** The primary's executed set read once, lazily, after the round's probes; null if it cannot be read. */
