@@ -138,6 +138,26 @@ class ReplicaHealthIT {
         }
     }
 
+    @Test
+    void errantTransactionInThePrimarysDomainIsDivergedThenBrokenAtThePrimarysNextWrite() throws Exception {
+        try (Topology own = Sandboxes.startPrivate(TopologyKind.MARIADB, "health-errant-domain0", 1);
+             Gantry gantry = Gantry.start(options(own));
+             Connection session = connect(gantry)) {
+            DatabaseServer replica = own.replicas().get(0);
+            execute(session, "CREATE TABLE notes (id INT PRIMARY KEY)");
+            own.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+
+            own.writeOnReplica(replica, true, "INSERT INTO notes VALUES (1)");
+            waitFor(() -> health(session, replica).equals("diverged"), replica + " shows diverged");
+            // Its next GTID in the same domain is out of order on the replica: gtid_strict_mode stops the SQL thread.
+            execute(session, "INSERT INTO notes VALUES (2)");
+            waitFor(() -> health(session, replica).equals("broken"), replica + " shows broken");
+            assertThat(events(session, replica, "broken")).singleElement().satisfies(reason -> assertThat(reason)
+                    .startsWith("replica " + replica.address() + " is broken: its SQL thread stopped with error"));
+            assertThat(readsOn(session, replica)).isZero();
+        }
+    }
+
     private Gantry.Options options(Topology own) {
         List<UpstreamUrl> urls = own.servers().stream()
                 .map(s -> new UpstreamUrl(s.host(), s.port(), "app", "app", "app", 50)).toList();
