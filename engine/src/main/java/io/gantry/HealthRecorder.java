@@ -42,6 +42,8 @@ final class HealthRecorder implements TopologyListener, AutoCloseable {
         EventKind kind = switch (change) {
             case DOWN -> EventKind.DOWN;
             case UP -> EventKind.UP;
+            case BROKEN -> EventKind.BROKEN;
+            case DIVERGED -> EventKind.DIVERGED;
             case ROLE_CHANGE, PRIMARY_CHANGE -> EventKind.ROLE_CHANGE;
             // The Authority records these itself, in the same transaction as the change.
             case LIST_CHANGED, WEIGHT_CHANGED -> null;
@@ -58,9 +60,11 @@ final class HealthRecorder implements TopologyListener, AutoCloseable {
         Instant at = clock.instant();
         List<HealthSample> samples = new ArrayList<>(servers.size());
         for (UpstreamServer server : servers) {
-            samples.add(new HealthSample(at, server.address(), server.isUp() ? HealthSample.UP : HealthSample.DOWN,
-                    server.role().name().toLowerCase(), server.isUp() && server.rttMicros() >= 0
-                    ? server.rttMicros() / 1000.0 : null, server.isUp() && server.lagMillis() >= 0
+            // The history records whether the server answered; broken and diverged replicas are events.
+            boolean answered = server.isReachable();
+            samples.add(new HealthSample(at, server.address(), answered ? HealthSample.UP : HealthSample.DOWN,
+                    server.role().name().toLowerCase(), answered && server.rttMicros() >= 0
+                    ? server.rttMicros() / 1000.0 : null, answered && server.lagMillis() >= 0
                     ? server.lagMillis() : null));
         }
         submit(() -> authority.recordHealth(samples));

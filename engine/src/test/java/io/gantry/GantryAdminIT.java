@@ -141,6 +141,39 @@ class GantryAdminIT {
     }
 
     @Test
+    void changingTheUpstreamListLeavesNoMomentWithoutAPrimary() throws Exception {
+        String same = String.join(",", topology.servers().stream()
+                .map(s -> "mysql://app:app@" + s.address() + "/app").toList());
+        // The same servers with another service account: every entry is new to the live list.
+        String otherAccount = String.join(",", topology.servers().stream()
+                .map(s -> "mysql://gantry_svc:svc@" + s.address() + "/app").toList());
+        String withoutReplicas = "mysql://app:app@" + topology.primary().address() + "/app";
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "CREATE USER IF NOT EXISTS gantry_svc@'%' IDENTIFIED BY 'svc'");
+            execute(root, "GRANT ALL PRIVILEGES ON *.* TO gantry_svc@'%'");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(gantry)) {
+            execute(admin, "CREATE TABLE IF NOT EXISTS change_window (id INT AUTO_INCREMENT PRIMARY KEY)");
+            // The same list, the same servers as another account, a shorter list, and the full one back (two
+            // servers new to the live list): right after each, a new client logs in and writes.
+            for (String list : List.of(same, otherAccount, withoutReplicas, same)) {
+                execute(admin, "ALTER GANTRY CHANGE UPSTREAM TO '" + list + "'");
+                try (Connection fresh = connect(gantry)) {
+                    execute(fresh, "INSERT INTO change_window VALUES ()");
+                }
+                assertThat(gantry.upstreams().primary()).as("primary right after the change to " + list.replace(
+                        ":svc@", ":***@").replace(":app@", ":***@"))
+                        .isPresent();
+            }
+            // The servers new to the list had their roles checked as part of the change.
+            assertThat(rows(admin, "SELECT role FROM gantry.upstream_servers ORDER BY port"))
+                    .extracting(r -> r.get("ROLE")).doesNotContain("unknown");
+        }
+    }
+
+    @Test
     void theListSurvivesARestartAndTheFlagsAreThenIgnored() throws Exception {
         try (Gantry first = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION))) {
             assertThat(first.upstreams().servers()).hasSize(3);

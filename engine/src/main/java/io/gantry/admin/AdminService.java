@@ -242,7 +242,7 @@ public final class AdminService implements AdminHandler, AutoCloseable {
             UpstreamUrl url = server.url();
             rows.put(server.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
                     server.weight(), Purpose.describe(purposes), server.address().equals(activeCdc),
-                    server.isUp() ? "up" : "down",
+                    server.health().sqlName(),
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
                     server.lagMillis() < 0 ? null : server.lagMillis(),
                     server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));

@@ -4,8 +4,12 @@ package io.gantry.authority;
 public enum EventKind {
     /** A server was marked down (failed health check or failed session connection). */
     DOWN("down"),
-    /** A server that was down passed a health check. */
+    /** A server that was down passed a health check, or a broken or diverged replica recovered. */
     UP("up"),
+    /** A replica's replication stopped with an error; it serves no reads until it runs again. */
+    BROKEN("broken"),
+    /** A replica holds transactions the primary lacks (errant GTIDs); it serves no reads until they are gone. */
+    DIVERGED("diverged"),
     /** A server's role changed (primary, replica, unknown), or the primary moved. */
     ROLE_CHANGE("role_change"),
     /** The change stream moved to another server. */

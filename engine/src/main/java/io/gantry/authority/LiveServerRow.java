@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param weight      1..100
  * @param purpose     {@code cdc}, {@code proxy} or {@code cdc, proxy}; see {@link Purpose#describe}
  * @param activeCdc   whether the change stream reads from this server now
- * @param health      {@code up} or {@code down}
+ * @param health      {@code up}, {@code down}, {@code broken} or {@code diverged} (replicas that answer but serve
+ *                    no reads), or for servers only on the CDC list {@code streaming} or {@code unchecked}
  * @param downSince   when it went down, or null while up
  * @param lastOk      last successful check or connection, or null if never
  * @param connections backend connections Gantry has open to it now

@@ -335,8 +335,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 if (failure != null) {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
                     LOG.error("session {}: cannot look up the account '{}': {}", id, user, cause.getMessage());
-                    sendErrorAndClose(next, ErrPacket.of(1045, "28000", "Access denied for user '" + user
-                            + "': Gantry cannot check the account on the primary now (" + cause.getMessage() + ")"));
+                    // Never 1045/28000 here: pools take that for bad credentials and stop retrying. SQLState class
+                    // 08 (connection exception) is what drivers and pools treat as "cannot reach the server, retry".
+                    sendErrorAndClose(next, ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
+                            + "': the servers cannot be reached (" + cause.getMessage() + ")"));
                     return;
                 }
                 apply(authentication.onAccounts(entries), next);
@@ -528,7 +530,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         Map.Entry<String, Long> thread = threads.get(index);
-        Optional<UpstreamServer> server = proxy.upstreams().find(thread.getKey()).filter(UpstreamServer::isUp);
+        Optional<UpstreamServer> server = proxy.upstreams().find(thread.getKey()).filter(UpstreamServer::isReachable);
         if (server.isEmpty()) {
             killNext(threads, index + 1, kill, target); // a server that is down runs nothing of the session
             return;
@@ -623,6 +625,16 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         RouteDecision decision = proxy.router().route(statement, routeState, proxy.config().routing(), primaryId,
                 replicas);
+        if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
+                && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
+            // Without a primary a session setting runs where the session's reads run, and is replayed from
+            // there: drivers send settings at connect time, and reads from replicas must go on meanwhile.
+            RouteDecision asRead = proxy.router().route(StatementClass.of(StatementKind.READ), routeState,
+                    proxy.config().routing(), primaryId, replicas);
+            if (!asRead.server().equals(NO_PRIMARY)) {
+                decision = asRead;
+            }
+        }
         if (decision.server().equals(NO_PRIMARY)) {
             writeError(1, ErrPacket.of(1290, "HY000", "Gantry cannot run this statement: " + upstreams.noPrimaryReason()));
             ctx.flush();

@@ -22,7 +22,6 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -198,12 +197,15 @@ public final class ProxyServer implements AutoCloseable {
         return rsaKey;
     }
 
-    /** The account's entries on the primary, looked up off the event loop. */
+    /**
+     * The account's entries on the primary (on an up replica when the primary cannot answer), looked up off the
+     * event loop. Fails with {@link AccountLookup.ServersUnreachableException} when no server can be asked.
+     */
     CompletableFuture<List<AccountLookup.AccountEntry>> lookupAccount(String user) {
         return CompletableFuture.supplyAsync(() -> {
             try {
                 return accounts.entries(user);
-            } catch (SQLException e) {
+            } catch (AccountLookup.ServersUnreachableException e) {
                 throw new CompletionException(e);
             }
         }, accountExecutor);

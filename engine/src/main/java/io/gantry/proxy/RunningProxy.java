@@ -70,7 +70,7 @@ public final class RunningProxy implements AutoCloseable {
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
             health.checkNow();
-            if (upstreams.servers().stream().noneMatch(UpstreamServer::isUp)) {
+            if (upstreams.servers().stream().noneMatch(UpstreamServer::isReachable)) {
                 throw new IllegalStateException("no upstream server answers: " + String.join("; ",
                         upstreams.servers().stream().map(s -> s.address() + ": " + s.lastError()).toList()));
             }
@@ -133,7 +133,7 @@ public final class RunningProxy implements AutoCloseable {
 
     private static UpstreamServer greetingSource(Upstreams upstreams) {
         return upstreams.primary()
-                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isUp).findFirst().orElseThrow());
+                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isReachable).findFirst().orElseThrow());
     }
 
     /** The address clients connect to. */

@@ -6,14 +6,21 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Reads an account's authentication entries from the primary's user table, with the service account: the
- * primary's user table is the authority on who may log in, and there is no list to keep in Gantry. Blocking (JDBC):
- * never call it on an event loop; each calling thread keeps one connection to the primary.
+ * Reads an account's authentication entries from a server's user table, with the service account: there is no
+ * list to keep in Gantry. The primary's user table is the authority; when the primary is down, unknown or does not
+ * answer, the entries come from the up replicas, highest weight first (accounts replicate, so a replica knows
+ * them), and the login that follows on that server has the last word. Blocking (JDBC): never call it on an event
+ * loop; each calling thread keeps one connection, to the server it asked last.
  */
 public final class AccountLookup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AccountLookup.class);
 
     /** One {@code user@host} entry: its plugin and stored authentication string (a hash, never a password). */
     public record AccountEntry(String host, String plugin, String authenticationString) {
@@ -33,20 +40,67 @@ public final class AccountLookup {
 
     /**
      * Every entry of an account name, whatever its host part (which server accepts Gantry's host is for the
-     * server's own login to decide).
+     * server's own login to decide), from the primary or, when it cannot answer, from an up replica. A server that
+     * cannot be connected to is marked down at once, as a session's failed connection would.
      *
-     * @throws SQLException when the primary cannot be asked (no primary, down, or the service account lacks
-     *                      {@code SELECT} on {@code mysql.user})
+     * @throws ServersUnreachableException when no server can be asked (every one is down or fails); its message
+     *                                     names each server tried and why it failed
      */
-    public List<AccountEntry> entries(String user) throws SQLException {
-        UpstreamServer primary = upstreams.primary().orElseThrow(() -> new SQLException(
-                "no primary to look the account up on: " + upstreams.noPrimaryReason()));
+    public List<AccountEntry> entries(String user) throws ServersUnreachableException {
+        List<UpstreamServer> candidates = candidates();
+        if (candidates.isEmpty()) {
+            throw new ServersUnreachableException("no server is up to check the account on ("
+                    + upstreams.noPrimaryReason() + ")");
+        }
+        List<String> failures = new ArrayList<>();
+        for (UpstreamServer server : candidates) {
+            try {
+                List<AccountEntry> entries = entriesOn(server, user);
+                if (!failures.isEmpty()) {
+                    LOG.info("accounts: '{}' looked up on {} because {}", user, server.address(),
+                            String.join("; ", failures));
+                }
+                return entries;
+            } catch (SQLException e) {
+                String reason = HealthChecker.describe(e);
+                failures.add(server.address() + " failed: " + reason);
+                if (isConnectionFailure(e)) {
+                    upstreams.markDown(server, "account look-up failed: " + reason);
+                }
+            }
+        }
+        throw new ServersUnreachableException(String.join("; ", failures));
+    }
+
+    /** The primary, then the up replicas by weight (highest first; list order among equals). */
+    private List<UpstreamServer> candidates() {
+        List<UpstreamServer> candidates = new ArrayList<>();
+        upstreams.primary().ifPresent(candidates::add);
+        upstreams.upReplicas().stream()
+                .sorted(Comparator.comparingInt(UpstreamServer::weight).reversed())
+                .forEach(candidates::add);
+        return candidates;
+    }
+
+    private List<AccountEntry> entriesOn(UpstreamServer server, String user) throws SQLException {
         try {
-            return query(connectionTo(primary), user);
+            return query(connectionTo(server), user);
         } catch (SQLException e) {
             // A kept connection may have gone stale (server restart, wait_timeout): one fresh try.
             forget();
-            return query(connectionTo(primary), user);
+            return query(connectionTo(server), user);
+        }
+    }
+
+    /** A connection-class failure (SQLState 08...): the server did not answer, as opposed to refusing the query. */
+    private static boolean isConnectionFailure(SQLException e) {
+        return e.getSQLState() != null && e.getSQLState().startsWith("08");
+    }
+
+    /** No server could be asked about an account: the servers cannot be reached, which says nothing of the password. */
+    public static final class ServersUnreachableException extends Exception {
+        public ServersUnreachableException(String message) {
+            super(message);
         }
     }
 
@@ -65,17 +119,17 @@ public final class AccountLookup {
     }
 
     /**
-     * The calling thread's connection to the primary, kept between look-ups: a login through Gantry then costs one
+     * The calling thread's connection to a server, kept between look-ups: a login through Gantry then costs one
      * query here instead of a whole connection set-up.
      */
-    private Connection connectionTo(UpstreamServer primary) throws SQLException {
+    private Connection connectionTo(UpstreamServer server) throws SQLException {
         Kept kept = KEPT.get();
-        if (kept != null && kept.server() == primary && !kept.connection().isClosed()) {
+        if (kept != null && kept.server() == server && !kept.connection().isClosed()) {
             return kept.connection();
         }
         forget();
-        Connection connection = ServiceConnections.open(primary.url(), timeout);
-        KEPT.set(new Kept(primary, connection));
+        Connection connection = ServiceConnections.open(server.url(), timeout);
+        KEPT.set(new Kept(server, connection));
         return connection;
     }
 

@@ -49,7 +49,8 @@ public final class HealthChecker implements AutoCloseable {
         this.upstreams = upstreams;
         this.connectTimeout = connectTimeout;
         this.scheduler = Executors.newSingleThreadScheduledExecutor(named("gantry-health"));
-        this.probes = Executors.newFixedThreadPool(Math.min(8, upstreams.servers().size()), named("gantry-probe"));
+        this.probes = Executors.newFixedThreadPool(8, named("gantry-probe"));
+        upstreams.setListReplacer(this::replaceList);
     }
 
     /** Runs one round now and then every {@code interval}. */
@@ -60,16 +61,39 @@ public final class HealthChecker implements AutoCloseable {
 
     /** One health round over every server, in parallel; returns when all checks are done. */
     public synchronized void checkNow() {
+        Map<UpstreamServer, Probe> results = probeAll(upstreams.servers());
+        Upstreams.PrimaryChoice choice = choosePrimary(results);
+        upstreams.setPrimary(choice.primary(), choice.reasonWhenNone());
+        afterRound(results);
+    }
+
+    /**
+     * Applies a new upstream list ({@code ALTER GANTRY CHANGE UPSTREAM}) as one health round: every server of the
+     * new list is checked and the primary chosen among them first, and only then does the list take effect, with
+     * that primary. Runs between rounds (never at the same time as one), so a round of the old list cannot undo it.
+     */
+    synchronized void replaceList(List<UpstreamUrl> urls, String reason) {
+        List<UpstreamServer> next = upstreams.prepare(urls);
+        Map<UpstreamServer, Probe> results = probeAll(next);
+        upstreams.install(next, choosePrimary(results), reason);
+        afterRound(results);
+    }
+
+    private Map<UpstreamServer, Probe> probeAll(List<UpstreamServer> servers) {
         List<CompletableFuture<Optional<Probe>>> checks = new ArrayList<>();
-        for (UpstreamServer server : upstreams.servers()) {
+        for (UpstreamServer server : servers) {
             checks.add(CompletableFuture.supplyAsync(() -> probe(server), probes));
         }
         Map<UpstreamServer, Probe> results = new HashMap<>();
-        for (int i = 0; i < checks.size(); i++) {
-            checks.get(i).join().ifPresent(p -> results.put(p.server(), p));
+        for (CompletableFuture<Optional<Probe>> check : checks) {
+            check.join().ifPresent(p -> results.put(p.server(), p));
         }
-        choosePrimary(results);
+        return results;
+    }
+
+    private void afterRound(Map<UpstreamServer, Probe> results) {
         measureLag(results, Instant.now());
+        checkReplication(results);
         upstreams.listener().onHealthRound(upstreams.servers());
     }
 
@@ -95,10 +119,10 @@ public final class HealthChecker implements AutoCloseable {
             }
             long rtt = (System.nanoTime() - started) / 1000;
             GtidSet position = position(statement, flavour, server);
-            String source = replicationSource(statement);
+            ReplicaStatus replication = replicaStatus(statement);
             Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
             upstreams.markChecked(server, role, rtt);
-            return Optional.of(new Probe(server, role, source, position));
+            return Optional.of(new Probe(server, role, replication.source(), position, replication.brokenBecause()));
         } catch (SQLException e) {
             upstreams.markDown(server, "health check failed: " + describe(e));
             return Optional.empty();
@@ -159,47 +183,151 @@ public final class HealthChecker implements AutoCloseable {
         }
     }
 
-    /** {@code host:port} this server replicates from, or "" if it does not replicate. */
-    private static String replicationSource(Statement statement) {
+    /**
+     * Whom a server replicates from and whether its replication stopped with an error.
+     *
+     * @param source        {@code host:port} it replicates from, or "" if it does not replicate
+     * @param brokenBecause why its replication is broken, or null when it is not: its SQL thread stopped with an
+     *                      error, or its IO thread stopped (gave up) with an error. A thread stopped without an error
+     *                      ({@code STOP SLAVE}) is a pause, which shows as lag; an IO thread still trying to
+     *                      connect (a primary that is down) is not broken either.
+     */
+    private record ReplicaStatus(String source, String brokenBecause) {
+        static final ReplicaStatus NONE = new ReplicaStatus("", null);
+    }
+
+    private static ReplicaStatus replicaStatus(Statement statement) {
         try (ResultSet rows = statement.executeQuery("SHOW SLAVE STATUS")) {
-            if (rows.next()) {
-                return rows.getString("Master_Host") + ":" + rows.getInt("Master_Port");
-            }
-            return "";
+            return rows.next() ? replicaStatus(rows, "Master_", "Slave_") : ReplicaStatus.NONE;
         } catch (SQLException e) {
             // MySQL 8.4 dropped SHOW SLAVE STATUS; the account may also lack the privilege. Then we cannot tell.
             try (ResultSet rows = statement.executeQuery("SHOW REPLICA STATUS")) {
-                return rows.next() ? rows.getString("Source_Host") + ":" + rows.getInt("Source_Port") : "";
+                return rows.next() ? replicaStatus(rows, "Source_", "Replica_") : ReplicaStatus.NONE;
             } catch (SQLException ignored) {
-                return "";
+                return ReplicaStatus.NONE;
             }
         }
     }
 
-    private void choosePrimary(Map<UpstreamServer, Probe> results) {
+    private static ReplicaStatus replicaStatus(ResultSet rows, String source, String thread) throws SQLException {
+        String address = rows.getString(source + "Host") + ":" + rows.getInt(source + "Port");
+        String broken = null;
+        int sqlErrno = rows.getInt("Last_SQL_Errno");
+        if (!"Yes".equalsIgnoreCase(rows.getString(thread + "SQL_Running")) && sqlErrno != 0) {
+            broken = "its SQL thread stopped with error " + sqlErrno + ": " + oneLine(rows.getString("Last_SQL_Error"));
+        } else {
+            int ioErrno = rows.getInt("Last_IO_Errno");
+            if ("No".equalsIgnoreCase(rows.getString(thread + "IO_Running")) && ioErrno != 0) {
+                broken = "its IO thread stopped with error " + ioErrno + ": " + oneLine(rows.getString("Last_IO_Error"));
+            }
+        }
+        return new ReplicaStatus(address, broken);
+    }
+
+    private static String oneLine(String text) {
+        String line = firstLine(text).replaceAll("\\s+", " ");
+        return line.length() > 600 ? line.substring(0, 600) + "..." : line;
+    }
+
+    /**
+     * Marks each replica broken, diverged or sound. Divergence is judged against a primary sample taken after the
+     * replica's: the round's own primary sample may be older than a replica's (they are read in parallel, and a
+     * replica can apply a write the primary made in between), so a replica it does not contain is compared again
+     * with a fresh sample of the primary, read after every probe of the round has finished. Only a replica the
+     * fresh sample does not contain holds transactions the primary lacks.
+     */
+    private void checkReplication(Map<UpstreamServer, Probe> results) {
+        UpstreamServer primary = upstreams.primary().orElse(null);
+        Probe primaryProbe = primary == null ? null : results.get(primary);
+        FreshPrimary fresh = new FreshPrimary(primary, primaryProbe);
+        for (Probe probe : results.values()) {
+            UpstreamServer server = probe.server();
+            if (server == primary || probe.role() != Role.REPLICA) {
+                upstreams.replicationChecked(server, null);
+                continue;
+            }
+            if (probe.brokenBecause() != null) {
+                upstreams.replicationChecked(server, new ReplicationProblem(Health.BROKEN, probe.brokenBecause()));
+                continue;
+            }
+            upstreams.replicationChecked(server, divergence(probe, primaryProbe, fresh));
+        }
+    }
+
+    /**
+     * {@link Health#DIVERGED} when the replica holds transactions the primary lacks, null when it does not. When it
+     * cannot be told (no primary, a position that cannot be read), a replica known diverged stays so until it is
+     * shown sound, and any other is taken as sound.
+     */
+    private static ReplicationProblem divergence(Probe replica, Probe primaryProbe, FreshPrimary fresh) {
+        ReplicationProblem known = replica.server().replicationProblem();
+        ReplicationProblem unknown = known != null && known.health() == Health.DIVERGED ? known : null;
+        if (primaryProbe == null || primaryProbe.position() == null || replica.position() == null
+                || replica.position().flavour() != primaryProbe.position().flavour()) {
+            return unknown;
+        }
+        if (primaryProbe.position().contains(replica.position())) {
+            return null;
+        }
+        GtidSet later = fresh.get();
+        if (later == null) {
+            return unknown;
+        }
+        if (later.contains(replica.position())) {
+            return null;
+        }
+        return new ReplicationProblem(Health.DIVERGED, "it has executed transactions the primary "
+                + primaryProbe.server().address() + " lacks (errant GTIDs; the replica is at " + replica.position()
+                + ", the primary at " + later + ")");
+    }
+
+    /** The primary's executed set read once, lazily, after the round's probes; null if it cannot be read. */
+    private final class FreshPrimary {
+        private final UpstreamServer primary;
+        private final Probe probe;
+        private boolean read;
+        private GtidSet position;
+
+        FreshPrimary(UpstreamServer primary, Probe probe) {
+            this.primary = primary;
+            this.probe = probe;
+        }
+
+        GtidSet get() {
+            if (!read) {
+                read = true;
+                try (Connection connection = ServiceConnections.open(primary.url(), connectTimeout);
+                     Statement statement = connection.createStatement()) {
+                    position = position(statement, probe.position().flavour(), primary);
+                } catch (SQLException e) {
+                    LOG.debug("topology: cannot sample the primary {} again: {}", primary.address(), e.toString());
+                }
+            }
+            return position;
+        }
+    }
+
+    private static Upstreams.PrimaryChoice choosePrimary(Map<UpstreamServer, Probe> results) {
         List<UpstreamServer> writable = results.values().stream()
                 .filter(p -> p.role() == Role.PRIMARY).map(Probe::server).toList();
         if (writable.size() == 1) {
-            upstreams.setPrimary(writable.get(0), "");
-            return;
+            return new Upstreams.PrimaryChoice(writable.get(0), "");
         }
         if (writable.isEmpty()) {
-            upstreams.setPrimary(null, results.isEmpty()
+            return new Upstreams.PrimaryChoice(null, results.isEmpty()
                     ? "no server answers the health check"
                     : "no writable server (every server that answers has read_only=ON)");
-            return;
         }
         // Several writable servers: the primary is the one the replicas replicate from, if that is unambiguous.
         List<UpstreamServer> sources = writable.stream()
                 .filter(w -> results.values().stream().anyMatch(p -> p.source().equals(w.address())))
                 .toList();
         if (sources.size() == 1) {
-            upstreams.setPrimary(sources.get(0), "");
-        } else {
-            upstreams.setPrimary(null, "several servers are writable (" + String.join(", ",
+            return new Upstreams.PrimaryChoice(sources.get(0), "");
+        }
+        return new Upstreams.PrimaryChoice(null, "several servers are writable (" + String.join(", ",
                     writable.stream().map(UpstreamServer::address).toList())
                     + ") and the replicas do not single one out");
-        }
     }
 
     @Override
@@ -217,6 +345,6 @@ public final class HealthChecker implements AutoCloseable {
         };
     }
 
-    private record Probe(UpstreamServer server, Role role, String source, GtidSet position) {
+    private record Probe(UpstreamServer server, Role role, String source, GtidSet position, String brokenBecause) {
     }
 }

@@ -14,7 +14,10 @@ public final class UpstreamServer {
     private final AtomicInteger connections = new AtomicInteger();
     private volatile int weight;
     private volatile Role role = Role.UNKNOWN;
+    /** Reachability alone: {@link Health#UP} or {@link Health#DOWN}; see {@link #health()}. */
     private volatile Health health = Health.UP;
+    /** {@link Health#BROKEN} or {@link Health#DIVERGED} with why, or null while replication is sound. */
+    private volatile ReplicationProblem replicationProblem;
     private volatile Instant downSince;
     private volatile String lastError = "";
     private volatile Instant lastOk;
@@ -52,12 +55,47 @@ public final class UpstreamServer {
         return role;
     }
 
+    /**
+     * {@link Health#DOWN} while unreachable; else {@link Health#BROKEN} or {@link Health#DIVERGED} while its
+     * replication cannot be trusted; else {@link Health#UP}.
+     */
     public Health health() {
-        return health;
+        if (health == Health.DOWN) {
+            return Health.DOWN;
+        }
+        ReplicationProblem problem = replicationProblem;
+        return problem == null ? Health.UP : problem.health();
     }
 
+    /** Whether it takes new work: reachable, and not broken or diverged. Only such a replica serves reads. */
     public boolean isUp() {
-        return health == Health.UP;
+        return health() == Health.UP;
+    }
+
+    /** Whether it answered its last check (it may still be broken or diverged): the opposite of down. */
+    public boolean isReachable() {
+        return health != Health.DOWN;
+    }
+
+    /** Why it is not up, in plain words ("" while up). */
+    public String healthReason() {
+        if (health == Health.DOWN) {
+            return lastError;
+        }
+        ReplicationProblem problem = replicationProblem;
+        return problem == null ? "" : problem.describe(address);
+    }
+
+    /** The replication problem found by the last check, or null. */
+    ReplicationProblem replicationProblem() {
+        return replicationProblem;
+    }
+
+    /** Sets or clears (null) the replication problem; returns the one before. */
+    synchronized ReplicationProblem setReplicationProblem(ReplicationProblem problem) {
+        ReplicationProblem before = replicationProblem;
+        replicationProblem = problem;
+        return before;
     }
 
     /** When the server went down, or null while up. */
@@ -135,6 +173,6 @@ public final class UpstreamServer {
 
     @Override
     public String toString() {
-        return address() + " (" + role.name().toLowerCase() + ", " + health.name().toLowerCase() + ")";
+        return address() + " (" + role.name().toLowerCase() + ", " + health().sqlName() + ")";
     }
 }

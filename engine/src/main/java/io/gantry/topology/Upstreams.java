@@ -19,6 +19,7 @@ public final class Upstreams {
     private volatile TopologyListener listener = TopologyListener.NONE;
     private volatile UpstreamServer primary;
     private volatile String noPrimaryReason = "no health check has run yet";
+    private volatile ListReplacer listReplacer;
 
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
         this.servers = urls.stream().map(UpstreamServer::new).toList();
@@ -36,10 +37,31 @@ public final class Upstreams {
 
     /**
      * Replaces the list (an online {@code ALTER GANTRY CHANGE UPSTREAM}). Servers still in the list keep their
-     * state and weight from the new entry; new ones start unknown until the next health round.
+     * state and weight from the new entry. With a health loop attached, every server of the new list is checked and
+     * the primary detected <em>before</em> the new list takes effect, so there is no moment without a known primary
+     * (and no login that cannot find one); without, new servers start unknown until the next health round.
      */
-    public synchronized void replace(List<UpstreamUrl> urls, String reason) {
-        List<UpstreamServer> next = urls.stream()
+    public void replace(List<UpstreamUrl> urls, String reason) {
+        ListReplacer replacer = listReplacer;
+        if (replacer != null) {
+            replacer.replace(urls, reason);
+        } else {
+            install(prepare(urls), null, reason);
+        }
+    }
+
+    /** Checks a prepared list and puts it in place with {@link #install}; the health loop does it. */
+    interface ListReplacer {
+        void replace(List<UpstreamUrl> urls, String reason);
+    }
+
+    void setListReplacer(ListReplacer replacer) {
+        this.listReplacer = replacer;
+    }
+
+    /** The servers a new list would have: those already in the list keep their object (and state). */
+    synchronized List<UpstreamServer> prepare(List<UpstreamUrl> urls) {
+        return urls.stream()
                 .map(url -> find(url.address()).filter(s -> s.url().equals(url.withWeight(s.url().weight())))
                         .map(s -> {
                             s.setWeight(url.weight());
@@ -47,15 +69,32 @@ public final class Upstreams {
                         })
                         .orElseGet(() -> new UpstreamServer(url)))
                 .toList();
-        servers = next;
-        UpstreamServer current = primary;
-        if (current != null && !next.contains(current)) {
-            primary = null;
-            noPrimaryReason = "the primary left the list; waiting for the next health round";
+    }
+
+    /**
+     * Puts a prepared list in place.
+     *
+     * @param detected the primary found by checking {@code next} (its primary may be null, with the reason), or
+     *                 null when it was not checked: then the current primary stays if it is still in the list
+     */
+    synchronized void install(List<UpstreamServer> next, PrimaryChoice detected, String reason) {
+        if (detected != null) {
+            setPrimary(detected.primary(), detected.reasonWhenNone());
+        } else {
+            UpstreamServer current = primary;
+            if (current != null && !next.contains(current)) {
+                primary = null;
+                noPrimaryReason = "the primary left the list; waiting for the next health round";
+            }
         }
+        servers = next;
         LOG.warn("topology: server list changed to {} ({})", next.stream().map(UpstreamServer::address).toList(),
                 reason);
         listener.onChange(null, TopologyListener.Change.LIST_CHANGED, reason);
+    }
+
+    /** The primary a health round found among the servers it checked, or null with the reason. */
+    record PrimaryChoice(UpstreamServer primary, String reasonWhenNone) {
     }
 
     /** Changes a server's weight (a console slider, {@code ALTER GANTRY SET WEIGHT}). */
@@ -76,19 +115,19 @@ public final class Upstreams {
     /** The server that takes writes, or empty when none is known (see {@link #noPrimaryReason()}). */
     public Optional<UpstreamServer> primary() {
         UpstreamServer current = primary;
-        return current != null && current.isUp() ? Optional.of(current) : Optional.empty();
+        return current != null && current.isReachable() ? Optional.of(current) : Optional.empty();
     }
 
     /** Why there is no primary now, for the error a client gets when it writes. */
     public String noPrimaryReason() {
         UpstreamServer current = primary;
-        if (current != null && !current.isUp()) {
+        if (current != null && !current.isReachable()) {
             return "the primary " + current.address() + " is down (" + current.lastError() + ")";
         }
         return noPrimaryReason;
     }
 
-    /** Replicas that are up, in list order. */
+    /** Replicas that are up (reachable, and neither broken nor diverged), in list order. */
     public List<UpstreamServer> upReplicas() {
         UpstreamServer current = primary;
         return servers.stream().filter(s -> s != current && s.isUp() && s.role() == Role.REPLICA).toList();
@@ -107,6 +146,30 @@ public final class Upstreams {
         if (server.markDown(reason, clock.instant())) {
             LOG.warn("topology: {} is DOWN: {}", server.address(), reason);
             listener.onChange(server.address(), TopologyListener.Change.DOWN, reason);
+        }
+    }
+
+    /**
+     * Records what a health round found about a replica's replication: a problem (broken, diverged) or none (null).
+     * A new problem, a change between broken and diverged, and the recovery are logged and are events; the same
+     * problem with new details (a longer errant set) only updates the reason.
+     */
+    void replicationChecked(UpstreamServer server, ReplicationProblem problem) {
+        ReplicationProblem before = server.setReplicationProblem(problem);
+        if (problem == null) {
+            if (before != null) {
+                String reason = "replication is healthy again (was " + before.health().sqlName() + ": "
+                        + before.detail() + ")";
+                LOG.info("topology: replica {} is UP again: {}; it serves reads again", server.address(), reason);
+                listener.onChange(server.address(), TopologyListener.Change.UP, reason);
+            }
+            return;
+        }
+        if (before == null || before.health() != problem.health()) {
+            String reason = problem.describe(server.address());
+            LOG.warn("topology: {}; it serves no reads until it recovers", reason);
+            listener.onChange(server.address(), problem.health() == Health.BROKEN
+                    ? TopologyListener.Change.BROKEN : TopologyListener.Change.DIVERGED, reason);
         }
     }
 

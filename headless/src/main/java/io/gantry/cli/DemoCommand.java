@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * {@code gantry demo}: a sandbox of real MariaDB servers (a primary and replicas with GTID replication) that stays up
  * until Ctrl-C, then stops everything it started.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Start a sandbox: a MariaDB primary and replicas with GTID replication on loopback ports, "
                 + "and Gantry in front of them. Runs until Ctrl-C, then stops everything it started. Starts from "
                 + "empty data each time.")

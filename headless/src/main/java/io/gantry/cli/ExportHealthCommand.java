@@ -30,7 +30,7 @@ import picocli.CommandLine.Option;
  * {@code gantry export-health}: the health history of a data directory as RFC 4180 CSV (see {@link HealthCsv}),
  * from a running Gantry (its Authority serves other processes) or a stopped one.
  */
-@Command(name = "export-health", mixinStandardHelpOptions = true,
+@Command(name = "export-health", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
                 + "row and ISO-8601 UTC times. Works on the data directory of a running or a stopped Gantry.")
 final class ExportHealthCommand implements Callable<Integer> {

@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code gantry run}: the proxy in the foreground until SIGTERM or Ctrl-C. */
-@Command(name = "run", mixinStandardHelpOptions = true,
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Run the proxy in the foreground: clients connect to --listen, statements go to the primary "
                 + "or a replica of --upstream-db-url by the routing rules. Stops on Ctrl-C or SIGTERM.")
 final class RunCommand implements Callable<Integer> {

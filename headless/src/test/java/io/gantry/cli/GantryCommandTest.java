@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 class GantryCommandTest {
@@ -65,5 +67,13 @@ class GantryCommandTest {
     void helpListsTheDemoFlags() {
         assertThat(run("demo", "--help")).isZero();
         assertThat(out.toString()).contains("--dir").contains("--replicas").contains("--base-port");
+    }
+
+    @ParameterizedTest(name = "gantry {0}")
+    @ValueSource(strings = {"--version", "run --version", "demo --version", "export-health --version"})
+    void versionIsPrintedByTheCommandAndEverySubcommand(String args) {
+        assertThat(run(args.split(" "))).isZero();
+        // The project's version, filled in at build time: never a placeholder or a "development build".
+        assertThat(out.toString()).matches("gantry \\d+\\.\\d+\\.\\d+(-SNAPSHOT)?\\R");
     }
 }

@@ -190,6 +190,36 @@ public final class MariaDbTopology implements Topology {
     }
 
     @Override
+    public void writeOnReplica(DatabaseServer replica, boolean logged, String... statements) {
+        MariaDbServer server = own(replica);
+        if (server == primary) {
+            throw new IllegalArgumentException(replica.name() + " is the primary, not a replica");
+        }
+        LOG.info("sandbox: writing on replica {} directly ({}): {}", replica, logged ? "binlogged" : "sql_log_bin=0",
+                String.join("; ", statements));
+        List<String> all = new ArrayList<>();
+        all.add("SET SESSION sql_log_bin = " + (logged ? 1 : 0));
+        all.add("USE " + database());
+        all.addAll(List.of(statements));
+        execute(server, all.toArray(String[]::new));
+    }
+
+    @Override
+    public String replicationSqlError(DatabaseServer replica) {
+        try (Connection connection = own(replica).connectAsRoot();
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW SLAVE STATUS")) {
+            if (!rows.next() || rows.getInt("Last_SQL_Errno") == 0) {
+                return "";
+            }
+            return rows.getInt("Last_SQL_Errno") + ": " + rows.getString("Last_SQL_Error");
+        } catch (SQLException e) {
+            throw new IllegalStateException(replica.name() + ": cannot read its replication status: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public synchronized void promote(DatabaseServer replica) {
         MariaDbServer promoted = own(replica);
         MariaDbServer old = primary;

@@ -149,6 +149,34 @@ public final class MySqlContainerTopology implements Topology {
     }
 
     @Override
+    public void writeOnReplica(DatabaseServer replica, boolean logged, String... statements) {
+        Node node = own(replica);
+        if (node == primary) {
+            throw new IllegalArgumentException(replica.name() + " is the primary, not a replica");
+        }
+        List<String> all = new ArrayList<>();
+        all.add("SET SESSION sql_log_bin = " + (logged ? 1 : 0));
+        all.add("USE " + database());
+        all.addAll(List.of(statements));
+        node.execute(all.toArray(String[]::new));
+    }
+
+    @Override
+    public String replicationSqlError(DatabaseServer replica) {
+        try (Connection connection = connectAsAdmin(replica);
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW REPLICA STATUS")) {
+            if (!rows.next() || rows.getInt("Last_SQL_Errno") == 0) {
+                return "";
+            }
+            return rows.getInt("Last_SQL_Errno") + ": " + rows.getString("Last_SQL_Error");
+        } catch (SQLException e) {
+            throw new IllegalStateException(replica.name() + ": cannot read its replication status: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public synchronized void promote(DatabaseServer replica) {
         Node promoted = own(replica);
         Node old = primary;

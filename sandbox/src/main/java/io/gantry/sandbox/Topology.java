@@ -62,6 +62,18 @@ public interface Topology extends AutoCloseable {
     void resumeReplication(DatabaseServer replica);
 
     /**
+     * Runs statements on a replica behind replication's back, as root (which may write although the replica is
+     * read-only), as an operator or a stray script would. With {@code logged}, each write is binlogged under the
+     * replica's own server id: an errant transaction, a GTID the primary never had. Without, the session runs with
+     * {@code sql_log_bin=0}: no GTID, the data differ silently, and a later write of the primary that meets them
+     * (the same key inserted) stops the replica's SQL thread with an error.
+     */
+    void writeOnReplica(DatabaseServer replica, boolean logged, String... statements);
+
+    /** The replica's last SQL thread error as {@code "errno: message"}, or "" when it has none. */
+    String replicationSqlError(DatabaseServer replica);
+
+    /**
      * Makes a replica the primary: it stops replicating and becomes writable; the other running replicas, and the
      * old primary if it still runs (made read-only first, so nothing is lost), replicate from it.
      */

@@ -1,0 +1,73 @@
+package io.gantry.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class UpstreamsTest {
+
+    private final List<String> events = new ArrayList<>();
+    private Upstreams upstreams;
+    private UpstreamServer primary;
+    private UpstreamServer replica;
+
+    @BeforeEach
+    void twoServers() {
+        upstreams = new Upstreams(List.of(UpstreamUrl.parse("mysql://svc:pw@10.0.0.1:3306/app"),
+                UpstreamUrl.parse("mysql://svc:pw@10.0.0.2:3306/app")), Clock.systemUTC());
+        primary = upstreams.servers().get(0);
+        replica = upstreams.servers().get(1);
+        upstreams.markChecked(primary, Role.PRIMARY, 100);
+        upstreams.markChecked(replica, Role.REPLICA, 100);
+        upstreams.setPrimary(primary, "");
+        upstreams.setListener((server, change, reason) -> events.add(change + " " + server + ": " + reason));
+    }
+
+    @Test
+    void brokenReplicaAnswersButServesNoReadsAndItsRecoveryIsAnEvent() {
+        upstreams.replicationChecked(replica, new ReplicationProblem(Health.BROKEN,
+                "its SQL thread stopped with error 1062: Duplicate entry '1'"));
+        assertThat(replica.health()).isEqualTo(Health.BROKEN);
+        assertThat(replica.isUp()).isFalse();
+        assertThat(replica.isReachable()).isTrue();
+        assertThat(replica.healthReason())
+                .isEqualTo("replica 10.0.0.2:3306 is broken: its SQL thread stopped with error 1062: Duplicate entry '1'");
+        assertThat(upstreams.upReplicas()).isEmpty();
+
+        // The same problem next round: no new event.
+        upstreams.replicationChecked(replica, new ReplicationProblem(Health.BROKEN,
+                "its SQL thread stopped with error 1062: Duplicate entry '1'"));
+        upstreams.replicationChecked(replica, new ReplicationProblem(Health.DIVERGED, "it has executed ..."));
+        upstreams.replicationChecked(replica, null);
+
+        assertThat(replica.health()).isEqualTo(Health.UP);
+        assertThat(upstreams.upReplicas()).containsExactly(replica);
+        assertThat(events).containsExactly(
+                "BROKEN 10.0.0.2:3306: replica 10.0.0.2:3306 is broken: its SQL thread stopped with error 1062: "
+                        + "Duplicate entry '1'",
+                "DIVERGED 10.0.0.2:3306: replica 10.0.0.2:3306 is diverged: it has executed ...",
+                "UP 10.0.0.2:3306: replication is healthy again (was diverged: it has executed ...)");
+    }
+
+    @Test
+    void downWinsOverBrokenAndTheProblemOutlivesTheOutage() {
+        upstreams.replicationChecked(replica, new ReplicationProblem(Health.BROKEN, "its SQL thread stopped"));
+        upstreams.markDown(replica, "health check failed: Connection refused");
+        assertThat(replica.health()).isEqualTo(Health.DOWN);
+        assertThat(replica.healthReason()).isEqualTo("health check failed: Connection refused");
+        upstreams.markChecked(replica, Role.REPLICA, 100);
+        assertThat(replica.health()).as("until a round finds its replication sound").isEqualTo(Health.BROKEN);
+    }
+
+    @Test
+    void aListReplacedWithoutAHealthLoopKeepsThePrimaryThatStays() {
+        upstreams.replace(List.of(primary.url(), UpstreamUrl.parse("mysql://svc:pw@10.0.0.3:3306/app")), "test");
+        assertThat(upstreams.primary()).contains(primary);
+        assertThat(upstreams.servers()).extracting(UpstreamServer::address)
+                .containsExactly("10.0.0.1:3306", "10.0.0.3:3306");
+    }
+}
