@@ -76,6 +76,11 @@ public final class StatementClassifier {
         }
     }
 
+    /** {@link #classify(CharSequence, boolean)} without the safety net, so that tests see any exception. */
+    static StatementClass classifyUnguarded(CharSequence sql, boolean noBackslashEscapes) {
+        return new Scan(sql, !noBackslashEscapes).run();
+    }
+
     /** The state of one classification: lexer, per-statement state machine and the text-wide result. */
     private static final class Scan {
         private static final int EOF = 0;

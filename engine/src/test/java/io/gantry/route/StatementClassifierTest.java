@@ -489,22 +489,42 @@ class StatementClassifierTest {
         assertThat(StatementClassifier.classify(sql).flags()).containsExactly(LOCKING_READ);
     }
 
+    /**
+     * Properties over random text that a broken lexer or state machine would violate: classification does not throw
+     * (without the safety net that turns exceptions into "write"), does not depend on how wide the blanks are,
+     * cannot turn a text that holds a complete write into a read, and ignores what is inside a comment.
+     */
     @Test
-    void randomInputNeverThrows() {
+    void randomInputKeepsTheClassifiersProperties() {
         SplittableRandom random = new SplittableRandom(20240601);
         String alphabet = "SELECT FOR UPDATE INSERT SET @@x @y := ; ' \" ` /* */ /*! /*M! -- # \n ( ) , . BEGIN END "
-                + "CASE WITH AS READ ONLY START TRANSACTION \\ GET_LOCK( INTO OUTFILE 0123 é";
+                + "CASE WITH AS READ ONLY START TRANSACTION \\ GET_LOCK( INTO OUTFILE 0123 é f( db.g( `h`( UNION "
+                + "COUNT( IN ( c (a) AS ( ";
         for (int i = 0; i < 20_000; i++) {
             int length = random.nextInt(60);
-            StringBuilder sql = new StringBuilder(length);
+            StringBuilder text = new StringBuilder(length);
             for (int j = 0; j < length; j++) {
-                sql.append(random.nextBoolean()
+                text.append(random.nextInt(4) != 0
                         ? alphabet.charAt(random.nextInt(alphabet.length()))
                         : (char) random.nextInt(0x3000));
             }
-            StatementClass result = StatementClassifier.classify(sql);
-            assertThat(result).isNotNull();
-            assertThat(result.beginFlavor().isPresent()).isEqualTo(result.kind() == TRANSACTION_BEGIN);
+            String sql = text.toString();
+            boolean noBackslashEscapes = random.nextBoolean();
+            StatementClass result = StatementClassifier.classifyUnguarded(sql, noBackslashEscapes);
+
+            String wider = sql.replace(" ", "  ").replace("\n", " \n\t");
+            StatementClass widened = StatementClassifier.classifyUnguarded(wider, noBackslashEscapes);
+            assertThat(widened).as("blanks widened: [%s] vs [%s]", sql, wider).isEqualTo(result);
+
+            String afterWrite = "DELETE FROM t WHERE id = 1;" + sql;
+            assertThat(StatementClassifier.classifyUnguarded(afterWrite, noBackslashEscapes).kind())
+                    .as("[%s]", afterWrite).isEqualTo(WRITE);
+
+            String commented = "SELECT a FROM t /* " + sql.replace("*/", "* /") + "*/";
+            StatementClass inComment = StatementClassifier.classifyUnguarded(commented, noBackslashEscapes);
+            assertThat(inComment.kind()).as("[%s]", commented).isEqualTo(READ);
+            assertThat(inComment.flags()).as("[%s]", commented).isEmpty();
+            assertThat(inComment.statementCount()).as("[%s]", commented).isEqualTo(1);
         }
     }
 
