@@ -10,6 +10,7 @@ import static io.gantry.route.StatementFlag.SEQUENCE;
 import static io.gantry.route.StatementFlag.SERVER_STATE;
 import static io.gantry.route.StatementFlag.SESSION_FUNCTION;
 import static io.gantry.route.StatementFlag.SETS_USER_VARIABLES;
+import static io.gantry.route.StatementFlag.STORED_FUNCTION;
 import static io.gantry.route.StatementFlag.TABLE_LOCK;
 import static io.gantry.route.StatementFlag.TEMPORARY_TABLE;
 import static io.gantry.route.StatementFlag.USER_LOCK;
@@ -62,7 +63,6 @@ class StatementClassifierTest {
                 c("SELECT * FROM t WHERE a IN (SELECT b FROM u)", READ),
                 c("SELECT REPLACE(name, 'a', 'b'), INSERT(name, 1, 2, 'x') FROM t", READ),
                 c("SELECT found_rows, last_insert_id, get_lock FROM stats", READ),
-                c("SELECT s.get_lock(1) FROM t AS s", READ),
                 c("SELECT t.select, t.update FROM t", READ),
                 c("SELECT * FROM t ORDER BY id DESC LIMIT 5", READ),
                 c("SELECT * FROM t WINDOW w AS (PARTITION BY a)", READ),
@@ -220,6 +220,8 @@ class StatementClassifierTest {
                 c("SELECT RELEASE_ALL_LOCKS()", WRITE, USER_LOCK),
                 c("SELECT IS_USED_LOCK('job'), IS_FREE_LOCK('job')", WRITE, USER_LOCK),
                 c("DO GET_LOCK('job', 0)", WRITE, USER_LOCK),
+                // s.get_lock is the stored function get_lock of database s, not the built-in
+                c("SELECT s.get_lock(1) FROM t AS s", WRITE, STORED_FUNCTION),
                 c("SELECT NEXTVAL(s)", WRITE, SEQUENCE),
                 c("SELECT NEXT VALUE FOR s", WRITE, SEQUENCE),
                 c("SELECT SETVAL(s, 100)", WRITE, SEQUENCE),
