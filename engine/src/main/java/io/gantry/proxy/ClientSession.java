@@ -434,10 +434,18 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             runAdmin(admin.get());
             return;
         }
-        Optional<SessionIdentitySql.Kill> kill = SessionIdentitySql.parseKill(sql);
-        if (kill.isPresent()) {
+        SessionIdentitySql.KillText kill = SessionIdentitySql.inspectKill(sql,
+                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        if (kill instanceof SessionIdentitySql.KillText.Single single) {
             packet.release();
-            onKill(kill.get());
+            onKill(single.kill());
+            return;
+        }
+        if (kill instanceof SessionIdentitySql.KillText.Refused refused) {
+            // Never forwarded: the server would take a Gantry session id for one of its thread ids.
+            packet.release();
+            writeError(1, refused.error());
+            ctx.flush();
             return;
         }
         Packet command = packet;
@@ -540,8 +548,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 killNext(threads, index + 1, kill, target);
                 return;
             }
-            byte[] text = ("KILL " + (kill.queryOnly() ? "QUERY " : "") + thread.getValue())
-                    .getBytes(StandardCharsets.US_ASCII);
+            byte[] text = kill.serverText(thread.getValue()).getBytes(StandardCharsets.US_ASCII);
             ByteBuf payload = ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
                     .writeBytes(text);
             InternalCommand.run((BackendConnection) future.getNow(), payload, (first, error) -> {
@@ -1024,6 +1031,14 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private void onPrepare(Packet packet) {
         ByteBuf payload = packet.payload();
         byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
+        Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(new String(sql, StandardCharsets.ISO_8859_1),
+                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        if (kill.isPresent()) {
+            packet.release();
+            writeError(1, kill.get());
+            ctx.flush();
+            return;
+        }
         Optional<UpstreamServer> target = proxy.upstreams().primary();
         if (target.isEmpty()) {
             Routed routed = route(new String(sql, StandardCharsets.ISO_8859_1), false);

@@ -1,24 +1,70 @@
 package io.gantry.proxy;
 
+import io.gantry.wire.ErrPacket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
  * The two statements whose meaning depends on which connection runs them, made to mean the client's Gantry session
  * rather than whichever backend connection runs them: {@code CONNECTION_ID()} is replaced by the session id, and
  * {@code KILL [CONNECTION|QUERY] n} is recognised so that {@code n} can be taken as a Gantry session id.
+ *
+ * <p>A Gantry session id is never sent to a server as a thread id: a text is either one plain {@code KILL} of a
+ * number ({@link KillText.Single}, which the proxy carries out itself), or holds no {@code KILL} at all
+ * ({@link KillText#NONE}), or it is refused with an error that says what to send instead ({@link KillText.Refused}):
+ * a {@code KILL} among several statements or inside a compound statement or stored program, {@code KILL QUERY ID}
+ * (MariaDB: a server's query id), {@code KILL USER}, a {@code KILL} of anything but a plain number, and a
+ * {@code KILL} in the string literal of {@code PREPARE ... FROM} or {@code EXECUTE IMMEDIATE}. Comments are
+ * skipped, executable comments ({@code /*! ... *&#47;}, {@code /*M! ... *&#47;}) count as code, and strings,
+ * quoted identifiers and {@code NO_BACKSLASH_ESCAPES} are understood ({@link SqlTokenizer}), so
+ * {@code SELECT 'kill 5'} is left alone.
  */
 final class SessionIdentitySql {
 
-    /** {@code KILL [HARD|SOFT] [CONNECTION|QUERY] n} (MariaDB's {@code KILL QUERY ID n} names a query, not a thread). */
-    record Kill(boolean queryOnly, long sessionId) {
+    /**
+     * {@code KILL [HARD|SOFT] [CONNECTION|QUERY] n}.
+     *
+     * @param modifier {@code ""}, {@code "HARD"} or {@code "SOFT"} (MariaDB), passed on to the servers
+     */
+    record Kill(boolean queryOnly, long sessionId, String modifier) {
+
+        Kill(boolean queryOnly, long sessionId) {
+            this(queryOnly, sessionId, "");
+        }
+
+        /** The KILL to run on a server for one of the session's backend threads. */
+        String serverText(long threadId) {
+            return "KILL " + (modifier.isEmpty() ? "" : modifier + " ") + (queryOnly ? "QUERY " : "") + threadId;
+        }
     }
+
+    /** What a text holds in the way of {@code KILL}. */
+    sealed interface KillText {
+        /** No KILL anywhere: forward the text. */
+        KillText NONE = new None();
+
+        /** The text holds no KILL. */
+        record None() implements KillText {
+        }
+
+        /** The text is one plain KILL of a Gantry session id. */
+        record Single(Kill kill) implements KillText {
+        }
+
+        /** A KILL the proxy does not translate: answer with this error and send nothing. */
+        record Refused(ErrPacket error) implements KillText {
+        }
+    }
+
+    static final String SEND_ALONE = "send KILL [CONNECTION|QUERY] <session id> as a statement of its own";
 
     private SessionIdentitySql() {
     }
 
     /**
-     * The text with every {@code CONNECTION_ID()} outside quotes and comments replaced by {@code sessionId}, or the
-     * same string when there is none (the common case costs one case-insensitive scan).
+     * The text with every {@code CONNECTION_ID()} outside quotes and comments (executable comments are code) replaced
+     * by {@code sessionId}, or the same string when there is none (the common case costs one case-insensitive scan).
      */
     static String withSessionId(String sql, long sessionId) {
         if (!containsIgnoreCase(sql, "connection_id")) {
@@ -26,120 +72,208 @@ final class SessionIdentitySql {
         }
         StringBuilder out = null;
         int copiedUpTo = 0;
-        int length = sql.length();
-        int i = 0;
-        while (i < length) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = skipQuoted(sql, i, c);
-            } else if (c == '#' || (c == '-' && i + 2 < length && sql.charAt(i + 1) == '-'
-                    && Character.isWhitespace(sql.charAt(i + 2)))) {
-                int end = sql.indexOf('\n', i);
-                i = end < 0 ? length : end + 1;
-            } else if (c == '/' && i + 1 < length && sql.charAt(i + 1) == '*') {
-                int end = sql.indexOf("*/", i + 2);
-                i = end < 0 ? length : end + 2;
-            } else if (isWordStart(c) && (i == 0 || !isWordPart(sql.charAt(i - 1)))) {
-                int end = i;
-                while (end < length && isWordPart(sql.charAt(end))) {
-                    end++;
+        SqlTokenizer tokens = new SqlTokenizer(sql, true);
+        int previous = SqlTokenizer.EOF;
+        int callStart = -1;
+        int callStep = 0; // 1: saw connection_id, 2: saw "("
+        for (int type = tokens.next(); type != SqlTokenizer.EOF; type = tokens.next()) {
+            if (callStep == 1 && type == SqlTokenizer.LPAREN) {
+                callStep = 2;
+            } else if (callStep == 2 && type == SqlTokenizer.RPAREN) {
+                if (out == null) {
+                    out = new StringBuilder(sql.length() + 8);
                 }
-                int callEnd = end == i + 13 && sql.regionMatches(true, i, "connection_id", 0, 13)
-                        ? emptyCallEnd(sql, end) : -1;
-                if (callEnd > 0) {
-                    if (out == null) {
-                        out = new StringBuilder(length + 8);
-                    }
-                    out.append(sql, copiedUpTo, i).append(sessionId);
-                    copiedUpTo = callEnd;
-                    i = callEnd;
-                } else {
-                    i = end;
-                }
+                out.append(sql, copiedUpTo, callStart).append(sessionId);
+                copiedUpTo = tokens.end();
+                callStep = 0;
+            } else if (type == SqlTokenizer.WORD && previous != SqlTokenizer.DOT && tokens.is("CONNECTION_ID")) {
+                callStep = 1;
+                callStart = tokens.start();
             } else {
-                i++;
+                callStep = 0;
             }
+            previous = type;
         }
         if (out == null) {
             return sql;
         }
-        return out.append(sql, copiedUpTo, length).toString();
+        return out.append(sql, copiedUpTo, sql.length()).toString();
     }
 
-    /** A KILL of a connection or query by number, or empty for anything else (KILL USER, other statements). */
+    /** A plain KILL of a number, or empty for anything else (see {@link #inspectKill}). */
     static Optional<Kill> parseKill(String sql) {
+        return inspectKill(sql, false) instanceof KillText.Single single ? Optional.of(single.kill()) : Optional.empty();
+    }
+
+    /**
+     * What {@code sql} holds in the way of {@code KILL}.
+     *
+     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}
+     */
+    static KillText inspectKill(String sql, boolean noBackslashEscapes) {
         // Runs for every statement: only text that mentions KILL at all is looked at closely.
-        if (!containsIgnoreCase(sql, "kill")) {
+        // ('KI' 'LL 5' is KILL 5 to the server: dynamic SQL is looked at whatever it spells.)
+        if (!containsIgnoreCase(sql, "kill") && !containsIgnoreCase(sql, "prepare")
+                && !containsIgnoreCase(sql, "immediate")) {
+            return KillText.NONE;
+        }
+        return inspect(sql, !noBackslashEscapes, 0);
+    }
+
+    /** The text of a COM_STMT_PREPARE holds a KILL: the error to answer it with. */
+    static Optional<ErrPacket> refusePrepared(String sql, boolean noBackslashEscapes) {
+        if (inspectKill(sql, noBackslashEscapes) instanceof KillText.None) {
             return Optional.empty();
         }
-        String[] words = sql.trim().replaceAll("/\\*.*?\\*/", " ").replaceAll(";\\s*$", "").trim()
-                .split("\\s+");
-        if (words.length < 2 || !words[0].equalsIgnoreCase("KILL")) {
-            return Optional.empty();
+        return Optional.of(ErrPacket.of(1295, "HY000", "This command is not supported in the prepared statement "
+                + "protocol yet: Gantry runs KILL only as a plain query; " + SEND_ALONE));
+    }
+
+    private record Token(int type, int start, int end) {
+    }
+
+    private static KillText inspect(String sql, boolean escapes, int nesting) {
+        SqlTokenizer tokenizer = new SqlTokenizer(sql, escapes);
+        List<Token> tokens = new ArrayList<>();
+        for (int type = tokenizer.next(); type != SqlTokenizer.EOF; type = tokenizer.next()) {
+            tokens.add(new Token(type, tokenizer.start(), tokenizer.end()));
         }
-        int i = 1;
-        if (words[i].equalsIgnoreCase("HARD") || words[i].equalsIgnoreCase("SOFT")) {
+        int statements = 0;
+        boolean inStatement = false;
+        int firstKill = -1;
+        int kills = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token token = tokens.get(i);
+            if (token.type() == SqlTokenizer.SEMI) {
+                inStatement = false;
+                continue;
+            }
+            if (!inStatement) {
+                statements++;
+                inStatement = true;
+            }
+            boolean afterDot = i > 0 && tokens.get(i - 1).type() == SqlTokenizer.DOT;
+            if (token.type() == SqlTokenizer.WORD && !afterDot && is(sql, token, "KILL")) {
+                kills++;
+                if (firstKill < 0) {
+                    firstKill = i;
+                }
+            }
+            if (nesting < 3 && token.type() == SqlTokenizer.WORD && !afterDot) {
+                int source = dynamicSqlSource(sql, tokens, i);
+                if (source > 0) {
+                    String inner = concatenatedLiterals(sql, tokens, source, escapes);
+                    if (inner != null && !(inspect(inner, escapes, nesting + 1) instanceof KillText.None)) {
+                        return refused("KILL in PREPARE ... FROM or EXECUTE IMMEDIATE");
+                    }
+                }
+            }
+        }
+        if (kills == 0) {
+            return KillText.NONE;
+        }
+        int begin = 0;
+        while (tokens.get(begin).type() == SqlTokenizer.SEMI) {
+            begin++;
+        }
+        if (statements > 1 || kills > 1 || firstKill != begin) {
+            return refused("KILL inside a multi-statement text, a compound statement or a stored program");
+        }
+        return single(sql, tokens, begin);
+    }
+
+    /** {@code tokens} is one statement whose token {@code begin} is KILL. */
+    private static KillText single(String sql, List<Token> tokens, int begin) {
+        int i = begin + 1;
+        int end = tokens.size();
+        while (end > 0 && tokens.get(end - 1).type() == SqlTokenizer.SEMI) {
+            end--;
+        }
+        String modifier = "";
+        if (i < end && (is(sql, tokens.get(i), "HARD") || is(sql, tokens.get(i), "SOFT"))) {
+            modifier = is(sql, tokens.get(i), "HARD") ? "HARD" : "SOFT";
             i++;
         }
         boolean queryOnly = false;
-        if (i < words.length && words[i].equalsIgnoreCase("QUERY")) {
+        if (i < end && is(sql, tokens.get(i), "QUERY")) {
             queryOnly = true;
             i++;
-        } else if (i < words.length && words[i].equalsIgnoreCase("CONNECTION")) {
+            if (i < end && is(sql, tokens.get(i), "ID")) {
+                return refused("KILL QUERY ID (a server's query id); use KILL QUERY <session id>");
+            }
+        } else if (i < end && is(sql, tokens.get(i), "CONNECTION")) {
             i++;
+        } else if (i < end && is(sql, tokens.get(i), "USER")) {
+            return refused("KILL USER; kill each session with KILL <session id>");
         }
-        if (i != words.length - 1) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new Kill(queryOnly, Long.parseLong(words[i])));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static int emptyCallEnd(String sql, int from) {
-        int i = skipSpaces(sql, from);
-        if (i >= sql.length() || sql.charAt(i) != '(') {
-            return -1;
-        }
-        i = skipSpaces(sql, i + 1);
-        return i < sql.length() && sql.charAt(i) == ')' ? i + 1 : -1;
-    }
-
-    private static int skipSpaces(String sql, int from) {
-        int i = from;
-        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
-            i++;
-        }
-        return i;
-    }
-
-    private static int skipQuoted(String sql, int start, char quote) {
-        int i = start + 1;
-        while (i < sql.length()) {
-            char c = sql.charAt(i);
-            if (c == '\\' && quote != '`') {
-                i += 2;
-            } else if (c == quote) {
-                if (i + 1 < sql.length() && sql.charAt(i + 1) == quote) {
-                    i += 2;
-                } else {
-                    return i + 1;
-                }
-            } else {
-                i++;
+        if (i == end - 1 && tokens.get(i).type() == SqlTokenizer.WORD && isDigits(sql, tokens.get(i))) {
+            Token number = tokens.get(i);
+            try {
+                return new KillText.Single(new Kill(queryOnly, Long.parseLong(sql.substring(number.start(),
+                        number.end())), modifier));
+            } catch (NumberFormatException e) {
+                return new KillText.Refused(ErrPacket.of(1094, "HY000",
+                        "Unknown thread id: " + sql.substring(number.start(), number.end())));
             }
         }
-        return sql.length();
+        return refused("KILL of anything but a session id written as a plain number");
     }
 
-    private static boolean isWordStart(char c) {
-        return Character.isLetter(c) || c == '_';
+    /**
+     * Where the SQL text of {@code PREPARE name FROM <source>} or {@code EXECUTE IMMEDIATE <source>} starts when
+     * token {@code i} begins one, else -1.
+     */
+    private static int dynamicSqlSource(String sql, List<Token> tokens, int i) {
+        Token token = tokens.get(i);
+        if (is(sql, token, "PREPARE") && i + 2 < tokens.size() && is(sql, tokens.get(i + 2), "FROM")) {
+            return i + 3;
+        }
+        if (is(sql, token, "EXECUTE") && i + 1 < tokens.size() && is(sql, tokens.get(i + 1), "IMMEDIATE")) {
+            return i + 2;
+        }
+        return -1;
     }
 
-    private static boolean isWordPart(char c) {
-        return Character.isLetterOrDigit(c) || c == '_' || c == '$';
+    /**
+     * The value of the string literals from token {@code from} on (adjacent literals are concatenated, as the server
+     * does; a character set introducer such as {@code _utf8mb4} may precede them), or null when the source is not a
+     * literal (a variable or an expression: its value is only known at run time).
+     */
+    private static String concatenatedLiterals(String sql, List<Token> tokens, int from, boolean escapes) {
+        int i = from;
+        if (i < tokens.size() && tokens.get(i).type() == SqlTokenizer.WORD && sql.charAt(tokens.get(i).start()) == '_') {
+            i++;
+        }
+        StringBuilder value = null;
+        while (i < tokens.size() && tokens.get(i).type() == SqlTokenizer.STRING) {
+            Token literal = tokens.get(i);
+            if (value == null) {
+                value = new StringBuilder();
+            }
+            value.append(SqlTokenizer.literalValue(sql, literal.start(), literal.end(), escapes));
+            i++;
+        }
+        return value == null ? null : value.toString();
+    }
+
+    private static KillText.Refused refused(String what) {
+        return new KillText.Refused(ErrPacket.of(1235, "42000",
+                "This version of Gantry doesn't yet support '" + what + "': " + SEND_ALONE));
+    }
+
+    private static boolean is(String sql, Token token, String upper) {
+        return token.type() == SqlTokenizer.WORD && token.end() - token.start() == upper.length()
+                && sql.regionMatches(true, token.start(), upper, 0, upper.length());
+    }
+
+    private static boolean isDigits(String sql, Token token) {
+        for (int i = token.start(); i < token.end(); i++) {
+            char c = sql.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Without copying the text: this check runs for every statement. */

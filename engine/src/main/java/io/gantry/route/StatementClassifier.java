@@ -29,8 +29,12 @@ import java.util.Set;
  *   <li>{@code EXPLAIN}/{@code DESCRIBE} of a {@code SELECT}, {@code TABLE}, {@code VALUES} or of a table is a read;
  *       of {@code INSERT}/{@code UPDATE}/{@code DELETE}/{@code REPLACE} a write (it may be {@code EXPLAIN ANALYZE},
  *       which executes). MariaDB {@code ANALYZE SELECT} is a read, {@code ANALYZE TABLE} a write.</li>
- *   <li>A {@code SELECT} that calls a stored function which writes cannot be recognised; such a statement needs the
- *       {@code READWRITE} hint.</li>
+ *   <li>A read that may call a stored function is flagged {@link StatementFlag#STORED_FUNCTION} (so it goes to the
+ *       primary, the session not pinned): a name followed by {@code (} that is not in {@link BuiltinFunctions}, a
+ *       qualified {@code db.f(} or a quoted {@code `f`(}, in any part of the statement (subqueries, {@code UNION}
+ *       branches, executable comments). Not calls: a CTE or derived-table column list ({@code WITH c (a, b) AS (},
+ *       {@code AS dt (a, b)}, {@code ) dt (a, b)}) and keywords such as {@code IN (}, {@code USING (},
+ *       {@code OVER (}, which are in the list.</li>
  *   <li>{@code SET GLOBAL}/{@code PERSIST}, {@code SET PASSWORD}, {@code SET DEFAULT ROLE} are writes;
  *       {@code SET [SESSION|LOCAL] var}, {@code SET @@session.var}, {@code SET NAMES}, {@code SET CHARACTER SET},
  *       {@code SET TRANSACTION}, {@code SET ROLE} and {@code USE} are {@link StatementKind#SESSION_STATE};
@@ -76,6 +80,11 @@ public final class StatementClassifier {
         }
     }
 
+    /** {@link #classify(CharSequence, boolean)} without the safety net, so that tests see any exception. */
+    static StatementClass classifyUnguarded(CharSequence sql, boolean noBackslashEscapes) {
+        return new Scan(sql, !noBackslashEscapes).run();
+    }
+
     /** The state of one classification: lexer, per-statement state machine and the text-wide result. */
     private static final class Scan {
         private static final int EOF = 0;
@@ -107,6 +116,12 @@ public final class StatementClassifier {
         private static final int P_SET_VALUE = 11;
         private static final int P_SET_STATEMENT = 12;
         private static final int P_CREATE = 13;
+
+        private static final int CALL_NONE = 0;
+        private static final int CALL_NAME = 1;
+        private static final int CALL_ARGS = 2;
+        private static final int CALL_CLOSED = 3;
+        private static final int CALL_AS = 4;
 
         private static final StatementFlag[] FLAGS = StatementFlag.values();
         private static final int MAKES_WRITE = makesWriteMask();
@@ -160,6 +175,11 @@ public final class StatementClassifier {
         private boolean sawReadWrite;
         private boolean setGlobal;
         private boolean setSessionItem;
+        // a possible stored function call: a name, then "(" ... ")" (see trackCall)
+        private int call;
+        private int callDepth;
+        private boolean callArgsPlain;
+        private boolean callArgsEmpty;
 
         Scan(CharSequence sql, boolean backslashEscapes) {
             this.sql = sql;
@@ -199,6 +219,9 @@ public final class StatementClassifier {
                     flags |= pendingFunction.functionFlag.bit();
                 }
                 pendingFunction = null;
+            }
+            if (analyzeFlags && (flags & StatementFlag.STORED_FUNCTION.bit()) == 0) {
+                trackCall(type, kw);
             }
             boolean consumed = phaseStep(type, kw);
             if (!consumed && analyzeFlags) {
@@ -645,6 +668,96 @@ public final class StatementClassifier {
             }
         }
 
+        /**
+         * Follows a name that may be a stored function: {@code name (} is a call unless what is inside the parentheses
+         * is a plain list of names followed by {@code AS (} (a CTE's column list: {@code WITH c (a, b) AS (...)}).
+         * Runs before the token changes {@link #depth}.
+         */
+        private void trackCall(int type, Keyword kw) {
+            switch (call) {
+                case CALL_NAME -> {
+                    call = CALL_NONE;
+                    if (type == LPAREN) {
+                        call = CALL_ARGS;
+                        callDepth = depth;
+                        callArgsPlain = true;
+                        callArgsEmpty = true;
+                        return;
+                    }
+                }
+                case CALL_ARGS -> {
+                    if (type == RPAREN && depth == callDepth + 1) {
+                        if (callArgsPlain && !callArgsEmpty) {
+                            call = CALL_CLOSED;
+                        } else {
+                            confirmCall();
+                        }
+                        return;
+                    }
+                    callArgsEmpty = false;
+                    if (type == WORD || type == QUOTED_IDENT || type == COMMA) {
+                        return;
+                    }
+                    // an expression: no column list looks like this
+                    confirmCall();
+                    return;
+                }
+                case CALL_CLOSED -> {
+                    if (kw == Keyword.AS) {
+                        call = CALL_AS;
+                        return;
+                    }
+                    confirmCall();
+                }
+                case CALL_AS -> {
+                    call = CALL_NONE;
+                    if (type != LPAREN) {
+                        confirmCall();
+                    }
+                    return;
+                }
+                default -> {
+                    // no candidate pending
+                }
+            }
+            if ((flags & StatementFlag.STORED_FUNCTION.bit()) == 0 && isCallCandidate(type)) {
+                call = CALL_NAME;
+            }
+        }
+
+        /** Whether the current token, if {@code (} follows, may name a stored function. */
+        private boolean isCallCandidate(int type) {
+            if (type == STRING) {
+                // "f"(...) under ANSI_QUOTES; under the default sql_mode a string followed by ( is a syntax error
+                return sql.charAt(tokenStart) == '"' && prev1 != Keyword.AS && prevType != RPAREN;
+            }
+            if (type == QUOTED_IDENT) {
+                // `f`(...), `db`.`f`(...); not a derived table's alias before its column list
+                return prevType == DOT || (prev1 != Keyword.AS && prevType != RPAREN);
+            }
+            if (type != WORD) {
+                return false;
+            }
+            if (prevType == DOT) {
+                // db.f(...): built-ins are never qualified
+                return true;
+            }
+            char first = sql.charAt(tokenStart);
+            if (first >= '0' && first <= '9') {
+                return false;
+            }
+            if (prev1 == Keyword.AS || prevType == RPAREN) {
+                // AS dt (a, b) and (SELECT ...) dt (a, b): a derived table's column list
+                return false;
+            }
+            return !BuiltinFunctions.contains(sql, tokenStart, tokenEnd);
+        }
+
+        private void confirmCall() {
+            call = CALL_NONE;
+            flags |= StatementFlag.STORED_FUNCTION.bit();
+        }
+
         /** BEGIN and CASE open a block, END closes one unless it is END IF/LOOP/WHILE/REPEAT/FOR. */
         private void block(Keyword kw) {
             if (kw == Keyword.BEGIN || (kw == Keyword.CASE && prev1 != Keyword.END)) {
@@ -673,9 +786,18 @@ public final class StatementClassifier {
             if (pendingUserVariable) {
                 flags |= StatementFlag.USES_USER_VARIABLES.bit();
             }
+            if (call >= CALL_ARGS) {
+                // the text ended inside or right after the parentheses: f(a) at the very end
+                confirmCall();
+            }
             StatementKind k = kind;
             if (verb == Keyword.SET) {
                 k = setSessionItem && !setGlobal ? StatementKind.SESSION_STATE : StatementKind.WRITE;
+            }
+            if (k != StatementKind.READ) {
+                // A write goes to the primary anyway, and its "name (" is often no call (INSERT INTO t (a, b),
+                // CREATE TABLE t (...)). A session-state change runs on the primary and is replayed as it is.
+                flags &= ~StatementFlag.STORED_FUNCTION.bit();
             }
             TransactionFlavor f = flavor;
             if (k == StatementKind.TRANSACTION_BEGIN && verb == Keyword.START) {
@@ -727,6 +849,10 @@ public final class StatementClassifier {
             sawReadWrite = false;
             setGlobal = false;
             setSessionItem = false;
+            call = CALL_NONE;
+            callDepth = 0;
+            callArgsPlain = false;
+            callArgsEmpty = false;
         }
 
         private StatementClass result() {

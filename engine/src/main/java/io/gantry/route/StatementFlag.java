@@ -17,6 +17,14 @@ public enum StatementFlag {
     /** {@code LOAD DATA} / {@code LOAD XML}. */
     LOAD_DATA(Effect.NOT_A_READ),
     /**
+     * A read that may call a stored function: a name that is not a built-in function or keyword followed by
+     * {@code (} ({@code f()}, {@code db.f()}, {@code `f`()}), anywhere in the statement, executable comments
+     * included. A stored function may write, so the statement goes to the primary, as MaxScale does; the session
+     * is not pinned. Only reads carry it: a write goes to the primary anyway. The list of built-ins is the
+     * resource {@code builtin-functions.txt}.
+     */
+    STORED_FUNCTION(Effect.NOT_A_READ),
+    /**
      * {@code GET_LOCK()}, {@code RELEASE_LOCK()}, {@code RELEASE_ALL_LOCKS()}, {@code IS_FREE_LOCK()},
      * {@code IS_USED_LOCK()}: named locks live on one server, held by one connection.
      */

@@ -10,6 +10,7 @@ import static io.gantry.route.StatementFlag.SEQUENCE;
 import static io.gantry.route.StatementFlag.SERVER_STATE;
 import static io.gantry.route.StatementFlag.SESSION_FUNCTION;
 import static io.gantry.route.StatementFlag.SETS_USER_VARIABLES;
+import static io.gantry.route.StatementFlag.STORED_FUNCTION;
 import static io.gantry.route.StatementFlag.TABLE_LOCK;
 import static io.gantry.route.StatementFlag.TEMPORARY_TABLE;
 import static io.gantry.route.StatementFlag.USER_LOCK;
@@ -62,7 +63,6 @@ class StatementClassifierTest {
                 c("SELECT * FROM t WHERE a IN (SELECT b FROM u)", READ),
                 c("SELECT REPLACE(name, 'a', 'b'), INSERT(name, 1, 2, 'x') FROM t", READ),
                 c("SELECT found_rows, last_insert_id, get_lock FROM stats", READ),
-                c("SELECT s.get_lock(1) FROM t AS s", READ),
                 c("SELECT t.select, t.update FROM t", READ),
                 c("SELECT * FROM t ORDER BY id DESC LIMIT 5", READ),
                 c("SELECT * FROM t WINDOW w AS (PARTITION BY a)", READ),
@@ -220,6 +220,8 @@ class StatementClassifierTest {
                 c("SELECT RELEASE_ALL_LOCKS()", WRITE, USER_LOCK),
                 c("SELECT IS_USED_LOCK('job'), IS_FREE_LOCK('job')", WRITE, USER_LOCK),
                 c("DO GET_LOCK('job', 0)", WRITE, USER_LOCK),
+                // s.get_lock is the stored function get_lock of database s, not the built-in
+                c("SELECT s.get_lock(1) FROM t AS s", WRITE, STORED_FUNCTION),
                 c("SELECT NEXTVAL(s)", WRITE, SEQUENCE),
                 c("SELECT NEXT VALUE FOR s", WRITE, SEQUENCE),
                 c("SELECT SETVAL(s, 100)", WRITE, SEQUENCE),
@@ -489,22 +491,42 @@ class StatementClassifierTest {
         assertThat(StatementClassifier.classify(sql).flags()).containsExactly(LOCKING_READ);
     }
 
+    /**
+     * Properties over random text that a broken lexer or state machine would violate: classification does not throw
+     * (without the safety net that turns exceptions into "write"), does not depend on how wide the blanks are,
+     * cannot turn a text that holds a complete write into a read, and ignores what is inside a comment.
+     */
     @Test
-    void randomInputNeverThrows() {
+    void randomInputKeepsTheClassifiersProperties() {
         SplittableRandom random = new SplittableRandom(20240601);
         String alphabet = "SELECT FOR UPDATE INSERT SET @@x @y := ; ' \" ` /* */ /*! /*M! -- # \n ( ) , . BEGIN END "
-                + "CASE WITH AS READ ONLY START TRANSACTION \\ GET_LOCK( INTO OUTFILE 0123 é";
+                + "CASE WITH AS READ ONLY START TRANSACTION \\ GET_LOCK( INTO OUTFILE 0123 é f( db.g( `h`( UNION "
+                + "COUNT( IN ( c (a) AS ( ";
         for (int i = 0; i < 20_000; i++) {
             int length = random.nextInt(60);
-            StringBuilder sql = new StringBuilder(length);
+            StringBuilder text = new StringBuilder(length);
             for (int j = 0; j < length; j++) {
-                sql.append(random.nextBoolean()
+                text.append(random.nextInt(4) != 0
                         ? alphabet.charAt(random.nextInt(alphabet.length()))
                         : (char) random.nextInt(0x3000));
             }
-            StatementClass result = StatementClassifier.classify(sql);
-            assertThat(result).isNotNull();
-            assertThat(result.beginFlavor().isPresent()).isEqualTo(result.kind() == TRANSACTION_BEGIN);
+            String sql = text.toString();
+            boolean noBackslashEscapes = random.nextBoolean();
+            StatementClass result = StatementClassifier.classifyUnguarded(sql, noBackslashEscapes);
+
+            String wider = sql.replace(" ", "  ").replace("\n", " \n\t");
+            StatementClass widened = StatementClassifier.classifyUnguarded(wider, noBackslashEscapes);
+            assertThat(widened).as("blanks widened: [%s] vs [%s]", sql, wider).isEqualTo(result);
+
+            String afterWrite = "DELETE FROM t WHERE id = 1;" + sql;
+            assertThat(StatementClassifier.classifyUnguarded(afterWrite, noBackslashEscapes).kind())
+                    .as("[%s]", afterWrite).isEqualTo(WRITE);
+
+            String commented = "SELECT a FROM t /* " + sql.replace("*/", "* /") + "*/";
+            StatementClass inComment = StatementClassifier.classifyUnguarded(commented, noBackslashEscapes);
+            assertThat(inComment.kind()).as("[%s]", commented).isEqualTo(READ);
+            assertThat(inComment.flags()).as("[%s]", commented).isEmpty();
+            assertThat(inComment.statementCount()).as("[%s]", commented).isEqualTo(1);
         }
     }
 

@@ -1,0 +1,113 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Gantry session id never reaches a server as a thread id: every KILL that Gantry does not translate is refused.
+ * The victim is a direct connection to the primary whose server thread id is used as the KILL's argument; with the
+ * KILL passed through, the server would kill it (same account).
+ */
+class KillTranslationIT {
+
+    private static Topology topology;
+    private static ProxyHarness gantry;
+
+    @BeforeAll
+    static void startProxy() {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+        gantry = ProxyHarness.start(topology);
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        gantry.close();
+    }
+
+    @Test
+    void killInsideAMultiStatementTextIsRefusedAndTheServerThreadLives() throws SQLException {
+        try (Connection victim = topology.connectAsApp(topology.primary());
+             Connection client = viaGantry("allowMultiQueries=true")) {
+            String thread = queryString(victim, "SELECT CONNECTION_ID()");
+            for (String text : List.of("KILL " + thread + "; SELECT 1", "kill " + thread + ";select 1",
+                    "SELECT 1; KILL CONNECTION " + thread, "/*! KILL " + thread + " */; SELECT 1",
+                    "SELECT 1; /*!50000 KILL QUERY " + thread + " */")) {
+                SQLException refused = catchThrowableOfType(() -> execute(client, text), SQLException.class);
+                assertThat((Throwable) refused).as(text).isNotNull();
+                assertThat(refused.getErrorCode()).as(text).isEqualTo(1235);
+                assertThat(refused.getMessage()).as(text).contains("multi-statement text")
+                        .contains("as a statement of its own");
+                assertThat(queryString(victim, "SELECT 'alive'")).as("after %s", text).isEqualTo("alive");
+            }
+            // The refusal leaves the client's session usable.
+            assertThat(queryString(client, "SELECT 'still here'")).isEqualTo("still here");
+        }
+    }
+
+    @Test
+    void killsGantryCannotTranslateAreRefusedAndNeverReachAServer() throws SQLException {
+        try (Connection victim = topology.connectAsApp(topology.primary()); Connection client = viaGantry("")) {
+            String thread = queryString(victim, "SELECT CONNECTION_ID()");
+            for (String text : List.of("KILL QUERY ID " + thread, "KILL HARD QUERY ID " + thread, "KILL USER app",
+                    "KILL (" + thread + ")", "KILL " + thread + " + 0", "PREPARE s FROM 'KILL " + thread + "'",
+                    "PREPARE s FROM 'KI' 'LL " + thread + "'", "EXECUTE IMMEDIATE 'KILL " + thread + "'",
+                    "BEGIN NOT ATOMIC KILL " + thread + "; END")) {
+                SQLException refused = catchThrowableOfType(() -> execute(client, text), SQLException.class);
+                assertThat((Throwable) refused).as(text).isNotNull();
+                assertThat(refused.getErrorCode()).as(text).isEqualTo(1235);
+                assertThat(refused.getMessage()).as(text).contains("Gantry");
+                assertThat(queryString(victim, "SELECT 'alive'")).as("after %s", text).isEqualTo("alive");
+            }
+            // Had PREPARE gone through, this would kill the victim.
+            assertThat(catchThrowableOfType(() -> execute(client, "EXECUTE s"), SQLException.class).getErrorCode())
+                    .isEqualTo(1243);
+            assertThat(queryString(victim, "SELECT 'alive'")).isEqualTo("alive");
+        }
+    }
+
+    @Test
+    void aKillPreparedOverTheBinaryProtocolIsRefused() throws SQLException {
+        try (Connection victim = topology.connectAsApp(topology.primary());
+             Connection client = viaGantry("useServerPrepStmts=true&emulateUnsupportedPstmts=false")) {
+            String thread = queryString(victim, "SELECT CONNECTION_ID()");
+            SQLException refused = catchThrowableOfType(() -> {
+                try (PreparedStatement kill = client.prepareStatement("KILL " + thread)) {
+                    kill.execute();
+                }
+            }, SQLException.class);
+            assertThat((Throwable) refused).isNotNull();
+            assertThat(refused.getErrorCode()).isEqualTo(1295);
+            assertThat(queryString(victim, "SELECT 'alive'")).isEqualTo("alive");
+        }
+    }
+
+    @Test
+    void aKillOfAGantrySessionOnItsOwnStillWorks() throws SQLException {
+        try (Connection victim = viaGantry(""); Connection killer = viaGantry("allowMultiQueries=true")) {
+            String session = queryString(victim, "SELECT CONNECTION_ID()");
+            execute(killer, "/* by id */ KILL CONNECTION " + session + ";");
+            assertThat((Throwable) catchThrowableOfType(() -> queryString(victim, "SELECT 1"), SQLException.class))
+                    .isNotNull();
+        }
+    }
+
+    private static Connection viaGantry(String options) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port() + "/" + topology.database()
+                        + "?sslMode=DISABLED&allowPublicKeyRetrieval=true" + (options.isEmpty() ? "" : "&" + options),
+                topology.appAccount().user(), topology.appAccount().password());
+    }
+}
