@@ -457,17 +457,35 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     .writeBytes(text));
             packet.release();
         }
+        runQuery(command, sql, withId, true);
+    }
+
+    /**
+     * Routes and runs a COM_QUERY.
+     *
+     * @param sql the client's text; {@code withId} the text as sent (with the session id in place of
+     *        {@code CONNECTION_ID()})
+     * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
+     */
+    private void runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere) {
         Routed routed = route(withId, true);
         if (routed == null) {
             command.release();
             return;
         }
-        Packet toRun = command;
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
-                ? ByteBufUtil.getBytes(toRun.payload()) : null;
+                ? ByteBufUtil.getBytes(command.payload()) : null;
         AfterResponse after = afterStatement(routed.statement(), withId, stateCommand);
         ResponseRewriter rewriter = withId == sql ? NO_REWRITE : connectionIdColumns(sql, withId);
-        run(toRun, routed.server(), connection -> forward(toRun, connection, after, rewriter));
+        // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
+        // marks it down and the read is routed again, once, instead of ending the session.
+        boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
+                && routed.server().role() == Role.REPLICA && !connections.containsKey(idOf(routed.server()));
+        Runnable elsewhere = fresh ? () -> {
+            LOG.info("session {}: {} cannot be reached; routing the read again", id, routed.server().address());
+            runQuery(command, sql, withId, false);
+        } : null;
+        run(command, routed.server(), connection -> forward(command, connection, after, rewriter), elsewhere);
     }
 
     /** Column definitions as a direct connection names and types {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
@@ -766,8 +784,21 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      * state up to date, then hands the connection to {@code then} (which forwards the command).
      */
     private void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
+        run(packet, server, then, null);
+    }
+
+    /**
+     * As {@link #run(Packet, UpstreamServer, Consumer)}; when {@code unreachable} is given and the server cannot be
+     * reached at all (no connection was ever made), it runs instead of ending the session.
+     */
+    private void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
         phase = Phase.RUNNING;
         obtain(server).addListener(future -> {
+            if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
+                    && failure.serverUnreachable() && !server.isReachable()) {
+                unreachable.run();
+                return;
+            }
             if (!future.isSuccess()) {
                 packet.release();
                 sendErrorAndClose(1, backendError(server, future.cause()));
@@ -855,7 +886,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     for (InternalCommand.Value value : row) {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
-                    byte[] replayCommand = ByteBufUtil.getBytes(queryPayload(readBack.replayText(literals)));
+                    byte[] text = readBack.replayText(literals).getBytes(StandardCharsets.UTF_8);
+                    byte[] replayCommand = new byte[text.length + 1];
+                    replayCommand[0] = (byte) CommandType.COM_QUERY.code();
+                    System.arraycopy(text, 0, replayCommand, 1, text.length);
                     use.appliedStateVersion = stateLog.record(replayCommand);
                 }
                 done.run();

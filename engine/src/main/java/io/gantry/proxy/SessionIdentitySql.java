@@ -1,7 +1,9 @@
 package io.gantry.proxy;
 
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.SqlTokenizer.Token;
+import io.gantry.route.SqlTokenizer.Type;
 import io.gantry.wire.ErrPacket;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -72,27 +74,18 @@ final class SessionIdentitySql {
         }
         StringBuilder out = null;
         int copiedUpTo = 0;
-        SqlTokenizer tokens = new SqlTokenizer(sql, true);
-        int previous = SqlTokenizer.EOF;
-        int callStart = -1;
-        int callStep = 0; // 1: saw connection_id, 2: saw "("
-        for (int type = tokens.next(); type != SqlTokenizer.EOF; type = tokens.next()) {
-            if (callStep == 1 && type == SqlTokenizer.LPAREN) {
-                callStep = 2;
-            } else if (callStep == 2 && type == SqlTokenizer.RPAREN) {
+        List<Token> tokens = SqlTokenizer.tokenize(sql, false);
+        for (int i = 0; i + 2 < tokens.size(); i++) {
+            Token token = tokens.get(i);
+            if (token.isWord(sql, "CONNECTION_ID") && !(i > 0 && tokens.get(i - 1).isSymbol(sql, '.'))
+                    && tokens.get(i + 1).isSymbol(sql, '(') && tokens.get(i + 2).isSymbol(sql, ')')) {
                 if (out == null) {
                     out = new StringBuilder(sql.length() + 8);
                 }
-                out.append(sql, copiedUpTo, callStart).append(sessionId);
-                copiedUpTo = tokens.end();
-                callStep = 0;
-            } else if (type == SqlTokenizer.WORD && previous != SqlTokenizer.DOT && tokens.is("CONNECTION_ID")) {
-                callStep = 1;
-                callStart = tokens.start();
-            } else {
-                callStep = 0;
+                out.append(sql, copiedUpTo, token.start()).append(sessionId);
+                copiedUpTo = tokens.get(i + 2).end();
+                i += 2;
             }
-            previous = type;
         }
         if (out == null) {
             return sql;
@@ -129,22 +122,15 @@ final class SessionIdentitySql {
                 + "protocol yet: Gantry runs KILL only as a plain query; " + SEND_ALONE));
     }
 
-    private record Token(int type, int start, int end) {
-    }
-
     private static KillText inspect(String sql, boolean escapes, int nesting) {
-        SqlTokenizer tokenizer = new SqlTokenizer(sql, escapes);
-        List<Token> tokens = new ArrayList<>();
-        for (int type = tokenizer.next(); type != SqlTokenizer.EOF; type = tokenizer.next()) {
-            tokens.add(new Token(type, tokenizer.start(), tokenizer.end()));
-        }
+        List<Token> tokens = SqlTokenizer.tokenize(sql, !escapes);
         int statements = 0;
         boolean inStatement = false;
         int firstKill = -1;
         int kills = 0;
         for (int i = 0; i < tokens.size(); i++) {
             Token token = tokens.get(i);
-            if (token.type() == SqlTokenizer.SEMI) {
+            if (token.isSymbol(sql, ';')) {
                 inStatement = false;
                 continue;
             }
@@ -152,14 +138,14 @@ final class SessionIdentitySql {
                 statements++;
                 inStatement = true;
             }
-            boolean afterDot = i > 0 && tokens.get(i - 1).type() == SqlTokenizer.DOT;
-            if (token.type() == SqlTokenizer.WORD && !afterDot && is(sql, token, "KILL")) {
+            boolean afterDot = i > 0 && tokens.get(i - 1).isSymbol(sql, '.');
+            if (!afterDot && is(sql, token, "KILL")) {
                 kills++;
                 if (firstKill < 0) {
                     firstKill = i;
                 }
             }
-            if (nesting < 3 && token.type() == SqlTokenizer.WORD && !afterDot) {
+            if (nesting < 3 && token.type() == Type.WORD && !afterDot) {
                 int source = dynamicSqlSource(sql, tokens, i);
                 if (source > 0) {
                     String inner = concatenatedLiterals(sql, tokens, source, escapes);
@@ -173,7 +159,7 @@ final class SessionIdentitySql {
             return KillText.NONE;
         }
         int begin = 0;
-        while (tokens.get(begin).type() == SqlTokenizer.SEMI) {
+        while (tokens.get(begin).isSymbol(sql, ';')) {
             begin++;
         }
         if (statements > 1 || kills > 1 || firstKill != begin) {
@@ -186,7 +172,7 @@ final class SessionIdentitySql {
     private static KillText single(String sql, List<Token> tokens, int begin) {
         int i = begin + 1;
         int end = tokens.size();
-        while (end > 0 && tokens.get(end - 1).type() == SqlTokenizer.SEMI) {
+        while (end > 0 && tokens.get(end - 1).isSymbol(sql, ';')) {
             end--;
         }
         String modifier = "";
@@ -206,7 +192,7 @@ final class SessionIdentitySql {
         } else if (i < end && is(sql, tokens.get(i), "USER")) {
             return refused("KILL USER; kill each session with KILL <session id>");
         }
-        if (i == end - 1 && tokens.get(i).type() == SqlTokenizer.WORD && isDigits(sql, tokens.get(i))) {
+        if (i == end - 1 && tokens.get(i).type() == Type.NUMBER && isDigits(sql, tokens.get(i))) {
             Token number = tokens.get(i);
             try {
                 return new KillText.Single(new Kill(queryOnly, Long.parseLong(sql.substring(number.start(),
@@ -241,16 +227,16 @@ final class SessionIdentitySql {
      */
     private static String concatenatedLiterals(String sql, List<Token> tokens, int from, boolean escapes) {
         int i = from;
-        if (i < tokens.size() && tokens.get(i).type() == SqlTokenizer.WORD && sql.charAt(tokens.get(i).start()) == '_') {
+        if (i < tokens.size() && tokens.get(i).type() == Type.WORD && sql.charAt(tokens.get(i).start()) == '_') {
             i++;
         }
         StringBuilder value = null;
-        while (i < tokens.size() && tokens.get(i).type() == SqlTokenizer.STRING) {
+        while (i < tokens.size() && tokens.get(i).type() == Type.STRING) {
             Token literal = tokens.get(i);
             if (value == null) {
                 value = new StringBuilder();
             }
-            value.append(SqlTokenizer.literalValue(sql, literal.start(), literal.end(), escapes));
+            value.append(literal.stringValue(sql, escapes));
             i++;
         }
         return value == null ? null : value.toString();
@@ -262,8 +248,7 @@ final class SessionIdentitySql {
     }
 
     private static boolean is(String sql, Token token, String upper) {
-        return token.type() == SqlTokenizer.WORD && token.end() - token.start() == upper.length()
-                && sql.regionMatches(true, token.start(), upper, 0, upper.length());
+        return token.isWord(sql, upper);
     }
 
     private static boolean isDigits(String sql, Token token) {

@@ -36,7 +36,7 @@ final class BuiltinFunctions {
         int max = 0;
         for (String name : names) {
             max = Math.max(max, name.length());
-            int slot = spread(hash(name, 0, name.length())) & (size - 1);
+            int slot = UpperCaseNames.spread(UpperCaseNames.hash(name, 0, name.length())) & (size - 1);
             while (slots[slot] != null) {
                 slot = (slot + 1) & (size - 1);
             }
@@ -57,17 +57,17 @@ final class BuiltinFunctions {
         if (length < 1 || length > MAX_LENGTH) {
             return false;
         }
-        int hash = hash(text, start, end);
+        int hash = UpperCaseNames.hash(text, start, end);
         if (hash == 0) {
             return false;
         }
-        int slot = spread(hash) & MASK;
+        int slot = UpperCaseNames.spread(hash) & MASK;
         while (true) {
             String candidate = SLOTS[slot];
             if (candidate == null) {
                 return false;
             }
-            if (matches(candidate, text, start, length)) {
+            if (UpperCaseNames.matches(candidate, text, start, length)) {
                 return true;
             }
             slot = (slot + 1) & MASK;
@@ -104,39 +104,5 @@ final class BuiltinFunctions {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + RESOURCE, e);
         }
-    }
-
-    private static boolean matches(String name, CharSequence text, int start, int length) {
-        if (name.length() != length) {
-            return false;
-        }
-        for (int i = 0; i < length; i++) {
-            if (upper(text.charAt(start + i)) != name.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Hash of the upper-cased characters; 0 when a character cannot be part of a listed name. */
-    private static int hash(CharSequence text, int start, int end) {
-        int hash = 1;
-        for (int i = start; i < end; i++) {
-            char c = text.charAt(i);
-            if (c > 'z') {
-                return 0;
-            }
-            hash = 31 * hash + upper(c);
-        }
-        return hash == 0 ? 1 : hash;
-    }
-
-    private static char upper(char c) {
-        return c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c;
-    }
-
-    private static int spread(int hash) {
-        int h = hash * 0x9E3779B9;
-        return h ^ (h >>> 16);
     }
 }

@@ -47,7 +47,7 @@ enum Keyword {
         for (Keyword keyword : all) {
             String name = keyword.name();
             max = Math.max(max, name.length());
-            int slot = spread(hash(name, 0, name.length())) & (size - 1);
+            int slot = UpperCaseNames.spread(UpperCaseNames.hash(name, 0, name.length())) & (size - 1);
             while (slots[slot] != null) {
                 slot = (slot + 1) & (size - 1);
             }
@@ -75,11 +75,11 @@ enum Keyword {
         if (length < 2 || length > MAX_LENGTH) {
             return null;
         }
-        int hash = hash(text, start, end);
+        int hash = UpperCaseNames.hash(text, start, end);
         if (hash == 0) {
             return null;
         }
-        int slot = spread(hash) & MASK;
+        int slot = UpperCaseNames.spread(hash) & MASK;
         while (true) {
             Keyword candidate = SLOTS[slot];
             if (candidate == null) {
@@ -93,37 +93,6 @@ enum Keyword {
     }
 
     private boolean matches(CharSequence text, int start, int length) {
-        String name = name();
-        if (name.length() != length) {
-            return false;
-        }
-        for (int i = 0; i < length; i++) {
-            if (upper(text.charAt(start + i)) != name.charAt(i)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Hash of the upper-cased characters; 0 when a character cannot be part of a keyword. */
-    private static int hash(CharSequence text, int start, int end) {
-        int hash = 1;
-        for (int i = start; i < end; i++) {
-            char c = text.charAt(i);
-            if (c > 'z') {
-                return 0;
-            }
-            hash = 31 * hash + upper(c);
-        }
-        return hash == 0 ? 1 : hash;
-    }
-
-    private static char upper(char c) {
-        return c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c;
-    }
-
-    private static int spread(int hash) {
-        int h = hash * 0x9E3779B9;
-        return h ^ (h >>> 16);
+        return UpperCaseNames.matches(name(), text, start, length);
     }
 }

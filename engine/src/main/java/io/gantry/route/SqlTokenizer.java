@@ -48,8 +48,46 @@ public final class SqlTokenizer {
 
         /** Whether the token is this word, ignoring case. */
         public boolean isWord(CharSequence sql, String word) {
-            return type == Type.WORD && end - start == word.length()
-                    && sql.toString().regionMatches(true, start, word, 0, word.length());
+            if (type != Type.WORD || end - start != word.length()) {
+                return false;
+            }
+            for (int i = 0; i < word.length(); i++) {
+                if (Character.toUpperCase(sql.charAt(start + i)) != Character.toUpperCase(word.charAt(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * The value of a {@link Type#STRING} token: quotes removed, doubled quotes and (with
+         * {@code backslashEscapes}) backslash escapes resolved as the server resolves them.
+         */
+        public String stringValue(CharSequence sql, boolean backslashEscapes) {
+            char quote = sql.charAt(start);
+            StringBuilder out = new StringBuilder(end - start);
+            int last = end - 1 > start && sql.charAt(end - 1) == quote ? end - 1 : end;
+            for (int i = start + 1; i < last; i++) {
+                char c = sql.charAt(i);
+                if (c == '\\' && backslashEscapes && i + 1 < last) {
+                    char escaped = sql.charAt(++i);
+                    out.append(switch (escaped) {
+                        case 'n' -> '\n';
+                        case 't' -> '\t';
+                        case 'r' -> '\r';
+                        case 'b' -> '\b';
+                        case '0' -> '\0';
+                        case 'Z' -> '\u001A';
+                        default -> escaped;
+                    });
+                } else if (c == quote && i + 1 < last && sql.charAt(i + 1) == quote) {
+                    out.append(quote);
+                    i++;
+                } else {
+                    out.append(c);
+                }
+            }
+            return out.toString();
         }
     }
 
