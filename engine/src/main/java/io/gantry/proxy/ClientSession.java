@@ -679,7 +679,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 String held = HeldState.describe(backendUses.get(holder).held);
                 LOG.warn("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
                         id, decision.server().hostPort(), held, holder.server().address());
-                sendErrorAndClose(1, ErrPacket.of(2013, "HY000", "Gantry: the primary is now "
+                sendErrorAndClose(1, sessionEnded("Gantry: the primary is now "
                         + decision.server().hostPort() + ", but this session's " + held + " stayed on "
                         + holder.server().address() + "; this session is closed, reconnect"));
                 return null;
@@ -1112,7 +1112,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
                 packet.release();
-                writeError(1, ErrPacket.of(2013, "HY000", "the long data sent for this statement was lost with "
+                writeError(1, ErrPacket.of(1105, "HY000", "the long data sent for this statement was lost with "
                         + "the connection to " + longData.get().hostPort() + "; send it again"));
                 ctx.flush();
                 return;
@@ -1334,7 +1334,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (!use.held.isEmpty()) {
                 LOG.warn("session {}: {} closed the session's connection, which held {}; ending the session, as a "
                         + "direct connection would end", id, key.hostPort(), HeldState.describe(use.held));
-                endSession(ErrPacket.of(2013, "HY000", "Gantry: " + key.hostPort() + " closed this session's "
+                endSession(sessionEnded("Gantry: " + key.hostPort() + " closed this session's "
                         + "connection, which held " + HeldState.describe(use.held) + "; this session is closed"));
                 return;
             }
@@ -1476,13 +1476,22 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         closeSession();
     }
 
+    /**
+     * The error that ends a session: MariaDB's "connection was killed" (1927) with the connection-failure SQLState,
+     * so drivers and pools treat the connection as gone. Not the client-side 2013: a server-sent 2xxx code makes
+     * libmariadb (the {@code mariadb} CLI) report "malformed packet" instead of the message.
+     */
+    private static ErrPacket sessionEnded(String message) {
+        return ErrPacket.of(1927, "08S01", message);
+    }
+
     private ErrPacket backendError(UpstreamServer server, Throwable cause) {
         if (cause instanceof BackendFailure failure && failure.serverError() != null) {
             return failure.serverError();
         }
         String reason = cause == null ? "unknown error" : cause.getMessage();
         LOG.warn("session {}: closing, backend {} failed: {}", id, server.address(), reason);
-        return ErrPacket.of(2013, "HY000", "Gantry lost the backend " + server.address() + ": " + reason
+        return sessionEnded("Gantry lost the backend " + server.address() + ": " + reason
                 + "; this session is closed");
     }
 
