@@ -44,6 +44,7 @@ final class HealthRecorder implements TopologyListener, AutoCloseable {
             case UP -> EventKind.UP;
             case BROKEN -> EventKind.BROKEN;
             case DIVERGED -> EventKind.DIVERGED;
+            case HOST_BLOCKED -> EventKind.HOST_BLOCKED;
             case ROLE_CHANGE, PRIMARY_CHANGE -> EventKind.ROLE_CHANGE;
             // The Authority records these itself, in the same transaction as the change.
             case LIST_CHANGED, WEIGHT_CHANGED -> null;

@@ -10,6 +10,8 @@ public enum EventKind {
     BROKEN("broken"),
     /** A replica holds transactions the primary lacks (errant GTIDs); it serves no reads until they are gone. */
     DIVERGED("diverged"),
+    /** A client host was blocked after failed logins ({@code server} names the host). */
+    HOST_BLOCKED("host_blocked"),
     /** A server's role changed (primary, replica, unknown), or the primary moved. */
     ROLE_CHANGE("role_change"),
     /** The change stream moved to another server. */

@@ -59,10 +59,10 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -134,7 +134,11 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private ByteBuf batch;
     private ChannelHandlerContext ctx;
     private Phase phase = Phase.GREETING_SENT;
+    /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
     private boolean admitted;
+    /** Counted by the login gate: from the connection until the login ends. */
+    private boolean pendingLogin;
+    private String host = "";
     private int capabilities;
     /** MariaDB extended capabilities negotiated with the client (0 for MySQL clients and primaries). */
     private int mariaDbCapabilities;
@@ -166,14 +170,27 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext context) {
         this.ctx = context;
-        if (!proxy.admitSession()) {
-            LOG.warn("session {}: refused, --max-client-connections ({}) reached", id,
-                    proxy.config().maxClientConnections());
-            sendErrorAndClose(0, ErrPacket.of(1040, "08004", "Too many connections (Gantry's --max-client-connections is "
-                    + proxy.config().maxClientConnections() + ")"));
+        this.host = remoteHost();
+        if (proxy.sessionsFull()) {
+            proxy.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached", id,
+                    host, proxy.config().maxClientConnections());
+            sendErrorAndClose(0, tooManyConnections());
             return;
         }
-        admitted = true;
+        Optional<LoginGate.Refusal> refusal = proxy.loginGate().admit(host);
+        if (refusal.isPresent()) {
+            refuse(refusal.get());
+            return;
+        }
+        pendingLogin = true;
+        Duration timeout = proxy.config().login().handshakeTimeout();
+        context.executor().schedule(() -> {
+            if (pendingLogin && phase != Phase.CLOSED) {
+                proxy.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+                        + "(--connect-timeout-secs)", id, host, timeout.toSeconds());
+                closeSession();
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         proxy.register(id, this);
         RANDOM.nextBytes(seed);
         for (int i = 0; i < seed.length; i++) {
@@ -192,15 +209,91 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         context.writeAndFlush(new Packet(0, out));
     }
 
+    /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
+    private void refuse(LoginGate.Refusal refusal) {
+        if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
+            long seconds = Math.max(1, Duration.between(java.time.Instant.now(), blocked.until()).toSeconds());
+            proxy.peerWarnings().warn("blocked", "session {}: refused {}, blocked after failed logins for {} more s",
+                    id, host, seconds);
+            sendErrorAndClose(0, ErrPacket.of(1129, "HY000", "Host '" + host + "' is blocked because of many "
+                    + "connection errors (Gantry: failed logins; retry in " + seconds + " s)"));
+        } else {
+            LoginGate.Refusal.TooManyPending pending = (LoginGate.Refusal.TooManyPending) refusal;
+            String flag = pending.perHost() ? "--max-pending-logins-per-host" : "--max-pending-logins";
+            proxy.peerWarnings().warn("pending", "session {}: refused {}, {} connections are logging in ({} {})",
+                    id, host, pending.pending(), flag, pending.limit());
+            sendErrorAndClose(0, ErrPacket.of(1040, "08004", "Too many connections (" + pending.pending()
+                    + " connections " + (pending.perHost() ? "from " + host + " " : "") + "are still logging in; "
+                    + "Gantry's " + flag + " is " + pending.limit() + ")"));
+        }
+    }
+
+    private ErrPacket tooManyConnections() {
+        return ErrPacket.of(1040, "08004", "Too many connections (Gantry's --max-client-connections is "
+                + proxy.config().maxClientConnections() + ")");
+    }
+
+    /**
+     * The client logged in: it stops counting as a pending login and starts counting as a session (a
+     * COM_CHANGE_USER keeps its slot), and the packet size cap goes from the login bound to
+     * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
+     */
+    private boolean finishLogin(int okSequence) {
+        if (pendingLogin) {
+            pendingLogin = false;
+            proxy.loginGate().leave(host);
+            raisePacketCap();
+        }
+        proxy.loginGate().succeeded(host);
+        if (!admitted) {
+            if (!proxy.admitSession()) {
+                proxy.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
+                        + "reached", id, user, host, proxy.config().maxClientConnections());
+                sendErrorAndClose(okSequence, tooManyConnections());
+                return false;
+            }
+            admitted = true;
+        }
+        return true;
+    }
+
+    /** Swaps the login-sized frame decoder for one capped at {@code --max-allowed-packet}. */
+    private void raisePacketCap() {
+        PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf early = login.takeUndecodedBytes();
+        PacketFrameDecoder full = new PacketFrameDecoder(proxy.config().maxPacketSize());
+        ctx.pipeline().replace(login, "frames", full);
+        if (early.isReadable()) {
+            try {
+                full.channelRead(ctx.pipeline().context(full), early); // (rare: clients wait for the OK)
+            } catch (Exception e) {
+                throw new IllegalStateException("session " + id + ": cannot hand early bytes to the decoder", e);
+            }
+        } else {
+            early.release();
+        }
+    }
+
+    /** A failed login from this host; blocks the host when it is one too many. */
+    private void loginFailed() {
+        proxy.loginGate().failed(host).ifPresent(proxy::hostBlocked);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext context, Object message) {
         if (message instanceof PacketDecodeFailure failure) {
-            LOG.warn("session {}: closing, bad packet from client: {}", id, failure.message());
+            proxy.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, host,
+                    failure.message());
             boolean tooLarge = failure.reason() == PacketDecodeFailure.Reason.TOO_LARGE;
-            sendErrorAndClose(failure.sequenceId() + 1, tooLarge
-                    ? ErrPacket.of(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes ("
-                    + failure.sizeFound() + " > " + failure.cap() + ")")
-                    : ErrPacket.of(1835, "HY000", "Malformed communication packet: " + failure.message()));
+            if (pendingLogin) {
+                loginFailed();
+            }
+            sendErrorAndClose(failure.sequenceId() + 1, !tooLarge
+                    ? ErrPacket.of(1835, "HY000", "Malformed communication packet: " + failure.message())
+                    : pendingLogin ? ErrPacket.of(1153, "08S01", "Got a packet bigger than a login may send ("
+                    + failure.sizeFound() + " > " + failure.cap() + " bytes before login)")
+                    : ErrPacket.of(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes ("
+                    + failure.sizeFound() + " > " + failure.cap() + ")"));
             return;
         }
         Packet packet = (Packet) message;
@@ -226,7 +319,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 boolean readable = packet.refCnt() > 0;
                 CommandType command = readable ? CommandType.of(packet.payload()) : CommandType.COM_QUERY;
                 boolean idCutOff = readable && packet.payload().readableBytes() < 5;
-                ReferenceCountUtil.safeRelease(packet);
+                releaseIfHeld(packet);
                 LOG.debug("session {}: malformed {} from client: {}", id, command, e.getMessage());
                 malformedCommandError(command, idCutOff).ifPresent(error -> {
                     writeError(1, error);
@@ -234,12 +327,17 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 });
                 return;
             }
-            ReferenceCountUtil.safeRelease(packet);
-            LOG.warn("session {}: closing, malformed packet from client: {}", id, e.getMessage());
+            // The handler may have released the packet already: releasing twice would log a stack trace per packet.
+            releaseIfHeld(packet);
+            if (pendingLogin) {
+                loginFailed();
+            }
+            proxy.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id, host,
+                    e.getMessage());
             sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1835, "HY000",
                     "Malformed communication packet: " + e.getMessage()));
         } catch (RuntimeException e) {
-            ReferenceCountUtil.safeRelease(packet);
+            releaseIfHeld(packet);
             LOG.error("session {}: closing after an unexpected error: {}", id, e.toString(), e);
             sendErrorAndClose(packet.sequenceId() + 1, ErrPacket.of(1105, "HY000", "Gantry internal error: " + e));
         }
@@ -349,8 +447,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 openFirstBackend(sequence);
             }
             case DENY -> {
-                LOG.warn("session {}: access denied for '{}'@'{}' ({}, {})", id, user, remoteHost(),
-                        authentication.plugin(), step.reason());
+                proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {})", id, user,
+                        host, authentication.plugin(), step.reason());
+                loginFailed();
                 sendErrorAndClose(sequence, step.error());
             }
         }
@@ -374,7 +473,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 sendErrorAndClose(okSequence, backendError(first.get(), future.cause()));
                 return;
             }
-            LOG.debug("session {}: '{}'@'{}' logged in", id, user, remoteHost());
+            if (!finishLogin(okSequence)) {
+                return;
+            }
+            LOG.debug("session {}: '{}'@'{}' logged in", id, user, host);
             writeOk(okSequence);
             ctx.flush();
             commandDone();
@@ -1511,6 +1613,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         clearSecret();
         proxy.unregister(id);
+        if (pendingLogin) {
+            pendingLogin = false;
+            proxy.loginGate().leave(host);
+        }
         if (admitted) {
             admitted = false;
             proxy.sessionClosed();
@@ -1530,6 +1636,12 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         backendThreads.clear();
         backendUses.clear();
         prepared.clear();
+    }
+
+    private static void releaseIfHeld(Packet packet) {
+        if (packet.refCnt() > 0) {
+            packet.release();
+        }
     }
 
     private void clearSecret() {

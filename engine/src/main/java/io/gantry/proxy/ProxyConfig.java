@@ -25,10 +25,53 @@ import java.util.Optional;
  * @param connectRetries       how many more times Gantry's own connection attempts (validation now, CDC later) are
  *                             tried after a server did not answer ({@code --upstream-connect-retries}, default 3);
  *                             a session's failed connection is not retried: it marks the server down at once
+ * @param login                what a peer may hold before it has logged in, and login throttling
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
-                          Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries) {
+                          Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
+                          LoginLimits login) {
+
+    /**
+     * Limits on connections that have not logged in yet, and on failed logins.
+     *
+     * @param handshakeTimeout  time a peer has to log in ({@code --connect-timeout-secs}, default 10 s, as MariaDB's
+     *                          {@code connect_timeout}); past it the connection is closed
+     * @param maxPending        connections logging in at once, from all hosts ({@code --max-pending-logins}, 256)
+     * @param maxPendingPerHost connections logging in at once from one host ({@code --max-pending-logins-per-host},
+     *                          64)
+     * @param maxAuthErrors     failed logins in a row after which a host is blocked
+     *                          ({@code --max-auth-errors-until-block}, 10; 0 turns blocking off)
+     * @param blockFor          how long a host stays blocked ({@code --auth-block-secs}, 60 s)
+     */
+    public record LoginLimits(Duration handshakeTimeout, int maxPending, int maxPendingPerHost, int maxAuthErrors,
+                              Duration blockFor) {
+
+        /** The defaults of {@code gantry run}. */
+        public static final LoginLimits DEFAULTS = new LoginLimits(Duration.ofSeconds(10), 256, 64, 10,
+                Duration.ofSeconds(60));
+
+        public LoginLimits {
+            if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+                throw new IllegalArgumentException("--connect-timeout-secs must be positive, not "
+                        + handshakeTimeout.toSeconds());
+            }
+            if (maxPending < 1) {
+                throw new IllegalArgumentException("--max-pending-logins must be at least 1, not " + maxPending);
+            }
+            if (maxPendingPerHost < 1) {
+                throw new IllegalArgumentException("--max-pending-logins-per-host must be at least 1, not "
+                        + maxPendingPerHost);
+            }
+            if (maxAuthErrors < 0) {
+                throw new IllegalArgumentException("--max-auth-errors-until-block must be 0 (off) or more, not "
+                        + maxAuthErrors);
+            }
+            if (blockFor.isNegative() || blockFor.isZero()) {
+                throw new IllegalArgumentException("--auth-block-secs must be positive, not " + blockFor.toSeconds());
+            }
+        }
+    }
 
     /** Default for {@link #maxPacketSize}. */
     public static final int DEFAULT_MAX_PACKET_SIZE = 64 * 1024 * 1024;
@@ -66,46 +109,51 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     /** The defaults of {@code gantry run}, listening on {@code listen}. */
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
-                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3);
+                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries);
+                defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries);
+                defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries);
+                defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries);
+                defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries);
+                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, value);
+                maxPacketSize, tls, defaultAuthPlugin, value, login);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value, connectRetries);
+                maxPacketSize, tls, value, connectRetries, login);
+    }
+
+    public ProxyConfig withLogin(LoginLimits value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value);
     }
 }

@@ -4,6 +4,7 @@ import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.TopologyListener;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.PacketFrameDecoder;
@@ -22,6 +23,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +48,11 @@ public final class ProxyServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
     /** utf8mb4_general_ci, for Gantry's own greeting probes. */
     private static final int SERVICE_COLLATION = 45;
+    /**
+     * Largest packet accepted before login: a handshake response with connection attributes, an RSA-encrypted or
+     * TLS-borne password, a COM_CHANGE_USER fit in well under this.
+     */
+    static final int LOGIN_PACKET_LIMIT = 16 * 1024;
 
     private final ProxyConfig config;
     private final Upstreams upstreams;
@@ -59,6 +67,11 @@ public final class ProxyServer implements AutoCloseable {
             new DefaultThreadFactory("gantry-accounts", true));
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger openSessions = new AtomicInteger();
+    private final LoginGate loginGate;
+    /** Warnings a peer can cause at will: at most 20 of a kind a minute. */
+    private final RateLimitedLog peerWarnings = new RateLimitedLog(LoggerFactory.getLogger(ClientSession.class), 20,
+            Duration.ofMinutes(1), Clock.systemUTC());
+    private volatile TopologyListener events = TopologyListener.NONE;
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
@@ -83,6 +96,33 @@ public final class ProxyServer implements AutoCloseable {
         this.greetings = new ServerGreetings(serverVersion);
         this.sslContext = config.tls().map(ProxyServer::sslContext);
         this.accounts = new AccountLookup(upstreams, config.connectTimeout());
+        this.loginGate = new LoginGate(config.login(), Clock.systemUTC());
+    }
+
+    /** Where a blocked host is told, for the timeline ({@link TopologyListener.Change#HOST_BLOCKED}). */
+    void setEvents(TopologyListener listener) {
+        this.events = listener;
+    }
+
+    LoginGate loginGate() {
+        return loginGate;
+    }
+
+    RateLimitedLog peerWarnings() {
+        return peerWarnings;
+    }
+
+    /** A host was blocked after failed logins: a log line and an event on the timeline. */
+    void hostBlocked(LoginGate.Refusal.Blocked blocked) {
+        String reason = blocked.failures() + " failed logins in a row; new connections from it are refused for "
+                + config.login().blockFor().toSeconds() + " s (--max-auth-errors-until-block, --auth-block-secs)";
+        LOG.warn("proxy: blocked host {}: {}", blocked.host(), reason);
+        events.onChange(blocked.host(), TopologyListener.Change.HOST_BLOCKED, reason);
+    }
+
+    /** Whether logged-in sessions already fill {@code --max-client-connections}. */
+    boolean sessionsFull() {
+        return openSessions.get() >= config.maxClientConnections();
     }
 
     private static SslContext sslContext(ProxyConfig.TlsFiles files) {
@@ -105,7 +145,8 @@ public final class ProxyServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         channel.pipeline().addLast(
-                                new PacketFrameDecoder(config.maxPacketSize()),
+                                // Until login a peer can make Gantry hold no more than a login needs.
+                                new PacketFrameDecoder(Math.min(LOGIN_PACKET_LIMIT, config.maxPacketSize())),
                                 new PacketFrameEncoder(),
                                 new ClientSession(ProxyServer.this, connectionIds.incrementAndGet()));
                     }

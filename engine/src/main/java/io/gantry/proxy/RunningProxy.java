@@ -81,6 +81,7 @@ public final class RunningProxy implements AutoCloseable {
                             upstreams.noPrimaryReason()));
             // The version shown is the primary's, read from its greeting below before the port opens.
             ProxyServer server = new ProxyServer(config, upstreams, "", admin.apply(upstreams));
+            server.setEvents(listener);
             try {
                 mirrorGreeting(server, upstreams, config.connectTimeout());
                 upstreams.setListener(withGreetingRefresh(listener, server, upstreams));

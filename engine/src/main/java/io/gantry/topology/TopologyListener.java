@@ -8,7 +8,11 @@ package io.gantry.topology;
 public interface TopologyListener {
 
     /** What kind of change. */
-    enum Change { DOWN, UP, BROKEN, DIVERGED, ROLE_CHANGE, PRIMARY_CHANGE, LIST_CHANGED, WEIGHT_CHANGED }
+    enum Change {
+        DOWN, UP, BROKEN, DIVERGED, ROLE_CHANGE, PRIMARY_CHANGE, LIST_CHANGED, WEIGHT_CHANGED,
+        /** Not a server's: a client host blocked after failed logins (server is then the host). */
+        HOST_BLOCKED
+    }
 
     /** A change to one server (or, for {@link Change#LIST_CHANGED}, to the list; server may then be null). */
     void onChange(String server, Change change, String reason);

@@ -53,13 +53,19 @@ final class ProxyHarness implements AutoCloseable {
      */
     static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
                               UnaryOperator<List<UpstreamUrl>> tuneList) {
+        return start(topology, tuneConfig, tuneList, io.gantry.topology.TopologyListener.NONE);
+    }
+
+    /** @param listener hears the proxy's events (servers down and up, hosts blocked) */
+    static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
+                              UnaryOperator<List<UpstreamUrl>> tuneList, io.gantry.topology.TopologyListener listener) {
         ProxyConfig config = tuneConfig.apply(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withMaxClientConnections(100)
                 .withConnectTimeout(Duration.ofSeconds(2))
                 .withConnectRetries(0));
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
-                    Duration.ofSeconds(1)));
+                    Duration.ofSeconds(1), listener, upstreams -> AdminHandler.NONE));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

@@ -167,6 +167,29 @@ final class RunCommand implements Callable<Integer> {
                         + "session with an error (default: ${DEFAULT-VALUE}).")
         int maxAllowedPacket;
 
+        @Option(names = "--connect-timeout-secs", paramLabel = "SECONDS", defaultValue = "10",
+                description = "Time a client has to log in, as MariaDB's connect_timeout; past it the connection "
+                        + "is closed (default: ${DEFAULT-VALUE}).")
+        long handshakeTimeoutSeconds;
+
+        @Option(names = "--max-pending-logins", paramLabel = "N", defaultValue = "256",
+                description = "Connections logging in at once, from all hosts; they do not count toward "
+                        + "--max-client-connections (default: ${DEFAULT-VALUE}).")
+        int maxPendingLogins;
+
+        @Option(names = "--max-pending-logins-per-host", paramLabel = "N", defaultValue = "64",
+                description = "Connections logging in at once from one host (default: ${DEFAULT-VALUE}).")
+        int maxPendingLoginsPerHost;
+
+        @Option(names = "--max-auth-errors-until-block", paramLabel = "N", defaultValue = "10",
+                description = "Failed logins in a row after which a host is refused for --auth-block-secs; 0 turns "
+                        + "blocking off (default: ${DEFAULT-VALUE}).")
+        int maxAuthErrors;
+
+        @Option(names = "--auth-block-secs", paramLabel = "SECONDS", defaultValue = "60",
+                description = "How long a host stays blocked after failed logins (default: ${DEFAULT-VALUE}).")
+        long authBlockSeconds;
+
         ProxyConfig toConfig(CommandLine commandLine) {
             try {
                 ReadBalance balance = ReadBalance.fromFlag(readBalance);
@@ -190,7 +213,10 @@ final class RunCommand implements Callable<Integer> {
                         .withMaxPacketSize(maxAllowedPacket)
                         .withTls(tlsCertificate == null ? null : new ProxyConfig.TlsFiles(tlsCertificate, tlsKey))
                         .withDefaultAuthPlugin(defaultAuthPlugin)
-                        .withConnectRetries(connectRetries);
+                        .withConnectRetries(connectRetries)
+                        .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
+                                maxPendingLogins, maxPendingLoginsPerHost, maxAuthErrors,
+                                Duration.ofSeconds(authBlockSeconds)));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(commandLine, e.getMessage());
             }

@@ -1,0 +1,172 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.proxy.ProxyFailureIT.RawClient;
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a peer can do to Gantry before it has logged in: hold a slot only until the handshake timeout, never lock
+ * logged-in clients out, make Gantry hold no more than a login needs, be blocked after failed logins, and not
+ * flood the log.
+ */
+class LoginDoorsIT {
+
+    private static final int MAX_AUTH_ERRORS = 3;
+    private static final Duration BLOCK_FOR = Duration.ofSeconds(2);
+    private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
+
+    private static Topology topology;
+    private static ProxyHarness gantry;
+
+    @BeforeAll
+    static void startProxy() {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+        // Blocking off here, so one test's failed logins cannot lock the others out; blocking has its own proxy.
+        gantry = ProxyHarness.start(topology, c -> c.withMaxClientConnections(5)
+                .withLogin(new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, 0, BLOCK_FOR)), l -> l);
+    }
+
+    @AfterAll
+    static void stopProxy() {
+        gantry.close();
+    }
+
+    @Test
+    void connectionsThatNeverLogInDoNotLockClientsOutAndAreClosedAfterTheHandshakeTimeout() throws Exception {
+        List<Socket> idle = new ArrayList<>();
+        try {
+            for (int i = 0; i < 50; i++) {
+                Socket socket = new Socket("127.0.0.1", gantry.port());
+                socket.setSoTimeout((int) HANDSHAKE_TIMEOUT.toMillis() * 3);
+                idle.add(socket);
+            }
+            // Ten times --max-client-connections are connected and silent: a real client still gets in.
+            try (Connection client = gantry.connect(Driver.MYSQL_CONNECTOR_J)) {
+                assertThat(queryString(client, "SELECT 'in'")).isEqualTo("in");
+            }
+            long started = System.nanoTime();
+            for (Socket socket : idle) {
+                assertThat(readsToEndOfStream(socket.getInputStream())).as("closed by Gantry").isTrue();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .isLessThan(HANDSHAKE_TIMEOUT.plusSeconds(3));
+        } finally {
+            for (Socket socket : idle) {
+                socket.close();
+            }
+        }
+    }
+
+    /** Reads (the greeting, then nothing) until the peer closes; false if it is still open after the timeout. */
+    private static boolean readsToEndOfStream(InputStream in) throws Exception {
+        byte[] buffer = new byte[512];
+        try {
+            while (in.read(buffer) >= 0) {
+                // the greeting
+            }
+            return true;
+        } catch (SocketTimeoutException stillOpen) {
+            return false;
+        }
+    }
+
+    @Test
+    void aLoginPacketLargerThanALoginNeedsIsRefusedBeforeItsBodyArrives() throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", gantry.port())) {
+            socket.setSoTimeout(5000);
+            RawClient raw = new RawClient(socket);
+            raw.readPacket(); // greeting
+            // A header announcing 8 MB and 1 KB of it: Gantry answers without waiting for (or buffering) the rest.
+            byte[] start = new byte[4 + 1024];
+            start[0] = 0;
+            start[1] = 0;
+            start[2] = (byte) 0x80;
+            start[3] = 1;
+            raw.send(start);
+            byte[] error = raw.readPacket();
+            assertThat(error[0] & 0xFF).isEqualTo(0xFF);
+            assertThat((error[1] & 0xFF) | (error[2] & 0xFF) << 8).isEqualTo(1153);
+            assertThat(new String(error, StandardCharsets.UTF_8)).contains("before login");
+            assertThat(raw.isClosedByPeer()).isTrue();
+        }
+    }
+
+    @Test
+    void aHostIsBlockedAfterFailedLoginsThenLetInAgain() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
+                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_AUTH_ERRORS, BLOCK_FOR)), l -> l,
+                (server, change, reason) -> events.add(change + " " + server + ": " + reason))) {
+            for (int i = 0; i < MAX_AUTH_ERRORS; i++) {
+                assertThatThrownBy(() -> login(guarded, "wrong-password")).isInstanceOfSatisfying(SQLException.class,
+                        e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+            }
+            assertThatThrownBy(() -> login(guarded, topology.appAccount().password()))
+                    .as("even the right password, while blocked")
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(1129);
+                        assertThat(e.getMessage()).contains("blocked");
+                    });
+            assertThat(events).anySatisfy(event -> assertThat(event).startsWith("HOST_BLOCKED 127.0.0.1")
+                    .contains(MAX_AUTH_ERRORS + " failed logins"));
+            Awaitility.await().atMost(BLOCK_FOR.plusSeconds(3)).ignoreExceptions().untilAsserted(() -> {
+                try (Connection again = login(guarded, topology.appAccount().password())) {
+                    assertThat(queryString(again, "SELECT 'back'")).isEqualTo("back");
+                }
+            });
+        }
+    }
+
+    private static Connection login(ProxyHarness proxy, String password) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + proxy.port() + "/" + topology.database()
+                + "?sslMode=DISABLED&allowPublicKeyRetrieval=true", topology.appAccount().user(), password);
+    }
+
+    @Test
+    void malformedLoginsAreLoggedInALineEachAtMostAndWithoutStackTraces() throws Exception {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            for (int i = 0; i < 200; i++) {
+                try (Socket socket = new Socket("127.0.0.1", gantry.port())) {
+                    socket.setSoTimeout(5000);
+                    RawClient raw = new RawClient(socket);
+                    raw.readPacket();
+                    // Capabilities and max packet size, then nothing: the user name is missing.
+                    raw.sendPacket(1, new byte[] {(byte) 0x85, (byte) 0xA6, 0x0F, 0x00, 0, 0, 0, 1});
+                    raw.readPacket();
+                }
+            }
+        } finally {
+            System.setErr(original);
+        }
+        String log = captured.toString(StandardCharsets.UTF_8);
+        long lines = log.lines().filter(line -> line.contains("malformed packet")).count();
+        assertThat(lines).as("one line per session at most, and at most 20 a minute").isBetween(1L, 21L);
+        assertThat(log).doesNotContain("IllegalReferenceCountException").doesNotContain("\tat ");
+    }
+}
