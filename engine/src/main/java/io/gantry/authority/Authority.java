@@ -1,11 +1,8 @@
 package io.gantry.authority;
 
-import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -35,6 +32,7 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import org.h2.api.ErrorCode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * and the live server table that admin SQL reads. Every table is in the H2 schema {@code GANTRY}, so admin SQL such
  * as {@code SELECT * FROM gantry.events} runs on it directly ({@link #select}).
  *
- * <p>The database is opened with H2's automatic mixed mode ({@code AUTO_SERVER=TRUE}): the first process to open it
- * serves it, and another process on the same machine ({@code gantry export-health} next to a running Gantry)
- * connects to that one instead of failing on the file lock. If the serving process stops, the others reconnect.
+ * <p>The database is embedded and opened by one process at a time: Gantry opens no database port, and another
+ * process ({@code gantry export-health}) opens a stopped Gantry's files or reads a running one's tables through
+ * the proxy port's admin SQL. Its H2 users have a password, kept owner-only in {@code authority.key}; the data
+ * directory and its files are owner-only ({@link DataDirectory}).
  *
  * <p>Thread safety: every method may be called from any thread, and every method blocks (disk I/O), so callers run
  * them on their own executors, never on a Netty event loop. The Authority holds two JDBC connections, each used
@@ -111,7 +110,7 @@ public final class Authority implements AutoCloseable {
      */
     public static Authority open(Path dataDir, Clock clock) {
         Path directory = dataDir.toAbsolutePath().normalize();
-        createDirectory(directory);
+        DataDirectory.prepare(directory);
         return connect(directory, clock, false);
     }
 
@@ -125,6 +124,7 @@ public final class Authority implements AutoCloseable {
         if (!exists(directory)) {
             throw new AuthorityException("no Gantry data in " + dataDir + " (no " + FILE_NAME + ")");
         }
+        DataDirectory.prepare(directory);
         return connect(directory, Clock.systemUTC(), true);
     }
 
@@ -547,10 +547,16 @@ public final class Authority implements AutoCloseable {
         String url = jdbcUrl(directory, mustExist);
         Connection writer = null;
         try {
-            writer = org.h2.Driver.load().connect(url, credentials(OWNER));
+            String key = DataDirectory.key(directory);
+            writer = connectOwner(url, key, file);
             int found = Schema.migrate(writer, clock, file.toString());
-            Connection reader = org.h2.Driver.load().connect(url, credentials(Schema.READER));
+            try (Statement statement = writer.createStatement()) {
+                // The key is base64url: no quote can be in it.
+                statement.execute("ALTER USER " + Schema.READER + " SET PASSWORD '" + key + "'");
+            }
+            Connection reader = org.h2.Driver.load().connect(url, credentials(Schema.READER, key));
             reader.setReadOnly(true);
+            DataDirectory.restrictFiles(directory);
             LOG.debug("authority: opened {} (schema version {}, found {})", file, Schema.CURRENT_VERSION, found);
             return new Authority(directory, clock, writer, reader);
         } catch (SQLException | RuntimeException e) {
@@ -558,8 +564,39 @@ public final class Authority implements AutoCloseable {
             if (e instanceof AuthorityException authority) {
                 throw authority;
             }
+            if (e instanceof SQLException sql && sql.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
+                throw new AuthorityException("authority: " + file + " is in use by another process (a running "
+                        + "Gantry?); a running Gantry's tables are read through its proxy port (admin SQL, or "
+                        + "gantry export-health --from mysql://ADMIN@HOST:PORT)", e);
+            }
             String reason = e instanceof SQLException sql ? h2Message(sql) : e.toString();
             throw new AuthorityException("authority: cannot open " + file + ": " + reason, e);
+        }
+    }
+
+    /**
+     * Logs in as the owner with the key. A database made before keys existed has an empty owner password: it is
+     * opened with that once and given the key.
+     */
+    private static Connection connectOwner(String url, String key, Path file) throws SQLException {
+        try {
+            return org.h2.Driver.load().connect(url, credentials(OWNER, key));
+        } catch (SQLException wrong) {
+            if (wrong.getErrorCode() != ErrorCode.WRONG_USER_OR_PASSWORD) {
+                throw wrong;
+            }
+            Connection legacy;
+            try {
+                legacy = org.h2.Driver.load().connect(url, credentials(OWNER, ""));
+            } catch (SQLException stillWrong) {
+                throw new AuthorityException("authority: the key in " + DataDirectory.KEY_FILE + " does not open "
+                        + file + " (was the key file replaced?)", wrong);
+            }
+            try (Statement statement = legacy.createStatement()) {
+                statement.execute("ALTER USER " + OWNER + " SET PASSWORD '" + key + "'");
+            }
+            LOG.warn("authority: {} had an empty password; it now has the one in {}", file, DataDirectory.KEY_FILE);
+            return legacy;
         }
     }
 
@@ -569,33 +606,16 @@ public final class Authority implements AutoCloseable {
             throw new AuthorityException("authority: the data directory " + directory
                     + " contains ';', which H2 cannot take in a file name");
         }
-        // NON_KEYWORDS=USER lets a qualified u.user name the user column. (DB_CLOSE_ON_EXIT=FALSE would let Gantry
-        // write during its own shutdown hook, but H2 refuses it together with AUTO_SERVER.)
-        return "jdbc:h2:file:" + base + ";AUTO_SERVER=TRUE;NON_KEYWORDS=USER"
-                + (mustExist ? ";IFEXISTS=TRUE" : "");
+        // NON_KEYWORDS=USER lets a qualified u.user name the user column. No AUTO_SERVER: it would open a database
+        // port on every interface.
+        return "jdbc:h2:file:" + base + ";NON_KEYWORDS=USER" + (mustExist ? ";IFEXISTS=TRUE" : "");
     }
 
-    private static Properties credentials(String user) {
+    private static Properties credentials(String user, String password) {
         Properties properties = new Properties();
         properties.setProperty("user", user);
-        properties.setProperty("password", "");
+        properties.setProperty("password", password);
         return properties;
-    }
-
-    private static void createDirectory(Path directory) {
-        if (Files.isDirectory(directory)) {
-            return;
-        }
-        try {
-            if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                Files.createDirectories(directory,
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } else {
-                Files.createDirectories(directory);
-            }
-        } catch (IOException e) {
-            throw new AuthorityException("authority: cannot create the data directory " + directory + ": " + e, e);
-        }
     }
 
     private <T> T write(String what, SqlFunction<Connection, T> work) {

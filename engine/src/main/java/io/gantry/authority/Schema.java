@@ -85,6 +85,7 @@ final class Schema {
                         lag_ms BIGINT,
                         rtt_ms DOUBLE PRECISION,
                         PRIMARY KEY (host, port))""",
+                    // Its password is set from the data directory's key right after (see Authority).
                     "CREATE USER IF NOT EXISTS " + READER + " PASSWORD ''",
                     "GRANT SELECT ON SCHEMA GANTRY TO " + READER)));
 

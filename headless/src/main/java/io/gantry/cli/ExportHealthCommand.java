@@ -27,17 +27,24 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code gantry export-health}: the health history of a data directory as RFC 4180 CSV (see {@link HealthCsv}),
- * from a running Gantry (its Authority serves other processes) or a stopped one.
+ * {@code gantry export-health}: the health history as RFC 4180 CSV (see {@link HealthCsv}), from a stopped
+ * Gantry's data directory, or from a running one through its proxy port's admin SQL ({@code --from}).
  */
 @Command(name = "export-health", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
-                + "row and ISO-8601 UTC times. Works on the data directory of a running or a stopped Gantry.")
+                + "row and ISO-8601 UTC times, from a stopped Gantry's data directory (--data-dir) or a running one's "
+                + "proxy port (--from).")
 final class ExportHealthCommand implements Callable<Integer> {
 
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
             description = "Gantry's data directory (default: ${DEFAULT-VALUE}).")
     Path dataDir;
+
+    @Option(names = "--from", paramLabel = "URL",
+            description = "Read a running Gantry through its proxy port: mysql://ADMIN[:PASSWORD]@HOST:PORT, an "
+                    + "account in its --admin-users; without a password in the URL it comes from the environment "
+                    + "variable GANTRY_ADMIN_PASSWORD.")
+    String fromUrl;
 
     @Option(names = "--since", paramLabel = "TIME",
             description = "First sample to export, inclusive: an ISO-8601 time (2026-11-30T21:00:00Z, or with an "
@@ -78,43 +85,70 @@ final class ExportHealthCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine,
                     "--out: the directory " + out.toAbsolutePath().getParent() + " does not exist");
         }
+        if (fromUrl != null) {
+            ProxyPortHealthSource source;
+            try {
+                source = ProxyPortHealthSource.parse(fromUrl, System.getenv("GANTRY_ADMIN_PASSWORD"));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(commandLine, e.getMessage());
+            }
+            return write(commandLine, (writer) -> {
+                HealthCsv csv = HealthCsv.start(writer);
+                try {
+                    source.forEach(from, to, Optional.ofNullable(server), csv::append);
+                } catch (java.sql.SQLException e) {
+                    throw new IOException("cannot read the health history through " + fromUrl.replaceAll(
+                            "(//[^:/@]*):[^@]*@", "$1:***@") + ": " + e.getMessage(), e);
+                } catch (UncheckedIOException e) {
+                    throw e.getCause();
+                }
+                return csv.rows();
+            });
+        }
         if (!Files.isDirectory(dataDir) || !Authority.exists(dataDir)) {
             commandLine.getErr().println("gantry: no Gantry data in " + dataDir + (Files.isDirectory(dataDir)
                     ? " (no " + Authority.FILE_NAME + ")" : " (no such directory)"));
             return 1;
         }
         try (Authority authority = Authority.openExisting(dataDir)) {
-            if (out == null) {
-                PrintWriter stdout = commandLine.getOut();
-                export(authority, stdout, from, to);
-                stdout.flush();
-            } else {
-                long rows = exportToFile(authority, from, to);
-                commandLine.getOut().println("gantry: wrote " + rows + " health samples to " + out);
-                commandLine.getOut().flush();
-            }
+            return write(commandLine, writer -> {
+                HealthCsv csv = HealthCsv.start(writer);
+                try {
+                    authority.forEachHealthSample(from, to, Optional.ofNullable(server), csv::append);
+                } catch (UncheckedIOException e) {
+                    throw e.getCause();
+                }
+                return csv.rows();
+            });
+        }
+    }
+
+    /** Writes CSV from a source; returns the number of rows. */
+    private interface Export {
+        long to(Writer writer) throws IOException;
+    }
+
+    private int write(CommandLine commandLine, Export export) throws IOException {
+        if (out == null) {
+            PrintWriter stdout = commandLine.getOut();
+            export.to(stdout);
+            stdout.flush();
+        } else {
+            long rows = exportToFile(export);
+            commandLine.getOut().println("gantry: wrote " + rows + " health samples to " + out);
+            commandLine.getOut().flush();
         }
         return 0;
     }
 
-    private long export(Authority authority, Writer writer, Instant from, Instant to) throws IOException {
-        HealthCsv csv = HealthCsv.start(writer);
-        try {
-            authority.forEachHealthSample(from, to, Optional.ofNullable(server), csv::append);
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-        return csv.rows();
-    }
-
     /** Writes next to the target and moves it into place, so a failed export never leaves half a file. */
-    private long exportToFile(Authority authority, Instant from, Instant to) throws IOException {
+    private long exportToFile(Export export) throws IOException {
         Path target = out.toAbsolutePath();
         Path temporary = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".part");
         try {
             long rows;
             try (BufferedWriter writer = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
-                rows = export(authority, writer, from, to);
+                rows = export.to(writer);
             }
             try {
                 Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

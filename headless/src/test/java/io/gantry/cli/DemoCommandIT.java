@@ -28,11 +28,12 @@ class DemoCommandIT {
     @Test
     void demoPrintsWorkingClientCommandsAndStopsEveryServerOnExit() throws Exception {
         Path directory = Path.of("target", "demo-it").toAbsolutePath();
-        int basePort = freeBasePort(3);
+        int basePort = freeBasePort(4);
+        int proxyPort = basePort + 3;
         Path sink = directory.resolve("changes.jsonl");
         Process demo = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(), "demo",
                 "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
-                "--cdc-sink", "jsonl:" + sink)
+                "--cdc-sink", "jsonl:" + sink, "--listen", "127.0.0.1:" + proxyPort)
                 .redirectErrorStream(true).start();
         List<String> output = new CopyOnWriteArrayList<>();
         CountDownLatch ready = new CountDownLatch(1);
@@ -66,6 +67,17 @@ class DemoCommandIT {
             }
             assertThat(changes).contains("\"table\":\"greeting\",\"op\":\"insert\",\"before\":null,"
                     + "\"after\":{\"id\":1,\"words\":\"hello from the primary\"}");
+
+            // The running Gantry listens on its proxy port and on nothing else: no database port for the Authority.
+            assertThat(listeningPorts(demo.pid())).containsExactly(proxyPort);
+            // Its health history, through the proxy port as an admin account; its files are not opened meanwhile.
+            Result export = runJar("export-health", "--from", "mysql://app:app@127.0.0.1:" + proxyPort);
+            assertThat(export.exitCode()).as(export.output()).isZero();
+            assertThat(export.output()).startsWith("at,server,health,role,rtt_ms,lag_ms")
+                    .contains("127.0.0.1:" + basePort + ",up,primary,");
+            Result files = runJar("export-health", "--data-dir", directory.resolve("gantry-data").toString());
+            assertThat(files.exitCode()).isEqualTo(1);
+            assertThat(files.output()).contains("in use by another process").contains("--from mysql://");
         } finally {
             // SIGTERM, as systemd sends; Ctrl-C (SIGINT) takes the same shutdown path. Through the handle, because
             // Process.destroy() also closes our end of its output, and we want to read its goodbye.
@@ -111,6 +123,48 @@ class DemoCommandIT {
         assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(client.exitValue()).as("mariadb client said: %s", output).isZero();
         return output;
+    }
+
+    private record Result(int exitCode, String output) {
+    }
+
+    private static Result runJar(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString()));
+        command.addAll(List.of(arguments));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return new Result(process.exitValue(), output);
+    }
+
+    /** The TCP ports a process listens on, from its socket descriptors and the kernel's socket tables. */
+    private static List<Integer> listeningPorts(long pid) throws IOException {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
+        try (java.util.stream.Stream<Path> fds = java.nio.file.Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            for (Path fd : fds.toList()) {
+                try {
+                    String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    if (target.startsWith("socket:[")) {
+                        inodes.add(target.substring(8, target.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // the descriptor went away while listing
+                }
+            }
+        }
+        List<Integer> ports = new ArrayList<>();
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            for (String line : java.nio.file.Files.readAllLines(Path.of(table)).subList(1, 
+                    java.nio.file.Files.readAllLines(Path.of(table)).size())) {
+                String[] fields = line.trim().split("\\s+");
+                boolean listening = fields[3].equals("0A");
+                if (listening && inodes.contains(fields[9])) {
+                    String local = fields[1];
+                    ports.add(Integer.parseInt(local.substring(local.indexOf(':') + 1), 16));
+                }
+            }
+        }
+        return ports;
     }
 
     private static int freeBasePort(int count) throws IOException {
