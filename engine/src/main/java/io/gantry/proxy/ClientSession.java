@@ -101,6 +101,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
     private static final int UTF8MB4_GENERAL_CI = 45;
     private static final int MAX_QUEUED_COMMANDS = 16;
+    /** ER_NO_SUCH_THREAD: what a server answers a KILL of a thread that has ended. */
+    private static final int UNKNOWN_THREAD = 1094;
     private static final int MAX_QUEUED_BYTES = 1 << 20;
     /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
     private static final int BATCH_COPY_LIMIT = 8 * 1024;
@@ -672,7 +674,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             ByteBuf payload = ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
                     .writeBytes(text);
             InternalCommand.run((BackendConnection) future.getNow(), payload, (first, error) -> {
-                if (error != null) {
+                if (error != null && error.errorCode() != UNKNOWN_THREAD) {
                     // The server's own refusal, told about the Gantry session the client named.
                     writeError(1, error.errorCode() == 1095
                             ? ErrPacket.of(1095, error.sqlState(), "You are not owner of thread " + kill.sessionId())
@@ -680,6 +682,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     ctx.flush();
                     commandDone();
                 } else {
+                    // Done, or that backend thread had ended already (the target session may be closing its other
+                    // connections while this KILL runs): on to the next one.
                     killNext(threads, index + 1, kill, target);
                 }
             }, failure -> sendErrorAndClose(1, backendError(server.get(), failure)));
