@@ -132,7 +132,20 @@ public final class Gantry implements AutoCloseable {
                 purpose.sqlName(), authority.dataDir(), stored.get().size(),
                 purpose == Purpose.PROXY ? "UPSTREAM" : "CDC");
         return stored.get().stream().map(s -> new UpstreamUrl(s.host(), s.port(), s.database(), s.user(),
-                password(s.user(), passwordSource), s.weight())).toList();
+                password(s.user(), passwordSource), s.weight(), tls(s, flags, passwordSource))).toList();
+    }
+
+    /**
+     * The Authority stores no TLS settings (like passwords, they come from whoever starts Gantry): a stored server
+     * gets those of the command-line entry for the same server, else those of the first command-line URL (the
+     * service account's), else the defaults.
+     */
+    private static io.gantry.topology.ServerTls tls(StoredServer stored, List<UpstreamUrl> flags,
+                                                   List<UpstreamUrl> passwordSource) {
+        return java.util.stream.Stream.concat(flags.stream(), passwordSource.stream())
+                .filter(u -> u.address().equalsIgnoreCase(stored.address())).map(UpstreamUrl::tls).findFirst()
+                .orElseGet(() -> passwordSource.isEmpty() ? io.gantry.topology.ServerTls.DEFAULT
+                        : passwordSource.get(0).tls());
     }
 
     private static String password(String user, List<UpstreamUrl> source) {

@@ -1,7 +1,6 @@
 package io.gantry.cdc;
 
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
-import com.github.shyiko.mysql.binlog.network.SSLMode;
 import io.gantry.authority.Authority;
 import io.gantry.authority.CdcPosition;
 import io.gantry.authority.EventKind;
@@ -477,7 +476,7 @@ public final class CdcStream implements AutoCloseable {
             socket.setSoTimeout(readTimeout);
             return socket;
         });
-        binlog.setSSLMode(SSLMode.PREFERRED);
+        BinlogTls.apply(server, binlog);
         binlog.setEventDeserializer(BinlogRowValues.newEventDeserializer());
         binlog.setGtidSet(from);
         Exception[] failure = {null};

@@ -1,6 +1,7 @@
 package io.gantry.cdc;
 
 import io.gantry.gtid.Flavour;
+import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamUrl;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -61,13 +62,10 @@ final class Snapshotter {
      * type values exactly as the binlog does (TINYINT(1) and YEAR as numbers, TIMESTAMP in UTC).
      */
     static Connection open(UpstreamUrl server, Duration timeout) throws SQLException {
-        Properties properties = new Properties();
-        properties.setProperty("user", server.user());
-        properties.setProperty("password", server.password());
+        // The account and the URL's TLS settings, exactly as every other connection of Gantry's to the server.
+        Properties properties = ServiceConnections.driverProperties(server);
         properties.setProperty("connectTimeout", Long.toString(timeout.toMillis()));
         // No socketTimeout: a big table's rows stream for as long as they take.
-        properties.setProperty("sslMode", "PREFERRED");
-        properties.setProperty("allowPublicKeyRetrieval", "true");
         Connection connection = DriverManager.getConnection("jdbc:mysql://" + server.host() + ":" + server.port()
                 + "/?" + JdbcRowValues.URL_PARAMETERS, properties);
         try (Statement statement = connection.createStatement()) {

@@ -16,6 +16,8 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_ZSTD_COMPRESSION_ALGORITHM;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 
+import io.gantry.topology.ServerTls;
+import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;
@@ -32,6 +34,7 @@ import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.SslRequest;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -42,11 +45,14 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.security.interfaces.RSAPublicKey;
 import java.time.Duration;
 import java.util.Map;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +61,12 @@ import org.slf4j.LoggerFactory;
  * account, then runs one command at a time, handing each response packet to a {@link ResponseListener} as it
  * arrives (raw, never decoded into rows). It lives on the client channel's event loop, so the session and its
  * backends never need locks.
+ *
+ * <p>TLS follows the server URL's {@link ServerTls}, as on Gantry's other paths: after the greeting, when TLS is
+ * wanted and the server offers it, an SSLRequest, the TLS handshake, then the HandshakeResponse41 encrypted with the
+ * next sequence id; a server without TLS is refused when the mode requires it. {@code caching_sha2_password} full
+ * authentication sends the password as is over TLS, and RSA-encrypted with the server's key without TLS only when
+ * the URL allows asking for that key ({@code get-server-public-key=true}).
  */
 final class BackendConnection {
 
@@ -104,7 +116,7 @@ final class BackendConnection {
     private static final int MUST_MATCH = CLIENT_PROTOCOL_41 | CLIENT_DEPRECATE_EOF | CLIENT_SESSION_TRACK
             | CLIENT_MULTI_RESULTS;
 
-    private enum State { CONNECTING, AUTHENTICATING, READY, IN_COMMAND, CLOSED }
+    private enum State { CONNECTING, TLS_HANDSHAKE, AUTHENTICATING, READY, IN_COMMAND, CLOSED }
 
     private final UpstreamServer server;
     private final BackendLogin login;
@@ -122,6 +134,8 @@ final class BackendConnection {
     private boolean addExtendedMetadata;
     private long serverThreadId = -1;
     private byte[] seed;
+    /** Whether the login (and everything after it) runs over TLS. */
+    private boolean encrypted;
     private String authPlugin = "";
     private ResponseFraming framing;
     private ResponseListener listener;
@@ -171,7 +185,8 @@ final class BackendConnection {
             connection.channel = future.channel();
             // A server that accepts TCP but never greets must not hang the session either.
             loop.schedule(() -> {
-                if (connection.state == State.CONNECTING || connection.state == State.AUTHENTICATING) {
+                if (connection.state == State.CONNECTING || connection.state == State.TLS_HANDSHAKE
+                        || connection.state == State.AUTHENTICATING) {
                     connection.fail(new BackendFailure(server.address(), "no login answer from " + server.address()
                             + " within " + connectTimeout.toMillis() + " ms", null));
                 }
@@ -192,6 +207,11 @@ final class BackendConnection {
     /** The capabilities in effect on this connection. */
     int capabilities() {
         return capabilities;
+    }
+
+    /** Whether the connection runs over TLS. */
+    boolean isEncrypted() {
+        return encrypted;
     }
 
     /** The MariaDB extended capabilities in effect on this connection (0 with MySQL). */
@@ -353,12 +373,78 @@ final class BackendConnection {
             // caching_sha2_password will ask for it with an auth switch, answered below with a clear error.
             plugin = NativePassword.PLUGIN_NAME;
         }
+        ServerTls tls = server.url().tls();
+        boolean offered = CapabilityFlags.has(greeting.capabilities(), CLIENT_SSL);
+        if (tls.mode().required() && !offered) {
+            fail(new BackendFailure(server.address(), server.address() + " does not offer TLS, but its URL asks for "
+                    + "ssl-mode=" + tls.mode() + "; turn TLS on at the server or change the URL", null));
+            return;
+        }
+        int nextSequenceId = packet.sequenceId() + 1;
+        if (tls.mode().attempts() && offered) {
+            startTls(tls, nextSequenceId, plugin);
+        } else {
+            sendHandshakeResponse(nextSequenceId, plugin);
+        }
+    }
+
+    /**
+     * SSLRequest, then the TLS handshake; the HandshakeResponse41 follows over TLS with the next sequence id. The
+     * TLS handler goes in front of the framing only once the SSLRequest has left in plain text.
+     */
+    private void startTls(ServerTls tls, int sequenceId, String plugin) {
+        SSLEngine engine;
+        try {
+            engine = TlsTrust.sslContext(tls).createSSLEngine(server.url().host(), server.url().port());
+        } catch (TlsTrust.TlsConfigurationException e) {
+            fail(new BackendFailure(server.address(), "TLS to " + server.address() + ": " + e.getMessage(), e));
+            return;
+        }
+        engine.setUseClientMode(true);
+        if (tls.mode().verifiesIdentity()) {
+            // The certificate must name the URL's host (a DNS name or an IP address in its subjectAltName).
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            engine.setSSLParameters(parameters);
+        }
+        capabilities |= CLIENT_SSL;
+        ByteBuf request = channel.alloc().buffer(SslRequest.PAYLOAD_LENGTH);
+        new SslRequest(capabilities, 1L << 30, login.collationId(), mariaDbCapabilities).encode(request);
+        state = State.TLS_HANDSHAKE;
+        channel.writeAndFlush(new Packet(sequenceId, request)).addListener((ChannelFutureListener) written -> {
+            if (!written.isSuccess()) {
+                fail(new BackendFailure(server.address(), "cannot send to " + server.address() + ": "
+                        + describe(written.cause()), written.cause()));
+                return;
+            }
+            if (state != State.TLS_HANDSHAKE) {
+                return;
+            }
+            SslHandler handler = new SslHandler(engine);
+            channel.pipeline().addFirst("tls", handler);
+            handler.handshakeFuture().addListener(handshake -> {
+                if (state != State.TLS_HANDSHAKE) {
+                    return;
+                }
+                if (!handshake.isSuccess()) {
+                    fail(new BackendFailure(server.address(), "the TLS handshake with " + server.address()
+                            + " failed (" + tls.describe() + "): " + describe(handshake.cause()),
+                            handshake.cause()));
+                    return;
+                }
+                encrypted = true;
+                sendHandshakeResponse(sequenceId + 1, plugin);
+            });
+        });
+    }
+
+    private void sendHandshakeResponse(int sequenceId, String plugin) {
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1L << 30, login.collationId(),
                 mariaDbCapabilities, login.user(), authResponse(plugin, trimSeed(seed)), login.database(), plugin, Map.of(), 0);
         ByteBuf out = channel.alloc().buffer();
         response.encode(out);
         state = State.AUTHENTICATING;
-        channel.writeAndFlush(new Packet(packet.sequenceId() + 1, out));
+        channel.writeAndFlush(new Packet(sequenceId, out));
     }
 
     private void onAuthPacket(Packet packet) {
@@ -407,6 +493,25 @@ final class BackendConnection {
             return; // the OK follows
         }
         if (more.isPerformFullAuthentication()) {
+            if (encrypted) {
+                // Over TLS the password goes as is, NUL-terminated, as every MySQL client sends it.
+                byte[] password = login.secret().plaintext().orElseThrow();
+                byte[] data = java.util.Arrays.copyOf(password, password.length + 1);
+                java.util.Arrays.fill(password, (byte) 0);
+                reply(packet, data);
+                java.util.Arrays.fill(data, (byte) 0);
+                return;
+            }
+            if (!server.url().tls().getServerPublicKey()) {
+                // Without TLS nothing proves that a key the server sends is its own: a man in the middle could
+                // hand out its own key and read the password. Only the URL can allow the risk.
+                fail(new BackendFailure(server.address(), ErrPacket.of(1045, "28000", server.address() + " asks "
+                        + "for a caching_sha2_password full authentication of '" + login.user() + "' on a "
+                        + "connection without TLS; Gantry would have to ask the server for its RSA public key, "
+                        + "which the server's URL does not allow (use TLS: ssl-mode=REQUIRED or stricter, or "
+                        + "accept the risk with get-server-public-key=true)")));
+                return;
+            }
             // Without TLS the password travels RSA-encrypted with the server's public key; ask for it.
             reply(packet, new byte[] {CachingSha2Password.REQUEST_PUBLIC_KEY});
             return;
@@ -469,6 +574,10 @@ final class BackendConnection {
             Packet packet = (Packet) message;
             try {
                 switch (state) {
+                    case TLS_HANDSHAKE -> {
+                        packet.release();
+                        failCommand(server.address() + " sent a packet before the TLS handshake finished");
+                    }
                     case CONNECTING -> {
                         try {
                             onGreeting(packet);
@@ -536,6 +645,13 @@ final class BackendConnection {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (state == State.TLS_HANDSHAKE) {
+                Throwable tlsCause = cause instanceof io.netty.handler.codec.DecoderException && cause.getCause() != null
+                        ? cause.getCause() : cause;
+                fail(new BackendFailure(server.address(), "the TLS handshake with " + server.address() + " failed ("
+                        + server.url().tls().describe() + "): " + describe(tlsCause), tlsCause));
+                return;
+            }
             failCommand("connection to " + server.address() + " failed: " + describe(cause));
         }
     }

@@ -117,6 +117,11 @@ public final class ServerValidator {
                 if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
                     return new Failed(url, "login", "the server refused '" + url.user() + "': " + HealthChecker.describe(e));
                 }
+                // A TLS refusal (no TLS offered, an untrusted certificate) is a wrong set-up, not an outage.
+                String tlsProblem = ServiceConnections.tlsProblem(url, e);
+                if (tlsProblem != null) {
+                    return new Failed(url, "TLS", tlsProblem);
+                }
                 if (attempt >= retries) {
                     return new Unreachable(url, HealthChecker.describe(e)
                             + (retries > 0 ? " (tried " + (retries + 1) + " times)" : ""));

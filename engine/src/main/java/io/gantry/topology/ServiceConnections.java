@@ -7,8 +7,9 @@ import java.time.Duration;
 import java.util.Properties;
 
 /**
- * Gantry's own JDBC connections to a server, as its service account: health checks, validation, version probes.
- * Control-path only (never on an event loop).
+ * Gantry's own JDBC connections to a server, as its service account: health checks, validation, account look-ups,
+ * the change stream's checks and snapshots. Control-path only (never on an event loop). TLS follows the URL's
+ * {@link ServerTls}, mapped onto mysql-connector-j's options as {@link #driverProperties} says.
  */
 public final class ServiceConnections {
 
@@ -31,14 +32,62 @@ public final class ServiceConnections {
      */
     public static Connection open(UpstreamUrl url, Duration connectTimeout, Duration readTimeout)
             throws SQLException {
+        Properties properties = driverProperties(url);
+        properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
+        properties.setProperty("socketTimeout", Long.toString(readTimeout.toMillis()));
+        return DriverManager.getConnection("jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
+    }
+
+    /**
+     * The account and TLS properties of every mysql-connector-j connection Gantry makes to {@code url}'s server:
+     * {@code sslMode} is the URL's {@code ssl-mode} (the same names); with {@code VERIFY_CA}/{@code VERIFY_IDENTITY}
+     * the trust store is the {@code ssl-ca} file's certificates alone ({@code fallbackToSystemTrustStore=false});
+     * {@code allowPublicKeyRetrieval} is the URL's {@code get-server-public-key} (default false).
+     *
+     * @throws SQLException when the CA file cannot be used (the message names it)
+     */
+    public static Properties driverProperties(UpstreamUrl url) throws SQLException {
         Properties properties = new Properties();
         properties.setProperty("user", url.user());
         properties.setProperty("password", url.password());
-        properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
-        properties.setProperty("socketTimeout", Long.toString(readTimeout.toMillis()));
-        // TLS when the server offers it; the RSA key exchange when it does not and caching_sha2_password asks.
-        properties.setProperty("sslMode", "PREFERRED");
-        properties.setProperty("allowPublicKeyRetrieval", "true");
-        return DriverManager.getConnection("jdbc:mysql://" + url.host() + ":" + url.port() + "/", properties);
+        ServerTls tls = url.tls();
+        properties.setProperty("sslMode", tls.mode().name());
+        if (tls.mode().verifiesCertificate()) {
+            try {
+                properties.setProperty("trustCertificateKeyStoreUrl",
+                        TlsTrust.trustStore(tls.caFile()).toUri().toString());
+            } catch (TlsTrust.TlsConfigurationException e) {
+                throw new SQLException(url.address() + ": " + e.getMessage(), "08000", e);
+            }
+            properties.setProperty("trustCertificateKeyStoreType", "PKCS12");
+            properties.setProperty("trustCertificateKeyStorePassword", TlsTrust.TRUST_STORE_PASSWORD);
+            properties.setProperty("fallbackToSystemTrustStore", "false");
+        }
+        properties.setProperty("allowPublicKeyRetrieval", Boolean.toString(tls.getServerPublicKey()));
+        return properties;
+    }
+
+    /**
+     * Why {@code e} is a TLS failure — the server does not offer TLS though the URL requires it, or its certificate
+     * is not trusted or does not name the host — in plain words, or null when it is not one. A TLS failure is a
+     * refusal, not an outage: retrying cannot help, and startup stops on it.
+     */
+    public static String tlsProblem(UpstreamUrl url, SQLException e) {
+        if (!url.tls().mode().attempts()) {
+            return null;
+        }
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            String message = String.valueOf(cause.getMessage());
+            if (cause instanceof javax.net.ssl.SSLException
+                    || cause instanceof java.security.cert.CertificateException) {
+                return "the TLS handshake failed (" + url.tls().describe() + "): " + message;
+            }
+            if (url.tls().mode().required() && (message.contains("SSL Connection required")
+                    || message.contains("does not support SSL") || message.contains("not support TLS"))) {
+                return "the server does not offer TLS, but the URL asks for ssl-mode=" + url.tls().mode()
+                        + ": " + message;
+            }
+        }
+        return null;
     }
 }

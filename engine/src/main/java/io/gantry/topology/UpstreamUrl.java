@@ -2,15 +2,20 @@ package io.gantry.topology;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
  * One server of an upstream or CDC list: {@code mysql://user:password@host:port/database}, optionally followed by
- * {@code |weight}. The weight (1..100, default {@value #DEFAULT_WEIGHT}) steers how many reads a replica gets and
- * which CDC server is preferred. The password never appears in {@link #toString()}.
+ * TLS parameters ({@code ?ssl-mode=VERIFY_CA&ssl-ca=/etc/gantry/ca.pem&get-server-public-key=false}, the MySQL
+ * client's option names, see {@link ServerTls}) and by {@code |weight}. The weight (1..100, default
+ * {@value #DEFAULT_WEIGHT}) steers how many reads a replica gets and which CDC server is preferred. The password
+ * never appears in {@link #toString()}.
  *
  * @param host     server host name or address
  * @param port     TCP port, default 3306
@@ -18,16 +23,27 @@ import java.util.Set;
  * @param user     Gantry's service account on this server
  * @param password the service account's password (may be empty)
  * @param weight   1..100
+ * @param tls      how every connection to this server uses TLS
  */
-public record UpstreamUrl(String host, int port, String database, String user, String password, int weight) {
+public record UpstreamUrl(String host, int port, String database, String user, String password, int weight,
+                          ServerTls tls) {
 
     /** The weight of an entry that does not give one. */
     public static final int DEFAULT_WEIGHT = 50;
+
+    /** The query parameters a URL may carry. */
+    static final List<String> PARAMETERS = List.of("ssl-mode", "ssl-ca", "get-server-public-key");
 
     public UpstreamUrl {
         if (weight < 1 || weight > 100) {
             throw new IllegalArgumentException("weight must be between 1 and 100, not " + weight);
         }
+        java.util.Objects.requireNonNull(tls, "tls");
+    }
+
+    /** A server with the default TLS settings ({@link ServerTls#DEFAULT}). */
+    public UpstreamUrl(String host, int port, String database, String user, String password, int weight) {
+        this(host, port, database, user, password, weight, ServerTls.DEFAULT);
     }
 
     /** {@code host:port}, the name Gantry uses for a server everywhere (logs, admin SQL, events). */
@@ -37,7 +53,12 @@ public record UpstreamUrl(String host, int port, String database, String user, S
 
     /** The same server with another weight. */
     public UpstreamUrl withWeight(int newWeight) {
-        return new UpstreamUrl(host, port, database, user, password, newWeight);
+        return new UpstreamUrl(host, port, database, user, password, newWeight, tls);
+    }
+
+    /** The same server with other TLS settings. */
+    public UpstreamUrl withTls(ServerTls newTls) {
+        return new UpstreamUrl(host, port, database, user, password, weight, newTls);
     }
 
     /**
@@ -87,7 +108,17 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         if (slash < 0 || slash == location.length() - 1) {
             throw invalid(shown, "no database: expected host:port/database");
         }
-        String database = decode(location.substring(slash + 1));
+        String path = location.substring(slash + 1);
+        ServerTls tls = ServerTls.DEFAULT;
+        int question = path.indexOf('?');
+        if (question >= 0) {
+            tls = parseParameters(path.substring(question + 1), shown);
+            path = path.substring(0, question);
+            if (path.isEmpty()) {
+                throw invalid(shown, "no database: expected host:port/database");
+            }
+        }
+        String database = decode(path);
         if (database.contains("/") || database.contains("?")) {
             throw invalid(shown, "the database name '" + database + "' contains '/' or '?'");
         }
@@ -116,7 +147,60 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         if (host.isEmpty()) {
             throw invalid(shown, "the host is missing");
         }
-        return new UpstreamUrl(host, port, database, user, password, weight);
+        return new UpstreamUrl(host, port, database, user, password, weight, tls);
+    }
+
+    /** {@code ssl-mode=...&ssl-ca=...&get-server-public-key=...}; '_' may stand for '-' as in my.cnf. */
+    private static ServerTls parseParameters(String query, String shown) {
+        TlsMode mode = ServerTls.DEFAULT_MODE;
+        Path ca = null;
+        boolean getServerPublicKey = false;
+        Set<String> given = new HashSet<>();
+        for (String pair : query.split("&", -1)) {
+            int equals = pair.indexOf('=');
+            String name = decode(equals < 0 ? pair : pair.substring(0, equals)).trim().toLowerCase(Locale.ROOT)
+                    .replace('_', '-');
+            String value = equals < 0 ? "" : decode(pair.substring(equals + 1)).trim();
+            if (name.isEmpty()) {
+                throw invalid(shown, "an empty query parameter (expected name=value joined by '&')");
+            }
+            if (!PARAMETERS.contains(name)) {
+                throw invalid(shown, "unknown parameter '" + name + "' (known: " + String.join(", ", PARAMETERS)
+                        + ")");
+            }
+            if (!given.add(name)) {
+                throw invalid(shown, "the parameter '" + name + "' is given twice");
+            }
+            if (value.isEmpty()) {
+                throw invalid(shown, "the parameter '" + name + "' has no value");
+            }
+            switch (name) {
+                case "ssl-mode" -> {
+                    try {
+                        mode = TlsMode.parse(value);
+                    } catch (IllegalArgumentException e) {
+                        throw invalid(shown, e.getMessage());
+                    }
+                }
+                case "ssl-ca" -> {
+                    try {
+                        ca = Path.of(value);
+                    } catch (InvalidPathException e) {
+                        throw invalid(shown, "ssl-ca '" + value + "' is not a file path: " + e.getMessage());
+                    }
+                }
+                default -> getServerPublicKey = switch (value.toLowerCase(Locale.ROOT)) {
+                    case "true", "on", "1" -> true;
+                    case "false", "off", "0" -> false;
+                    default -> throw invalid(shown, "get-server-public-key '" + value + "' is not true or false");
+                };
+            }
+        }
+        try {
+            return new ServerTls(mode, ca, getServerPublicKey);
+        } catch (IllegalArgumentException e) {
+            throw invalid(shown, e.getMessage());
+        }
     }
 
     /**
@@ -181,6 +265,8 @@ public record UpstreamUrl(String host, int port, String database, String user, S
 
     @Override
     public String toString() {
-        return "mysql://" + user + ":***@" + address() + "/" + database + "|" + weight;
+        String query = tls.query();
+        return "mysql://" + user + ":***@" + address() + "/" + database + (query.isEmpty() ? "" : "?" + query)
+                + "|" + weight;
     }
 }

@@ -3,6 +3,7 @@ package io.gantry.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -73,5 +74,68 @@ class UpstreamUrlTest {
     void neverPrintsThePassword() {
         assertThat(UpstreamUrl.parse("mysql://app:topsecret@h:1/d").toString())
                 .doesNotContain("topsecret").isEqualTo("mysql://app:***@h:1/d|50");
+    }
+
+    @Test
+    void withoutParametersTlsIsPreferredAndNoPublicKeyIsAskedFor() {
+        UpstreamUrl url = UpstreamUrl.parse("mysql://app:pw@h:1/d");
+        assertThat(url.tls()).isEqualTo(ServerTls.DEFAULT);
+        assertThat(url.tls().mode()).isEqualTo(TlsMode.PREFERRED);
+        assertThat(url.tls().getServerPublicKey()).isFalse();
+        assertThat(url.tls().ca()).isEmpty();
+    }
+
+    @Test
+    void readsTheTlsParametersBeforeTheWeight() {
+        UpstreamUrl url = UpstreamUrl.parse(
+                "mysql://app:pw@h:1/shop?ssl-mode=verify_identity&ssl-ca=/etc/gantry/ca%20file.pem|70");
+        assertThat(url.database()).isEqualTo("shop");
+        assertThat(url.weight()).isEqualTo(70);
+        assertThat(url.tls()).isEqualTo(new ServerTls(TlsMode.VERIFY_IDENTITY, Path.of("/etc/gantry/ca file.pem"),
+                false));
+        assertThat(url.toString()).isEqualTo(
+                "mysql://app:***@h:1/shop?ssl-mode=VERIFY_IDENTITY&ssl-ca=/etc/gantry/ca file.pem|70");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "ssl-mode=DISABLED;                      DISABLED; false",
+            "ssl_mode=required;                      REQUIRED; false",
+            "ssl-mode=PREFERRED&get-server-public-key=true; PREFERRED; true",
+            "get-server-public-key=off;              PREFERRED; false",
+    })
+    void acceptsEveryModeAndTheKeySwitch(String query, TlsMode mode, boolean getKey) {
+        ServerTls tls = UpstreamUrl.parse("mysql://a:pw@h:1/d?" + query).tls();
+        assertThat(tls.mode()).isEqualTo(mode);
+        assertThat(tls.getServerPublicKey()).isEqualTo(getKey);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "mysql://a:pw@h:1/d?sslMode=REQUIRED;             unknown parameter 'sslmode' (known: ssl-mode, ssl-ca, get-server-public-key)",
+            "mysql://a:pw@h:1/d?allowPublicKeyRetrieval=true; unknown parameter 'allowpublickeyretrieval'",
+            "mysql://a:pw@h:1/d?ssl-mode=ALWAYS;              ssl-mode 'ALWAYS' is not one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY",
+            "mysql://a:pw@h:1/d?ssl-mode=;                    the parameter 'ssl-mode' has no value",
+            "mysql://a:pw@h:1/d?ssl-mode=REQUIRED&ssl-mode=DISABLED; the parameter 'ssl-mode' is given twice",
+            "mysql://a:pw@h:1/d?ssl-mode=VERIFY_CA;           ssl-mode=VERIFY_CA needs ssl-ca=",
+            "mysql://a:pw@h:1/d?ssl-mode=VERIFY_IDENTITY|5;   ssl-mode=VERIFY_IDENTITY needs ssl-ca=",
+            "mysql://a:pw@h:1/d?ssl-ca=/ca.pem;               ssl-ca is only used with ssl-mode=VERIFY_CA or VERIFY_IDENTITY",
+            "mysql://a:pw@h:1/d?ssl-mode=REQUIRED&ssl-ca=/ca.pem; with ssl-mode=REQUIRED no certificate is checked",
+            "mysql://a:pw@h:1/d?get-server-public-key=maybe;  get-server-public-key 'maybe' is not true or false",
+            "mysql://a:pw@h:1/d?&ssl-mode=REQUIRED;           an empty query parameter",
+            "mysql://a:pw@h:1/?ssl-mode=REQUIRED;             no database",
+    })
+    void refusesBadTlsParametersQuotingTheUrlWithoutThePassword(String entry, String problem) {
+        assertThatThrownBy(() -> UpstreamUrl.parse(entry))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("bad server URL '" + entry.replace(":pw@", ":***@") + "': ")
+                .hasMessageContaining(problem)
+                .hasMessageNotContaining("pw@");
+    }
+
+    @Test
+    void keepsTheTlsSettingsWhenTheWeightChanges() {
+        UpstreamUrl url = UpstreamUrl.parse("mysql://a:pw@h:1/d?ssl-mode=REQUIRED");
+        assertThat(url.withWeight(9).tls()).isEqualTo(ServerTls.of(TlsMode.REQUIRED));
     }
 }

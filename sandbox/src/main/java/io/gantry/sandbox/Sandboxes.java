@@ -64,6 +64,17 @@ public final class Sandboxes {
         return MariaDbTopology.start(MariaDbInstallation.locate(), directory, 0, 0, extraOptions);
     }
 
+    /**
+     * A private MariaDB topology whose servers offer TLS with the {@link SandboxCertificates} (the sandbox's servers
+     * otherwise run without TLS); the caller closes it.
+     */
+    public static MariaDbTopology startWithTls(String name, int replicas) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return MariaDbTopology.start(MariaDbInstallation.locate(), directory, replicas, 0,
+                SandboxCertificates.obtain().serverOptions());
+    }
+
     /** Stops the shared topologies (the shutdown hook does it too; this lets a test check nothing is left). */
     public static synchronized void closeShared() {
         SHARED.values().forEach(Topology::close);
