@@ -124,7 +124,8 @@ public final class Gantry implements AutoCloseable {
                         + "on the first start");
             }
             authority.replaceServerList(purpose, flags.stream().map(u -> new StoredServer(u.host(), u.port(),
-                    u.database(), u.user(), u.weight())).toList(), "first start: list from the command line");
+                    u.database(), u.user(), u.weight(), Optional.of(u.tls().query()))).toList(),
+                    "first start: list from the command line");
             return flags;
         }
         LOG.warn("gantry: using the {} server list stored in {} ({} servers); the command-line list is ignored "
@@ -136,12 +137,15 @@ public final class Gantry implements AutoCloseable {
     }
 
     /**
-     * The Authority stores no TLS settings (like passwords, they come from whoever starts Gantry): a stored server
-     * gets those of the command-line entry for the same server, else those of the first command-line URL (the
-     * service account's), else the defaults.
+     * A stored server's TLS settings as stored with the list. A list stored by a Gantry that kept none takes those
+     * of the command-line entry for the same server, else those of the first command-line URL (the service
+     * account's), else the defaults.
      */
     private static io.gantry.topology.ServerTls tls(StoredServer stored, List<UpstreamUrl> flags,
                                                    List<UpstreamUrl> passwordSource) {
+        if (stored.tls().isPresent()) {
+            return UpstreamUrl.parseTls(stored.tls().get());
+        }
         return java.util.stream.Stream.concat(flags.stream(), passwordSource.stream())
                 .filter(u -> u.address().equalsIgnoreCase(stored.address())).map(UpstreamUrl::tls).findFirst()
                 .orElseGet(() -> passwordSource.isEmpty() ? io.gantry.topology.ServerTls.DEFAULT

@@ -258,8 +258,8 @@ public final class AdminService implements AdminHandler, AutoCloseable {
     }
 
     static List<StoredServer> stored(List<UpstreamUrl> urls) {
-        return urls.stream().map(u -> new StoredServer(u.host(), u.port(), u.database(), u.user(), u.weight()))
-                .toList();
+        return urls.stream().map(u -> new StoredServer(u.host(), u.port(), u.database(), u.user(), u.weight(),
+                Optional.of(u.tls().query()))).toList();
     }
 
     private static boolean matchesLike(String value, String pattern) {

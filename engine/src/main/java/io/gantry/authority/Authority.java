@@ -175,7 +175,8 @@ public final class Authority implements AutoCloseable {
                 delete.executeUpdate();
             }
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO GANTRY.SERVER_LIST"
-                    + "(purpose, position, host, port, database_name, user_name, weight) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                    + "(purpose, position, host, port, database_name, user_name, weight, tls) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (int i = 0; i < list.size(); i++) {
                     StoredServer server = list.get(i);
                     insert.setString(1, purpose.sqlName());
@@ -185,6 +186,7 @@ public final class Authority implements AutoCloseable {
                     insert.setString(5, server.database());
                     insert.setString(6, server.user());
                     insert.setInt(7, server.weight());
+                    insert.setString(8, server.tls().orElse(null));
                     insert.addBatch();
                 }
                 insert.executeBatch();
@@ -679,13 +681,13 @@ public final class Authority implements AutoCloseable {
 
     private static List<StoredServer> readList(Connection connection, Purpose purpose) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT host, port, database_name, user_name, "
-                + "weight FROM GANTRY.SERVER_LIST WHERE purpose = ? ORDER BY position")) {
+                + "weight, tls FROM GANTRY.SERVER_LIST WHERE purpose = ? ORDER BY position")) {
             select.setString(1, purpose.sqlName());
             List<StoredServer> servers = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     servers.add(new StoredServer(rows.getString(1), rows.getInt(2), rows.getString(3),
-                            rows.getString(4), rows.getInt(5)));
+                            rows.getString(4), rows.getInt(5), Optional.ofNullable(rows.getString(6))));
                 }
             }
             return servers;

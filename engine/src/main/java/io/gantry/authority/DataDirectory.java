@@ -51,7 +51,7 @@ final class DataDirectory {
                 }
                 return;
             }
-            restrict(directory, OWNER_DIRECTORY);
+            restrict(directory, OWNER_DIRECTORY, true);
             restrictFiles(directory);
         } catch (IOException e) {
             throw new AuthorityException("authority: cannot prepare the data directory " + directory + ": " + e, e);
@@ -65,21 +65,29 @@ final class DataDirectory {
         }
         try (Stream<Path> files = Files.list(directory)) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
-                restrict(file, OWNER_FILE);
+                restrict(file, OWNER_FILE, false);
             }
         } catch (IOException e) {
             throw new AuthorityException("authority: cannot make the files of " + directory + " owner-only: " + e, e);
         }
     }
 
-    private static void restrict(Path path, Set<PosixFilePermission> wanted) throws IOException {
+    /**
+     * @param warn whether a change is worth a warning: for the directory yes (someone made it so); files H2 has
+     *             just created carry the process umask, which the owner-only directory already fences in
+     */
+    private static void restrict(Path path, Set<PosixFilePermission> wanted, boolean warn) throws IOException {
         if (!posix()) {
             return;
         }
         Set<PosixFilePermission> found = Files.getPosixFilePermissions(path);
         if (!java.util.Collections.disjoint(found, GROUP_OR_OTHERS)) {
-            LOG.warn("authority: {} was open to group or others ({}); made it owner-only ({})", path,
-                    PosixFilePermissions.toString(found), PosixFilePermissions.toString(wanted));
+            String format = "authority: {} was open to group or others ({}); made it owner-only ({})";
+            if (warn) {
+                LOG.warn(format, path, PosixFilePermissions.toString(found), PosixFilePermissions.toString(wanted));
+            } else {
+                LOG.debug(format, path, PosixFilePermissions.toString(found), PosixFilePermissions.toString(wanted));
+            }
             Files.setPosixFilePermissions(path, wanted);
         }
     }

@@ -87,7 +87,10 @@ final class Schema {
                         PRIMARY KEY (host, port))""",
                     // Its password is set from the data directory's key right after (see Authority).
                     "CREATE USER IF NOT EXISTS " + READER + " PASSWORD ''",
-                    "GRANT SELECT ON SCHEMA GANTRY TO " + READER)));
+                    "GRANT SELECT ON SCHEMA GANTRY TO " + READER)),
+            new Migration(2, "server lists keep each server's TLS settings", List.of(
+                    // NULL: stored by a Gantry that did not keep them (they then come from the command line)
+                    "ALTER TABLE GANTRY.SERVER_LIST ADD COLUMN IF NOT EXISTS tls VARCHAR(2000)")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

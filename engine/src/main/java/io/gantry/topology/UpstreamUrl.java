@@ -150,6 +150,15 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         return new UpstreamUrl(host, port, database, user, password, weight, tls);
     }
 
+    /**
+     * The TLS settings of a URL's query text, as {@link ServerTls#query()} writes it ({@code ""} for the defaults).
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static ServerTls parseTls(String query) {
+        return query.isEmpty() ? ServerTls.DEFAULT : parseParameters(query, "?" + query);
+    }
+
     /** {@code ssl-mode=...&ssl-ca=...&get-server-public-key=...}; '_' may stand for '-' as in my.cnf. */
     private static ServerTls parseParameters(String query, String shown) {
         TlsMode mode = ServerTls.DEFAULT_MODE;

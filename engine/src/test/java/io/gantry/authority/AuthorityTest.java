@@ -68,10 +68,20 @@ class AuthorityTest {
     }
 
     @Test
-    void createsTheFileTheGantrySchemaAndVersionOne() {
+    void serverListsKeepEachServersTlsSettingsAcrossARestart() {
+        authority.replaceServerList(Purpose.PROXY, List.of(
+                new StoredServer("db1", 3306, "shop", "svc", 50, Optional.of("ssl-mode=VERIFY_CA&ssl-ca=/etc/ca.pem")),
+                new StoredServer("db2", 3306, "shop", "svc", 50)), "start");
+        authority = reopen();
+        assertThat(authority.serverList(Purpose.PROXY).orElseThrow()).extracting(StoredServer::tls)
+                .containsExactly(Optional.of("ssl-mode=VERIFY_CA&ssl-ca=/etc/ca.pem"), Optional.of(""));
+    }
+
+    @Test
+    void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
-        assertThat(authority.select("SELECT version, description FROM gantry.schema_version").rows())
-                .singleElement().satisfies(row -> assertThat(row.get(0)).isEqualTo("1"));
+        assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
+                .extracting(row -> row.get(0)).containsExactly("1", "2");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
@@ -91,7 +101,7 @@ class AuthorityTest {
         reopen();
         reopen();
         assertThat(authority.select("SELECT COUNT(*) FROM gantry.schema_version").rows())
-                .containsExactly(List.of("1"));
+                .containsExactly(List.of(String.valueOf(Schema.CURRENT_VERSION)));
     }
 
     @Test
@@ -106,7 +116,7 @@ class AuthorityTest {
         assertThatThrownBy(() -> Authority.open(dir.resolve("data"), clock))
                 .isInstanceOf(AuthorityException.class)
                 .hasMessageContaining("schema version 99")
-                .hasMessageContaining("newer than this Gantry understands (1)");
+                .hasMessageContaining("newer than this Gantry understands (" + Schema.CURRENT_VERSION + ")");
         authority = Authority.open(dir.resolve("other"), clock);
     }
 
@@ -171,7 +181,7 @@ class AuthorityTest {
     void thereIsNoWayToStoreAPasswordAndReasonsAreRedacted() throws IOException {
         String password = "Sup3r-S3cret-Pw";
         assertThat(Arrays.stream(StoredServer.class.getRecordComponents()).map(RecordComponent::getName))
-                .containsExactly("host", "port", "database", "user", "weight");
+                .containsExactly("host", "port", "database", "user", "weight", "tls");
         assertThat(Arrays.stream(LiveServerRow.class.getRecordComponents()).map(RecordComponent::getName))
                 .noneMatch(name -> name.toLowerCase().contains("pass"));
 
