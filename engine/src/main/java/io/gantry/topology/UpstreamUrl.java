@@ -78,8 +78,8 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         String credentials = rest.substring(0, at);
         String location = rest.substring(at + 1);
         int colon = credentials.indexOf(':');
-        String user = decode(colon < 0 ? credentials : credentials.substring(0, colon));
-        String password = colon < 0 ? "" : decode(credentials.substring(colon + 1));
+        String user = decode(colon < 0 ? credentials : credentials.substring(0, colon), "user", shown);
+        String password = colon < 0 ? "" : decode(credentials.substring(colon + 1), "password", shown);
         if (user.isEmpty()) {
             throw invalid(shown, "the user is empty");
         }
@@ -87,7 +87,7 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         if (slash < 0 || slash == location.length() - 1) {
             throw invalid(shown, "no database: expected host:port/database");
         }
-        String database = decode(location.substring(slash + 1));
+        String database = decode(location.substring(slash + 1), "database name", shown);
         if (database.contains("/") || database.contains("?")) {
             throw invalid(shown, "the database name '" + database + "' contains '/' or '?'");
         }
@@ -157,18 +157,30 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         }
     }
 
-    private static String decode(String text) {
-        return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+    private static String decode(String text, String part, String shown) {
+        try {
+            return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // URLDecoder's own message names neither the entry nor the part
+            throw invalid(shown, "bad percent-encoding in the " + part + " (" + e.getMessage() + ")");
+        }
     }
 
-    /** The entry with its password replaced by {@code ***}, safe for logs and errors. */
+    /**
+     * The entry with its password replaced by {@code ***}, safe for logs and errors. Without a well-formed scheme
+     * ({@code mysql:/app:pw@host/db}) everything from the first colon to the last {@code @} is masked: more than the
+     * password, never less. Without an {@code @} the password cannot be told from what follows it, so everything
+     * after the first colon after the scheme is masked.
+     */
     static String mask(String entry) {
         int scheme = entry.indexOf("://");
         int at = entry.lastIndexOf('@');
-        if (scheme < 0 || at < scheme) {
-            return entry;
+        if (at < 0) {
+            int colon = entry.indexOf(':', scheme < 0 ? 0 : scheme + 3);
+            return colon < 0 ? entry : entry.substring(0, colon + 1) + "***";
         }
-        int colon = entry.indexOf(':', scheme + 3);
+        int credentials = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+        int colon = entry.indexOf(':', credentials);
         if (colon < 0 || colon > at) {
             return entry;
         }
