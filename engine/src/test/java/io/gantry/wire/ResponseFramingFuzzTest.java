@@ -53,7 +53,7 @@ class ResponseFramingFuzzTest {
                 WireArbitraries.eofPackets().map(e -> Fuzzing.encode(e::encode)),
                 WireArbitraries.prepareOks().map(p -> Fuzzing.encode(p::encode)),
                 WireArbitraries.columns().map(c -> Fuzzing.encode(c::encode)));
-        return any.list().ofMaxSize(30);
+        return any.list().ofMaxSize(30).withoutEdgeCases();
     }
 
     @Property
@@ -90,7 +90,7 @@ class ResponseFramingFuzzTest {
                         out.add(bytes);
                     }
                     return out;
-                });
+                }).withoutEdgeCases();
     }
 
     @Property

@@ -51,6 +51,10 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<HandshakeResponse41> handshakeResponses() {
+        return handshakeResponsesGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<HandshakeResponse41> handshakeResponsesGenerated() {
         return capabilities().map(c -> c | CLIENT_PROTOCOL_41).flatMap(caps -> {
             Arbitrary<byte[]> auth;
             if ((caps & CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA) != 0) {
@@ -79,6 +83,10 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<SslRequest> sslRequests() {
+        return sslRequestsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<SslRequest> sslRequestsGenerated() {
         return Combinators.combine(capabilities().map(c -> c | CLIENT_SSL | CLIENT_PROTOCOL_41),
                 Arbitraries.longs().between(0, 0xFFFF_FFFFL), Arbitraries.integers().between(0, 255),
                 Arbitraries.integers())
@@ -87,6 +95,10 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<HandshakeV10> greetings() {
+        return greetingsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<HandshakeV10> greetingsGenerated() {
         return capabilities().flatMap(caps -> {
             Arbitrary<byte[]> seed;
             if ((caps & CLIENT_SECURE_CONNECTION) == 0) {
@@ -158,6 +170,10 @@ public final class WireArbitraries {
 
     /** HandshakeV10 laid out field by field, each field arbitrary: capabilities, lengths and seed parts disagree. */
     public static Arbitrary<byte[]> rawGreetings() {
+        return rawGreetingsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<byte[]> rawGreetingsGenerated() {
         Arbitrary<byte[]> head = Combinators.combine(Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(9, Arbitraries.just(10)),
                 net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(0, 255))), bytesWithoutNul(30))
                 .as((protocol, version) -> Fuzzing.encode(buf -> {
@@ -180,6 +196,10 @@ public final class WireArbitraries {
 
     /** HandshakeResponse41 laid out field by field under arbitrary capabilities, lengths possibly lying. */
     public static Arbitrary<byte[]> rawHandshakeResponses() {
+        return rawHandshakeResponsesGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<byte[]> rawHandshakeResponsesGenerated() {
         Arbitrary<byte[]> fixedPart = Combinators.combine(capabilities(), fixed(4 + 1 + 19 + 4))
                 .as((caps, rest) -> Fuzzing.encode(buf -> {
                     buf.writeIntLE(caps);
@@ -194,6 +214,10 @@ public final class WireArbitraries {
 
     /** COM_CHANGE_USER laid out field by field, the auth length possibly lying. */
     public static Arbitrary<byte[]> rawChangeUsers() {
+        return rawChangeUsersGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<byte[]> rawChangeUsersGenerated() {
         return concat(List.of(Arbitraries.just(new byte[] {0x11}), nulField(bytesWithoutNul(20)),
                 Arbitraries.oneOf(int1LengthField(bytes(40)), nulField(bytes(20))), nulField(bytesWithoutNul(20)),
                 bytes(2), nulField(bytesWithoutNul(25)), lenEncField(bytes(30))));
@@ -201,6 +225,10 @@ public final class WireArbitraries {
 
     /** ColumnDefinition41 laid out field by field: six names, an extended-metadata block and the fixed fields. */
     public static Arbitrary<byte[]> rawColumnDefinitions() {
+        return rawColumnDefinitionsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<byte[]> rawColumnDefinitionsGenerated() {
         Arbitrary<byte[]> name = lenEncField(bytes(12));
         Arbitrary<byte[]> extended = lenEncField(concat(List.of(bytes(1), lenEncField(bytes(8)))));
         Arbitrary<byte[]> fixedLength = Arbitraries.oneOf(Arbitraries.just(new byte[] {0x0C}),
@@ -211,6 +239,10 @@ public final class WireArbitraries {
 
     /** An OK packet laid out field by field, the info and session state lengths possibly lying. */
     public static Arbitrary<byte[]> rawOkPackets() {
+        return rawOkPacketsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<byte[]> rawOkPacketsGenerated() {
         Arbitrary<byte[]> state = lenEncField(concat(List.of(bytes(1), lenEncField(concat(List.of(
                 lenEncField(bytes(10)), lenEncField(bytes(10))))))).list().ofMaxSize(3)
                 .map(list -> Fuzzing.encode(buf -> list.forEach(buf::writeBytes))));
@@ -222,6 +254,10 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<SessionStateChange> sessionStateChanges() {
+        return sessionStateChangesGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<SessionStateChange> sessionStateChangesGenerated() {
         return Arbitraries.oneOf(
                 Combinators.combine(text(16), text(30)).as(SessionStateChange.SystemVariable::new),
                 text(20).map(SessionStateChange.Schema::new),
@@ -239,6 +275,10 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<OkCase> okPackets() {
+        return okPacketsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<OkCase> okPacketsGenerated() {
         return capabilities().flatMap(caps -> {
             boolean protocol41 = (caps & CLIENT_PROTOCOL_41) != 0;
             boolean status = protocol41 || (caps & CLIENT_TRANSACTIONS) != 0;
@@ -260,16 +300,28 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<ErrPacket> errPackets() {
+        return errPacketsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<ErrPacket> errPacketsGenerated() {
         Arbitrary<String> sqlState = Arbitraries.strings().withCharRange('0', 'Z').ofLength(5);
         return Combinators.combine(Arbitraries.integers().between(0, 0xFFFE), sqlState, text(80)).as(ErrPacket::new);
     }
 
     public static Arbitrary<EofPacket> eofPackets() {
+        return eofPacketsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<EofPacket> eofPacketsGenerated() {
         return Combinators.combine(Arbitraries.integers().between(0, 0xFFFF), Arbitraries.integers().between(0, 0xFFFF))
                 .as(EofPacket::new);
     }
 
     public static Arbitrary<ColumnDefinition> columns() {
+        return columnsGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<ColumnDefinition> columnsGenerated() {
         Arbitrary<String> name = text(20);
         Arbitrary<String[]> names = Combinators.combine(name, name, name, name, name, name)
                 .as((a, b, c, d, e, f) -> new String[] {a, b, c, d, e, f});
@@ -283,22 +335,38 @@ public final class WireArbitraries {
     }
 
     public static Arbitrary<ChangeUser> changeUsers() {
+        return changeUsersGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<ChangeUser> changeUsersGenerated() {
         return Combinators.combine(text(32), bytes(255), text(20), Arbitraries.integers().between(0, 255), text(30))
                 .as(ChangeUser::new);
     }
 
     public static Arbitrary<StmtPrepareOk> prepareOks() {
+        return prepareOksGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<StmtPrepareOk> prepareOksGenerated() {
         return Combinators.combine(Arbitraries.longs().between(0, 0xFFFF_FFFFL), Arbitraries.integers().between(0, 0xFFFF),
                 Arbitraries.integers().between(0, 0xFFFF), Arbitraries.integers().between(0, 0xFFFF))
                 .as(StmtPrepareOk::new);
     }
 
     public static Arbitrary<AuthSwitchRequest> authSwitches() {
+        return authSwitchesGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<AuthSwitchRequest> authSwitchesGenerated() {
         return Combinators.combine(Arbitraries.oneOf(Arbitraries.of("mysql_native_password", "caching_sha2_password"),
                 text(30)), bytes(40)).as(AuthSwitchRequest::new);
     }
 
     public static Arbitrary<AuthMoreData> authMoreData() {
+        return authMoreDataGenerated().withoutEdgeCases();
+    }
+
+    private static Arbitrary<AuthMoreData> authMoreDataGenerated() {
         return bytes(600).map(AuthMoreData::new);
     }
 }
