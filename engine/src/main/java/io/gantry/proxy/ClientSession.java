@@ -250,7 +250,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (!admitted) {
             if (!proxy.admitSession()) {
                 proxy.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
-                        + "reached", id, user, host, proxy.config().maxClientConnections());
+                        + "reached", id, printable(user), host, proxy.config().maxClientConnections());
                 sendErrorAndClose(okSequence, tooManyConnections());
                 return false;
             }
@@ -434,7 +434,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 }
                 if (failure != null) {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-                    LOG.error("session {}: cannot look up the account '{}': {}", id, user, cause.getMessage());
+                    LOG.error("session {}: cannot look up the account '{}': {}", id, printable(user), cause.getMessage());
                     // Never 1045/28000 here: pools take that for bad credentials and stop retrying. SQLState class
                     // 08 (connection exception) is what drivers and pools treat as "cannot reach the server, retry".
                     sendErrorAndClose(next, ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
@@ -449,8 +449,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 openFirstBackend(sequence);
             }
             case DENY -> {
-                proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {})", id, user,
-                        host, authentication.plugin(), step.reason());
+                proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {})", id,
+                        printable(user), host, authentication.plugin(), step.reason());
                 loginFailed();
                 sendErrorAndClose(sequence, step.error());
             }
@@ -478,7 +478,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             if (!finishLogin(okSequence)) {
                 return;
             }
-            LOG.debug("session {}: '{}'@'{}' logged in", id, user, host);
+            LOG.debug("session {}: '{}'@'{}' logged in", id, printable(user), host);
             writeOk(okSequence);
             ctx.flush();
             commandDone();
@@ -1640,6 +1640,23 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         backendThreads.clear();
         backendUses.clear();
         prepared.clear();
+    }
+
+    /** A peer-chosen name as it may appear in a log line: control characters escaped, so no line can be forged. */
+    static String printable(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == 0x7F) {
+                if (out == null) {
+                    out = new StringBuilder(text.length() + 8).append(text, 0, i);
+                }
+                out.append(String.format("\\x%02x", (int) c));
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? text : out.toString();
     }
 
     private static void releaseIfHeld(Packet packet) {

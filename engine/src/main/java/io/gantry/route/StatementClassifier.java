@@ -816,7 +816,9 @@ public final class StatementClassifier {
                 if (strongest == null || k.compareTo(strongest) > 0) {
                     strongest = k;
                     strongestFlavor = f;
-                } else if (k == StatementKind.TRANSACTION_BEGIN && f.compareTo(strongestFlavor) > 0) {
+                } else if (k == StatementKind.TRANSACTION_BEGIN && strongest == StatementKind.TRANSACTION_BEGIN
+                        && f.compareTo(strongestFlavor) > 0) {
+                    // Only between two transaction starts: after a stronger kind (a write) there is no flavour.
                     strongestFlavor = f;
                 }
             }

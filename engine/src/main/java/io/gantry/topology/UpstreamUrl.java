@@ -99,8 +99,8 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         String credentials = rest.substring(0, at);
         String location = rest.substring(at + 1);
         int colon = credentials.indexOf(':');
-        String user = decode(colon < 0 ? credentials : credentials.substring(0, colon));
-        String password = colon < 0 ? "" : decode(credentials.substring(colon + 1));
+        String user = decode(colon < 0 ? credentials : credentials.substring(0, colon), "user", shown);
+        String password = colon < 0 ? "" : decode(credentials.substring(colon + 1), "password", shown);
         if (user.isEmpty()) {
             throw invalid(shown, "the user is empty");
         }
@@ -118,7 +118,7 @@ public record UpstreamUrl(String host, int port, String database, String user, S
                 throw invalid(shown, "no database: expected host:port/database");
             }
         }
-        String database = decode(path);
+        String database = decode(path, "database name", shown);
         if (database.contains("/") || database.contains("?")) {
             throw invalid(shown, "the database name '" + database + "' contains '/' or '?'");
         }
@@ -167,9 +167,9 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         Set<String> given = new HashSet<>();
         for (String pair : query.split("&", -1)) {
             int equals = pair.indexOf('=');
-            String name = decode(equals < 0 ? pair : pair.substring(0, equals)).trim().toLowerCase(Locale.ROOT)
+            String name = decode(equals < 0 ? pair : pair.substring(0, equals), "query parameter", shown).trim().toLowerCase(Locale.ROOT)
                     .replace('_', '-');
-            String value = equals < 0 ? "" : decode(pair.substring(equals + 1)).trim();
+            String value = equals < 0 ? "" : decode(pair.substring(equals + 1), "query parameter value", shown).trim();
             if (name.isEmpty()) {
                 throw invalid(shown, "an empty query parameter (expected name=value joined by '&')");
             }
@@ -250,18 +250,30 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         }
     }
 
-    private static String decode(String text) {
-        return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+    private static String decode(String text, String part, String shown) {
+        try {
+            return URLDecoder.decode(text.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            // URLDecoder's own message names neither the entry nor the part
+            throw invalid(shown, "bad percent-encoding in the " + part + " (" + e.getMessage() + ")");
+        }
     }
 
-    /** The entry with its password replaced by {@code ***}, safe for logs and errors. */
+    /**
+     * The entry with its password replaced by {@code ***}, safe for logs and errors. Without a well-formed scheme
+     * ({@code mysql:/app:pw@host/db}) everything from the first colon to the last {@code @} is masked: more than the
+     * password, never less. Without an {@code @} the password cannot be told from what follows it, so everything
+     * after the first colon after the scheme is masked.
+     */
     static String mask(String entry) {
         int scheme = entry.indexOf("://");
         int at = entry.lastIndexOf('@');
-        if (scheme < 0 || at < scheme) {
-            return entry;
+        if (at < 0) {
+            int colon = entry.indexOf(':', scheme < 0 ? 0 : scheme + 3);
+            return colon < 0 ? entry : entry.substring(0, colon + 1) + "***";
         }
-        int colon = entry.indexOf(':', scheme + 3);
+        int credentials = scheme >= 0 && scheme < at ? scheme + 3 : 0;
+        int colon = entry.indexOf(':', credentials);
         if (colon < 0 || colon > at) {
             return entry;
         }

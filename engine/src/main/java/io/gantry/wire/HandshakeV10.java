@@ -119,10 +119,12 @@ public record HandshakeV10(
         if (CapabilityFlags.has(capabilities, CLIENT_SECURE_CONNECTION)) {
             int part2Length = Math.max(MIN_SEED_PART_2, dataLength - SEED_PART_1);
             byte[] part2 = Buffers.readFixedBytes(buf, part2Length, "HandshakeV10.auth_plugin_data_part_2");
-            // auth_plugin_data_len counts the seed plus its trailing NUL; without it the seed is 20.
+            // auth_plugin_data_len counts the seed plus its trailing NUL. Without CLIENT_PLUGIN_AUTH (or without a
+            // length) the seed is 20 bytes whatever the length byte says, as libmysqlclient reads it: a length byte
+            // left over from another layout must not make a seed the record refuses.
             int seedPart2 = CapabilityFlags.has(capabilities, CLIENT_PLUGIN_AUTH) && dataLength > SEED_PART_1
                     ? dataLength - SEED_PART_1 - 1
-                    : part2Length - 1;
+                    : MIN_SEED_PART_2 - 1;
             seed = Arrays.copyOf(part1, SEED_PART_1 + seedPart2);
             System.arraycopy(part2, 0, seed, SEED_PART_1, seedPart2);
         }

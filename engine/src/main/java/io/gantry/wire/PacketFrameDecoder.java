@@ -67,6 +67,14 @@ public final class PacketFrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
+     * Bytes held and not yet emitted: the part of a frame received so far plus the frames of a continued payload. At
+     * most the cap plus a partial frame header (3 bytes) between reads; 0 once failed.
+     */
+    long bufferedBytes() {
+        return internalBuffer().readableBytes() + pendingLength;
+    }
+
+    /**
      * Hands over the bytes received but not yet decoded, and stops decoding them. Used when the protocol switches
      * to TLS after an SSLRequest: a client sends its TLS ClientHello right behind the SSLRequest, so those bytes
      * may already sit here and must go to the TLS handler instead. Call it from the handler of the packet just

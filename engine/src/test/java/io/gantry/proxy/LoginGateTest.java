@@ -90,4 +90,11 @@ class LoginGateTest {
         }
         assertThat(open.admit("a")).isEmpty();
     }
+
+    @Test
+    void peerChosenNamesCannotForgeLogLines() {
+        assertThat(ClientSession.printable("app")).isEqualTo("app");
+        assertThat(ClientSession.printable("app\n12:00:00 [main] INFO forged\u0014"))
+                .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
+    }
 }

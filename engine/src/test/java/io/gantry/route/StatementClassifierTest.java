@@ -485,6 +485,22 @@ class StatementClassifierTest {
         assertThat(StatementClassifier.classify("DROP USER `app`@`%`").flags()).isEmpty();
     }
 
+    /**
+     * Found by StatementClassifierFuzzTest: a transaction start after a write in one text threw a NullPointerException
+     * (comparing with the flavour a write does not have); the safety net then dropped every flag, so a temporary
+     * table or a user variable set in the same text no longer pinned the session.
+     */
+    @Test
+    void aTransactionStartAfterAWriteKeepsTheTextsFlags() {
+        String sql = "CREATE TEMPORARY TABLE t (a INT); SET @a = 1; BEGIN";
+        StatementClass result = StatementClassifier.classifyUnguarded(sql, false);
+        assertThat(result.kind()).isEqualTo(WRITE);
+        assertThat(result.flags()).contains(TEMPORARY_TABLE, SETS_USER_VARIABLES);
+        assertThat(result.statementCount()).isEqualTo(3);
+        assertThat(StatementClassifier.classify("INSERT INTO t VALUES (1); BEGIN; START TRANSACTION READ ONLY"))
+                .isEqualTo(StatementClassifier.classifyUnguarded("INSERT INTO t VALUES (1); BEGIN; START TRANSACTION READ ONLY", false));
+    }
+
     @Test
     void worksOnAnyCharSequence() {
         StringBuilder sql = new StringBuilder("SELECT * FROM t FOR UPDATE");

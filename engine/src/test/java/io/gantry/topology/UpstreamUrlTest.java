@@ -63,6 +63,32 @@ class UpstreamUrlTest {
                 .hasMessageStartingWith("bad server URL '");
     }
 
+    /** Found by UpstreamUrlFuzzTest: without a well-formed "://" the error message quoted the password. */
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+            "mysql:/app:topsecret@127.0.0.1/app;   mysql:***@127.0.0.1/app",
+            "app:topsecret@h:1/d;                  app:***@h:1/d",
+            "mysql//app:topsecret@h/d|7;           mysql//app:***@h/d|7",
+            "mysql://app:topsecret127.0.0.1/app;   mysql://app:***",
+    })
+    void masksThePasswordOfAnEntryWithoutAScheme(String entry, String shown) {
+        assertThatThrownBy(() -> UpstreamUrl.parse(entry))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("topsecret")
+                .hasMessageStartingWith("bad server URL '" + shown + "'");
+    }
+
+    /** Found by UpstreamUrlFuzzTest: a stray '%' escaped as URLDecoder's message, naming neither entry nor part. */
+    @Test
+    void badPercentEncodingNamesTheEntryAndThePart() {
+        assertThatThrownBy(() -> UpstreamUrl.parse("mysql://app:pw@127.0.0.1/db%"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("bad server URL 'mysql://app:***@127.0.0.1/db%': bad percent-encoding in the "
+                        + "database name");
+        assertThatThrownBy(() -> UpstreamUrl.parse("mysql://app:p%zz@h/db"))
+                .hasMessageStartingWith("bad server URL 'mysql://app:***@h/db': bad percent-encoding in the password");
+    }
+
     @Test
     void refusesTheSameServerTwice() {
         assertThatThrownBy(() -> UpstreamUrl.parseList(List.of("mysql://a:x@h:1/d,mysql://b:y@h:1/d|7")))

@@ -81,6 +81,19 @@ class HandshakeV10Test {
         CodecAssertions.assertDecoded(wire, HandshakeV10::decode).isEqualTo(greeting);
     }
 
+    /** Found by PacketDecoderFuzzTest: this greeting escaped as IllegalArgumentException ("the seed is 20 bytes, was 39"). */
+    @Test
+    void aLengthByteWithoutPluginAuthStillYieldsTheTwentyByteSeed() {
+        int caps = CLIENT_LONG_PASSWORD | CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION;
+        byte[] wire = CodecAssertions.bytes(new HandshakeV10("5.1.73", 7, SEED, caps, 8, 0, 0, "")::encode);
+        int dataLengthOffset = 1 + "5.1.73".length() + 1 + 4 + 8 + 1 + 2 + 1 + 2 + 2;
+        assertThat(wire[dataLengthOffset]).as("auth_plugin_data_len as encoded").isZero();
+        wire[dataLengthOffset] = 40; // announces a 39-byte seed, and 32 bytes of part 2
+        byte[] longer = Arrays.copyOf(wire, wire.length + 19);
+        HandshakeV10 decoded = CodecAssertions.decode(longer, HandshakeV10::decode);
+        assertThat(decoded.authPluginData()).isEqualTo(SEED);
+    }
+
     @Test
     void pluginNameWithoutTerminatorIsReadToTheEnd() {
         byte[] wire = CodecAssertions.bytes(mysqlGreeting()::encode);
