@@ -106,8 +106,7 @@ final class SessionIdentitySql {
     static KillText inspectKill(String sql, boolean noBackslashEscapes) {
         // Runs for every statement: only text that mentions KILL at all is looked at closely.
         // ('KI' 'LL 5' is KILL 5 to the server: dynamic SQL is looked at whatever it spells.)
-        if (!containsIgnoreCase(sql, "kill") && !containsIgnoreCase(sql, "prepare")
-                && !containsIgnoreCase(sql, "immediate")) {
+        if (!containsIgnoreCase(sql, "kill", "prepare", "immediate")) {
             return KillText.NONE;
         }
         return inspect(sql, !noBackslashEscapes, 0);
@@ -261,12 +260,19 @@ final class SessionIdentitySql {
         return true;
     }
 
-    /** Without copying the text: this check runs for every statement. */
-    private static boolean containsIgnoreCase(String text, String lowerNeedle) {
-        int last = text.length() - lowerNeedle.length();
-        for (int i = 0; i <= last; i++) {
-            if (text.regionMatches(true, i, lowerNeedle, 0, lowerNeedle.length())) {
-                return true;
+    /**
+     * Whether the text holds any of the lower-case ASCII words, in any letter case. One pass without copying, and
+     * a full comparison only where the first letter matches: this runs for every statement.
+     */
+    private static boolean containsIgnoreCase(String text, String... lowerNeedles) {
+        int length = text.length();
+        for (int i = 0; i < length; i++) {
+            char lower = (char) (text.charAt(i) | 0x20); // ASCII letters only; other characters never match
+            for (String needle : lowerNeedles) {
+                if (needle.charAt(0) == lower && i + needle.length() <= length
+                        && text.regionMatches(true, i, needle, 0, needle.length())) {
+                    return true;
+                }
             }
         }
         return false;
