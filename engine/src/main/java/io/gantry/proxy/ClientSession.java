@@ -65,6 +65,7 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
@@ -72,6 +73,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -107,7 +109,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
     private static final int BATCH_COPY_LIMIT = 8 * 1024;
     /** How long a session whose server side is gone waits for the client's next command to tell it why. */
-    private static final java.time.Duration LOST_SESSION_GRACE = java.time.Duration.ofSeconds(60);
+    private static final Duration LOST_SESSION_GRACE = Duration.ofSeconds(60);
 
     private enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
@@ -118,7 +120,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         /** The value of {@link #commands} when this connection last ran a command of the client's. */
         long lastCommand;
         /** What it holds that replaying the settings cannot rebuild. */
-        final java.util.EnumSet<HeldState> held = HeldState.none();
+        final EnumSet<HeldState> held = HeldState.none();
     }
 
     private final ProxyServer proxy;
@@ -214,7 +216,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
     private void refuse(LoginGate.Refusal refusal) {
         if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
-            long seconds = Math.max(1, Duration.between(java.time.Instant.now(), blocked.until()).toSeconds());
+            long seconds = Math.max(1, blocked.left().toSeconds());
             proxy.peerWarnings().warn("blocked", "session {}: refused {}, blocked after failed logins for {} more s",
                     id, host, seconds);
             sendErrorAndClose(0, ErrPacket.of(1129, "HY000", "Host '" + host + "' is blocked because of many "
@@ -434,7 +436,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 }
                 if (failure != null) {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-                    LOG.error("session {}: cannot look up the account '{}': {}", id, printable(user), cause.getMessage());
+                    LOG.error("session {}: cannot look up the account '{}': {}", id, printable(user),
+                            cause.getMessage());
                     // Never 1045/28000 here: pools take that for bad credentials and stop retrying. SQLState class
                     // 08 (connection exception) is what drivers and pools treat as "cannot reach the server, retry".
                     sendErrorAndClose(next, ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
@@ -556,9 +559,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         String withId = SessionIdentitySql.withSessionId(sql, id);
         if (!withId.equals(sql)) {
             // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
-            byte[] text = withId.getBytes(StandardCharsets.ISO_8859_1);
-            command = new Packet(0, ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
-                    .writeBytes(text));
+            command = new Packet(0, queryPayload(withId));
             packet.release();
         }
         runQuery(command, sql, withId, true);
@@ -592,7 +593,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         run(command, routed.server(), connection -> forward(command, connection, after, rewriter), elsewhere);
     }
 
-    /** Column definitions as a direct connection names and types {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
+    /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
     private ResponseRewriter connectionIdColumns(String original, String rewritten) {
         ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten,
                 ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
@@ -670,9 +671,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 killNext(threads, index + 1, kill, target);
                 return;
             }
-            byte[] text = kill.serverText(thread.getValue()).getBytes(StandardCharsets.US_ASCII);
-            ByteBuf payload = ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code())
-                    .writeBytes(text);
+            ByteBuf payload = queryPayload(kill.serverText(thread.getValue()));
             InternalCommand.run((BackendConnection) future.getNow(), payload, (first, error) -> {
                 if (error != null && error.errorCode() != UNKNOWN_THREAD) {
                     // The server's own refusal, told about the Gantry session the client named.
@@ -808,9 +807,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (connection == null || !connection.isUsable()) {
             return;
         }
-        ByteBuf commit = ctx.alloc().buffer(7).writeByte(CommandType.COM_QUERY.code())
-                .writeBytes("COMMIT".getBytes(StandardCharsets.US_ASCII));
-        InternalCommand.run(connection, commit, (first, error) -> { },
+        InternalCommand.run(connection, queryPayload("COMMIT"), (first, error) -> { },
                 failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", id, server,
                         failure.getMessage()));
     }
@@ -992,11 +989,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                     for (InternalCommand.Value value : row) {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
-                    byte[] text = readBack.replayText(literals).getBytes(StandardCharsets.UTF_8);
-                    byte[] replayCommand = new byte[text.length + 1];
-                    replayCommand[0] = (byte) CommandType.COM_QUERY.code();
-                    System.arraycopy(text, 0, replayCommand, 1, text.length);
-                    use.appliedStateVersion = stateLog.record(replayCommand);
+                    use.appliedStateVersion = stateLog.record(queryCommand(readBack.replayText(literals)));
                 }
                 done.run();
             }, failure -> sendErrorAndClose(1, backendError(connection.server(), failure)));
@@ -1014,9 +1007,22 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A COM_QUERY payload for text Gantry made or changed. SQL text in Gantry holds one character per byte
+     * (ISO-8859-1, as {@link #onQuery} decodes it and read-back values are decoded), so it goes back to the server
+     * byte for byte, whatever the connection's character set.
+     */
     private ByteBuf queryPayload(String sql) {
-        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-        return ctx.alloc().buffer(text.length + 1).writeByte(CommandType.COM_QUERY.code()).writeBytes(text);
+        byte[] command = queryCommand(sql);
+        return ctx.alloc().buffer(command.length).writeBytes(command);
+    }
+
+    /** {@link #queryPayload} as bytes, for the session-state log. */
+    private static byte[] queryCommand(String sql) {
+        byte[] command = new byte[sql.length() + 1];
+        command[0] = (byte) CommandType.COM_QUERY.code();
+        System.arraycopy(sql.getBytes(StandardCharsets.ISO_8859_1), 0, command, 1, sql.length());
+        return command;
     }
 
     /**
@@ -1026,7 +1032,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      */
     private BackendConnection connectionHolding(boolean tyingOnly) {
         for (Map.Entry<BackendConnection, BackendUse> entry : backendUses.entrySet()) {
-            java.util.Set<HeldState> held = entry.getValue().held;
+            Set<HeldState> held = entry.getValue().held;
             if (tyingOnly ? HeldState.tiesSession(held) : !held.isEmpty()) {
                 return entry.getKey();
             }

@@ -26,7 +26,7 @@ enum HeldState {
         this.description = description;
     }
 
-    /** Brings {@code held} up to date after a statement of this class ran on the connection and answered with {@code status}. */
+    /** Brings {@code held} up to date after a statement of this class ran on the connection with {@code status}. */
     static void afterStatement(Set<HeldState> held, StatementClass statement, int status, boolean statusKnown) {
         if (statusKnown) {
             if (ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS)) {

@@ -59,7 +59,8 @@ final class InternalCommand implements BackendConnection.ResponseListener {
     }
 
     /**
-     * Runs a text query on an idle connection and hands over its first row. Values are read as UTF-8 text; the
+     * Runs a text query on an idle connection and hands over its first row. Values are read one char per byte
+     * (ISO-8859-1), so they can be sent back unchanged whatever the character set; the
      * column type (taken from the end of the definition, so MariaDB's extended metadata does not matter) tells
      * numbers from strings.
      */
@@ -96,7 +97,9 @@ final class InternalCommand implements BackendConnection.ResponseListener {
                 row.skipBytes(1);
                 values.add(new Value(null, numeric));
             } else {
-                values.add(new Value(Buffers.readLenEncString(row, "row value"), numeric));
+                // One char per byte: the value goes back into a replayed SET byte for byte.
+                values.add(new Value(Buffers.readLenEncSlice(row, "row value").toString(
+                        java.nio.charset.StandardCharsets.ISO_8859_1), numeric));
             }
         }
         return values;

@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -19,8 +20,8 @@ final class LoginGate {
 
     /** Why a new connection is refused, if it is. */
     sealed interface Refusal {
-        /** The host is blocked until {@code until} after {@code failures} failed logins. */
-        record Blocked(String host, int failures, Instant until) implements Refusal {
+        /** The host is blocked until {@code until} ({@code left} from now) after {@code failures} failed logins. */
+        record Blocked(String host, int failures, Instant until, Duration left) implements Refusal {
         }
 
         /** Too many connections are logging in at once, in total or from this host. */
@@ -49,7 +50,8 @@ final class LoginGate {
         HostState state = hosts.computeIfAbsent(host, h -> new HostState());
         Instant now = clock.instant();
         if (now.isBefore(state.blockedUntil)) {
-            return Optional.of(new Refusal.Blocked(host, state.failures, state.blockedUntil));
+            return Optional.of(new Refusal.Blocked(host, state.failures, state.blockedUntil,
+                    Duration.between(now, state.blockedUntil)));
         }
         if (pending >= limits.maxPending()) {
             return Optional.of(new Refusal.TooManyPending(host, pending, limits.maxPending(), false));
@@ -96,7 +98,7 @@ final class LoginGate {
             return Optional.empty();
         }
         state.blockedUntil = clock.instant().plus(limits.blockFor());
-        Refusal.Blocked blocked = new Refusal.Blocked(host, state.failures, state.blockedUntil);
+        Refusal.Blocked blocked = new Refusal.Blocked(host, state.failures, state.blockedUntil, limits.blockFor());
         state.failures = 0; // after the cool-down the host starts again from nothing
         return Optional.of(blocked);
     }

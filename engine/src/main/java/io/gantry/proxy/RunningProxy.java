@@ -134,7 +134,8 @@ public final class RunningProxy implements AutoCloseable {
 
     private static UpstreamServer greetingSource(Upstreams upstreams) {
         return upstreams.primary()
-                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isReachable).findFirst().orElseThrow());
+                .orElseGet(() -> upstreams.servers().stream().filter(UpstreamServer::isReachable).findFirst()
+                        .orElseThrow());
     }
 
     /** The address clients connect to. */

@@ -129,7 +129,9 @@ sealed interface SettingReplay {
         }
         if (value.indexOf('\\') >= 0 && !noBackslashEscapes) {
             // A hex literal means the same whatever NO_BACKSLASH_ESCAPES is on the connection it is replayed on.
-            return "X'" + HexFormat.of().formatHex(value.getBytes(java.nio.charset.StandardCharsets.UTF_8)) + "'";
+            // (value holds one char per byte, as read back)
+            return "X'" + HexFormat.of().formatHex(value.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1))
+                    + "'";
         }
         return "'" + value.replace("'", "''") + "'";
     }
