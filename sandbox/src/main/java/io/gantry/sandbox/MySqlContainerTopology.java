@@ -35,6 +35,8 @@ public final class MySqlContainerTopology implements Topology {
     private final Network network;
     private final List<Node> nodes;
     private volatile Node primary;
+    /** The replication statements of the image's version, known once the primary runs. */
+    private volatile MySqlReplicationSql sql;
 
     private MySqlContainerTopology(Network network, List<Node> nodes) {
         this.network = network;
@@ -58,14 +60,15 @@ public final class MySqlContainerTopology implements Topology {
         Network network = Network.newNetwork();
         List<Node> nodes = new ArrayList<>();
         for (int i = 0; i <= replicaCount; i++) {
-            nodes.add(new Node(i == 0 ? "primary" : "replica" + i, MariaDbServer.freePort(), i + 1, network));
+            nodes.add(new Node(i == 0 ? "primary" : "replica" + i, LocalServer.freePort(), i + 1, network));
         }
         MySqlContainerTopology topology = new MySqlContainerTopology(network, nodes);
         try {
             nodes.parallelStream().forEach(node -> node.container.start());
+            topology.sql = MySqlReplicationSql.forVersion(topology.primary.query("SELECT VERSION()"));
             for (Node node : nodes) {
                 // The entrypoint's own set-up must not count as replicated transactions.
-                node.execute("RESET BINARY LOGS AND GTIDS");
+                node.execute(topology.sql.resetBinaryLogs());
             }
             topology.primary.execute(
                     "CREATE USER '" + SandboxAccounts.REPLICATION.user() + "'@'%' IDENTIFIED BY '"
@@ -87,7 +90,7 @@ public final class MySqlContainerTopology implements Topology {
 
     @Override
     public String flavour() {
-        return "MySQL 8.4 (Testcontainers)";
+        return "MySQL " + IMAGE.getVersionPart() + " (Testcontainers)";
     }
 
     @Override
@@ -140,12 +143,12 @@ public final class MySqlContainerTopology implements Topology {
 
     @Override
     public void pauseReplication(DatabaseServer replica) {
-        own(replica).execute("STOP REPLICA SQL_THREAD");
+        own(replica).execute(sql.stopSqlThread());
     }
 
     @Override
     public void resumeReplication(DatabaseServer replica) {
-        own(replica).execute("START REPLICA SQL_THREAD");
+        own(replica).execute(sql.startSqlThread());
     }
 
     @Override
@@ -165,7 +168,7 @@ public final class MySqlContainerTopology implements Topology {
     public String replicationSqlError(DatabaseServer replica) {
         try (Connection connection = connectAsAdmin(replica);
              Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SHOW REPLICA STATUS")) {
+             ResultSet rows = statement.executeQuery(sql.showStatus())) {
             if (!rows.next() || rows.getInt("Last_SQL_Errno") == 0) {
                 return "";
             }
@@ -187,7 +190,7 @@ public final class MySqlContainerTopology implements Topology {
             old.execute("SET GLOBAL read_only = ON");
             awaitReplicasCaughtUp(Duration.ofSeconds(60));
         }
-        promoted.execute("STOP REPLICA", "RESET REPLICA ALL", "SET GLOBAL read_only = OFF");
+        promoted.execute(sql.stop(), sql.resetAll(), "SET GLOBAL read_only = OFF");
         primary = promoted;
         for (Node node : nodes) {
             if (node != promoted && node.isRunning()) {
@@ -201,8 +204,7 @@ public final class MySqlContainerTopology implements Topology {
         String executed = primary.query("SELECT @@GLOBAL.gtid_executed");
         for (Node node : nodes) {
             if (node != primary && node.isRunning()) {
-                String result = node.query("SELECT WAIT_FOR_EXECUTED_GTID_SET('" + executed + "', "
-                        + timeout.toSeconds() + ")");
+                String result = node.query(MySqlReplicationSql.awaitExecuted(executed, timeout));
                 if (!"0".equals(result)) {
                     throw new IllegalStateException(node.name() + " did not reach the primary's GTID set " + executed
                             + " within " + timeout.toSeconds() + " s; it has " + executedGtids(node));
@@ -218,24 +220,9 @@ public final class MySqlContainerTopology implements Topology {
 
     @Override
     public long transactionsBehind(DatabaseServer replica) {
-        String missing = primary.query("SELECT GTID_SUBTRACT('" + primary.query("SELECT @@GLOBAL.gtid_executed")
-                + "', '" + executedGtids(replica) + "')");
-        return countTransactions(missing);
-    }
-
-    /** The number of transactions in a MySQL GTID set such as {@code uuid:1-5:7,uuid2:3}. */
-    static long countTransactions(String gtidSet) {
-        long count = 0;
-        for (String member : gtidSet.replace("\n", "").split(",")) {
-            String[] parts = member.trim().split(":");
-            for (int i = 1; i < parts.length; i++) {
-                String[] range = parts[i].split("-");
-                long first = Long.parseLong(range[0]);
-                long last = range.length == 2 ? Long.parseLong(range[1]) : first;
-                count += last - first + 1;
-            }
-        }
-        return count;
+        String missing = primary.query(MySqlReplicationSql.subtract(primary.query("SELECT @@GLOBAL.gtid_executed"),
+                executedGtids(replica)));
+        return MySqlReplicationSql.countTransactions(missing);
     }
 
     @Override
@@ -266,11 +253,9 @@ public final class MySqlContainerTopology implements Topology {
     }
 
     private void replicateFromPrimary(Node replica) {
-        replica.execute("STOP REPLICA",
-                "CHANGE REPLICATION SOURCE TO SOURCE_HOST='" + primary.name() + "', SOURCE_PORT=3306, SOURCE_USER='"
-                        + SandboxAccounts.REPLICATION.user() + "', SOURCE_PASSWORD='"
-                        + SandboxAccounts.REPLICATION.password() + "', SOURCE_AUTO_POSITION=1, GET_SOURCE_PUBLIC_KEY=1",
-                "START REPLICA");
+        // Containers reach each other by name on the Docker network, on MySQL's own port.
+        replica.execute(sql.stop(), sql.changeSource(primary.name(), 3306, SandboxAccounts.REPLICATION),
+                sql.start());
     }
 
     private Node own(DatabaseServer server) {
@@ -302,7 +287,7 @@ public final class MySqlContainerTopology implements Topology {
                             "--log-bin=mysql-bin", "--binlog-format=ROW", "--log-replica-updates=ON",
                             "--skip-name-resolve", "--report-host=" + name)
                     .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withPortBindings(new PortBinding(
-                            Ports.Binding.bindIpAndPort(MariaDbServer.HOST, port), ExposedPort.tcp(3306))))
+                            Ports.Binding.bindIpAndPort(LocalServer.HOST, port), ExposedPort.tcp(3306))))
                     // The entrypoint starts a temporary server first (port 0); wait for the real one.
                     .waitingFor(Wait.forLogMessage(".*ready for connections.*port: 3306.*", 1)
                             .withStartupTimeout(Duration.ofMinutes(3)));
@@ -315,7 +300,7 @@ public final class MySqlContainerTopology implements Topology {
 
         @Override
         public String host() {
-            return MariaDbServer.HOST;
+            return LocalServer.HOST;
         }
 
         @Override
@@ -334,7 +319,7 @@ public final class MySqlContainerTopology implements Topology {
         }
 
         String url(String database) {
-            return "jdbc:mysql://" + MariaDbServer.HOST + ":" + port + "/" + database
+            return "jdbc:mysql://" + LocalServer.HOST + ":" + port + "/" + database
                     + "?allowPublicKeyRetrieval=true&sslMode=PREFERRED&connectTimeout=5000";
         }
 
@@ -348,7 +333,7 @@ public final class MySqlContainerTopology implements Topology {
                         throw new IllegalStateException(name + ": no connection within " + timeout.toSeconds()
                                 + " s after start: " + e.getMessage(), e);
                     }
-                    MariaDbServer.sleep(200);
+                    LocalServer.sleep(200);
                 }
             }
         }
@@ -377,7 +362,7 @@ public final class MySqlContainerTopology implements Topology {
 
         @Override
         public String toString() {
-            return name + " (" + MariaDbServer.HOST + ":" + port + ")";
+            return name + " (" + LocalServer.HOST + ":" + port + ")";
         }
     }
 }

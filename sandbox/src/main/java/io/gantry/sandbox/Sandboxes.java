@@ -81,12 +81,15 @@ public final class Sandboxes {
         SHARED.clear();
     }
 
-    /** Process ids of {@code mariadbd} servers started by this JVM that are still running. */
+    /** Process ids of {@code mariadbd} and {@code mysqld} servers started by this JVM that are still running. */
     public static List<Long> liveServersOfThisRun() {
         return liveServersUnder(runDirectory());
     }
 
-    /** Process ids of running (not zombie) {@code mariadbd} servers whose command line names {@code directory}. */
+    /**
+     * Process ids of running (not zombie) {@code mariadbd} and {@code mysqld} servers whose command line names
+     * {@code directory}.
+     */
     public static List<Long> liveServersUnder(Path directory) {
         return ServerProcesses.liveServersUnder(directory);
     }

@@ -133,7 +133,7 @@ final class ServerProcesses {
             return false;
         }
         if (isLive(serverPid) && commandLine(serverPid).contains(directory)) {
-            LOG.warn("sandbox: stopping mariadbd pid {} left behind by a JVM that is gone (pid {}), data in {}",
+            LOG.warn("sandbox: stopping server pid {} left behind by a JVM that is gone (pid {}), data in {}",
                     serverPid, ownerPid, directory);
             ProcessHandle.of(serverPid).ifPresent(ProcessHandle::destroyForcibly);
             awaitGone(serverPid, Duration.ofSeconds(10));
@@ -179,14 +179,15 @@ final class ServerProcesses {
         }
     }
 
-    /** Live {@code mariadbd} processes whose command line mentions {@code pathFragment}. */
+    /** Live {@code mariadbd} and {@code mysqld} processes whose command line mentions {@code pathFragment}. */
     static List<Long> liveServersUnder(Path pathFragment) {
         String fragment = pathFragment.toAbsolutePath().toString();
         return ProcessHandle.allProcesses()
                 .map(ProcessHandle::pid)
                 .filter(pid -> {
                     String commandLine = commandLine(pid);
-                    return commandLine.contains("mariadbd") && commandLine.contains(fragment);
+                    return (commandLine.contains("mariadbd") || commandLine.contains("mysqld"))
+                            && commandLine.contains(fragment);
                 })
                 .filter(ServerProcesses::isLive)
                 .toList();

@@ -2,33 +2,29 @@ package io.gantry.sandbox;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A data directory initialised once per MariaDB install (system tables, the test database and accounts, empty GTID
- * state) and then copied for every server. Copies start with identical data and no GTIDs, so replication needs no
- * dump and no position: a replica starts from the empty position.
+ * A data directory initialised once per install (system tables, the test database and accounts, empty GTID state)
+ * and then copied for every server. Copies start with identical data and no GTIDs, so replication needs no dump and
+ * no position: a replica starts from the empty position.
  */
 final class TemplateDataDirectory {
 
@@ -38,41 +34,28 @@ final class TemplateDataDirectory {
     }
 
     /** The template's data directory for this install, built on first use (a few seconds, once). */
-    static Path obtain(MariaDbInstallation installation) {
-        Path templates = MariaDbInstallation.cacheDirectory().resolve("templates");
-        Path target = templates.resolve(key(installation));
-        Path ready = target.resolve("READY");
-        if (Files.exists(ready)) {
-            return target.resolve("data");
-        }
-        try {
-            Files.createDirectories(templates);
-            try (FileChannel channel = FileChannel.open(templates.resolve(target.getFileName() + ".lock"),
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-                 FileLock ignored = channel.lock()) {
-                if (!Files.exists(ready)) {
-                    build(installation, templates, target);
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot build the template data directory in " + target, e);
-        }
-        return target.resolve("data");
+    static Path obtain(ServerInstallation installation) {
+        Path templates = SandboxCache.directory().resolve("templates");
+        return SandboxCache.obtain(templates, key(installation), "READY", staging -> {
+            LOG.info("sandbox: initialising a template data directory for {} (once)", installation.label());
+            long started = System.nanoTime();
+            installation.initialise(staging.resolve("data"), staging);
+            Files.writeString(staging.resolve("READY"), installation.label() + "\n", StandardCharsets.UTF_8);
+            LOG.info("sandbox: template ready in {} ms", (System.nanoTime() - started) / 1_000_000);
+        }).resolve("data");
     }
 
-    private static void build(MariaDbInstallation installation, Path templates, Path target) throws IOException {
-        LOG.info("sandbox: initialising a template data directory for {} in {} (once)", installation.label(), target);
-        long started = System.nanoTime();
-        Path staging = Files.createTempDirectory(templates, "building-");
-        runInstallDb(installation, staging);
-        MariaDbServer bootstrap = new MariaDbServer("template", staging, MariaDbServer.freePort(), installation, false);
+    /**
+     * Starts a server on a template's data directory (in {@code work/data}), runs {@code statements} as root and
+     * stops it again, leaving no binary log behind.
+     */
+    static void runOnBootstrapServer(ServerInstallation installation, Path work, List<String> statements) {
+        LocalServer bootstrap = new LocalServer("template", work, LocalServer.freePort(), installation, false);
         bootstrap.start(true);
         try (Connection connection = bootstrap.connectAsRoot(); Statement statement = connection.createStatement()) {
-            for (String sql : SandboxAccounts.setupStatements()) {
+            for (String sql : statements) {
                 statement.execute(sql);
             }
-            // The copies must start with no GTIDs and no binary log, or replicas would replay the setup.
-            statement.execute("RESET MASTER");
         } catch (SQLException e) {
             throw new IllegalStateException("template: setting up accounts failed: " + e.getMessage(), e);
         } finally {
@@ -82,40 +65,34 @@ final class TemplateDataDirectory {
             for (Path file : files.filter(f -> f.getFileName().toString().startsWith("template-bin")).toList()) {
                 Files.delete(file);
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        Files.move(staging, target, StandardCopyOption.ATOMIC_MOVE);
-        Files.writeString(target.resolve("READY"), installation.label() + "\n", StandardCharsets.UTF_8);
-        LOG.info("sandbox: template ready in {} ms", (System.nanoTime() - started) / 1_000_000);
     }
 
-    private static void runInstallDb(MariaDbInstallation installation, Path staging) throws IOException {
-        List<String> command = new ArrayList<>(List.of("bash", installation.installDbScript().toString(),
-                "--no-defaults",
-                "--basedir=" + installation.home(),
-                "--datadir=" + staging.resolve("data"),
-                "--auth-root-authentication-method=normal",
-                "--skip-test-db",
-                "--skip-name-resolve",
-                "--innodb-log-file-size=8M"));
-        if ("root".equals(System.getProperty("user.name"))) {
-            command.add("--user=root");
-        }
-        Path log = staging.resolve("install-db.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
+    /** Runs an initialisation program to its end (at most 120 s), its output in {@code log}; fails if it fails. */
+    static void run(List<String> command, Map<String, String> environment, Path log, String what) {
         try {
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+            builder.environment().putAll(environment);
+            Process process = builder.start();
+            try {
+                if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                    throw new IllegalStateException(what + " did not finish within 120 s; see " + log);
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
-                throw new IllegalStateException("mariadb-install-db did not finish within 120 s; see " + log);
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while running " + what, e);
             }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while running mariadb-install-db", e);
-        }
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException("mariadb-install-db failed with exit code " + process.exitValue()
-                    + ":\n" + Files.readString(log, StandardCharsets.UTF_8));
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException(what + " failed with exit code " + process.exitValue() + ":\n"
+                        + Files.readString(log, StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + what, e);
         }
     }
 
@@ -141,15 +118,15 @@ final class TemplateDataDirectory {
     }
 
     /** The template depends on the install and on what is set up in it; a change to either makes a new one. */
-    private static String key(MariaDbInstallation installation) {
+    private static String key(ServerInstallation installation) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             digest.update(installation.home().toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8));
             digest.update(installation.label().getBytes(StandardCharsets.UTF_8));
-            for (String part : SandboxAccounts.setupStatements()) {
+            for (String part : installation.setupStatements()) {
                 digest.update(part.getBytes(StandardCharsets.UTF_8));
             }
-            for (String part : MariaDbServer.commonOptions()) {
+            for (String part : installation.serverOptions("template", false)) {
                 digest.update(part.getBytes(StandardCharsets.UTF_8));
             }
             return HexFormat.of().formatHex(digest.digest(), 0, 8);

@@ -8,12 +8,16 @@ import java.util.List;
 
 /**
  * A primary and replicas with GTID replication, started for tests or the demo, and the operations that
- * operations tests need. Implemented by real {@code mariadbd} processes ({@link MariaDbTopology}) and by MySQL 8.4
- * containers ({@link MySqlContainerTopology}). Closing it stops every server it started.
+ * operations tests need. Implemented by real {@code mariadbd} processes ({@link MariaDbTopology}), real
+ * {@code mysqld} processes ({@link MySqlTopology}) and MySQL 8.4 containers ({@link MySqlContainerTopology}).
+ * Closing it stops every server it started.
  */
 public interface Topology extends AutoCloseable {
 
-    /** What runs, for reports: {@code MariaDB 11.4.5 (bundled)}, {@code MySQL 8.4 (Testcontainers)}. */
+    /**
+     * What runs, for reports: {@code MariaDB 11.4.5 (bundled)}, {@code MySQL 8.0.15 (bundled)},
+     * {@code MySQL 8.4 (Testcontainers)}.
+     */
     String flavour();
 
     /** The database created for tests on every server. */

@@ -1,6 +1,7 @@
 package io.gantry.sandbox;
 
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 
 /** The kinds of sandbox topology the same tests run against. */
@@ -19,22 +20,72 @@ public enum TopologyKind {
         }
     },
 
-    /** MySQL 8.4 in Docker containers through Testcontainers; skipped where no Docker engine answers. */
-    MYSQL_84 {
+    /**
+     * MySQL from the {@linkplain #mySqlProvider() provider} this machine has: MySQL 8.4 in Docker containers
+     * through Testcontainers where a Docker engine answers, else real {@code mysqld} processes (the bundled MySQL
+     * 8.0.15, or the install named by {@code GANTRY_MYSQL_HOME}).
+     */
+    MYSQL {
         @Override
         public Optional<String> unavailableBecause() {
-            try {
-                return MySqlContainerTopology.unavailableBecause();
-            } catch (NoClassDefFoundError e) {
-                return Optional.of("MySQL 8.4 runs need Testcontainers on the class path");
-            }
+            return switch (mySqlProvider()) {
+                case LOCAL -> MySqlInstallation.unavailableBecause();
+                case DOCKER -> dockerUnavailableBecause();
+            };
         }
 
         @Override
         public Topology start(Path directory, int replicas) {
-            return MySqlContainerTopology.start(replicas);
+            return switch (mySqlProvider()) {
+                case LOCAL -> MySqlTopology.start(MySqlInstallation.locate(), directory, replicas, 0);
+                case DOCKER -> MySqlContainerTopology.start(replicas);
+            };
         }
     };
+
+    /** Environment variable choosing the MySQL provider: {@code local} or {@code docker}. */
+    public static final String MYSQL_PROVIDER_VARIABLE = "GANTRY_MYSQL_PROVIDER";
+
+    /** Where {@link #MYSQL} servers come from. */
+    public enum MySqlProvider {
+        /** {@code mysqld} processes from the bundled binaries or {@code GANTRY_MYSQL_HOME}. */
+        LOCAL,
+        /** MySQL 8.4 containers through Testcontainers. */
+        DOCKER
+    }
+
+    private static volatile MySqlProvider provider;
+
+    /**
+     * The MySQL provider: {@value #MYSQL_PROVIDER_VARIABLE} when set; otherwise Docker where a Docker engine
+     * answers (and Testcontainers is on the class path), else the local binaries. Decided once per JVM.
+     */
+    public static MySqlProvider mySqlProvider() {
+        MySqlProvider chosen = provider;
+        if (chosen == null) {
+            String explicit = System.getenv(MYSQL_PROVIDER_VARIABLE);
+            if (explicit != null && !explicit.isBlank()) {
+                try {
+                    chosen = MySqlProvider.valueOf(explicit.strip().toUpperCase(Locale.ROOT));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException(MYSQL_PROVIDER_VARIABLE + " must be 'local' or 'docker', not '"
+                            + explicit + "'", e);
+                }
+            } else {
+                chosen = dockerUnavailableBecause().isEmpty() ? MySqlProvider.DOCKER : MySqlProvider.LOCAL;
+            }
+            provider = chosen;
+        }
+        return chosen;
+    }
+
+    private static Optional<String> dockerUnavailableBecause() {
+        try {
+            return MySqlContainerTopology.unavailableBecause();
+        } catch (NoClassDefFoundError e) {
+            return Optional.of("MySQL 8.4 runs need Testcontainers on the class path");
+        }
+    }
 
     /** Why this kind cannot run on this machine, or empty when it can. */
     public abstract Optional<String> unavailableBecause();

@@ -22,7 +22,7 @@ class GtidPositionsTest {
 
     @Test
     void mySqlGtidSetCountsEveryTransaction() {
-        assertThat(MySqlContainerTopology.countTransactions(
+        assertThat(MySqlReplicationSql.countTransactions(
                 "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5:7,\n4e11fa47-71ca-11e1-9e33-c80aa9429562:3")).isEqualTo(7);
     }
 }

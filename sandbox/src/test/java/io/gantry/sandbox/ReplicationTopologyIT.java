@@ -74,7 +74,7 @@ class ReplicationTopologyIT {
             for (int i = 1; i <= 5; i++) {
                 execute(topology, topology.primary(), "INSERT INTO " + table + " VALUES (" + i + ", 'lagging')");
             }
-            MariaDbServer.sleep(300);
+            LocalServer.sleep(300);
             assertThat(topology.transactionsBehind(lagging)).isEqualTo(5);
             assertThat(queryString(topology, lagging, "SELECT COUNT(*) FROM " + table)).isEqualTo("0");
             assertThat(topology.transactionsBehind(other)).isZero();

@@ -17,33 +17,33 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One {@code mariadbd} process with its own directory ({@code my.cnf}, {@code data/}, {@code error.log}) on a fixed
- * loopback port. Its role only changes what {@code my.cnf} says about {@code read_only}; replication is set up by
- * {@link MariaDbTopology}.
+ * One server process ({@code mariadbd} or {@code mysqld}) with its own directory ({@code my.cnf}, {@code data/},
+ * {@code error.log}) on a fixed loopback port. Its role only changes what {@code my.cnf} says about
+ * {@code read_only}; replication is set up by the topology ({@link MariaDbTopology}, {@link MySqlTopology}).
  */
-final class MariaDbServer implements DatabaseServer {
+final class LocalServer implements DatabaseServer {
 
     static final String HOST = "127.0.0.1";
-    private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LocalServer.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     /** Unix socket paths are limited to 107 bytes; longer directories put the socket in the temp directory. */
     private static final int MAX_SOCKET_PATH = 100;
 
     private final String name;
     private final Path directory;
-    private final MariaDbInstallation installation;
+    private final ServerInstallation installation;
     private final List<String> extraOptions;
     private volatile int port;
     private volatile boolean readOnly;
     private volatile Process process;
 
-    MariaDbServer(String name, Path directory, int port, MariaDbInstallation installation, boolean readOnly) {
+    LocalServer(String name, Path directory, int port, ServerInstallation installation, boolean readOnly) {
         this(name, directory, port, installation, readOnly, List.of());
     }
 
     /** @param extraOptions {@code my.cnf} lines appended last, so they override the sandbox's own settings */
-    MariaDbServer(String name, Path directory, int port, MariaDbInstallation installation, boolean readOnly,
-                  List<String> extraOptions) {
+    LocalServer(String name, Path directory, int port, ServerInstallation installation, boolean readOnly,
+                List<String> extraOptions) {
         this.name = name;
         this.directory = directory;
         this.port = port;
@@ -115,14 +115,15 @@ final class MariaDbServer implements DatabaseServer {
         }
         writeConfiguration();
         long startedAt = System.nanoTime();
-        ProcessBuilder builder = new ProcessBuilder(installation.mariadbd().toString(),
+        ProcessBuilder builder = new ProcessBuilder(installation.serverBinary().toString(),
                 "--defaults-file=" + directory.resolve("my.cnf"))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("console.log").toFile()));
+        builder.environment().putAll(installation.environment());
         try {
             process = builder.start();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + installation.mariadbd(), e);
+            throw new UncheckedIOException("cannot start " + installation.serverBinary(), e);
         }
         ServerProcesses.register(process, directory);
         awaitReady(startedAt);
@@ -140,7 +141,8 @@ final class MariaDbServer implements DatabaseServer {
                 if (log.contains("Address already in use") || log.contains("Bind on TCP/IP port")) {
                     throw new PortTakenException();
                 }
-                throw new IllegalStateException(name + ": mariadbd exited with code " + process.exitValue()
+                throw new IllegalStateException(name + ": " + installation.serverBinary().getFileName()
+                        + " exited with code " + process.exitValue()
                         + " while starting; last lines of " + errorLog() + ":\n" + log);
             }
             try (Connection ignored = connectAsRoot()) {
@@ -155,7 +157,7 @@ final class MariaDbServer implements DatabaseServer {
                 + (last == null ? "none" : last.getMessage()) + "); last lines of " + errorLog() + ":\n" + errorLogTail());
     }
 
-    /** Clean shutdown: SIGTERM makes mariadbd flush and exit; SIGKILL after 30 s. */
+    /** Clean shutdown: SIGTERM makes the server flush and exit; SIGKILL after 30 s. */
     void stop() {
         Process current = process;
         if (current != null) {
@@ -180,12 +182,12 @@ final class MariaDbServer implements DatabaseServer {
         try {
             Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(current.pid()))
                     .redirectErrorStream(true).start();
-            String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (kill.waitFor() != 0) {
                 throw new IllegalStateException("kill -" + name + " " + current.pid() + " failed: " + output.strip());
             }
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while sending SIG" + name + " to " + this.name, e);
@@ -208,15 +210,13 @@ final class MariaDbServer implements DatabaseServer {
 
     private void writeConfiguration() {
         List<String> lines = new ArrayList<>();
-        lines.add("[mariadbd]");
-        // log-basename must come first: on 10.11 it otherwise overrides the log-error path given before it.
-        lines.add("log-basename=" + name);
-        lines.addAll(installation.locationOptions());
+        lines.add("[" + installation.optionGroup() + "]");
+        lines.addAll(installation.serverOptions(name, true));
         lines.add("datadir=" + dataDirectory().toAbsolutePath());
         lines.add("port=" + port);
         lines.add("bind-address=" + HOST);
         lines.add("socket=" + socketPath());
-        lines.add("pid-file=" + directory.toAbsolutePath().resolve("mariadbd.pid"));
+        lines.add("pid-file=" + directory.toAbsolutePath().resolve("server.pid"));
         lines.add("log-error=" + errorLog().toAbsolutePath());
         if ("root".equals(System.getProperty("user.name"))) {
             lines.add("user=root");
@@ -225,13 +225,13 @@ final class MariaDbServer implements DatabaseServer {
         lines.add("report-host=" + HOST);
         lines.add("report-port=" + port);
         lines.add("log-bin=" + name + "-bin");
-        lines.add("log-slave-updates=ON");
-        lines.add("binlog-format=ROW");
-        lines.add("binlog-row-metadata=FULL");
-        lines.add("gtid-strict-mode=ON");
+        lines.add("relay-log=" + name + "-relay-bin");
         lines.add("read-only=" + (readOnly ? "ON" : "OFF"));
         lines.add("relay-log-recovery=ON");
-        lines.addAll(commonOptions());
+        lines.add("skip-name-resolve");
+        lines.add("max-connections=500");
+        lines.add("performance-schema=OFF");
+        lines.addAll(installation.serverOptions(name, false));
         lines.addAll(extraOptions);
         try {
             Files.write(directory.resolve("my.cnf"), lines, StandardCharsets.UTF_8);
@@ -240,26 +240,8 @@ final class MariaDbServer implements DatabaseServer {
         }
     }
 
-    /**
-     * Options shared with the template bootstrap: small memory, fast commits, and no TLS (MariaDB 11.4 otherwise
-     * generates a certificate at every start, seconds of CPU each time).
-     */
-    static List<String> commonOptions() {
-        return List.of(
-                "skip-ssl",
-                "skip-name-resolve",
-                "performance-schema=OFF",
-                "innodb-buffer-pool-size=32M",
-                "innodb-log-file-size=8M",
-                "innodb-flush-log-at-trx-commit=2",
-                "sync-binlog=0",
-                "max-connections=500",
-                "character-set-server=utf8mb4",
-                "collation-server=utf8mb4_general_ci");
-    }
-
     private Path socketPath() {
-        Path inside = directory.toAbsolutePath().resolve("mariadbd.sock");
+        Path inside = directory.toAbsolutePath().resolve("server.sock");
         if (inside.toString().length() <= MAX_SOCKET_PATH) {
             return inside;
         }
