@@ -291,6 +291,12 @@ public final class ProxyServer implements AutoCloseable {
         boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         accountExecutor.shutdownNow();
+        try {
+            accountExecutor.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        accounts.close();
         LOG.info("proxy: stopped");
     }
 }

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * list to keep in Gantry. The primary's user table is the authority; when the primary is down, unknown or does not
  * answer, the entries come from the up replicas, highest weight first (accounts replicate, so a replica knows
  * them), and the login that follows on that server has the last word. Blocking (JDBC): never call it on an event
- * loop; each calling thread keeps one connection, to the server it asked last.
+ * loop; each calling thread keeps one connection, to the server it asked last, until {@link #close}.
  */
-public final class AccountLookup {
+public final class AccountLookup implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AccountLookup.class);
 
@@ -32,6 +34,8 @@ public final class AccountLookup {
 
     private final Upstreams upstreams;
     private final Duration timeout;
+    /** Every connection a calling thread keeps, so that {@link #close} can close them (the threads may be gone). */
+    private final Set<Connection> kept = ConcurrentHashMap.newKeySet();
 
     public AccountLookup(Upstreams upstreams, Duration timeout) {
         this.upstreams = upstreams;
@@ -123,25 +127,44 @@ public final class AccountLookup {
      * query here instead of a whole connection set-up.
      */
     private Connection connectionTo(UpstreamServer server) throws SQLException {
-        Kept kept = KEPT.get();
-        if (kept != null && kept.server() == server && !kept.connection().isClosed()) {
-            return kept.connection();
+        Kept current = KEPT.get();
+        if (current != null && current.server() == server && !current.connection().isClosed()) {
+            return current.connection();
         }
         forget();
         Connection connection = ServiceConnections.open(server.url(), timeout);
         KEPT.set(new Kept(server, connection));
+        kept.add(connection);
         return connection;
     }
 
-    private static void forget() {
-        Kept kept = KEPT.get();
+    private void forget() {
+        Kept current = KEPT.get();
         KEPT.remove();
-        if (kept != null) {
-            try {
-                kept.connection().close();
-            } catch (SQLException ignored) {
-                // It is being thrown away because it failed.
-            }
+        if (current != null) {
+            kept.remove(current.connection());
+            closeQuietly(current.connection());
+        }
+    }
+
+    /**
+     * Closes every kept connection. Without it they outlived the proxy: the threads that kept them end with the
+     * proxy's executor, but nothing closed their sockets (found with MySQL, whose shutdown waits ~10 s for such
+     * sessions before it forces them closed; MariaDB closes them at once, so nobody noticed).
+     */
+    @Override
+    public void close() {
+        for (Connection connection : List.copyOf(kept)) {
+            kept.remove(connection);
+            closeQuietly(connection);
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // It is being thrown away: because it failed, or because Gantry stops.
         }
     }
 

@@ -70,9 +70,9 @@ class GtidServerAgreementIT {
 
     @Test
     void mySqlSubsetAndSubtractAreWhatTheServerComputes() throws Exception {
-        Optional<String> unavailable = TopologyKind.MYSQL_84.unavailableBecause();
+        Optional<String> unavailable = TopologyKind.MYSQL.unavailableBecause();
         assumeTrue(unavailable.isEmpty(), () -> "skipped: " + unavailable.orElse(""));
-        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL_84, "gtid-agreement-mysql", 0);
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL, "gtid-agreement-mysql", 0);
              Connection primary = topology.connectAsApp(topology.primary())) {
             execute(primary, "CREATE TABLE gtid_rows (id INT PRIMARY KEY)");
             for (int i = 1; i <= 20; i++) {

@@ -18,10 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * caching_sha2_password accounts (MySQL 8's default) through Gantry against MySQL 8.4 in containers: full
- * authentication with Gantry's RSA key and over TLS, then backend logins with the password.
- * Skipped, with the reason in the report, where no Docker engine answers (never run on the machines this was
- * written on).
+ * caching_sha2_password accounts (MySQL 8's default) through Gantry against real MySQL servers (the local
+ * {@code mysqld} binaries, or MySQL 8.4 in containers where Docker answers): full authentication with Gantry's RSA
+ * key and over TLS, then backend logins with the password.
  */
 class MySqlIdentityIT {
 
@@ -30,9 +29,9 @@ class MySqlIdentityIT {
 
     @Test
     void cachingSha2AccountLogsInThroughGantryAndReachesEveryBackend() throws Exception {
-        Optional<String> unavailable = TopologyKind.MYSQL_84.unavailableBecause();
+        Optional<String> unavailable = TopologyKind.MYSQL.unavailableBecause();
         assumeTrue(unavailable.isEmpty(), () -> "skipped: " + unavailable.orElse(""));
-        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL_84, "mysql-identity", 1)) {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL, "mysql-identity", 1)) {
             try (Connection root = topology.connectAsAdmin(topology.primary())) {
                 execute(root, "CREATE USER 'sha2'@'%' IDENTIFIED WITH caching_sha2_password BY 'sha2-pw'");
                 execute(root, "GRANT SELECT ON app.* TO 'sha2'@'%'");
