@@ -112,14 +112,16 @@ public final class HealthChecker implements AutoCloseable {
              Statement statement = connection.createStatement()) {
             boolean readOnly;
             Flavour flavour;
+            String version;
             try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only, VERSION()")) {
                 rows.next();
                 readOnly = rows.getInt(1) != 0;
-                flavour = rows.getString(2).contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
+                version = rows.getString(2);
+                flavour = version.contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
             }
             long rtt = (System.nanoTime() - started) / 1000;
             GtidSet position = position(statement, flavour, server);
-            ReplicaStatus replication = replicaStatus(statement);
+            ReplicaStatus replication = replicaStatus(statement, ReplicaStatusQuery.forVersion(version));
             Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
             upstreams.markChecked(server, role, rtt);
             return Optional.of(new Probe(server, role, replication.source(), position, replication.brokenBecause()));
@@ -196,16 +198,13 @@ public final class HealthChecker implements AutoCloseable {
         static final ReplicaStatus NONE = new ReplicaStatus("", null);
     }
 
-    private static ReplicaStatus replicaStatus(Statement statement) {
-        try (ResultSet rows = statement.executeQuery("SHOW SLAVE STATUS")) {
-            return rows.next() ? replicaStatus(rows, "Master_", "Slave_") : ReplicaStatus.NONE;
+    private static ReplicaStatus replicaStatus(Statement statement, ReplicaStatusQuery query) {
+        try (ResultSet rows = statement.executeQuery(query.sql())) {
+            return rows.next() ? replicaStatus(rows, query.sourcePrefix(), query.threadPrefix()) : ReplicaStatus.NONE;
         } catch (SQLException e) {
-            // MySQL 8.4 dropped SHOW SLAVE STATUS; the account may also lack the privilege. Then we cannot tell.
-            try (ResultSet rows = statement.executeQuery("SHOW REPLICA STATUS")) {
-                return rows.next() ? replicaStatus(rows, "Source_", "Replica_") : ReplicaStatus.NONE;
-            } catch (SQLException ignored) {
-                return ReplicaStatus.NONE;
-            }
+            // The account may lack the privilege (REPLICATION CLIENT / SLAVE MONITOR): then we cannot tell.
+            LOG.debug("topology: {} failed: {}", query.sql(), e.toString());
+            return ReplicaStatus.NONE;
         }
     }
 
