@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A replica that answers but cannot be trusted — its SQL thread stopped with an error, or it holds transactions the
@@ -41,9 +43,11 @@ class ReplicaHealthIT {
     @TempDir
     Path dataDir;
 
-    @Test
-    void replicaWhoseSqlThreadStoppedWithAnErrorIsBrokenAndServesNoReadsUntilItRunsAgain() throws Exception {
-        try (Topology own = Sandboxes.startPrivate(TopologyKind.MARIADB, "health-broken", 2);
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void replicaWhoseSqlThreadStoppedWithAnErrorIsBrokenAndServesNoReadsUntilItRunsAgain(TopologyKind kind)
+            throws Exception {
+        try (Topology own = TopologyKinds.startPrivate(kind, "health-broken", 2);
              Gantry gantry = Gantry.start(options(own));
              Connection session = connect(gantry)) {
             DatabaseServer broken = own.replicas().get(0);
@@ -78,9 +82,11 @@ class ReplicaHealthIT {
         }
     }
 
-    @Test
-    void replicaWithAnErrantTransactionIsDivergedWhileHealthyReplicasUnderSteadyWritesAreNot() throws Exception {
-        try (Topology own = Sandboxes.startPrivate(TopologyKind.MARIADB, "health-diverged", 2);
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void replicaWithAnErrantTransactionIsDivergedWhileHealthyReplicasUnderSteadyWritesAreNot(TopologyKind kind)
+            throws Exception {
+        try (Topology own = TopologyKinds.startPrivate(kind, "health-diverged", 2);
              Gantry gantry = Gantry.start(options(own));
              Connection session = connect(gantry)) {
             DatabaseServer diverged = own.replicas().get(0);
@@ -102,16 +108,23 @@ class ReplicaHealthIT {
                     writerFailure.set(e);
                 }
             }, "ticks-writer");
+            String errantGtid = kind == TopologyKind.MARIADB ? "7-" + diverged.port() + "-1"
+                    : serverUuid(own, diverged) + ":1";
             writer.start();
             try {
-                // A transaction of the replica's own, binlogged in a domain the primary has never written.
-                own.writeOnReplica(diverged, true, "SET SESSION gtid_domain_id = 7",
-                        "CREATE TABLE errant (id INT)");
+                if (kind == TopologyKind.MARIADB) {
+                    // A transaction of the replica's own, binlogged in a domain the primary has never written.
+                    own.writeOnReplica(diverged, true, "SET SESSION gtid_domain_id = 7",
+                            "CREATE TABLE errant (id INT)");
+                } else {
+                    // A transaction of the replica's own: its GTID carries the replica's server UUID.
+                    own.writeOnReplica(diverged, true, "CREATE TABLE errant (id INT)");
+                }
                 waitFor(() -> health(session, diverged).equals("diverged"), diverged + " shows diverged");
                 assertThat(events(session, diverged, "diverged")).singleElement().satisfies(reason -> assertThat(reason)
                         .startsWith("replica " + diverged.address() + " is diverged: it has executed transactions "
                                 + "the primary " + own.primary().address() + " lacks")
-                        .contains("7-" + diverged.port() + "-1"));
+                        .contains(errantGtid));
                 assertThat(readsOn(session, diverged)).as("reads that ran on the diverged replica").isZero();
                 // Several more rounds under writes: the other replica never looks diverged.
                 long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
@@ -130,14 +143,26 @@ class ReplicaHealthIT {
             assertThat(health(session, diverged)).as("an errant GTID in its own domain does not stop replication")
                     .isEqualTo("diverged");
 
-            // The errant GTID goes away (its binary log reset): the replica is trusted again.
-            own.writeOnReplica(diverged, false, "RESET MASTER");
+            if (kind == TopologyKind.MARIADB) {
+                // The errant GTID goes away (its binary log reset): the replica is trusted again.
+                own.writeOnReplica(diverged, false, "RESET MASTER");
+            } else {
+                // MySQL's usual repair: the primary gets the errant GTID as an empty transaction, so it holds
+                // everything the replica has (RESET MASTER would empty the replica's whole gtid_executed).
+                try (Connection root = own.connectAsAdmin(own.primary())) {
+                    execute(root, "SET GTID_NEXT = '" + errantGtid + "'");
+                    execute(root, "BEGIN");
+                    execute(root, "COMMIT");
+                    execute(root, "SET GTID_NEXT = 'AUTOMATIC'");
+                }
+            }
             waitFor(() -> health(session, diverged).equals("up"), diverged + " is up again");
             assertThat(events(session, diverged, "up")).anySatisfy(reason -> assertThat(reason)
                     .contains("replication is healthy again").contains("was diverged"));
         }
     }
 
+    /** MariaDB only: MySQL has no domains, and an errant GTID (another UUID) never stops its replication. */
     @Test
     void errantTransactionInThePrimarysDomainIsDivergedThenBrokenAtThePrimarysNextWrite() throws Exception {
         try (Topology own = Sandboxes.startPrivate(TopologyKind.MARIADB, "health-errant-domain0", 1);
@@ -219,8 +244,15 @@ class ReplicaHealthIT {
     }
 
     private static Connection connect(Gantry gantry) throws SQLException {
+        // allowPublicKeyRetrieval: MySQL's app account is caching_sha2_password, and this connection has no TLS.
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.address().getPort()
-                + "/app?sslMode=DISABLED", "app", "app");
+                + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", "app", "app");
+    }
+
+    private static String serverUuid(Topology topology, DatabaseServer server) throws SQLException {
+        try (Connection root = topology.connectAsAdmin(server)) {
+            return single(root, "SELECT @@server_uuid");
+        }
     }
 
     private static void execute(Connection connection, String sql) throws SQLException {
