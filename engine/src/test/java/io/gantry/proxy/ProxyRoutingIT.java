@@ -7,7 +7,7 @@ import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
@@ -19,36 +19,46 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every routing rule and the precedence between them, observed through real drivers with {@code SELECT @@server_id}
  * (the sandbox sets each server's id to its port) and with writes that only the primary accepts (the test account
- * cannot write to a read-only replica).
+ * cannot write to a read-only replica), on MariaDB and on MySQL.
  */
 class ProxyRoutingIT {
 
     private static final AtomicInteger TABLES = new AtomicInteger();
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    /** One proxy per flavour, in front of that flavour's shared topology, started by the first test that needs it. */
+    private static final Map<TopologyKind, ProxyHarness> PROXIES = new EnumMap<>(TopologyKind.class);
 
-    @BeforeAll
-    static void startProxy() {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
-        gantry = ProxyHarness.start(topology);
+    /** Every driver against every flavour. */
+    static Stream<Arguments> kindsAndDrivers() {
+        return TopologyKinds.all().flatMap(kind -> Arrays.stream(Driver.values()).map(d -> Arguments.of(kind, d)));
+    }
+
+    private static synchronized ProxyHarness gantry(TopologyKind kind) {
+        return PROXIES.computeIfAbsent(kind, k -> ProxyHarness.start(TopologyKinds.shared(k)));
     }
 
     @AfterAll
-    static void stopProxy() {
-        gantry.close();
+    static void stopProxies() {
+        PROXIES.values().forEach(ProxyHarness::close);
+        PROXIES.clear();
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void plainReadGoesToAReplicaAndStaysThereForTheSession(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void plainReadGoesToAReplicaAndStaysThereForTheSession(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (Connection connection = gantry.connect(driver)) {
             DatabaseServer first = gantry.whereRuns(connection, "SELECT @@server_id");
             assertThat(topology.replicas()).contains(first);
@@ -58,28 +68,32 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void writesLandOnThePrimaryOnly(Driver driver) throws SQLException {
-        String table = newTable();
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void writesLandOnThePrimaryOnly(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
+        String table = newTable(topology);
         try (Connection connection = gantry.connect(driver)) {
             execute(connection, "INSERT INTO " + table + " VALUES (1)");
             execute(connection, "UPDATE " + table + " SET id = 2");
         }
         // The replicas' read_only refuses the test account, so the write could only have succeeded on the primary;
-        // the GTIDs confirm it: every transaction carries the primary's server id, none a replica's.
+        // the GTIDs confirm it: every transaction carries the primary's identity, none a replica's.
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
-        assertThat(topology.executedGtids(topology.primary())).contains("-" + topology.primary().port() + "-");
+        assertThat(topology.executedGtids(topology.primary())).contains(gtidSource(kind, topology, topology.primary()));
         for (DatabaseServer replica : topology.replicas()) {
             assertThat(topology.executedGtids(replica)).as("GTIDs on %s", replica.name())
-                    .doesNotContain("-" + replica.port() + "-");
+                    .doesNotContain(gtidSource(kind, topology, replica));
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void lockingReadGoesToThePrimary(Driver driver) throws SQLException {
-        String table = newTable();
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void lockingReadGoesToThePrimary(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
+        String table = newTable(topology);
         try (Connection connection = gantry.connect(driver)) {
             assertThat(gantry.whereRuns(connection,
                     "SELECT @@server_id FROM " + table + " RIGHT JOIN (SELECT 1) one ON 1=1 FOR UPDATE"))
@@ -89,9 +103,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void readWriteTransactionRunsOnThePrimaryUntilItEnds(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void readWriteTransactionRunsOnThePrimaryUntilItEnds(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (Connection connection = gantry.connect(driver)) {
             execute(connection, "BEGIN");
             assertThat(gantry.whereRuns(connection, "SELECT @@server_id")).isEqualTo(topology.primary());
@@ -107,9 +123,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void readOnlyTransactionRunsWholeOnOneReplica(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void readOnlyTransactionRunsWholeOnOneReplica(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (Connection connection = gantry.connect(driver)) {
             execute(connection, "START TRANSACTION READ ONLY");
             DatabaseServer server = gantry.whereRuns(connection, "SELECT @@server_id");
@@ -121,19 +139,23 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void hintReadWriteSendsAReadToThePrimary(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void hintReadWriteSendsAReadToThePrimary(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (Connection connection = gantry.connect(driver)) {
             assertThat(gantry.whereRuns(connection, "/*#mode=READWRITE*/ SELECT @@server_id"))
                     .isEqualTo(topology.primary());
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void hintReadOnlyCannotSendAWriteOrATransactionToAReplica(Driver driver) throws SQLException {
-        String table = newTable();
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void hintReadOnlyCannotSendAWriteOrATransactionToAReplica(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
+        String table = newTable(topology);
         try (Connection connection = gantry.connect(driver)) {
             execute(connection, "/*#mode=READONLY*/ INSERT INTO " + table + " VALUES (7)");
             execute(connection, "BEGIN");
@@ -143,9 +165,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void masterPreferredSendsReadsToThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void masterPreferredSendsReadsToThePrimaryUnlessHintedReadOnly(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (ProxyHarness preferring = ProxyHarness.start(topology,
                 c -> c.withRouting(new RoutingConfig(true, 0, ReadBalance.SESSION, true)), l -> l);
              Connection connection = preferring.connect(driver)) {
@@ -155,9 +179,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void readMasterPercentageDrawsThePrimaryUnlessHintedReadOnly(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void readMasterPercentageDrawsThePrimaryUnlessHintedReadOnly(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         try (ProxyHarness always = ProxyHarness.start(topology,
                 c -> c.withRouting(new RoutingConfig(false, 100, ReadBalance.SESSION, true)), l -> l);
              Connection connection = always.connect(driver)) {
@@ -170,9 +196,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void readsGoToThePrimaryWhenNoReplicaIsUp(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void readsGoToThePrimaryWhenNoReplicaIsUp(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         // The list names the primary and a replica that does not answer (nothing listens on its port).
         try (ProxyHarness lonely = ProxyHarness.start(topology, c -> c, l -> List.of(l.get(0),
                 new UpstreamUrl("127.0.0.1", 1, topology.database(), "app", "app", 50)));
@@ -182,9 +210,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void statementBalanceSpreadsReadsByWeight(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void statementBalanceSpreadsReadsByWeight(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         DatabaseServer heavy = topology.replicas().get(0);
         try (ProxyHarness spreading = ProxyHarness.start(topology,
                 c -> c.withRouting(new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)),
@@ -201,9 +231,11 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest
-    @EnumSource(Driver.class)
-    void sessionBalanceSpreadsSessionsOverReplicas(Driver driver) throws SQLException {
+    @ParameterizedTest(name = "{0}, {1}")
+    @MethodSource("kindsAndDrivers")
+    void sessionBalanceSpreadsSessionsOverReplicas(TopologyKind kind, Driver driver) throws SQLException {
+        ProxyHarness gantry = gantry(kind);
+        Topology topology = gantry.topology;
         Set<DatabaseServer> seen = new HashSet<>();
         for (int i = 0; i < 20 && seen.size() < 2; i++) {
             try (Connection connection = gantry.connect(driver)) {
@@ -213,7 +245,21 @@ class ProxyRoutingIT {
         assertThat(seen).containsExactlyInAnyOrderElementsOf(topology.replicas());
     }
 
-    private static String newTable() throws SQLException {
+    /**
+     * What a server's own transactions carry in GTID sets: MariaDB's {@code -server_id-} (the sandbox's server ids
+     * are the ports), MySQL's {@code server_uuid:}.
+     */
+    private static String gtidSource(TopologyKind kind, Topology topology, DatabaseServer server)
+            throws SQLException {
+        if (kind == TopologyKind.MARIADB) {
+            return "-" + server.port() + "-";
+        }
+        try (Connection root = topology.connectAsAdmin(server)) {
+            return ProxyHarness.queryString(root, "SELECT @@server_uuid") + ":";
+        }
+    }
+
+    private static String newTable(Topology topology) throws SQLException {
         String table = "routing_" + TABLES.incrementAndGet();
         try (Connection connection = topology.connectAsApp(topology.primary())) {
             execute(connection, "CREATE TABLE " + table + " (id INT PRIMARY KEY)");
