@@ -25,7 +25,6 @@ import com.github.shyiko.mysql.binlog.event.deserialization.TableMapEventDataDes
 import com.github.shyiko.mysql.binlog.event.deserialization.TransactionPayloadEventDataDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.XAPrepareEventDataDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.XidEventDataDeserializer;
-import com.github.shyiko.mysql.binlog.event.deserialization.json.JsonBinary;
 import java.io.IOException;
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -95,8 +94,8 @@ import java.util.Map;
  *   <tr><td>ENUM</td><td>{@code Integer} 1-based index, 0 for the invalid value</td><td>{@code String} name,
  *       {@code ""} for 0 (names as the library decodes them: with the JVM's default charset)</td></tr>
  *   <tr><td>SET</td><td>{@code Long} bit mask</td><td>{@code String} of names joined by commas</td></tr>
- *   <tr><td>JSON (MySQL's binary JSON)</td><td>{@code byte[]}</td><td>{@code String} via the library's
- *       {@code JsonBinary}</td></tr>
+ *   <tr><td>JSON (MySQL's binary JSON)</td><td>{@code byte[]}</td><td>{@code String} as MySQL prints it
+ *       ({@link MySqlJsonText})</td></tr>
  * </table>
  *
  * <p><b>FLOAT.</b> MariaDB's text protocol, which a snapshot reads, prints a FLOAT with 6 significant digits
@@ -438,7 +437,7 @@ public final class BinlogRowValues {
 
     private static String json(TableMapEventData table, Column column, byte[] bytes) {
         try {
-            return bytes.length == 0 ? "null" : JsonBinary.parseAsString(bytes);
+            return MySqlJsonText.of(bytes);
         } catch (IOException e) {
             throw new IllegalStateException(qualified(table) + ": JSON column " + column.name() + " could not be read: "
                     + e.getMessage(), e);
