@@ -8,7 +8,7 @@ import io.gantry.authority.EventKind;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
@@ -22,48 +22,62 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The change stream against real servers that die: it moves to the next server by weight, resumes from exactly
  * the last applied transaction, never fails back, passes over a server that lacks applied transactions, and obeys
- * STOP / START / CHANGE CDC. Every test checks the sink holds every row exactly once, in commit order.
+ * STOP / START / CHANGE CDC, on MariaDB and on MySQL. Every test checks the sink holds every row exactly once, in
+ * commit order.
  */
 class CdcFailoverIT {
 
-    private static Topology topology;
-    private static DatabaseServer replica1;
-    private static DatabaseServer replica2;
+    /** One topology per flavour, started by its first test (the tests kill and restart its servers). */
+    private static final Map<TopologyKind, Topology> TOPOLOGIES = new EnumMap<>(TopologyKind.class);
     private static long nextId = 1;
 
     @TempDir
     Path dir;
+    private TopologyKind kind;
+    private Topology topology;
+    private DatabaseServer replica1;
+    private DatabaseServer replica2;
     private Authority authority;
     private CdcStream stream;
 
-    @BeforeAll
-    static void startServers() throws SQLException {
-        topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "cdc-failover", 2);
+    /** Both flavours, each with a short and the default retry budget. */
+    static Stream<Arguments> kindsRetriesAndTimeouts() {
+        return TopologyKinds.all().flatMap(kind -> Stream.of(Arguments.of(kind, 1, 1), Arguments.of(kind, 3, 5)));
+    }
+
+    private void use(TopologyKind kind) throws SQLException {
+        this.kind = kind;
+        topology = TOPOLOGIES.get(kind);
+        if (topology == null) {
+            topology = TopologyKinds.startPrivate(kind, "cdc-failover", 2);
+            TOPOLOGIES.put(kind, topology);
+            try (Connection primary = topology.connectAsApp(topology.primary());
+                 Statement statement = primary.createStatement()) {
+                statement.execute("CREATE TABLE cdc_rows (id BIGINT PRIMARY KEY, note VARCHAR(40))");
+            }
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        }
         replica1 = topology.replicas().get(0);
         replica2 = topology.replicas().get(1);
-        try (Connection primary = topology.connectAsApp(topology.primary());
-             Statement statement = primary.createStatement()) {
-            statement.execute("CREATE TABLE cdc_rows (id BIGINT PRIMARY KEY, note VARCHAR(40))");
-        }
-        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     }
 
     @AfterAll
     static void stopServers() {
-        if (topology != null) {
-            topology.close();
-        }
+        TOPOLOGIES.values().forEach(Topology::close);
+        TOPOLOGIES.clear();
     }
 
     @AfterEach
@@ -74,6 +88,9 @@ class CdcFailoverIT {
         if (authority != null) {
             authority.close();
         }
+        if (topology == null) {
+            return;
+        }
         for (DatabaseServer server : topology.servers()) {
             if (!server.isRunning()) {
                 topology.start(server);
@@ -83,9 +100,11 @@ class CdcFailoverIT {
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     }
 
-    @ParameterizedTest(name = "retries {0}, timeout {1} s")
-    @CsvSource({"1, 1", "3, 5"})
-    void movesToTheNextServerByWeightAndNeverFailsBack(int retries, int timeoutSeconds) throws Exception {
+    @ParameterizedTest(name = "{0}, retries {1}, timeout {2} s")
+    @MethodSource("kindsRetriesAndTimeouts")
+    void movesToTheNextServerByWeightAndNeverFailsBack(TopologyKind kind, int retries, int timeoutSeconds)
+            throws Exception {
+        use(kind);
         long first = nextId;
         start(retries, Duration.ofSeconds(timeoutSeconds), url(replica1, 90), url(replica2, 60),
                 url(topology.primary(), 30));
@@ -98,8 +117,9 @@ class CdcFailoverIT {
         topology.kill(replica1);
         insert(1);
         long moved = waitUntil(() -> sink().ids("cdc_rows", "insert").contains(idsBeforeKill), Duration.ofSeconds(60));
-        System.out.printf("CdcFailoverIT: retries %d, timeout %d s: kill -9 of the CDC server to the first change "
-                + "applied from the next one: %d ms%n", retries, timeoutSeconds, (moved - killedAt) / 1_000_000);
+        System.out.printf("CdcFailoverIT: %s, retries %d, timeout %d s: kill -9 of the CDC server to the first "
+                + "change applied from the next one: %d ms%n", kind, retries, timeoutSeconds,
+                (moved - killedAt) / 1_000_000);
         assertThat(stream.activeServer()).contains(replica2.address());
         insert(50);
         awaitSinkHolds(first, nextId - 1);
@@ -113,14 +133,16 @@ class CdcFailoverIT {
         List<Event> moves = events(EventKind.CDC_MOVED);
         assertThat(moves).hasSize(1);
         assertThat(moves.get(0).reason()).contains("from " + replica1.address() + " to " + replica2.address())
-                .contains(replica1.address() + " failed").contains("resuming after GTID 0-");
+                .contains(replica1.address() + " failed").contains("resuming after GTID " + gtidPrefix());
         assertExactlyOnceInOrder(first);
         assertPositionIsThePrimarys();
     }
 
-    @ParameterizedTest(name = "retries {0}, timeout {1} s")
-    @CsvSource({"1, 1", "3, 5"})
-    void leavesAHungServerAfterTheReadTimeoutButKeepsAnIdleOne(int retries, int timeoutSeconds) throws Exception {
+    @ParameterizedTest(name = "{0}, retries {1}, timeout {2} s")
+    @MethodSource("kindsRetriesAndTimeouts")
+    void leavesAHungServerAfterTheReadTimeoutButKeepsAnIdleOne(TopologyKind kind, int retries, int timeoutSeconds)
+            throws Exception {
+        use(kind);
         long first = nextId;
         start(retries, Duration.ofSeconds(timeoutSeconds), url(replica1, 90), url(replica2, 60));
         awaitStreamingFrom(replica1);
@@ -137,8 +159,8 @@ class CdcFailoverIT {
             long moved = waitUntil(() -> sink().ids("cdc_rows", "insert").contains(idsBeforeFreeze),
                     Duration.ofSeconds(60));
             long millis = (moved - frozenAt) / 1_000_000;
-            System.out.printf("CdcFailoverIT: retries %d, timeout %d s: SIGSTOP of the CDC server to the first "
-                    + "change applied from the next one: %d ms%n", retries, timeoutSeconds, millis);
+            System.out.printf("CdcFailoverIT: %s, retries %d, timeout %d s: SIGSTOP of the CDC server to the first "
+                    + "change applied from the next one: %d ms%n", kind, retries, timeoutSeconds, millis);
             assertThat(stream.activeServer()).contains(replica2.address());
             // The read timeout (three heartbeats, or the connect timeout if longer), then each retry's timeout.
             long bound = Math.max(3000, timeoutSeconds * 1000L) + retries * (timeoutSeconds * 1000L + 200) + 2000;
@@ -149,8 +171,10 @@ class CdcFailoverIT {
         assertExactlyOnceInOrder(first);
     }
 
-    @Test
-    void passesOverAServerThatLacksAppliedTransactions() throws Exception {
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void passesOverAServerThatLacksAppliedTransactions(TopologyKind kind) throws Exception {
+        use(kind);
         long first = nextId;
         start(1, Duration.ofSeconds(1), url(replica1, 90), url(replica2, 60), url(topology.primary(), 30));
         awaitStreamingFrom(replica1);
@@ -170,8 +194,10 @@ class CdcFailoverIT {
         assertExactlyOnceInOrder(first);
     }
 
-    @Test
-    void stopStartAndChangeOfTheList() throws Exception {
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void stopStartAndChangeOfTheList(TopologyKind kind) throws Exception {
+        use(kind);
         long first = nextId;
         start(1, Duration.ofSeconds(1), url(replica1, 90), url(replica2, 60));
         awaitStreamingFrom(replica1);
@@ -238,7 +264,7 @@ class CdcFailoverIT {
                 && stream.status().state() == CdcStream.State.STREAMING, Duration.ofSeconds(60));
     }
 
-    private static void insert(int rows) throws SQLException {
+    private void insert(int rows) throws SQLException {
         try (Connection primary = topology.connectAsApp(topology.primary());
              Statement statement = primary.createStatement()) {
             for (int i = 0; i < rows; i++) {
@@ -262,15 +288,28 @@ class CdcFailoverIT {
     }
 
     private void assertPositionIsThePrimarys() throws InterruptedException {
-        GtidSet primary = GtidSet.parse(topology.executedGtids(topology.primary()), Flavour.MARIADB);
-        waitUntil(() -> GtidSet.parse(stream.positionText(), Flavour.MARIADB).contains(primary),
-                Duration.ofSeconds(30));
-        GtidSet position = GtidSet.parse(stream.positionText(), Flavour.MARIADB);
+        Flavour flavour = kind == TopologyKind.MARIADB ? Flavour.MARIADB : Flavour.MYSQL;
+        GtidSet primary = GtidSet.parse(topology.executedGtids(topology.primary()), flavour);
+        waitUntil(() -> GtidSet.parse(stream.positionText(), flavour).contains(primary), Duration.ofSeconds(30));
+        GtidSet position = GtidSet.parse(stream.positionText(), flavour);
         assertThat(primary.contains(position)).as("position %s is the primary's %s", position, primary).isTrue();
     }
 
-    private List<Event> events(EventKind kind) {
-        return authority.events(Instant.EPOCH, 1000).stream().filter(e -> e.kind() == kind).toList();
+    private List<Event> events(EventKind eventKind) {
+        return authority.events(Instant.EPOCH, 1000).stream().filter(e -> e.kind() == eventKind).toList();
+    }
+
+    /** How the stream's position starts: MariaDB's domain 0, MySQL's primary's server UUID. */
+    private String gtidPrefix() throws SQLException {
+        if (kind == TopologyKind.MARIADB) {
+            return "0-";
+        }
+        try (Connection root = topology.connectAsAdmin(topology.primary());
+             Statement statement = root.createStatement();
+             java.sql.ResultSet rows = statement.executeQuery("SELECT @@server_uuid")) {
+            rows.next();
+            return rows.getString(1) + ":";
+        }
     }
 
     static long waitUntil(BooleanSupplier condition, Duration timeout) throws InterruptedException {
