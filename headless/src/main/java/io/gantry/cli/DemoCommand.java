@@ -12,9 +12,14 @@ import java.util.Optional;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.sandbox.SandboxAccounts;
 import java.util.Set;
+import io.gantry.sandbox.LocalTopology;
 import io.gantry.sandbox.MariaDbInstallation;
 import io.gantry.sandbox.MariaDbTopology;
+import io.gantry.sandbox.MySqlInstallation;
+import io.gantry.sandbox.MySqlTopology;
+import io.gantry.sandbox.SandboxCertificates;
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -23,14 +28,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code gantry demo}: a sandbox of real MariaDB servers (a primary and replicas with GTID replication) that stays up
- * until Ctrl-C, then stops everything it started.
+ * {@code gantry demo}: a sandbox of real MariaDB or MySQL servers (a primary and replicas with GTID replication) that
+ * stays up until Ctrl-C, then stops everything it started.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
-        description = "Start a sandbox: a MariaDB primary and replicas with GTID replication on loopback ports, "
-                + "and Gantry in front of them. Runs until Ctrl-C, then stops everything it started. Starts from "
-                + "empty data each time.")
+        description = "Start a sandbox: a MariaDB (or MySQL) primary and replicas with GTID replication on loopback "
+                + "ports, and Gantry in front of them. Runs until Ctrl-C, then stops everything it started. Starts "
+                + "from empty data each time.")
 final class DemoCommand implements Callable<Integer> {
+
+    @Option(names = "--flavour", paramLabel = "FLAVOUR", defaultValue = "mariadb",
+            description = "mariadb (MariaDB 11.4.5, or the install in GANTRY_MARIADB_HOME) or mysql (MySQL 8.0.15, "
+                    + "or the install in GANTRY_MYSQL_HOME) (default: ${DEFAULT-VALUE}).")
+    String flavour;
 
     @Option(names = "--dir", paramLabel = "DIR", defaultValue = "gantry-demo",
             description = "Where the servers keep their data and logs; emptied at start (default: ${DEFAULT-VALUE}).")
@@ -65,14 +75,29 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--base-port must leave room for " + (replicas + 1) + " ports between 1024 and 65535, not " + basePort);
         }
+        boolean mySql = switch (flavour.toLowerCase(Locale.ROOT)) {
+            case "mariadb" -> false;
+            case "mysql" -> true;
+            default -> throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--flavour must be mariadb or mysql, not '" + flavour + "'");
+        };
         ProxyConfig config = proxy.toConfig(spec.commandLine());
+        if (mySql && config.tls().isEmpty()) {
+            // MySQL's accounts use caching_sha2_password, whose first login needs the password itself: over TLS, or
+            // RSA-encrypted with a key the client would have to fetch unverified. MySQL 8 servers offer TLS out of
+            // the box, so MySQL clients try it; Gantry does the same here, with the sandbox's certificate.
+            SandboxCertificates certificates = SandboxCertificates.obtain();
+            config = config.withTls(new ProxyConfig.TlsFiles(certificates.serverCertificate(),
+                    certificates.serverKey()));
+        }
         // Checked before any server starts, so a bad flag costs nothing.
         Optional<CdcSettings> cdcSettings = cdc.toSettings(spec.commandLine(), config, SandboxAccounts.DATABASE);
         PrintWriter out = spec.commandLine().getOut();
         out.println("Starting the sandbox under " + directory.toAbsolutePath() + " ...");
         out.flush();
-        MariaDbTopology topology = MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(),
-                replicas, basePort);
+        LocalTopology topology = mySql
+                ? MySqlTopology.start(MySqlInstallation.locate(), directory.toAbsolutePath(), replicas, basePort)
+                : MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(), replicas, basePort);
         Gantry gantry;
         try {
             gantry = Gantry.start(new Gantry.Options(config, upstreamUrls(topology), List.of(),
@@ -92,7 +117,7 @@ final class DemoCommand implements Callable<Integer> {
             stopped.countDown();
         }, "gantry-demo-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink));
+        printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink), config.tls());
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -104,7 +129,7 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static List<UpstreamUrl> upstreamUrls(MariaDbTopology topology) {
+    private static List<UpstreamUrl> upstreamUrls(LocalTopology topology) {
         Credentials account = topology.appAccount();
         return topology.servers().stream()
                 .map(s -> new UpstreamUrl(s.host(), s.port(), topology.database(), account.user(),
@@ -112,8 +137,8 @@ final class DemoCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private static void printServers(PrintWriter out, MariaDbTopology topology, Gantry gantry,
-                                     Optional<Path> sink) {
+    private static void printServers(PrintWriter out, LocalTopology topology, Gantry gantry,
+                                     Optional<Path> sink, Optional<ProxyConfig.TlsFiles> tls) {
         out.println();
         out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
                 + topology.directory());
@@ -129,9 +154,8 @@ final class DemoCommand implements Callable<Integer> {
         InetSocketAddress address = gantry.address();
         out.println("Gantry listens on " + address.getHostString() + ":" + address.getPort()
                 + ": writes go to the primary, reads to the replicas. Connect through it with:");
-        out.println("  " + topology.installation().client() + " --skip-ssl -h " + address.getHostString() + " -P "
-                + address.getPort() + " -u " + topology.appAccount().user() + " -p" + topology.appAccount().password()
-                + " " + topology.database());
+        out.println("  " + topology.clientCommand(address.getHostString(), address.getPort()));
+        tls.ifPresent(files -> out.println("Gantry offers TLS to clients with " + files.certificate() + "."));
         out.println();
         out.println("Change stream: " + gantry.cdc().map(stream -> "reads the binlog of the highest-weight server "
                 + "(SHOW GANTRY STATUS through Gantry shows it); " + sink.map(path -> "row changes go to " + path)

@@ -16,23 +16,31 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Runs the real runnable jar as an operator would ({@code java -jar gantry.jar demo}), uses the printed
- * {@code mariadb} command lines, then stops it with SIGTERM (what Ctrl-C and systemd do) and checks every server
+ * Runs the real runnable jar as an operator would ({@code java -jar gantry.jar demo}), uses the printed client
+ * command lines (the {@code mariadb} ones as printed; for MySQL, whose bundled binaries have no client, the printed
+ * address with connector-j), then stops it with SIGTERM (what Ctrl-C and systemd do) and checks every server
  * stopped.
  */
 class DemoCommandIT {
 
-    @Test
-    void demoPrintsWorkingClientCommandsAndStopsEveryServerOnExit() throws Exception {
-        Path directory = Path.of("target", "demo-it").toAbsolutePath();
+    @ParameterizedTest
+    @ValueSource(strings = {"mariadb", "mysql"})
+    void demoPrintsWorkingClientCommandsAndStopsEveryServerOnExit(String flavour) throws Exception {
+        Path directory = Path.of("target", "demo-it-" + flavour).toAbsolutePath();
         int basePort = freeBasePort(4);
         int proxyPort = basePort + 3;
         Path sink = directory.resolve("changes.jsonl");
         Process demo = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(), "demo",
-                "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
+                "--flavour", flavour, "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
                 "--cdc-sink", "jsonl:" + sink, "--listen", "127.0.0.1:" + proxyPort)
                 .redirectErrorStream(true).start();
         List<String> output = new CopyOnWriteArrayList<>();
@@ -42,17 +50,27 @@ class DemoCommandIT {
         try {
             assertThat(ready.await(120, TimeUnit.SECONDS)).as("demo output so far: %s", output).isTrue();
 
+            assertThat(output).anySatisfy(line -> assertThat(line).startsWith("Gantry demo sandbox: "
+                    + (flavour.equals("mysql") ? "MySQL 8.0.15" : "MariaDB 11.4.5")));
             String primaryCommand = commandFor(output, "primary");
             String replicaCommand = commandFor(output, "replica2");
             assertThat(primaryCommand).contains("-P " + basePort);
             assertThat(replicaCommand).contains("-P " + (basePort + 2));
+            if (flavour.equals("mysql")) {
+                assertThat(primaryCommand).startsWith("mysql -h 127.0.0.1 -P " + basePort + " -u app -papp app");
+                assertThat(output).contains("  mysql -h 127.0.0.1 -P " + proxyPort + " -u app -papp app");
+            }
 
             runClient(primaryCommand, "CREATE TABLE greeting (id INT PRIMARY KEY, words VARCHAR(50));"
                     + " INSERT INTO greeting VALUES (1, 'hello from the primary')");
             String seen = "";
             for (int attempt = 0; attempt < 50 && !seen.contains("hello from the primary"); attempt++) {
                 Thread.sleep(100);
-                seen = runClient(replicaCommand, "SELECT words FROM greeting WHERE id = 1");
+                try {
+                    seen = runClient(replicaCommand, "SELECT words FROM greeting WHERE id = 1");
+                } catch (SQLException notYetReplicated) {
+                    seen = notYetReplicated.getMessage();
+                }
             }
             assertThat(seen).contains("hello from the primary");
             assertThat(runClient(replicaCommand, "SELECT @@read_only")).contains("1");
@@ -104,16 +122,59 @@ class DemoCommandIT {
         }
     }
 
+    /** The CONNECT WITH column of a server's line: everything after ROLE, NAME and ADDRESS. */
     private static String commandFor(List<String> output, String serverName) {
         return output.stream()
                 .map(String::trim)
                 .filter(line -> line.split("\\s+").length > 3 && line.split("\\s+")[1].equals(serverName))
-                .map(line -> line.substring(line.indexOf('/')))
+                .map(line -> line.split("\\s+", 4)[3])
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no line for " + serverName + " in " + output));
     }
 
-    private static String runClient(String commandLine, String sql) throws IOException, InterruptedException {
+    /**
+     * Runs {@code sql} with a printed command line and returns what it printed: the {@code mariadb} client as
+     * printed; a {@code mysql} line (no client comes with the MySQL binaries) through connector-j with the same
+     * address and account, printing one value per line as {@code --batch} would.
+     */
+    private static String runClient(String commandLine, String sql) throws Exception {
+        if (commandLine.startsWith("mysql ")) {
+            return runWithJdbc(commandLine, sql);
+        }
+        return runMariaDbClient(commandLine, sql);
+    }
+
+    private static String runWithJdbc(String commandLine, String sql) throws SQLException {
+        String[] words = commandLine.split(" ");
+        String host = words[List.of(words).indexOf("-h") + 1];
+        String port = words[List.of(words).indexOf("-P") + 1];
+        String user = words[List.of(words).indexOf("-u") + 1];
+        String password = List.of(words).stream().filter(w -> w.startsWith("-p")).findFirst().orElseThrow()
+                .substring(2);
+        String database = words[words.length - 1];
+        // The servers offer TLS (as MySQL 8 does), so the caching_sha2_password login needs no RSA key.
+        StringBuilder printed = new StringBuilder();
+        try (Connection connection = DriverManager.getConnection("jdbc:mysql://" + host + ":" + port + "/"
+                + database + "?sslMode=REQUIRED&allowMultiQueries=true", user, password);
+             Statement statement = connection.createStatement()) {
+            boolean results = statement.execute(sql);
+            while (true) {
+                if (results) {
+                    try (ResultSet rows = statement.getResultSet()) {
+                        while (rows.next()) {
+                            printed.append(rows.getString(1)).append('\n');
+                        }
+                    }
+                } else if (statement.getUpdateCount() == -1) {
+                    break;
+                }
+                results = statement.getMoreResults();
+            }
+        }
+        return printed.toString();
+    }
+
+    private static String runMariaDbClient(String commandLine, String sql) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(commandLine.split(" ")));
         command.add("--batch");
         command.add("-e");
