@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.sql.Connection;
@@ -17,23 +17,32 @@ import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
 import org.mariadb.jdbc.MariaDbPoolDataSource;
 
 /** Every client logs in as its own account, and the servers see that account: grants apply unchanged. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClientIdentityIT {
 
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    private Topology topology;
+    private ProxyHarness gantry;
+
+    /** The flavour this class runs against; a subclass runs the same tests on another. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
 
     @BeforeAll
-    static void accounts() throws SQLException {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    void accounts() throws SQLException {
+        topology = TopologyKinds.shared(kind());
         try (Connection root = topology.connectAsAdmin(topology.primary())) {
             execute(root, "CREATE TABLE IF NOT EXISTS app.identity_rows (id INT PRIMARY KEY)");
-            execute(root, "CREATE OR REPLACE USER 'reader'@'%' IDENTIFIED BY 'reader-pw'");
+            execute(root, "DROP USER IF EXISTS 'reader'@'%'");
+            execute(root, "CREATE USER 'reader'@'%' IDENTIFIED BY 'reader-pw'");
             execute(root, "GRANT SELECT ON app.* TO 'reader'@'%'");
-            execute(root, "CREATE OR REPLACE USER 'writer'@'%' IDENTIFIED BY 'writer-pw'");
+            execute(root, "DROP USER IF EXISTS 'writer'@'%'");
+            execute(root, "CREATE USER 'writer'@'%' IDENTIFIED BY 'writer-pw'");
             execute(root, "GRANT SELECT, INSERT, UPDATE, DELETE ON app.* TO 'writer'@'%'");
         }
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
@@ -41,7 +50,7 @@ class ClientIdentityIT {
     }
 
     @AfterAll
-    static void stopProxy() {
+    void stopProxy() {
         gantry.close();
     }
 
@@ -93,7 +102,8 @@ class ClientIdentityIT {
     @Test
     void accountCreatedWhileGantryRunsLogsInAtOnceAndDroppingItStopsLogins() throws SQLException {
         try (Connection root = topology.connectAsAdmin(topology.primary())) {
-            execute(root, "CREATE OR REPLACE USER 'newcomer'@'%' IDENTIFIED BY 'fresh'");
+            execute(root, "DROP USER IF EXISTS 'newcomer'@'%'");
+            execute(root, "CREATE USER 'newcomer'@'%' IDENTIFIED BY 'fresh'");
             execute(root, "GRANT SELECT ON app.* TO 'newcomer'@'%'");
             topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
             try (Connection newcomer = viaGantry("newcomer", "fresh")) {
@@ -119,7 +129,9 @@ class ClientIdentityIT {
 
     @Test
     void connectionPoolsOfTwoAccountsInterleave() throws SQLException {
-        String url = "jdbc:mariadb://127.0.0.1:" + gantry.port() + "/app?sslMode=disable&maxPoolSize=3";
+        // allowPublicKeyRetrieval: on MySQL the accounts are caching_sha2_password, and these logins have no TLS.
+        String url = "jdbc:mariadb://127.0.0.1:" + gantry.port()
+                + "/app?sslMode=disable&allowPublicKeyRetrieval=true&maxPoolSize=3";
         try (MariaDbPoolDataSource readers = new MariaDbPoolDataSource(url + "&user=reader&password=reader-pw");
              MariaDbPoolDataSource writers = new MariaDbPoolDataSource(url + "&user=writer&password=writer-pw")) {
             for (int i = 0; i < 20; i++) {
@@ -181,18 +193,18 @@ class ClientIdentityIT {
         }
     }
 
-    private static Connection viaGantry(String user, String password) throws SQLException {
+    private Connection viaGantry(String user, String password) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port()
                 + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
     }
 
-    private static Connection direct(DatabaseServer server, String user, String password) throws SQLException {
+    private Connection direct(DatabaseServer server, String user, String password) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + server.port()
                 + "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
     }
 
     /** Whether some server of the topology is running this statement text now. */
-    private static boolean anyServerRuns(String statement) throws SQLException {
+    private boolean anyServerRuns(String statement) throws SQLException {
         for (DatabaseServer server : topology.servers()) {
             try (Connection admin = topology.connectAsAdmin(server)) {
                 String count = queryString(admin, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE info = '"

@@ -5,7 +5,7 @@ import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.sql.Connection;
@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,19 +23,25 @@ import org.junit.jupiter.api.Test;
  * The victim is a direct connection to the primary whose server thread id is used as the KILL's argument; with the
  * KILL passed through, the server would kill it (same account).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KillTranslationIT {
 
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    private Topology topology;
+    private ProxyHarness gantry;
+
+    /** The flavour this class runs against; a subclass runs the same tests on another. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
 
     @BeforeAll
-    static void startProxy() {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    void startProxy() {
+        topology = TopologyKinds.shared(kind());
         gantry = ProxyHarness.start(topology);
     }
 
     @AfterAll
-    static void stopProxy() {
+    void stopProxy() {
         gantry.close();
     }
 
@@ -105,7 +112,7 @@ class KillTranslationIT {
         }
     }
 
-    private static Connection viaGantry(String options) throws SQLException {
+    private Connection viaGantry(String options) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.port() + "/" + topology.database()
                         + "?sslMode=DISABLED&allowPublicKeyRetrieval=true" + (options.isEmpty() ? "" : "&" + options),
                 topology.appAccount().user(), topology.appAccount().password());

@@ -8,7 +8,7 @@ import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.io.ByteArrayInputStream;
@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -28,26 +29,33 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Server-side prepared statements: prepared once by the client, executed wherever each execution is routed, with
  * Gantry preparing lazily on each backend and mapping statement ids.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PreparedStatementIT {
 
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    private Topology topology;
+    private ProxyHarness gantry;
+
+    /** The flavour this class runs against; a subclass runs the same tests on another. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
 
     @BeforeAll
-    static void startProxy() throws SQLException {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    void startProxy() throws SQLException {
+        topology = TopologyKinds.shared(kind());
         gantry = ProxyHarness.start(topology,
                 c -> c.withRouting(new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)), l -> l);
         try (Connection connection = topology.connectAsApp(topology.primary())) {
             execute(connection, "CREATE TABLE IF NOT EXISTS ps_rows (id INT PRIMARY KEY, body LONGBLOB)");
             execute(connection, "CREATE TABLE IF NOT EXISTS ps_many (n INT PRIMARY KEY)");
-            execute(connection, "INSERT IGNORE INTO ps_many SELECT seq FROM seq_1_to_100");
+            execute(connection, "INSERT IGNORE INTO ps_many VALUES " + String.join(", ",
+                    java.util.stream.IntStream.rangeClosed(1, 100).mapToObj(i -> "(" + i + ")").toList()));
         }
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     }
 
     @AfterAll
-    static void stopProxy() {
+    void stopProxy() {
         gantry.close();
     }
 
@@ -139,7 +147,7 @@ class PreparedStatementIT {
         assertThat(statusTotal("COM_STMT_FETCH") - fetchesBefore).as("COM_STMT_FETCH round trips").isGreaterThan(10);
     }
 
-    private static long replicaStatementExecutions() throws SQLException {
+    private long replicaStatementExecutions() throws SQLException {
         long total = 0;
         for (DatabaseServer replica : topology.replicas()) {
             total += status(replica, "COM_STMT_EXECUTE");
@@ -147,7 +155,7 @@ class PreparedStatementIT {
         return total;
     }
 
-    private static long statusTotal(String name) throws SQLException {
+    private long statusTotal(String name) throws SQLException {
         long total = 0;
         for (DatabaseServer server : topology.servers()) {
             total += status(server, name);
@@ -155,10 +163,13 @@ class PreparedStatementIT {
         return total;
     }
 
-    private static long status(DatabaseServer server, String name) throws SQLException {
-        try (Connection connection = topology.connectAsAdmin(server)) {
-            return Long.parseLong(queryString(connection,
-                    "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '" + name + "'"));
+    private long status(DatabaseServer server, String name) throws SQLException {
+        // SHOW GLOBAL STATUS: MySQL 8 has no information_schema.GLOBAL_STATUS.
+        try (Connection connection = topology.connectAsAdmin(server);
+             java.sql.Statement statement = connection.createStatement();
+             java.sql.ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
+            rows.next();
+            return rows.getLong(2);
         }
     }
 }

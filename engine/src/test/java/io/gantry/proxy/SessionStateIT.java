@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.proxy.ProxyHarness.Driver;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.sql.Connection;
@@ -16,18 +16,25 @@ import java.sql.Statement;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** Session settings behave as on a direct connection, whichever backend runs the next statement. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SessionStateIT {
 
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    private Topology topology;
+    private ProxyHarness gantry;
+
+    /** The flavour this class runs against; a subclass runs the same tests on another. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
 
     @BeforeAll
-    static void startProxy() throws SQLException {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    void startProxy() throws SQLException {
+        topology = TopologyKinds.shared(kind());
         gantry = ProxyHarness.start(topology);
         try (Connection connection = topology.connectAsApp(topology.primary())) {
             execute(connection, "CREATE DATABASE IF NOT EXISTS other");
@@ -39,7 +46,7 @@ class SessionStateIT {
     }
 
     @AfterAll
-    static void stopProxy() {
+    void stopProxy() {
         gantry.close();
     }
 
