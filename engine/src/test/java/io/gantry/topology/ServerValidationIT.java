@@ -2,11 +2,15 @@ package io.gantry.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.sandbox.DatabaseServer;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.MariaDbTopology;
+import io.gantry.sandbox.MySqlInstallation;
+import io.gantry.sandbox.MySqlTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
@@ -66,6 +70,27 @@ class ServerValidationIT {
     void serverWithoutStrictGtidModeFailsTheGtidCheck() {
         assertMisfitFails("no-strict", List.of("gtid-strict-mode=OFF"), "failed the GTID check",
                 "gtid_strict_mode is OFF");
+    }
+
+    @Test
+    void theMySqlSandboxListPasses() {
+        ServerValidator.Report report = VALIDATOR.validate(urls(TopologyKinds.shared(TopologyKind.MYSQL), "app"));
+        assertThat(report.fatalProblem()).isNull();
+        assertThat(report.outcomes()).hasSize(3).allMatch(o -> o instanceof ServerValidator.Passed);
+    }
+
+    @Test
+    void mySqlServerWithoutGtidsFailsTheGtidCheck() {
+        Topology mySql = TopologyKinds.shared(TopologyKind.MYSQL);
+        assumeTrue(MySqlInstallation.unavailableBecause().isEmpty(), "needs the local MySQL binaries");
+        try (MySqlTopology misfit = Sandboxes.startMySqlMisfit("mysql-no-gtid",
+                List.of("gtid-mode=OFF", "enforce-gtid-consistency=OFF"))) {
+            List<UpstreamUrl> urls = new ArrayList<>(urls(mySql, "app"));
+            urls.add(new UpstreamUrl(misfit.primary().host(), misfit.primary().port(), "app", "app", "app", 50));
+            assertThat(VALIDATOR.validate(urls).fatalProblem())
+                    .startsWith(misfit.primary().address() + " failed the GTID check")
+                    .contains("gtid_mode is OFF (MySQL needs gtid_mode=ON)");
+        }
     }
 
     @Test

@@ -65,6 +65,16 @@ public final class Sandboxes {
     }
 
     /**
+     * A lone local MySQL server (the bundled binaries or {@code GANTRY_MYSQL_HOME}; never a container) with extra
+     * {@code my.cnf} lines, for tests of servers that are set up wrongly on purpose; the caller closes it.
+     */
+    public static MySqlTopology startMySqlMisfit(String name, List<String> extraOptions) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return MySqlTopology.start(MySqlInstallation.locate(), directory, 0, 0, extraOptions);
+    }
+
+    /**
      * A private MariaDB topology whose servers offer TLS with the {@link SandboxCertificates} (the sandbox's servers
      * otherwise run without TLS); the caller closes it.
      */
