@@ -58,6 +58,7 @@ public final class ProxyServer implements AutoCloseable {
     private final Upstreams upstreams;
     private final ServerGreetings greetings;
     private final Router router = Router.withThreadLocalRandom();
+    private final ServerIds serverIds;
     private final AdminHandler adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
@@ -93,6 +94,7 @@ public final class ProxyServer implements AutoCloseable {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
+        this.serverIds = new ServerIds(upstreams);
         this.greetings = new ServerGreetings(serverVersion);
         this.sslContext = config.tls().map(ProxyServer::sslContext);
         this.accounts = new AccountLookup(upstreams, config.connectTimeout());
@@ -224,6 +226,11 @@ public final class ProxyServer implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    /** The routing id of each server of the current list. */
+    ServerIds serverIds() {
+        return serverIds;
     }
 
     AdminHandler adminHandler() {
