@@ -176,6 +176,8 @@ final class ClientLogin {
         backends.closeAll();
         session.stateLog.clear();
         session.routeState = SessionRouteState.INITIAL;
+        session.resetGantrySettings();
+        session.consistency.clear();
         session.lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
         session.user = change.username();
         session.initialDatabase = change.database();

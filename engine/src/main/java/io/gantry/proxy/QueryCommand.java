@@ -13,7 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /**
- * COM_QUERY: Gantry's own SQL is answered by the admin handler, a KILL of a Gantry session by {@link KillCommand};
+ * COM_QUERY: the session's {@code gantry_...} settings are answered by {@link GantrySettingsCommand}, Gantry's own
+ * admin SQL by the admin handler, a KILL of a Gantry session by {@link KillCommand};
  * everything else is routed and forwarded, with {@code CONNECTION_ID()} read as the Gantry session's id.
  */
 final class QueryCommand {
@@ -24,6 +25,7 @@ final class QueryCommand {
     private final ResponseForwarder forwarder;
     private final KillCommand kill;
     private final AdminCommand admin;
+    private final GantrySettingsCommand settings;
 
     QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder) {
@@ -33,6 +35,7 @@ final class QueryCommand {
         this.forwarder = forwarder;
         this.kill = new KillCommand(session, backends);
         this.admin = new AdminCommand(session);
+        this.settings = new GantrySettingsCommand(session);
     }
 
     Reply run(Packet packet) {
@@ -40,6 +43,11 @@ final class QueryCommand {
         // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
         String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
                 StandardCharsets.ISO_8859_1);
+        Reply ownSetting = settings.run(sql);
+        if (ownSetting != null) {
+            packet.release();
+            return ownSetting;
+        }
         Optional<CompletionStage<AdminReply>> adminReply = session.proxy.adminHandler().handle(sql, session.user);
         if (adminReply.isPresent()) {
             packet.release();

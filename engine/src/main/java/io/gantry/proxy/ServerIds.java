@@ -28,16 +28,24 @@ final class ServerIds {
         return of(current(), server);
     }
 
-    /** The server of the current list that {@code id} names. */
-    UpstreamServer server(ServerId id) {
+    /** The server of the current list that {@code id} names, or null when none does. */
+    UpstreamServer find(ServerId id) {
         Table known = current();
-        // Plain loops over a handful of servers, allocation-free: these run for every statement.
         for (int i = 0; i < known.ids().length; i++) {
             if (known.ids()[i].equals(id)) {
                 return known.servers().get(i);
             }
         }
-        throw new IllegalStateException("routing chose " + id + ", which is not in the upstream list");
+        return null;
+    }
+
+    /** The server of the current list that {@code id} names. */
+    UpstreamServer server(ServerId id) {
+        UpstreamServer server = find(id);
+        if (server == null) {
+            throw new IllegalStateException("routing chose " + id + ", which is not in the upstream list");
+        }
+        return server;
     }
 
     private Table current() {

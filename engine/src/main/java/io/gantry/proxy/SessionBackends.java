@@ -282,6 +282,7 @@ final class SessionBackends {
      */
     AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
         return (connection, framing, done) -> {
+            session.completedOn(connection.server(), statement);
             BackendUse use = uses.get(connection);
             if (use == null) {
                 done.run();

@@ -69,6 +69,7 @@ final class SessionCommands {
         session.prepared.clear();
         session.stateLog.clear();
         session.routeState = SessionRouteState.INITIAL;
+        session.resetGantrySettings();
         if (primary.isEmpty()) {
             return onPrimary(packet, false);
         }

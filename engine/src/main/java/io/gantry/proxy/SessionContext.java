@@ -1,7 +1,12 @@
 package io.gantry.proxy;
 
+import io.gantry.route.ReadGuarantees;
+import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
+import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
@@ -46,6 +51,8 @@ final class SessionContext {
     final String host;
     final SessionStateLog stateLog = new SessionStateLog();
     final PreparedStatements prepared = new PreparedStatements();
+    /** What the session has read and written, for its read guarantees. */
+    final SessionConsistency consistency = new SessionConsistency();
 
     Phase phase = Phase.GREETING_SENT;
     /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
@@ -61,6 +68,10 @@ final class SessionContext {
     boolean tlsActive;
     int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     SessionRouteState routeState = SessionRouteState.INITIAL;
+    /** The session's routing settings: the flags, changed by its own {@code SET gantry_read_from_followers}. */
+    RoutingConfig routing;
+    /** The session's read guarantees: the flags, changed by its own {@code SET gantry_...}. */
+    ReadGuarantees guarantees;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     long commands;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
@@ -79,6 +90,13 @@ final class SessionContext {
         this.id = id;
         this.ctx = ctx;
         this.host = host;
+        resetGantrySettings();
+    }
+
+    /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
+    void resetGantrySettings() {
+        this.routing = proxy.config().routing();
+        this.guarantees = proxy.config().readGuarantees();
     }
 
     /** Where queued commands go once the running one is done, and what else closes with the session. */
@@ -98,6 +116,26 @@ final class SessionContext {
 
     ServerId serverId(UpstreamServer server) {
         return proxy.serverIds().of(server);
+    }
+
+    /**
+     * A statement of the session's completed on {@code server}: what it read, or wrote on the primary, becomes part
+     * of what the session's next reads must not be older than (see {@link SessionConsistency}).
+     *
+     * @param statement the statement's class, or null for a command that is not a statement (an execute whose
+     *                  class is unknown, a fetch): taken as a write on the primary and a read elsewhere
+     */
+    void completedOn(UpstreamServer server, StatementClass statement) {
+        StatementKind kind = statement == null ? null : statement.kind();
+        if (kind == StatementKind.SESSION_STATE || kind == StatementKind.TRANSACTION_BEGIN
+                || kind == StatementKind.TRANSACTION_SAVEPOINT) {
+            return; // no data read or written
+        }
+        boolean onPrimary = proxy.upstreams().isPrimary(server);
+        boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
+                || kind == StatementKind.TRANSACTION_END);
+        consistency.completed(serverId(server), System.currentTimeMillis(), wrote);
+        proxy.nudgeSampler();
     }
 
     // ---- the client's secret -----------------------------------------------------------------------------------

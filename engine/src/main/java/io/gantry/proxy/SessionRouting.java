@@ -2,10 +2,13 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.gtid.SampledPosition;
 import io.gantry.route.ReplicaCandidate;
+import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.RouteReason;
 import io.gantry.route.RouteTarget;
+import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.StatementClass;
@@ -65,23 +68,39 @@ final class SessionRouting {
             session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
         }
         SessionRouteState routeState = session.routeState;
+        RoutingConfig routing = session.routing;
         Upstreams upstreams = proxy.upstreams();
         Optional<UpstreamServer> primary = upstreams.primary();
         ServerId primaryId = primary.map(session::serverId).orElse(NO_PRIMARY);
+        // Only a read can go to a replica: the guarantees are judged for reads alone.
+        boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
+        if (read) {
+            session.consistency.settle(primaryId, this::positionOf);
+            if (session.consistency.hasPending()) {
+                proxy.nudgeSampler();
+            }
+        }
+        long now = System.currentTimeMillis();
+        ReplicaRefusal refused = null;
         List<ReplicaCandidate> replicas = new ArrayList<>();
         for (UpstreamServer server : upstreams.servers()) {
             if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
-                replicas.add(new ReplicaCandidate(session.serverId(server), server.weight(), server.isUp(), true));
+                ServerId id = session.serverId(server);
+                ReplicaRefusal refusal = read
+                        ? session.consistency.judge(id, server.position(), session.guarantees, now) : null;
+                if (refusal != null && server.isUp()) {
+                    refused = mostTelling(refused, refusal);
+                }
+                replicas.add(new ReplicaCandidate(id, server.weight(), server.isUp(), refusal == null));
             }
         }
-        RouteDecision decision = proxy.router().route(statement, routeState, proxy.config().routing(), primaryId,
-                replicas);
+        RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
             // Without a primary a session setting runs where the session's reads run, and is replayed from
             // there: drivers send settings at connect time, and reads from replicas must go on meanwhile.
             RouteDecision asRead = proxy.router().route(StatementClass.of(StatementKind.READ), routeState,
-                    proxy.config().routing(), primaryId, replicas);
+                    routing, primaryId, replicas);
             if (!asRead.server().equals(NO_PRIMARY)) {
                 decision = asRead;
             }
@@ -104,8 +123,33 @@ final class SessionRouting {
                 backends.endTransactionOn(readOnly.server());
             }
             session.routeState = routeState.afterRouting(decision);
+            if (statement.kind() == StatementKind.READ) {
+                count(decision, refused);
+            }
         }
         return new Routed(proxy.serverIds().server(decision.server()), statement, null);
+    }
+
+    private void count(RouteDecision decision, ReplicaRefusal refused) {
+        ReadCounters counters = session.proxy.readCounters();
+        if (decision.target() == RouteTarget.REPLICA) {
+            counters.servedByReplica();
+            return;
+        }
+        counters.servedByPrimary();
+        if (decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && refused != null) {
+            counters.consistentPrefixFailed(refused);
+        }
+    }
+
+    /** The refusal that says most about why a read went to the primary: the session's own needs before lag. */
+    private static ReplicaRefusal mostTelling(ReplicaRefusal known, ReplicaRefusal next) {
+        return known == null || next.ordinal() < known.ordinal() ? next : known;
+    }
+
+    private SampledPosition positionOf(ServerId id) {
+        UpstreamServer server = session.proxy.serverIds().find(id);
+        return server == null ? null : server.position();
     }
 
     /** Why a decision cannot be carried out as the statement's route, or null when it can. */
