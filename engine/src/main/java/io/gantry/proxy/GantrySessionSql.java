@@ -115,7 +115,7 @@ final class GantrySessionSql {
             int end = endOfAssignment(sql, tokens, i);
             if (bare == null || !bare.toLowerCase(Locale.ROOT).startsWith(PREFIX)) {
                 anyOther = true;
-                i = end + 1;
+                i = Math.max(end, i) + 2; // past the comma
                 continue;
             }
             Setting setting = Setting.named(bare);
@@ -138,7 +138,7 @@ final class GantrySessionSql {
             settings.add(setting);
             values.add(value.isWord(sql, "DEFAULT") ? null
                     : value.type() == Type.STRING ? value.stringValue(sql, true) : value.text(sql));
-            i = end + 1;
+            i = end + 2; // past the comma
         }
         if (settings.isEmpty()) {
             return NOT_OURS;
@@ -150,7 +150,10 @@ final class GantrySessionSql {
         return new Set(settings, values);
     }
 
-    /** The index of the last token of the assignment starting at {@code i} (before a top-level comma). */
+    /**
+     * The index of the last token of the assignment starting at {@code i}: before the next top-level comma, or the
+     * last token of the text.
+     */
     private static int endOfAssignment(String sql, List<Token> tokens, int i) {
         int depth = 0;
         for (int j = i; j < tokens.size(); j++) {

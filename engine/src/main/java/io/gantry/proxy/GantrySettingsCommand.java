@@ -53,7 +53,6 @@ final class GantrySettingsCommand {
         }
         ReadGuarantees guarantees = session.guarantees;
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
-        rows.add(Arrays.asList("follower_reads_avoid_waiting", onOff(guarantees.avoidWaiting())));
         rows.add(Arrays.asList("read_floor", String.valueOf(session.consistency.floor(guarantees.readYourWrites()))));
         rows.add(Arrays.asList("pending", String.join("; ", session.consistency.pendingDescriptions())));
         return rows(List.of("Variable_name", "Value"), rows);

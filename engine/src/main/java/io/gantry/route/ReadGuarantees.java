@@ -14,23 +14,18 @@ import java.util.Objects;
  *                            executed that long ago; {@link Duration#ZERO} for unset
  * @param maxStaleReadBound   {@code --max-stale-read-bound-ms} (default 60 s; {@link Duration#ZERO} turns the check
  *                            off): no replica whose lag is larger serves a read, whatever the session set
- * @param avoidWaiting        {@code --follower-reads-avoid-waiting} (default on): when no replica qualifies, read
- *                            from the primary at once rather than wait for a replica to catch up
- * @param causalWaitTimeout   {@code --causal-wait-timeout-ms} (default 1 s): how long a read waits for a replica to
- *                            catch up before it goes to the primary, without avoid-waiting
  * @param sampleInterval      {@code --lag-sample-interval-ms} (default 250 ms): how often positions are sampled
  */
 public record ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
-                             boolean avoidWaiting, Duration causalWaitTimeout, Duration sampleInterval) {
+                             Duration sampleInterval) {
 
     /** The defaults of {@code gantry run}. */
     public static final ReadGuarantees DEFAULTS = new ReadGuarantees(true, Duration.ZERO, Duration.ofSeconds(60),
-            true, Duration.ofSeconds(1), Duration.ofMillis(250));
+            Duration.ofMillis(250));
 
     public ReadGuarantees {
         Objects.requireNonNull(followerReadStaleness, "followerReadStaleness");
         Objects.requireNonNull(maxStaleReadBound, "maxStaleReadBound");
-        Objects.requireNonNull(causalWaitTimeout, "causalWaitTimeout");
         Objects.requireNonNull(sampleInterval, "sampleInterval");
         if (sampleInterval.toMillis() < 10) {
             throw new IllegalArgumentException("--lag-sample-interval-ms must be at least 10, not "
@@ -39,10 +34,6 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
         if (maxStaleReadBound.isNegative()) {
             throw new IllegalArgumentException("--max-stale-read-bound-ms must be 0 (off) or more, not "
                     + maxStaleReadBound.toMillis());
-        }
-        if (causalWaitTimeout.isNegative()) {
-            throw new IllegalArgumentException("--causal-wait-timeout-ms must not be negative, not "
-                    + causalWaitTimeout.toMillis());
         }
         String problem = stalenessProblem(followerReadStaleness, sampleInterval);
         if (problem != null) {
@@ -69,32 +60,18 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
     }
 
     public ReadGuarantees withReadYourWrites(boolean value) {
-        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, avoidWaiting, causalWaitTimeout,
-                sampleInterval);
+        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval);
     }
 
     public ReadGuarantees withFollowerReadStaleness(Duration value) {
-        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, avoidWaiting, causalWaitTimeout,
-                sampleInterval);
+        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval);
     }
 
     public ReadGuarantees withMaxStaleReadBound(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, avoidWaiting, causalWaitTimeout,
-                sampleInterval);
-    }
-
-    public ReadGuarantees withAvoidWaiting(boolean value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value, causalWaitTimeout,
-                sampleInterval);
-    }
-
-    public ReadGuarantees withCausalWaitTimeout(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, avoidWaiting, value,
-                sampleInterval);
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval);
     }
 
     public ReadGuarantees withSampleInterval(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, avoidWaiting,
-                causalWaitTimeout, value);
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value);
     }
 }
