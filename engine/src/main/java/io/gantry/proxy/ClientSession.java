@@ -26,6 +26,7 @@ import io.gantry.route.TransactionState;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
+import io.gantry.route.SqlMode;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementFlag;
@@ -535,7 +536,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
         String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
                 StandardCharsets.ISO_8859_1);
-        Optional<CompletionStage<AdminReply>> admin = proxy.adminHandler().handle(sql, user);
+        Optional<CompletionStage<AdminReply>> admin = proxy.adminHandler().handle(sql, user, sqlMode());
         if (admin.isPresent()) {
             packet.release();
             runAdmin(admin.get());
@@ -737,8 +738,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      * server for it.
      */
     private Routed route(String sql, boolean commit) {
-        StatementClass statement = StatementClassifier.classify(sql,
-                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        StatementClass statement = StatementClassifier.classify(sql, sqlMode());
         if (commit && statement.kind() == StatementKind.SESSION_STATE && stateLog.isFull() && !routeState.pinned()) {
             LOG.info("session {}: more than {} distinct session settings; staying on the primary", id,
                     SessionStateLog.MAX_DISTINCT_COMMANDS);
@@ -1565,6 +1565,12 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private int localStatus() {
         return lastStatus & (ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT
                 | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY | ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+    }
+
+    /** The session's mode as the last server reported it: where the text's strings and quoted names end. */
+    private SqlMode sqlMode() {
+        return SqlMode.of(ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES),
+                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_ANSI_QUOTES));
     }
 
     private void writeOk(int sequenceId) {

@@ -14,10 +14,16 @@ public record SqlMode(boolean noBackslashEscapes, boolean ansiQuotes) {
     /** The server's default: backslash escapes in strings, double quotes around strings. */
     public static final SqlMode DEFAULT = new SqlMode(false, false);
 
-    private static final SqlMode NO_BACKSLASH_ESCAPES = new SqlMode(true, false);
+    private static final SqlMode[] ALL = {DEFAULT, new SqlMode(true, false), new SqlMode(false, true),
+        new SqlMode(true, true)};
+
+    /** The mode with these two settings; allocates nothing (it runs for every statement). */
+    public static SqlMode of(boolean noBackslashEscapes, boolean ansiQuotes) {
+        return ALL[(noBackslashEscapes ? 1 : 0) + (ansiQuotes ? 2 : 0)];
+    }
 
     /** The default with or without {@code NO_BACKSLASH_ESCAPES}. */
     public static SqlMode of(boolean noBackslashEscapes) {
-        return noBackslashEscapes ? NO_BACKSLASH_ESCAPES : DEFAULT;
+        return of(noBackslashEscapes, false);
     }
 }
