@@ -542,8 +542,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             runAdmin(admin.get());
             return;
         }
-        SessionIdentitySql.KillText kill = SessionIdentitySql.inspectKill(sql,
-                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+        SessionIdentitySql.KillText kill = SessionIdentitySql.inspectKill(sql, sqlMode());
         if (kill instanceof SessionIdentitySql.KillText.Single single) {
             packet.release();
             onKill(single.kill());
@@ -1178,7 +1177,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         ByteBuf payload = packet.payload();
         byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
         Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(new String(sql, StandardCharsets.ISO_8859_1),
-                ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES));
+                sqlMode());
         if (kill.isPresent()) {
             packet.release();
             writeError(1, kill.get());

@@ -173,11 +173,27 @@ public final class SqlTokenizer {
 
     /** Every token of {@code sql} but comments, conditional comments read as code. */
     public static List<Token> tokenize(CharSequence sql, SqlMode mode) {
-        SqlTokenizer lexer = new SqlTokenizer(sql, mode, true);
+        return new SqlTokenizer(sql, mode, true).tokens();
+    }
+
+    /**
+     * The tokens of {@code sql} but comments as each server reads them: one list, or two when the text holds a
+     * conditional comment (first with such comments run, then with them skipped).
+     */
+    public static List<List<Token>> readings(CharSequence sql, SqlMode mode) {
+        SqlTokenizer run = new SqlTokenizer(sql, mode, true);
+        List<Token> tokens = run.tokens();
+        if (!run.sawConditionalComment()) {
+            return List.of(tokens);
+        }
+        return List.of(tokens, new SqlTokenizer(sql, mode, false).tokens());
+    }
+
+    private List<Token> tokens() {
         List<Token> tokens = new ArrayList<>();
-        for (Type type = lexer.next(); type != null; type = lexer.next()) {
+        for (Type type = next(); type != null; type = next()) {
             if (type != Type.COMMENT) {
-                tokens.add(new Token(type, lexer.start, lexer.end));
+                tokens.add(new Token(type, start, end));
             }
         }
         return tokens;
