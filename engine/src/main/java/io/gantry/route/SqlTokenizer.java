@@ -19,9 +19,9 @@ import java.util.List;
  *       skips {@code /*!} versions from 50700 to 99999 (MySQL 5.7 syntax) and versions newer than itself, MySQL
  *       skips versions newer than itself and every {@code /*M!}; a skipped comment ends at its first
  *       {@code *&#47;} after at most one nested comment. These <em>conditional</em> comments ({@code /*!} with a
- *       version from 50700 up, any {@code /*M!}) can also be read as skipped ({@link #SqlTokenizer(CharSequence,
- *       SqlMode, boolean)}); a {@code /*!} version below 50700 runs on every server Gantry supports (MySQL 8.0 and
- *       later, MariaDB 10.11 and later).</li>
+ *       version from 50700 up, any {@code /*M!}) can also be read as skipped ({@link #readings}); a {@code /*!}
+ *       version below 50700 runs on every server Gantry supports (MySQL 8.0 and later, MariaDB 10.11 and
+ *       later).</li>
  *   <li>{@code '...'} and, without {@code ANSI_QUOTES}, {@code "..."} are {@link Type#STRING}s: doubled quotes, and
  *       backslash escapes unless {@code NO_BACKSLASH_ESCAPES}. {@code `...`} and, under {@code ANSI_QUOTES},
  *       {@code "..."} are {@link Type#QUOTED_IDENTIFIER}s, with doubled quotes only.</li>
