@@ -148,9 +148,9 @@ public final class SqlTokenizer {
     private boolean sawConditionalComment;
     /** Where the last word ended: a dot right there, glued to a name, makes that name a word (MySQL's IDENT_SEP). */
     private int lastWordEnd = -1;
-    private boolean nameAfterDot;
+    /** Where the name after such a dot starts. */
+    private int nameStart = -1;
     private int start;
-    private int end;
 
     /**
      * A reader of {@code sql} for {@link #next()}.
@@ -193,7 +193,7 @@ public final class SqlTokenizer {
         List<Token> tokens = new ArrayList<>();
         for (Type type = next(); type != null; type = next()) {
             if (type != Type.COMMENT) {
-                tokens.add(new Token(type, start, end));
+                tokens.add(new Token(type, start, pos));
             }
         }
         return tokens;
@@ -222,7 +222,7 @@ public final class SqlTokenizer {
 
     /** Where the token {@link #next()} returned ends (exclusive). */
     int end() {
-        return end;
+        return pos;
     }
 
     /** Whether the text read so far holds a conditional comment, so that some servers read it otherwise. */
@@ -233,9 +233,9 @@ public final class SqlTokenizer {
     /** Reads the token at {@code pos}; null after stepping into or out of an executable comment. */
     private Type read(char c) {
         start = pos;
-        boolean name = nameAfterDot;
-        nameAfterDot = false;
         switch (c) {
+            case '(', ')', ',', ';', '=':
+                return symbol(); // the commonest symbols, before the tests for numbers and words below
             case '#':
                 return comment(lineEnd(pos + 1));
             case '-':
@@ -261,7 +261,7 @@ public final class SqlTokenizer {
                 return at(pos + 1, '=') ? token(Type.ASSIGN, pos + 2) : symbol();
             case '.':
                 if (lastWordEnd == pos && pos + 1 < length && isWordPart(sql.charAt(pos + 1))) {
-                    nameAfterDot = true;
+                    nameStart = pos + 1;
                     return symbol();
                 }
                 if (pos + 1 < length && isDigit(sql.charAt(pos + 1))) {
@@ -269,7 +269,7 @@ public final class SqlTokenizer {
                 }
                 return symbol();
             default:
-                if (isDigit(c) && !name) {
+                if (isDigit(c) && pos != nameStart) {
                     return number();
                 }
                 return isWordPart(c) ? word(wordEnd(pos)) : symbol();
@@ -438,7 +438,6 @@ public final class SqlTokenizer {
     }
 
     private Type token(Type type, int tokenEnd) {
-        end = tokenEnd;
         pos = tokenEnd;
         return type;
     }
@@ -470,7 +469,7 @@ public final class SqlTokenizer {
     }
 
     private static boolean isBlank(char c) {
-        return c == ' ' || (c >= '\t' && c <= '\r');
+        return c <= ' ' && (c == ' ' || (c >= '\t' && c <= '\r'));
     }
 
     private static boolean isDigit(char c) {

@@ -109,6 +109,7 @@ public final class StatementClassifier {
         private static final int ASSIGN = 12;
         private static final int ACCOUNT_HOST = 13;
         private static final int OTHER = 14;
+        private static final int COMMENT = 15;
 
         private static final int P_START = 0;
         private static final int P_BODY = 1;
@@ -137,12 +138,9 @@ public final class StatementClassifier {
         private final CharSequence sql;
         private final SqlMode mode;
 
-        // the current token, and the one before it whatever the statement
+        // the current token
         private int tokenStart;
         private int tokenEnd;
-        private int lastType;
-        private int lastStart;
-        private int lastEnd;
 
         // whole text
         private int textFlags;
@@ -206,37 +204,29 @@ public final class StatementClassifier {
         }
 
         private void read(SqlTokenizer tokens) {
-            lastType = EOF;
-            lastEnd = -1;
             for (SqlTokenizer.Type type = tokens.next(); type != null; type = tokens.next()) {
                 tokenStart = tokens.start();
                 tokenEnd = tokens.end();
-                if (type == SqlTokenizer.Type.COMMENT) {
-                    comment(true);
-                } else if (type == SqlTokenizer.Type.UNTERMINATED && sql.charAt(tokenStart) == '/') {
-                    comment(false);
+                int token = tokenClass(type);
+                if (token == COMMENT) {
+                    comment(type == SqlTokenizer.Type.COMMENT);
                 } else {
-                    int token = tokenClass(type);
                     onToken(token);
-                    lastType = token;
-                    lastStart = tokenStart;
-                    lastEnd = tokenEnd;
                 }
             }
             endStatement();
         }
 
-        /** What the current token is to the state machine; text the server rejects (unterminated) is OTHER. */
+        /**
+         * What the current token is to the state machine: a comment (terminated or not) is COMMENT, other text the
+         * server rejects (unterminated) is OTHER. Tested in the order of frequency: this runs for every token.
+         */
         private int tokenClass(SqlTokenizer.Type type) {
-            return switch (type) {
-                case WORD -> WORD;
-                case NUMBER -> NUMBER;
-                case STRING -> STRING;
-                case QUOTED_IDENTIFIER -> QUOTED_IDENT;
-                case USER_VARIABLE -> isAccountHost() ? ACCOUNT_HOST : USER_VAR;
-                case SYSTEM_VARIABLE -> SYSTEM_VAR;
-                case ASSIGN -> ASSIGN;
-                case SYMBOL -> switch (sql.charAt(tokenStart)) {
+            if (type == SqlTokenizer.Type.WORD) {
+                return WORD;
+            }
+            if (type == SqlTokenizer.Type.SYMBOL) {
+                return switch (sql.charAt(tokenStart)) {
                     case '(' -> LPAREN;
                     case ')' -> RPAREN;
                     case ',' -> COMMA;
@@ -244,17 +234,35 @@ public final class StatementClassifier {
                     case '.' -> DOT;
                     default -> OTHER;
                 };
-                case COMMENT, UNTERMINATED -> OTHER;
+            }
+            return switch (type) {
+                case NUMBER -> NUMBER;
+                case STRING -> STRING;
+                case QUOTED_IDENTIFIER -> QUOTED_IDENT;
+                case USER_VARIABLE -> isAccountHost() ? ACCOUNT_HOST : USER_VAR;
+                case SYSTEM_VARIABLE -> SYSTEM_VAR;
+                case ASSIGN -> ASSIGN;
+                case COMMENT -> COMMENT;
+                case UNTERMINATED -> sql.charAt(tokenStart) == '/' ? COMMENT : OTHER;
+                default -> OTHER;
             };
         }
 
         /**
          * An {@code @...} glued to a preceding string, quoted identifier or non-keyword word is the host part of an
-         * account ({@code 'user'@'host'}, {@code bob@localhost}), not a user variable.
+         * account ({@code 'user'@'host'}, {@code bob@localhost}), not a user variable. Glued: the character before
+         * the {@code @} is the last of that token (a quote, or a letter of the word).
          */
         private boolean isAccountHost() {
-            return lastEnd == tokenStart && (lastType == STRING || lastType == QUOTED_IDENT
-                    || (lastType == WORD && Keyword.lookup(sql, lastStart, lastEnd) == null));
+            if (tokenStart == 0) {
+                return false;
+            }
+            char before = sql.charAt(tokenStart - 1);
+            return switch (prevType) {
+                case STRING, QUOTED_IDENT -> before == '\'' || before == '"' || before == '`';
+                case WORD -> prev1 == null && SqlTokenizer.isWordPart(before);
+                default -> false;
+            };
         }
 
         // ---------------------------------------------------------------- statement level
@@ -780,15 +788,16 @@ public final class StatementClassifier {
                     // no candidate pending
                 }
             }
-            if ((flags & StatementFlag.STORED_FUNCTION.bit()) == 0 && isCallCandidate(type)) {
+            if ((flags & StatementFlag.STORED_FUNCTION.bit()) == 0 && isCallCandidate(type, kw)) {
                 call = CALL_NAME;
             }
         }
 
-        /** Whether the current token, if {@code (} follows, may name a stored function. */
-        private boolean isCallCandidate(int type) {
+        /** Whether the current token ({@code kw} if a keyword), if {@code (} follows, may name a stored function. */
+        private boolean isCallCandidate(int type, Keyword kw) {
             if (type == STRING) {
-                // "f"(...) under ANSI_QUOTES; under the default sql_mode a string followed by ( is a syntax error
+                // "f"(...) under an ANSI_QUOTES that the server did not report (MySQL); under the default sql_mode a
+                // string followed by ( is a syntax error
                 return sql.charAt(tokenStart) == '"' && prev1 != Keyword.AS && prevType != RPAREN;
             }
             if (type == QUOTED_IDENT) {
@@ -810,7 +819,7 @@ public final class StatementClassifier {
                 // AS dt (a, b) and (SELECT ...) dt (a, b): a derived table's column list
                 return false;
             }
-            return !BuiltinFunctions.contains(sql, tokenStart, tokenEnd);
+            return kw != null ? !kw.builtin : !BuiltinFunctions.contains(sql, tokenStart, tokenEnd);
         }
 
         private void confirmCall() {
