@@ -165,6 +165,7 @@ public final class Gantry implements AutoCloseable {
         if (proxy != null) {
             status.put("Listening", describe(proxy.address()));
             status.put("Client Sessions", Integer.toString(proxy.openSessions()));
+            status.putAll(proxy.readStatus());
         }
         status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
         status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
