@@ -67,7 +67,8 @@ class SessionIdentitySqlTest {
             "KILL QUERY x", "KILL 5 + 1", "KILL (5)", "KILL CONNECTION_ID()", "KILL @id", "KILL 0x5", "KILL 5.0",
             "PREPARE s FROM 'KILL 5'", "prepare s from \"kill query 5\"", "PREPARE s FROM 'KI' 'LL 5'",
             "PREPARE s FROM _utf8mb4'KILL 5'", "EXECUTE IMMEDIATE 'KILL 5'", "execute immediate '/*! kill 5 */'",
-            "EXECUTE IMMEDIATE 'EXECUTE IMMEDIATE ''KILL 5'''", "SELECT 1; EXECUTE IMMEDIATE 'KILL 5'"})
+            "EXECUTE IMMEDIATE 'EXECUTE IMMEDIATE ''KILL 5'''", "SELECT 1; EXECUTE IMMEDIATE 'KILL 5'",
+            "KILL 5 /* unclosed"})
     void killsThatAreNotTranslatedAreRefusedWithAClearError(String sql) {
         SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT);
         assertThat(result).isInstanceOf(SessionIdentitySql.KillText.Refused.class);
