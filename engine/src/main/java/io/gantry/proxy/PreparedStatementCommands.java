@@ -42,7 +42,7 @@ final class PreparedStatementCommands {
         ByteBuf payload = packet.payload();
         byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
         String text = new String(sql, StandardCharsets.ISO_8859_1);
-        Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(text, session.noBackslashEscapes());
+        Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(text, session.sqlMode());
         if (kill.isPresent()) {
             packet.release();
             return Reply.error(kill.get());

@@ -48,12 +48,13 @@ final class QueryCommand {
             packet.release();
             return ownSetting;
         }
-        Optional<CompletionStage<AdminReply>> adminReply = session.proxy.adminHandler().handle(sql, session.user);
+        Optional<CompletionStage<AdminReply>> adminReply = session.proxy.adminHandler()
+                .handle(sql, session.user, session.sqlMode());
         if (adminReply.isPresent()) {
             packet.release();
             return admin.answer(adminReply.get());
         }
-        SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(sql, session.noBackslashEscapes());
+        SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(sql, session.sqlMode());
         if (killText instanceof SessionIdentitySql.KillText.Single single) {
             packet.release();
             return kill.run(single.kill());

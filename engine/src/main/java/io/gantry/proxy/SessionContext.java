@@ -5,6 +5,7 @@ import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
+import io.gantry.route.SqlMode;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
@@ -112,6 +113,11 @@ final class SessionContext {
     /** The client's sql_mode has NO_BACKSLASH_ESCAPES, as the last server status said. */
     boolean noBackslashEscapes() {
         return ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+    }
+
+    /** The session's mode as the last server status said: where the text's strings and quoted names end. */
+    SqlMode sqlMode() {
+        return SqlMode.of(noBackslashEscapes(), ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_ANSI_QUOTES));
     }
 
     ServerId serverId(UpstreamServer server) {

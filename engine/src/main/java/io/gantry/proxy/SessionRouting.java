@@ -60,7 +60,7 @@ final class SessionRouting {
      */
     Routed route(String sql, boolean commit) {
         ProxyServer proxy = session.proxy;
-        StatementClass statement = StatementClassifier.classify(sql, session.noBackslashEscapes());
+        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
         if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
                 && !session.routeState.pinned()) {
             LOG.info("session {}: more than {} distinct session settings; staying on the primary", session.id,

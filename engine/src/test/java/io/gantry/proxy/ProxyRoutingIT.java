@@ -13,6 +13,7 @@ import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -215,6 +216,28 @@ class ProxyRoutingIT {
             }
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(topology.replicas());
+    }
+
+    /**
+     * MariaDB skips a {@code /*!99999} comment (newer than itself) and runs the INSERT after it; read with the comment
+     * as code, the text is one SELECT of an unterminated string. The text goes to the primary, or a replica refuses
+     * the INSERT and the row is missing.
+     */
+    @ParameterizedTest
+    @EnumSource(Driver.class)
+    void aWriteThatAConditionalCommentHidesGoesToThePrimary(Driver driver) throws SQLException {
+        String table = newTable();
+        try (Connection connection = gantry.connect(driver, "allowMultiQueries=true");
+             Statement statement = connection.createStatement()) {
+            statement.execute("SELECT 1 /*!99999 'x */ ; INSERT INTO " + table + " VALUES (7)");
+            while (statement.getMoreResults() || statement.getUpdateCount() != -1) {
+                // every result, so that an error in the INSERT surfaces here
+            }
+        }
+        try (Connection primary = topology.connectAsApp(topology.primary())) {
+            assertThat(ProxyHarness.queryString(primary, "SELECT COUNT(*) FROM " + table + " WHERE id = 7"))
+                    .isEqualTo("1");
+        }
     }
 
     private static void sleep(long millis) {
