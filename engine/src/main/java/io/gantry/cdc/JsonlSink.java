@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -486,7 +485,7 @@ public final class JsonlSink implements AutoCloseable {
             return null;
         }
         Path file = rotatedName(highest.getAsLong());
-        String line = lastLine(file);
+        byte[] line = lastLine(file);
         if (line == null) {
             return null;
         }
@@ -499,7 +498,7 @@ public final class JsonlSink implements AutoCloseable {
     }
 
     /** The last line of a complete file (ending in a line end), read from the end; {@code null} when empty. */
-    private static String lastLine(Path file) throws IOException {
+    private static byte[] lastLine(Path file) throws IOException {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long end = channel.size();
             if (end == 0) {
@@ -533,7 +532,7 @@ public final class JsonlSink implements AutoCloseable {
             }
             ByteBuffer line = ByteBuffer.allocate((int) (lineEnd - start));
             readFully(channel, line, start);
-            return UTF_8.newDecoder().decode(line.flip()).toString();
+            return line.array();
         }
     }
 
@@ -702,11 +701,7 @@ public final class JsonlSink implements AutoCloseable {
         }
 
         private ChangeJson.ParsedLine parse() {
-            try {
-                return ChangeJson.parse(UTF_8.newDecoder().decode(ByteBuffer.wrap(line.toByteArray())).toString());
-            } catch (CharacterCodingException e) {
-                return new ChangeJson.BadLine("not UTF-8");
-            }
+            return ChangeJson.parse(line.toByteArray());
         }
 
         private IOException damage(String reason) {

@@ -75,7 +75,7 @@ class JsonlSinkGoldenTest {
         List<ChangeJson.LineMark> marks = new ArrayList<>();
         for (String name : FILES) {
             for (String line : new String(golden(name), UTF_8).split("\n")) {
-                ChangeJson.ParsedLine parsed = ChangeJson.parse(line);
+                ChangeJson.ParsedLine parsed = ChangeJson.parse(line.getBytes(UTF_8));
                 assertThat(parsed).as(line).isInstanceOf(ChangeJson.LineMark.class);
                 marks.add((ChangeJson.LineMark) parsed);
             }
