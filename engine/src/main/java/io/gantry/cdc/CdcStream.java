@@ -564,7 +564,7 @@ public final class CdcStream implements AutoCloseable {
         LOG.info("cdc: taking a snapshot of {} from {}", settings.tables(), server.address());
         try (Connection connection = Snapshotter.open(server, settings.connectTimeout())) {
             Snapshotter.Start start = snapshotter.begin(connection);
-            JsonlSink.SnapshotWriter writer = sink.beginSnapshot(start.position());
+            SnapshotWriter writer = sink.beginSnapshot(start.position());
             long rows;
             try {
                 rows = snapshotter.copyTables(connection, start, writer::add);

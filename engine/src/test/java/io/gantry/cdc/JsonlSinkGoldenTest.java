@@ -49,7 +49,7 @@ class JsonlSinkGoldenTest {
                     new RowChange("d\"b", "t\n", ChangeOp.INSERT, null, row("c\\", 3L)))));
             sink.flush();
 
-            try (JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-3306-3,1-3307-9")) {
+            try (SnapshotWriter snapshot = sink.beginSnapshot("0-3306-3,1-3307-9")) {
                 snapshot.add("127.0.0.1:3307", READ, new RowChange("app", "t1", ChangeOp.SNAPSHOT, null,
                         row("id", 1L, "v", "b")));
                 snapshot.add("127.0.0.1:3307", READ, new RowChange("app", "t1", ChangeOp.SNAPSHOT, null,
