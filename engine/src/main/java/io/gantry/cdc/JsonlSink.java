@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>Methods are called from one thread at a time, except {@link #close()}, which may come from another thread;
  * every method holds the sink's monitor. The sink does blocking file I/O: never call it on an event loop.
  */
-public final class JsonlSink implements AutoCloseable {
+public final class JsonlSink implements ChangeListener, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(JsonlSink.class);
 
@@ -185,6 +185,29 @@ public final class JsonlSink implements AutoCloseable {
         Files.deleteIfExists(files.staging());
         snapshot = new SnapshotWriter(this, position, files.staging());
         return snapshot;
+    }
+
+    /** As a listener of the change stream: {@link #append} each transaction. */
+    @Override
+    public void onTransaction(AppliedTransaction transaction) {
+        append(transaction.transaction());
+    }
+
+    /** As a listener of the change stream: {@link #flush()} before the position is saved. */
+    @Override
+    public void makeDurable() throws IOException {
+        flush();
+    }
+
+    /** As a listener of the change stream: {@link #rotateIfDue()} once the position covers everything written. */
+    @Override
+    public void positionSaved() throws IOException {
+        rotateIfDue();
+    }
+
+    @Override
+    public String toString() {
+        return "change sink " + files.path();
     }
 
     /**
