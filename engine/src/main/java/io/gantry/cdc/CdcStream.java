@@ -324,58 +324,70 @@ public final class CdcStream implements AutoCloseable {
 
     private void run() {
         while (awaitNotStopped()) {
-            List<UpstreamUrl> order;
-            synchronized (lock) {
-                if (restartFromTop) {
-                    restartFromTop = false;
-                    policy.restart(commandReason, announceRestart);
-                }
-                commandReason = null;
-                order = FailoverPolicy.byWeight(servers);
-            }
+            List<UpstreamUrl> order = takeCommand();
             UpstreamUrl server = policy.next(order, knownDown);
-            String failure;
-            boolean retryable = true;
-            try {
-                attempt(server);
-                if (commandPending()) {
-                    continue; // a command ended the stream: the loop reads what to do next
-                }
-                failure = "the server closed the binlog connection";
-            } catch (MissingTransactionsException e) {
-                failure = e.getMessage();
-                retryable = false;
-                if (policy.firstSkipOf(server)) {
-                    authority.recordEvent(clock.instant(), server.address(), EventKind.CDC_SKIPPED, failure);
-                }
-                LOG.warn("cdc: {}", failure);
-            } catch (ChangeListeners.RequiredListenerFailed e) {
-                stopForGood(e);
-                continue;
-            } catch (Exception e) {
-                if (commandPending()) {
-                    continue;
-                }
-                failure = describe(e);
-            } finally {
-                active = null;
+            Failure failure = streamFrom(server);
+            if (failure != null) {
+                failedOn(server, order, failure);
             }
-            lastError = stamped(retryable ? server.address() + ": " + failure : failure);
-            enter(State.RETRYING, server, failure);
-            FailoverPolicy.Next next = policy.failed(order, failure, retryable);
-            if (next instanceof FailoverPolicy.Retry retry) {
-                LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure, retry.retry(),
-                        retry.retries());
-            } else if (retryable) {
-                LOG.warn("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure,
-                        settings.connectRetries());
-            }
-            if (next instanceof FailoverPolicy.MoveOn move && move.roundFailed()) {
-                LOG.warn("cdc: no CDC server can serve the stream now ({} tried); trying again in {} ms",
-                        order.size(), move.pause().toMillis());
-            }
-            pause(next.pause());
         }
+    }
+
+    /** Why an attempt on a server failed; {@code retryable} false when retrying it cannot help. */
+    private record Failure(String reason, boolean retryable) {
+    }
+
+    /** Takes a pending restart command into the policy; returns the server list by weight. */
+    private List<UpstreamUrl> takeCommand() {
+        synchronized (lock) {
+            if (restartFromTop) {
+                restartFromTop = false;
+                policy.restart(commandReason, announceRestart);
+            }
+            commandReason = null;
+            return FailoverPolicy.byWeight(servers);
+        }
+    }
+
+    /** Streams from {@code server} until the stream ends: null when a command ended it, else why it failed. */
+    private Failure streamFrom(UpstreamUrl server) {
+        try {
+            attempt(server);
+            return commandPending() ? null : new Failure("the server closed the binlog connection", true);
+        } catch (MissingTransactionsException e) {
+            if (policy.firstSkipOf(server)) {
+                recordEvent(server.address(), EventKind.CDC_SKIPPED, e.getMessage());
+            }
+            LOG.warn("cdc: {}", e.getMessage());
+            return new Failure(e.getMessage(), false);
+        } catch (ChangeListeners.RequiredListenerFailed e) {
+            stopForGood(e);
+            return null;
+        } catch (Exception e) {
+            return commandPending() ? null : new Failure(describe(e), true);
+        } finally {
+            active = null;
+        }
+    }
+
+    /** Reports a failed attempt and waits as the policy says before the next one. */
+    private void failedOn(UpstreamUrl server, List<UpstreamUrl> order, Failure failure) {
+        // A skip's reason names the server already.
+        lastError = stamped(failure.retryable() ? server.address() + ": " + failure.reason() : failure.reason());
+        enter(State.RETRYING, server, failure.reason());
+        FailoverPolicy.Next next = policy.failed(order, failure.reason(), failure.retryable());
+        if (next instanceof FailoverPolicy.Retry retry) {
+            LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure.reason(), retry.retry(),
+                    retry.retries());
+        } else if (failure.retryable()) {
+            LOG.warn("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure.reason(),
+                    settings.connectRetries());
+        }
+        if (next instanceof FailoverPolicy.MoveOn move && move.roundFailed()) {
+            LOG.warn("cdc: no CDC server can serve the stream now ({} tried); trying again in {} ms",
+                    order.size(), move.pause().toMillis());
+        }
+        pause(next.pause());
     }
 
     /** Waits while the stream is stopped, telling the listeners; false once the stream is closed. */
