@@ -15,11 +15,12 @@ import java.io.IOException;
  *       come as well, without changes, so a listener sees the position advance. The one gap is a snapshot: it is
  *       announced by {@link CdcStream.State#SNAPSHOTTING}, after which the position jumps to the snapshot's and the
  *       transactions in between are never delivered.
- *   <li><b>One call at a time.</b> No two calls to listeners overlap, and each listener is called in the order the
- *       listeners were added. The calls come from the stream's threads: {@code gantry-cdc} (transactions and most
- *       state changes), {@code gantry-cdc-flush} ({@link #makeDurable()} and {@link #positionSaved()}) and the thread
- *       that closes or stops the stream. A listener needs no lock for state that only these calls touch; state it
- *       shares with other threads (a cache's lookups) it guards itself.
+ *   <li><b>One call at a time.</b> No two calls to listeners overlap, and listeners are called in the order they
+ *       were added. The calls come from the stream's threads, {@code gantry-cdc} (transactions, most state changes,
+ *       and a checkpoint when a session ends) and {@code gantry-cdc-flush} (a checkpoint every 100 ms:
+ *       {@link #makeDurable()}, then {@link #positionSaved()}), and from the thread that stops or closes the stream.
+ *       A listener needs no lock for state that only these calls touch; state it shares with other threads (a
+ *       cache's lookups) it guards itself.
  *   <li><b>Durable before saved.</b> The applied position is saved in the Authority only after every listener's
  *       {@link #makeDurable()} has returned; {@link #positionSaved()} follows the save.
  * </ul>
