@@ -44,9 +44,14 @@ final class ChangeListeners {
         entries.add(new Entry(Objects.requireNonNull(listener, "listener"), required));
     }
 
+    /** Called for every transaction: no lambda, and the failure's description is made only when there is one. */
     void transaction(AppliedTransaction transaction) {
         for (Entry entry : entries) {
-            call(entry, "transaction " + transaction.gtid(), () -> entry.listener.onTransaction(transaction));
+            try {
+                entry.listener.onTransaction(transaction);
+            } catch (RuntimeException e) {
+                failed(entry, "transaction " + transaction.gtid(), e);
+            }
         }
     }
 
@@ -78,12 +83,15 @@ final class ChangeListeners {
         try {
             call.run();
         } catch (IOException | RuntimeException e) {
-            if (entry.required) {
-                throw new RequiredListenerFailed(entry.listener + " failed on " + what + ": "
-                        + CdcStream.describe(e), e);
-            }
-            entry.failed(what, e, clock.instant());
+            failed(entry, what, e);
         }
+    }
+
+    private void failed(Entry entry, String what, Exception e) {
+        if (entry.required) {
+            throw new RequiredListenerFailed(entry.listener + " failed on " + what + ": " + CdcStream.describe(e), e);
+        }
+        entry.failed(what, e, clock.instant());
     }
 
     private interface Call {
