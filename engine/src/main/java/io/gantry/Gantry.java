@@ -89,7 +89,7 @@ public final class Gantry implements AutoCloseable {
                     options.proxy().connectRetries());
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
-            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings));
+            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC()));
             Optional<CdcStream> stream = cdcStream;
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
                     upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
