@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -70,11 +71,11 @@ final class GantrySessionSql {
     private GantrySessionSql() {
     }
 
-    static Parsed parse(String sql, boolean noBackslashEscapes) {
+    static Parsed parse(String sql, SqlMode mode) {
         if (!mentionsGantry(sql)) {
             return NOT_OURS; // the common case, without tokenizing
         }
-        List<Token> tokens = withoutTrailingSemicolon(sql, SqlTokenizer.tokenize(sql, noBackslashEscapes));
+        List<Token> tokens = withoutTrailingSemicolon(sql, SqlTokenizer.tokenize(sql, mode));
         if (tokens.isEmpty()) {
             return NOT_OURS;
         }
@@ -83,7 +84,7 @@ final class GantrySessionSql {
             return new Show();
         }
         if (tokens.get(0).isWord(sql, "SET")) {
-            return parseSet(sql, tokens);
+            return parseSet(sql, tokens, mode);
         }
         if (tokens.get(0).isWord(sql, "SELECT")) {
             return parseSelect(sql, tokens);
@@ -91,7 +92,7 @@ final class GantrySessionSql {
         return NOT_OURS;
     }
 
-    private static Parsed parseSet(String sql, List<Token> tokens) {
+    private static Parsed parseSet(String sql, List<Token> tokens, SqlMode mode) {
         List<Setting> settings = new ArrayList<>();
         List<String> values = new ArrayList<>();
         int i = 1;
@@ -137,7 +138,7 @@ final class GantrySessionSql {
             Token value = tokens.get(i + 2);
             settings.add(setting);
             values.add(value.isWord(sql, "DEFAULT") ? null
-                    : value.type() == Type.STRING ? value.stringValue(sql, true) : value.text(sql));
+                    : value.type() == Type.STRING ? value.stringValue(sql, !mode.noBackslashEscapes()) : value.text(sql));
             i = end + 2; // past the comma
         }
         if (settings.isEmpty()) {

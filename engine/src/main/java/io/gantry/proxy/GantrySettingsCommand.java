@@ -28,7 +28,7 @@ final class GantrySettingsCommand {
 
     /** The answer to a statement about the settings, or null when the statement is not one. */
     Reply run(String sql) {
-        GantrySessionSql.Parsed parsed = GantrySessionSql.parse(sql, session.noBackslashEscapes());
+        GantrySessionSql.Parsed parsed = GantrySessionSql.parse(sql, session.sqlMode());
         if (parsed instanceof GantrySessionSql.NotOurs) {
             return null;
         }
