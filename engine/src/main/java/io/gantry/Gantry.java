@@ -89,7 +89,7 @@ public final class Gantry implements AutoCloseable {
                     options.proxy().connectRetries());
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
-            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings));
+            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC()));
             Optional<CdcStream> stream = cdcStream;
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
                     upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
@@ -165,6 +165,7 @@ public final class Gantry implements AutoCloseable {
         if (proxy != null) {
             status.put("Listening", describe(proxy.address()));
             status.put("Client Sessions", Integer.toString(proxy.openSessions()));
+            status.putAll(proxy.readStatus());
         }
         status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
         status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));

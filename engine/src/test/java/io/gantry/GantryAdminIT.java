@@ -87,7 +87,7 @@ class GantryAdminIT {
             execute(session, "ALTER GANTRY SET WEIGHT '" + heavy.address() + "' TO 80");
             execute(session, "ALTER GANTRY SET WEIGHT '" + light.address() + "' TO 20");
             int onHeavy = 0;
-            int reads = 10_000;
+            int reads = 1_000;
             try (Statement statement = session.createStatement()) {
                 for (int i = 0; i < reads; i++) {
                     try (ResultSet rows = statement.executeQuery("SELECT @@server_id")) {
@@ -96,10 +96,14 @@ class GantryAdminIT {
                             onHeavy++;
                         }
                     }
+                    // Monotonic reads keep the session on the replica it just read from until the next position
+                    // sample (a few ms): reads further apart than that are each a new weighted pick.
+                    Thread.sleep(10);
                 }
             }
             System.out.printf("GantryAdminIT: %d of %d reads on the weight-80 replica%n", onHeavy, reads);
-            assertThat(onHeavy / (double) reads).isBetween(0.77, 0.83);
+            // 80 % expected; with 1 000 picks the share stays within 4 standard deviations (1.3 % each) of it.
+            assertThat(onHeavy / (double) reads).isBetween(0.75, 0.85);
             assertThat(rows(session, "SELECT weight FROM gantry.upstream_servers WHERE port = " + heavy.port()))
                     .singleElement().satisfies(r -> assertThat(r.get("WEIGHT")).isEqualTo("80"));
             assertThat(rows(session, "SELECT reason FROM gantry.events WHERE kind = 'weight_changed' AND server = '"

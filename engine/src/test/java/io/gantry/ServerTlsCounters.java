@@ -39,6 +39,25 @@ public record ServerTlsCounters(long connections, long tlsStarted, long tlsFinis
         return new ServerTlsCounters(connections, started, finished);
     }
 
+    /**
+     * The counters once nobody else connects to the server: two readings in a row half a second apart that differ
+     * by the second reading's own connection only. A window opened on these cannot take in a connection made
+     * before it (say a previous test's, still in its TLS handshake), which would hide a plain one made within it.
+     */
+    public static ServerTlsCounters readWhenQuiet(Topology topology, DatabaseServer server) throws Exception {
+        ServerTlsCounters previous = read(topology, server);
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Thread.sleep(500);
+            ServerTlsCounters next = read(topology, server);
+            ServerTlsCounters between = next.since(previous);
+            if (between.connections() == 1 && between.tlsStarted() == 0 && between.tlsFinished() == 0) {
+                return next;
+            }
+            previous = next;
+        }
+        throw new IllegalStateException(server + " kept getting connections for 10 s; cannot open a clean window");
+    }
+
     /** What happened between {@code earlier} and this reading. */
     public ServerTlsCounters since(ServerTlsCounters earlier) {
         return new ServerTlsCounters(connections - earlier.connections, tlsStarted - earlier.tlsStarted,

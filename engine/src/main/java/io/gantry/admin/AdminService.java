@@ -8,6 +8,7 @@ import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.AdminHandler;
 import io.gantry.proxy.AdminReply;
+import io.gantry.route.SqlMode;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
@@ -72,8 +73,8 @@ public final class AdminService implements AdminHandler, AutoCloseable {
     }
 
     @Override
-    public Optional<CompletionStage<AdminReply>> handle(String sql, String user) {
-        Optional<AdminStatement> statement = AdminStatements.parse(sql);
+    public Optional<CompletionStage<AdminReply>> handle(String sql, String user, SqlMode mode) {
+        Optional<AdminStatement> statement = AdminStatements.parse(sql, mode);
         if (statement.isEmpty()) {
             return Optional.empty();
         }

@@ -9,8 +9,10 @@ import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
-import io.gantry.admin.SqlLexer.Kind;
-import io.gantry.admin.SqlLexer.Token;
+import io.gantry.route.SqlMode;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.SqlTokenizer.Token;
+import io.gantry.route.SqlTokenizer.Type;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -24,8 +26,9 @@ import java.util.function.Function;
  * <ul>
  * <li>{@code SHOW GANTRY STATUS}</li>
  * <li>{@code ALTER GANTRY CHANGE UPSTREAM TO '<list>'}, {@code ALTER GANTRY CHANGE CDC TO '<list>'}:
- *     the list a string literal in single or double quotes, unescaped (doubled quotes and
- *     backslash escapes; adjacent literals are joined, as MySQL does)</li>
+ *     the list a string literal in single or double quotes, unescaped as the server unescapes it
+ *     (doubled quotes, and backslash escapes unless {@code NO_BACKSLASH_ESCAPES}; adjacent
+ *     literals are joined)</li>
  * <li>{@code ALTER GANTRY SET WEIGHT 'host:port' TO n}, n from 1 to 100</li>
  * <li>{@code STOP GANTRY REPLICATION}, {@code START GANTRY REPLICATION}</li>
  * <li>{@code SHOW [FULL] TABLES {FROM | IN} gantry [LIKE 'pattern']}</li>
@@ -46,7 +49,9 @@ import java.util.function.Function;
  * table of another schema ({@code app.gantry.x}).
  *
  * <p>Statements without the letters {@code gantry} are rejected by a case-insensitive scan that
- * allocates nothing ({@link #mentionsGantry(CharSequence)}); only the rest are lexed.
+ * allocates nothing ({@link #mentionsGantry(CharSequence)}); only the rest are split into tokens,
+ * by {@link SqlTokenizer} (the classifier's tokenizer), with executable comments read as code
+ * whatever their version.
  *
  * <p>Known limits: a column qualified with a table named {@code gantry} of the current database
  * ({@code SELECT gantry.events FROM gantry}) is taken for the gantry table {@code events}. Writes
@@ -68,29 +73,33 @@ public final class AdminStatements {
     }
 
     /**
-     * Parses {@code sql} assuming backslash escapes in string literals (the server default).
+     * Parses {@code sql} under the server's default {@link SqlMode}.
      *
      * @param sql the COM_QUERY text; {@code null} is not an admin statement
      * @return the admin statement, {@link Invalid} if malformed, or empty for a statement for the servers
      */
     public static Optional<AdminStatement> parse(String sql) {
-        return parse(sql, false);
+        return parse(sql, SqlMode.DEFAULT);
+    }
+
+    /** Parses {@code sql} with or without {@code NO_BACKSLASH_ESCAPES}, without {@code ANSI_QUOTES}. */
+    public static Optional<AdminStatement> parse(String sql, boolean noBackslashEscapes) {
+        return parse(sql, SqlMode.of(noBackslashEscapes));
     }
 
     /**
      * Parses {@code sql}.
      *
-     * @param sql                the COM_QUERY text; {@code null} is not an admin statement
-     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}
-     *                           ({@code SERVER_STATUS_NO_BACKSLASH_ESCAPES} in the status flags):
-     *                           then a backslash in a string literal is an ordinary character
+     * @param sql  the COM_QUERY text; {@code null} is not an admin statement
+     * @param mode the session's mode: under {@code NO_BACKSLASH_ESCAPES} a backslash in a string
+     *             literal is an ordinary character, under {@code ANSI_QUOTES} {@code "gantry"} is a name
      * @return the admin statement, {@link Invalid} if malformed, or empty for a statement for the servers
      */
-    public static Optional<AdminStatement> parse(String sql, boolean noBackslashEscapes) {
+    public static Optional<AdminStatement> parse(String sql, SqlMode mode) {
         if (sql == null || !mentionsGantry(sql)) {
             return Optional.empty();
         }
-        return Optional.ofNullable(new Parser(sql, SqlLexer.tokenize(sql, !noBackslashEscapes)).statement());
+        return Optional.ofNullable(new Parser(sql, mode).statement());
     }
 
     /**
@@ -130,15 +139,17 @@ public final class AdminStatements {
         private static final String LIST = "TO '<url>[|weight],...'";
 
         private final String sql;
+        private final SqlMode mode;
         private final List<Token> tokens;
         /** Tokens from here on are trailing semicolons. */
         private final int end;
 
-        Parser(String sql, List<Token> tokens) {
+        Parser(String sql, SqlMode mode) {
             this.sql = sql;
-            this.tokens = tokens;
+            this.mode = mode;
+            this.tokens = SqlTokenizer.tokenize(sql, mode);
             int last = tokens.size();
-            while (last > 0 && tokens.get(last - 1).isSymbol(';')) {
+            while (last > 0 && tokens.get(last - 1).isSymbol(sql, ';')) {
                 last--;
             }
             this.end = last;
@@ -150,13 +161,13 @@ public final class AdminStatements {
             if (first == null) {
                 return null;
             }
-            if (first.isSymbol('(')) {
+            if (first.isSymbol(sql, '(')) {
                 return tableQuery();
             }
-            if (first.kind() != Kind.WORD) {
+            if (first.type() != Type.WORD) {
                 return null;
             }
-            return switch (first.text().toUpperCase(Locale.ROOT)) {
+            return switch (first.text(sql).toUpperCase(Locale.ROOT)) {
                 case "SHOW" -> {
                     if (isWord(1, KEYWORD)) {
                         yield showGantry();
@@ -164,7 +175,7 @@ public final class AdminStatements {
                     yield isWord(1, "TABLES") || (isWord(1, "FULL") && isWord(2, "TABLES")) ? showTables() : null;
                 }
                 case "ALTER" -> isWord(1, KEYWORD) ? alterGantry() : null;
-                case "STOP", "START" -> isWord(1, KEYWORD) ? replication(first.isWord("STOP")) : null;
+                case "STOP", "START" -> isWord(1, KEYWORD) ? replication(isWord(0, "STOP")) : null;
                 case "SELECT", "WITH", "TABLE" -> tableQuery();
                 default -> null;
             };
@@ -242,8 +253,7 @@ public final class AdminStatements {
             if (!(isWord(at, "FROM") || isWord(at, "IN"))) {
                 return null;
             }
-            Token schema = token(at + 1);
-            if (schema == null || !schema.isIdentifier(SCHEMA)) {
+            if (!isIdentifier(at + 1, SCHEMA)) {
                 return null;
             }
             at += 2;
@@ -269,17 +279,16 @@ public final class AdminStatements {
             while (isSymbol(at, '(')) {
                 at++;
             }
-            Token head = token(at);
-            if (head == null || !(head.isWord("SELECT") || head.isWord("TABLE")
-                    || (head.isWord("WITH") && withSelects(at + 1)))) {
+            if (!(isWord(at, "SELECT") || isWord(at, "TABLE") || (isWord(at, "WITH") && withSelects(at + 1)))) {
                 return null;
             }
             if (!referencesGantryTable()) {
                 return null;
             }
             Token last = tokens.get(tokens.size() - 1);
-            if (last.kind() == Kind.ERROR) {
-                return new Invalid("a query on the gantry tables has " + last.text() + " at " + shown(last.start()));
+            if (last.type() == Type.UNTERMINATED) {
+                return new Invalid("a query on the gantry tables has " + unterminated(last) + " at "
+                        + shown(last.start()));
             }
             for (int i = 0; i < end; i++) {
                 if (isSymbol(i, ';')) {
@@ -300,15 +309,15 @@ public final class AdminStatements {
             boolean afterClose = false;
             for (int i = from; i < end; i++) {
                 Token t = tokens.get(i);
-                if (t.isSymbol('(')) {
+                if (t.isSymbol(sql, '(')) {
                     if (depth == 0 && afterClose) {
                         return true;
                     }
                     depth++;
-                } else if (t.isSymbol(')')) {
+                } else if (t.isSymbol(sql, ')')) {
                     depth--;
-                } else if (depth == 0 && t.kind() == Kind.WORD) {
-                    switch (t.text().toUpperCase(Locale.ROOT)) {
+                } else if (depth == 0 && t.type() == Type.WORD) {
+                    switch (t.text(sql).toUpperCase(Locale.ROOT)) {
                         case "SELECT", "TABLE", "VALUES" -> {
                             return true;
                         }
@@ -319,7 +328,7 @@ public final class AdminStatements {
                         }
                     }
                 }
-                afterClose = depth == 0 && t.isSymbol(')');
+                afterClose = depth == 0 && t.isSymbol(sql, ')');
             }
             return false;
         }
@@ -335,15 +344,14 @@ public final class AdminStatements {
 
         /** {@code gantry . name} at {@code i}, not itself qualified ({@code app.gantry.x} is a column). */
         private boolean isGantryTableAt(int i) {
-            Token schema = tokens.get(i);
-            if (!schema.isIdentifier(SCHEMA) || !isSymbol(i + 1, '.') || (i > 0 && isSymbol(i - 1, '.'))) {
+            if (!isIdentifier(i, SCHEMA) || !isSymbol(i + 1, '.') || (i > 0 && isSymbol(i - 1, '.'))) {
                 return false;
             }
             Token table = tokens.get(i + 2);
-            if (table.kind() != Kind.WORD && table.kind() != Kind.QUOTED_IDENT) {
+            if (table.type() != Type.WORD && table.type() != Type.QUOTED_IDENTIFIER) {
                 return false;
             }
-            if (GANTRY_TABLES.contains(table.text().toLowerCase(Locale.ROOT))) {
+            if (GANTRY_TABLES.contains(table.identifier(sql).toLowerCase(Locale.ROOT))) {
                 return true;
             }
             return i > 0 && (isWord(i - 1, "FROM") || isWord(i - 1, "JOIN") || isWord(i - 1, "TABLE"));
@@ -353,26 +361,22 @@ public final class AdminStatements {
 
         /** A string literal (adjacent ones joined) at {@code at}, or null. */
         private Literal literal(int at) {
-            Token first = token(at);
-            if (first == null || first.kind() != Kind.STRING) {
-                return null;
+            StringBuilder value = new StringBuilder();
+            int next = at;
+            for (Token t = token(next); t != null && t.type() == Type.STRING; t = token(++next)) {
+                value.append(t.stringValue(sql, !mode.noBackslashEscapes()));
             }
-            StringBuilder value = new StringBuilder(first.text());
-            int next = at + 1;
-            for (Token t = token(next); t != null && t.kind() == Kind.STRING; t = token(++next)) {
-                value.append(t.text());
-            }
-            return new Literal(value.toString(), next);
+            return next == at ? null : new Literal(value.toString(), next);
         }
 
         /** The weight 1..100 in {@code token}, or -1. */
-        private static int weight(Token token) {
-            if (token == null || token.kind() != Kind.NUMBER) {
+        private int weight(Token token) {
+            if (token == null || token.type() != Type.NUMBER) {
                 return -1;
             }
             int weight = 0;
-            for (int i = 0; i < token.text().length(); i++) {
-                char c = token.text().charAt(i);
+            for (int i = token.start(); i < token.end(); i++) {
+                char c = sql.charAt(i);
                 if (c < '0' || c > '9' || weight > SetWeight.MAX_WEIGHT) {
                     return -1;
                 }
@@ -421,10 +425,21 @@ public final class AdminStatements {
             if (t == null) {
                 return "the end of the statement";
             }
-            if (t.kind() == Kind.ERROR) {
-                return t.text() + " at " + shown(t.start());
+            if (t.type() == Type.UNTERMINATED) {
+                return unterminated(t) + " at " + shown(t.start());
             }
             return shown(t.start());
+        }
+
+        /** What the text ends inside of, for a message. */
+        private String unterminated(Token t) {
+            return switch (sql.charAt(t.start())) {
+                case '\'' -> "an unterminated string literal";
+                case '"' -> mode.ansiQuotes() ? "an unterminated quoted identifier" : "an unterminated string literal";
+                case '`' -> "an unterminated quoted identifier";
+                case '@' -> "an unterminated quoted variable";
+                default -> "an unterminated comment";
+            };
         }
 
         /** The text from {@code start} to the end of the statement, quoted, on one line, cut if long. */
@@ -459,12 +474,19 @@ public final class AdminStatements {
 
         private boolean isWord(int i, String keyword) {
             Token t = token(i);
-            return t != null && t.isWord(keyword);
+            return t != null && t.isWord(sql, keyword);
+        }
+
+        /** An identifier, quoted or not, equal to {@code name} ignoring case. */
+        private boolean isIdentifier(int i, String name) {
+            Token t = token(i);
+            return t != null && (t.type() == Type.WORD || t.type() == Type.QUOTED_IDENTIFIER)
+                    && t.identifier(sql).equalsIgnoreCase(name);
         }
 
         private boolean isSymbol(int i, char c) {
             Token t = token(i);
-            return t != null && t.isSymbol(c);
+            return t != null && t.isSymbol(sql, c);
         }
     }
 

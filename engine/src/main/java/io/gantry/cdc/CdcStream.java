@@ -1,34 +1,23 @@
 package io.gantry.cdc;
 
-import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import io.gantry.authority.Authority;
 import io.gantry.authority.CdcPosition;
 import io.gantry.authority.EventKind;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.Gtid;
 import io.gantry.gtid.GtidSet;
-import io.gantry.gtid.MariaDbGtidSet;
-import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamUrl;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.Socket;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The change stream: one binlog stream at a time, from the highest-weight CDC server that answers, applied to the
- * change sink with the position saved in the Authority.
+ * The change stream: one binlog stream at a time, from the highest-weight CDC server that answers, applied to its
+ * listeners (the change sink first) with the position saved in the Authority.
+ *
+ * <p>The parts: {@link FailoverPolicy} decides which server to use next and from which position;
+ * {@link BinlogSession} checks one server and reads its binlog; {@link AppliedPosition} holds what was applied and
+ * makes it durable in order; {@link ChangeListeners} hands each transaction and state change to the
+ * {@linkplain ChangeListener listeners}. This class runs them on its own thread, takes the commands, takes
+ * snapshots, and reports status and events. Time comes from the clock it is given.
  *
  * <h2>Failover</h2>
  * When the stream fails, the same server is tried again {@code connectRetries} times, each attempt bounded by
@@ -54,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * written and fsynced first, then the position is saved in the Authority, every {@link #FLUSH_INTERVAL} and when the
  * stream ends. After a crash, the position is the saved one plus the GTIDs of the complete transactions found in the
  * sink's current file ({@link JsonlSink#recover()}, which also cuts off a half-written tail), so what reached the
- * sink is never repeated and what did not is read again.
+ * sink is never repeated and what did not is read again. When the sink cannot be written or the position not
+ * saved, the stream stops for good: applying more would lose changes.
  */
 public final class CdcStream implements AutoCloseable {
 
@@ -63,20 +59,6 @@ public final class CdcStream implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CdcStream.class);
     private static final Duration FLUSH_INTERVAL = Duration.ofMillis(100);
-    private static final Duration RETRY_PAUSE = Duration.ofMillis(200);
-    private static final Duration ROUND_PAUSE = Duration.ofSeconds(1);
-    private static final long HEARTBEAT_MILLIS = 1000;
-    private static final Duration RATE_WINDOW = Duration.ofSeconds(10);
-    /**
-     * The binlog client logs every connection at INFO through java.util.logging, in its own format; Gantry logs
-     * the same facts in words. Held here so the setting is not garbage-collected with the logger.
-     */
-    private static final java.util.logging.Logger BINLOG_CLIENT_LOG =
-            java.util.logging.Logger.getLogger("com.github.shyiko.mysql.binlog");
-
-    static {
-        BINLOG_CLIENT_LOG.setLevel(java.util.logging.Level.WARNING);
-    }
 
     /** What the stream is doing, as {@code CDC Status} shows it. */
     public enum State {
@@ -102,7 +84,12 @@ public final class CdcStream implements AutoCloseable {
 
     private final Authority authority;
     private final CdcSettings settings;
+    private final Clock clock;
     private final JsonlSink sink;
+    private final ChangeListeners listeners;
+    private final AppliedPosition position;
+    private final Throughput throughput;
+    private final FailoverPolicy policy;
     private final long binlogClientId;
     private final Thread thread;
     private final ScheduledExecutorService flusher;
@@ -110,22 +97,14 @@ public final class CdcStream implements AutoCloseable {
     // Commands and the server list, guarded by `lock`; the stream thread waits on it while stopped or pausing.
     private final Object lock = new Object();
     private List<UpstreamUrl> servers;
+    private boolean started;
     private boolean stopRequested;
     private boolean restartFromTop;
+    private boolean announceRestart;
     private boolean closed;
+    private boolean closeCalled;
     private String commandReason;
-    private BinaryLogClient client;
-
-    // What has been applied, guarded by `applyLock`.
-    private final Object applyLock = new Object();
-    private final List<String> recoveredGtids;
-    private final String savedPositionText;
-    private GtidSet position;
-    private String positionServer = "";
-    private boolean dirty;
-    private long rowsApplied;
-    private long transactionsApplied;
-    private final ArrayDeque<long[]> rateSamples = new ArrayDeque<>(); // {nanoTime, rows, transactions}
+    private BinlogSession session;
 
     private volatile Predicate<String> knownDown = address -> false;
     private volatile State state = State.STARTING;
@@ -134,19 +113,19 @@ public final class CdcStream implements AutoCloseable {
     private volatile SnapshotProgress snapshot;
     private volatile String snapshotSummary;
     private volatile boolean snapshotPending;
-    private volatile boolean writeFailed;
-    private String lastStreamedFrom;
-    private boolean streamedSinceFailure;
-    private final Set<String> announcedSkips = new HashSet<>();
+    private volatile boolean stoppedForGood;
 
-    private CdcStream(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, JsonlSink sink,
-                      List<String> recoveredGtids, String savedPositionText, boolean snapshotPending) {
+    private CdcStream(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock,
+                      JsonlSink sink, ChangeListeners listeners, AppliedPosition position, boolean snapshotPending) {
         this.authority = authority;
         this.servers = List.copyOf(servers);
         this.settings = settings;
+        this.clock = clock;
         this.sink = sink;
-        this.recoveredGtids = recoveredGtids;
-        this.savedPositionText = savedPositionText;
+        this.listeners = listeners;
+        this.position = position;
+        this.throughput = new Throughput(clock);
+        this.policy = new FailoverPolicy(settings.connectRetries(), "Gantry started");
         this.snapshotPending = snapshotPending;
         this.snapshotSummary = snapshotPending ? "pending" : sink == null ? "none (no change sink)"
                 : "not needed (resuming from the saved position)";
@@ -163,56 +142,78 @@ public final class CdcStream implements AutoCloseable {
     }
 
     /**
-     * Recovers the sink and the saved position, then starts streaming on its own thread, taking every server as up.
+     * Recovers the sink and the saved position, then starts streaming on its own thread, taking every server as up,
+     * with the system clock.
      *
      * @throws UncheckedIOException when the sink cannot be opened or recovered; nothing is started
      */
     public static CdcStream start(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
-        CdcStream stream = open(authority, servers, settings);
+        CdcStream stream = open(authority, servers, settings, Clock.systemUTC());
         stream.start(address -> false);
         return stream;
     }
 
     /**
      * Recovers the sink and the saved position; {@link #start(Predicate)} then starts streaming. Status and
-     * commands work in between (the stream shows {@code starting}).
+     * commands work in between (the stream shows {@code starting}), and listeners are added then.
      *
+     * @param clock gives the time of events, errors, state changes, snapshots and rates
      * @throws UncheckedIOException when the sink cannot be opened or recovered
      */
-    public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
+    public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("the CDC server list is empty");
         }
         Optional<CdcPosition> saved = authority.loadPosition(STREAM);
+        ChangeListeners listeners = new ChangeListeners(clock);
         JsonlSink sink = null;
         List<String> recovered = List.of();
         if (settings.sink().isPresent()) {
             sink = new JsonlSink(settings.sink().get(), settings.sinkRotateBytes());
-            JsonlSink.Recovery recovery;
-            try {
-                recovery = sink.recover();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot open the change sink " + settings.sink().get() + ": "
-                        + e.getMessage(), e);
-            }
-            recovered = recovery.gtids();
-            if (recovery.droppedBytes() > 0) {
-                LOG.warn("cdc: the change sink {} ended in a half-written transaction ({} bytes) from an earlier "
-                        + "crash; cut it off, it will be read again from the server", settings.sink().get(),
-                        recovery.droppedBytes());
-            }
-            if (recovery.discardedPartialSnapshot()) {
-                LOG.warn("cdc: discarded an unfinished snapshot from an earlier run; it will be taken again");
-            }
+            recovered = recover(sink);
+            listeners.add(sink, true);
         }
-        boolean hasPosition = saved.isPresent() || !recovered.isEmpty();
-        boolean snapshot = sink != null && (settings.snapshot() || !hasPosition);
-        CdcStream stream = new CdcStream(authority, servers, settings, sink, recovered,
-                saved.map(CdcPosition::gtidSet).orElse(null), snapshot);
-        LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}", describe(byWeight(servers)),
+        AppliedPosition position = new AppliedPosition((gtids, server) -> authority.savePosition(STREAM, gtids,
+                server), listeners, saved.map(CdcPosition::gtidSet), recovered);
+        boolean snapshot = sink != null && (settings.snapshot() || !position.known());
+        CdcStream stream = new CdcStream(authority, servers, settings, clock, sink, listeners, position, snapshot);
+        LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}",
+                describe(FailoverPolicy.byWeight(servers)),
                 saved.map(p -> "saved position " + p.gtidSet()).orElse("no saved position"),
                 settings.sink().map(Object::toString).orElse("none"), settings.tables());
         return stream;
+    }
+
+    private static List<String> recover(JsonlSink sink) {
+        JsonlSink.Recovery recovery;
+        try {
+            recovery = sink.recover();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the change sink " + sink.path() + ": " + e.getMessage(), e);
+        }
+        if (recovery.droppedBytes() > 0) {
+            LOG.warn("cdc: the change sink {} ended in a half-written transaction ({} bytes) from an earlier crash; "
+                    + "cut it off, it will be read again from the server", sink.path(), recovery.droppedBytes());
+        }
+        if (recovery.discardedPartialSnapshot()) {
+            LOG.warn("cdc: discarded an unfinished snapshot from an earlier run; it will be taken again");
+        }
+        return recovery.gtids();
+    }
+
+    /**
+     * Adds a listener, called after the change sink and the listeners added before it. Its failures are isolated
+     * from the stream and the other listeners ({@link ChangeListener} says what a listener may do).
+     *
+     * @throws IllegalStateException once the stream has started
+     */
+    public void addListener(ChangeListener listener) {
+        synchronized (lock) {
+            if (started) {
+                throw new IllegalStateException("listeners are added before the change stream starts");
+            }
+            listeners.add(listener, false);
+        }
     }
 
     /**
@@ -223,9 +224,12 @@ public final class CdcStream implements AutoCloseable {
      */
     public void start(Predicate<String> knownDown) {
         this.knownDown = Objects.requireNonNull(knownDown, "knownDown");
+        synchronized (lock) {
+            started = true;
+        }
         thread.start();
         long period = FLUSH_INTERVAL.toMillis();
-        flusher.scheduleWithFixedDelay(this::flushQuietly, period, period, TimeUnit.MILLISECONDS);
+        flusher.scheduleWithFixedDelay(this::checkpointQuietly, period, period, TimeUnit.MILLISECONDS);
     }
 
     // ---- commands --------------------------------------------------------------------------------------------
@@ -239,7 +243,7 @@ public final class CdcStream implements AutoCloseable {
             stopRequested = true;
             interruptLocked("STOP GANTRY REPLICATION by '" + by + "'");
         }
-        authority.recordEvent(Instant.now(), null, EventKind.CDC_STOPPED, "STOP GANTRY REPLICATION by '" + by
+        authority.recordEvent(clock.instant(), null, EventKind.CDC_STOPPED, "STOP GANTRY REPLICATION by '" + by
                 + "'; position " + positionText());
         return true;
     }
@@ -255,6 +259,7 @@ public final class CdcStream implements AutoCloseable {
             }
             stopRequested = false;
             restartFromTop = true;
+            announceRestart = true;
             commandReason = "START GANTRY REPLICATION by '" + by + "'";
             lock.notifyAll();
         }
@@ -274,10 +279,12 @@ public final class CdcStream implements AutoCloseable {
             UpstreamUrl current = active;
             if (current != null && newServers.stream().noneMatch(u -> u.address().equals(current.address()))) {
                 restartFromTop = true;
+                announceRestart = false;
                 interruptLocked("ALTER GANTRY CHANGE CDC by '" + by + "' removed " + current.address());
             } else if (current == null) {
                 // Between servers (or stopped): whatever was being tried may have left the list.
                 restartFromTop = true;
+                announceRestart = false;
                 interruptLocked("ALTER GANTRY CHANGE CDC by '" + by + "'");
             }
         }
@@ -286,9 +293,8 @@ public final class CdcStream implements AutoCloseable {
     private void interruptLocked(String reason) {
         commandReason = reason;
         lock.notifyAll();
-        BinaryLogClient current = client;
-        if (current != null) {
-            disconnectQuietly(current);
+        if (session != null) {
+            session.disconnect();
         }
     }
 
@@ -302,280 +308,191 @@ public final class CdcStream implements AutoCloseable {
 
     /** The applied position as text (empty before the first connection when nothing was saved). */
     public String positionText() {
-        synchronized (applyLock) {
-            return position != null ? position.toString() : savedPositionText == null ? "" : savedPositionText;
-        }
+        return position.text();
     }
 
     public Status status() {
-        double rowsRate;
-        double transactionRate;
-        synchronized (applyLock) {
-            sampleRatesLocked();
-            long[] oldest = rateSamples.peekFirst();
-            long[] newest = rateSamples.peekLast();
-            double seconds = oldest == null ? 0 : (newest[0] - oldest[0]) / 1e9;
-            rowsRate = seconds <= 0 ? 0 : (newest[1] - oldest[1]) / seconds;
-            transactionRate = seconds <= 0 ? 0 : (newest[2] - oldest[2]) / seconds;
-        }
+        throughput.sample(position.counts());
+        Throughput.Rates rates = throughput.rates();
         SnapshotProgress progress = snapshot;
         String snapshotText = state == State.SNAPSHOTTING && progress != null ? progress.describe() : snapshotSummary;
-        return new Status(activeServer(), state, positionText(), snapshotText, rowsRate, transactionRate, lastError);
+        return new Status(activeServer(), state, positionText(), snapshotText, rates.rows(), rates.transactions(),
+                lastError);
     }
 
     // ---- the stream thread -----------------------------------------------------------------------------------
 
     private void run() {
-        UpstreamUrl next = null;
-        String moveReason = "Gantry started";
-        int failuresInRow = 0;
-        while (true) {
-            List<UpstreamUrl> order;
-            synchronized (lock) {
-                while (stopRequested && !closed) {
-                    state = State.STOPPED;
-                    active = null;
-                    waitLocked(Duration.ZERO);
-                }
-                if (closed) {
-                    return;
-                }
-                if (restartFromTop) {
-                    restartFromTop = false;
-                    next = null;
-                    moveReason = commandReason;
-                    failuresInRow = 0;
-                }
-                commandReason = null;
-                order = byWeight(servers);
-            }
-            UpstreamUrl server = next == null ? firstNotKnownDown(order) : find(order, next);
-            String failure = runOn(server, moveReason);
-            if (failure == null) {
-                continue; // a command ended the stream: the loop reads what to do next
-            }
-            failuresInRow++;
-            next = after(order, server);
-            // A move's reason starts with the failure of the server it left, then each server passed over.
-            String why = server.address() + " failed: " + failure;
-            moveReason = streamedSinceFailure || moveReason == null ? why : moveReason + "; then " + why;
-            streamedSinceFailure = false;
-            if (failuresInRow >= order.size()) {
-                LOG.warn("cdc: no CDC server can serve the stream now ({} tried); trying again in {} ms",
-                        order.size(), ROUND_PAUSE.toMillis());
-                failuresInRow = 0;
-                synchronized (lock) {
-                    waitLocked(ROUND_PAUSE);
-                }
+        while (awaitNotStopped()) {
+            List<UpstreamUrl> order = takeCommand();
+            UpstreamUrl server = policy.next(order, knownDown);
+            Failure failure = streamFrom(server);
+            if (failure != null) {
+                failedOn(server, order, failure);
             }
         }
     }
 
-    /**
-     * Streams from {@code server} until a command ends it (returns null) or it has failed
-     * {@code 1 + connectRetries} times in a row (returns the last failure, in words).
-     */
-    private String runOn(UpstreamUrl server, String moveReason) {
-        String failure = null;
-        for (int attempt = 0; ; attempt++) {
-            boolean[] streamed = {false};
-            try {
-                session(server, moveReason, streamed);
-                if (commandPending()) {
-                    return null;
-                }
-                failure = "the server closed the binlog connection";
-            } catch (MissingTransactionsException e) {
-                if (announcedSkips.add(server.address())) {
-                    authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_SKIPPED, e.getMessage());
-                }
-                LOG.warn("cdc: {}", e.getMessage());
-                state = State.RETRYING;
-                lastError = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " " + e.getMessage();
-                return e.getMessage();
-            } catch (Exception e) {
-                if (commandPending()) {
-                    return null;
-                }
-                failure = describe(e);
-            } finally {
-                active = null;
+    /** Why an attempt on a server failed; {@code retryable} false when retrying it cannot help. */
+    private record Failure(String reason, boolean retryable) {
+    }
+
+    /** Takes a pending restart command into the policy; returns the server list by weight. */
+    private List<UpstreamUrl> takeCommand() {
+        synchronized (lock) {
+            if (restartFromTop) {
+                restartFromTop = false;
+                policy.restart(commandReason, announceRestart);
             }
-            state = State.RETRYING;
-            if (streamed[0]) {
-                attempt = 0; // it was streaming: this is a new failure, with its own retries
+            commandReason = null;
+            return FailoverPolicy.byWeight(servers);
+        }
+    }
+
+    /** Streams from {@code server} until the stream ends: null when a command ended it, else why it failed. */
+    private Failure streamFrom(UpstreamUrl server) {
+        try {
+            attempt(server);
+            return commandPending() ? null : new Failure("the server closed the binlog connection", true);
+        } catch (MissingTransactionsException e) {
+            if (policy.firstSkipOf(server)) {
+                recordEvent(server.address(), EventKind.CDC_SKIPPED, e.getMessage());
             }
-            lastError = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " " + server.address() + ": " + failure;
-            if (attempt >= settings.connectRetries()) {
-                LOG.warn("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure,
-                        settings.connectRetries());
-                return failure;
-            }
-            LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure, attempt + 1,
+            LOG.warn("cdc: {}", e.getMessage());
+            return new Failure(e.getMessage(), false);
+        } catch (ChangeListeners.RequiredListenerFailed e) {
+            stopForGood(e);
+            return null;
+        } catch (Exception e) {
+            return commandPending() ? null : new Failure(describe(e), true);
+        } finally {
+            active = null;
+        }
+    }
+
+    /** Reports a failed attempt and waits as the policy says before the next one. */
+    private void failedOn(UpstreamUrl server, List<UpstreamUrl> order, Failure failure) {
+        // A skip's reason names the server already.
+        lastError = stamped(failure.retryable() ? server.address() + ": " + failure.reason() : failure.reason());
+        enter(State.RETRYING, server, failure.reason());
+        FailoverPolicy.Next next = policy.failed(order, failure.reason(), failure.retryable());
+        if (next instanceof FailoverPolicy.Retry retry) {
+            LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure.reason(), retry.retry(),
+                    retry.retries());
+        } else if (failure.retryable()) {
+            LOG.warn("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure.reason(),
                     settings.connectRetries());
-            synchronized (lock) {
-                waitLocked(RETRY_PAUSE);
+        }
+        if (next instanceof FailoverPolicy.MoveOn move && move.roundFailed()) {
+            LOG.warn("cdc: no CDC server can serve the stream now ({} tried); trying again in {} ms",
+                    order.size(), move.pause().toMillis());
+        }
+        pause(next.pause());
+    }
+
+    /** Waits while the stream is stopped, telling the listeners; false once the stream is closed. */
+    private boolean awaitNotStopped() {
+        String reason;
+        synchronized (lock) {
+            if (closed || !stopRequested) {
+                return !closed;
             }
-            if (commandPending()) {
-                return null;
+            reason = commandReason;
+        }
+        active = null;
+        enter(State.STOPPED, null, reason == null ? "stopped" : reason);
+        synchronized (lock) {
+            while (stopRequested && !closed) {
+                waitLocked(Duration.ZERO);
             }
+            return !closed;
         }
     }
 
-    /** One connection: check the server, snapshot if one is due, then stream until the stream ends. */
-    private void session(UpstreamUrl server, String moveReason, boolean[] streamed) throws Exception {
-        Flavour flavour;
-        String currentPosition;
-        // Both bounds are the connect timeout, so a hung server costs one timeout per attempt.
-        try (Connection connection = ServiceConnections.open(server, settings.connectTimeout(),
-                settings.connectTimeout());
-             Statement statement = connection.createStatement()) {
-            flavour = flavour(statement);
-            requireRowBinlog(statement, server);
-            GtidSet serverHas = GtidSet.parse(single(statement, flavour == Flavour.MARIADB
-                    ? "SELECT @@GLOBAL.gtid_binlog_state" : "SELECT @@GLOBAL.gtid_executed"), flavour);
-            currentPosition = single(statement, flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_binlog_pos"
-                    : "SELECT @@GLOBAL.gtid_executed");
-            synchronized (applyLock) {
-                recoverPositionLocked(flavour);
-                if (position != null && !holdsAll(serverHas, position)) {
-                    throw new MissingTransactionsException(server.address() + " lacks transactions the change "
-                            + "stream already applied (it has " + serverHas + ", applied " + position
-                            + "); not resuming from it");
-                }
-            }
+    /** One attempt on one server: check it, snapshot if one is due, then stream until the stream ends. */
+    private void attempt(UpstreamUrl server) throws Exception {
+        BinlogSession candidate = BinlogSession.check(server, settings.connectTimeout());
+        FailoverPolicy.Resume resume = FailoverPolicy.resume(server.address(),
+                position.recover(candidate.flavour(), snapshotPending), candidate.binlogHolds(),
+                candidate.currentPosition());
+        if (resume instanceof FailoverPolicy.Lacking lacking) {
+            throw new MissingTransactionsException(lacking.reason());
         }
         if (snapshotPending) {
-            snapshot(server, flavour);
+            snapshot(server, candidate.flavour());
+        } else if (resume instanceof FailoverPolicy.From from && from.fresh()) {
+            position.startAt(from.position(), server.address());
+            LOG.info("cdc: no saved position and no change sink: streaming from {}'s current position {}",
+                    server.address(), from.position());
         }
-        synchronized (applyLock) {
-            if (position == null) {
-                position = GtidSet.parse(currentPosition, flavour);
-                positionServer = server.address();
-                dirty = true;
-                LOG.info("cdc: no saved position and no change sink: streaming from {}'s current position {}",
-                        server.address(), position);
-            }
-        }
-        stream(server, flavour, moveReason, streamed);
-    }
-
-    private void stream(UpstreamUrl server, Flavour flavour, String moveReason, boolean[] streamed)
-            throws Exception {
-        String from = startText(flavour);
-        BinaryLogClient binlog = new BinaryLogClient(server.host(), server.port(), server.user(), server.password());
-        binlog.setServerId(binlogClientId);
-        binlog.setKeepAlive(false);
-        binlog.setConnectTimeout(settings.connectTimeout().toMillis());
-        binlog.setHeartbeatInterval(HEARTBEAT_MILLIS);
-        // Heartbeats come every second on an idle stream: three missed, or a connect timeout if that is longer,
-        // means the server hangs or the network dropped us.
-        int readTimeout = (int) Math.max(3 * HEARTBEAT_MILLIS, settings.connectTimeout().toMillis());
-        binlog.setSocketFactory(() -> {
-            Socket socket = new Socket();
-            socket.setSoTimeout(readTimeout);
-            return socket;
-        });
-        BinlogTls.apply(server, binlog);
-        binlog.setEventDeserializer(BinlogRowValues.newEventDeserializer());
-        binlog.setGtidSet(from);
-        Exception[] failure = {null};
-        TransactionAssembler assembler = new TransactionAssembler(server.address(), settings.tables(), this::apply);
-        binlog.registerEventListener(event -> {
-            if (failure[0] != null) {
-                return; // nothing after a failed event may be applied
-            }
-            try {
-                assembler.onEvent(event);
-            } catch (RuntimeException e) {
-                failure[0] = e;
-                disconnectQuietly(binlog);
-            }
-        });
-        binlog.registerLifecycleListener(new BinaryLogClient.AbstractLifecycleListener() {
-            @Override
-            public void onConnect(BinaryLogClient connected) {
-                streamed[0] = true;
-                onStreaming(server, moveReason, from);
-            }
-
-            @Override
-            public void onCommunicationFailure(BinaryLogClient failed, Exception e) {
-                failure[0] = failure[0] == null ? e : failure[0];
-            }
-
-            @Override
-            public void onEventDeserializationFailure(BinaryLogClient failed, Exception e) {
-                failure[0] = failure[0] == null ? e : failure[0];
-                disconnectQuietly(failed);
-            }
-        });
+        GtidSet start = position.current().orElseThrow();
         synchronized (lock) {
             if (commandReason != null || closed) {
                 return;
             }
-            client = binlog;
+            session = candidate;
         }
         try {
-            binlog.connect();
+            candidate.stream(start, binlogClientId, settings.tables(), new BinlogSession.Handler() {
+                @Override
+                public void connected() {
+                    onStreaming(server, BinlogSession.startText(start));
+                }
+
+                @Override
+                public void transaction(Gtid gtid, ChangeTransaction transaction) {
+                    position.apply(gtid, transaction);
+                }
+            });
         } finally {
             synchronized (lock) {
-                client = null;
+                session = null;
             }
-            flushQuietly();
-        }
-        if (failure[0] != null && !commandPending()) {
-            throw failure[0];
+            checkpointQuietly();
         }
     }
 
-    private void onStreaming(UpstreamUrl server, String why, String from) {
-        String reason = why == null ? "restarted" : why;
+    private void onStreaming(UpstreamUrl server, String from) {
         active = server;
-        state = State.STREAMING;
-        announcedSkips.clear();
-        streamedSinceFailure = true;
-        String previous = lastStreamedFrom;
-        lastStreamedFrom = server.address();
-        if (previous == null) {
-            LOG.info("cdc: streaming from {} ({}), from GTID {}", server.address(), reason, from);
-            authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_STARTED, "streaming from "
-                    + server.address() + " (" + reason + "), resuming after GTID " + display(from));
-        } else if (!previous.equals(server.address())) {
-            LOG.warn("cdc: moved from {} to {} ({}), resuming after GTID {}", previous, server.address(), reason,
+        String address = server.address();
+        FailoverPolicy.Arrival arrival = policy.streaming();
+        if (arrival instanceof FailoverPolicy.FirstStart first) {
+            enter(State.STREAMING, server, first.reason());
+            LOG.info("cdc: streaming from {} ({}), from GTID {}", address, first.reason(), from);
+            recordEvent(address, EventKind.CDC_STARTED, "streaming from " + address + " (" + first.reason()
+                    + "), resuming after GTID " + display(from));
+        } else if (arrival instanceof FailoverPolicy.Moved moved) {
+            enter(State.STREAMING, server, moved.reason());
+            LOG.warn("cdc: moved from {} to {} ({}), resuming after GTID {}", moved.from(), address, moved.reason(),
                     from);
-            authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_MOVED, "CDC moved from " + previous
-                    + " to " + server.address() + ": " + reason + "; resuming after GTID " + display(from));
-        } else if (reason.startsWith("START")) {
-            authority.recordEvent(Instant.now(), server.address(), EventKind.CDC_STARTED, reason + ": streaming "
-                    + "from " + server.address() + ", resuming after GTID " + display(from));
+            recordEvent(address, EventKind.CDC_MOVED, "CDC moved from " + moved.from() + " to " + address + ": "
+                    + moved.reason() + "; resuming after GTID " + display(from));
+        } else if (arrival instanceof FailoverPolicy.Restarted restarted) {
+            enter(State.STREAMING, server, restarted.reason());
+            LOG.info("cdc: streaming from {} again ({}), from GTID {}", address, restarted.reason(), from);
+            recordEvent(address, EventKind.CDC_STARTED, restarted.reason() + ": streaming from " + address
+                    + ", resuming after GTID " + display(from));
         } else {
-            LOG.info("cdc: streaming from {} again, from GTID {}", server.address(), from);
+            enter(State.STREAMING, server, "reconnected");
+            LOG.info("cdc: streaming from {} again, from GTID {}", address, from);
         }
     }
 
     private void snapshot(UpstreamUrl server, Flavour flavour) throws Exception {
-        state = State.SNAPSHOTTING;
-        SnapshotProgress progress = new SnapshotProgress(server.address(), Instant.now());
+        SnapshotProgress progress = new SnapshotProgress(server.address(), clock);
         snapshot = progress;
-        long started = System.nanoTime();
+        enter(State.SNAPSHOTTING, server, "a snapshot of " + settings.tables());
+        Instant started = clock.instant();
         Snapshotter snapshotter = new Snapshotter(server, flavour, settings.tables(), progress,
-                this::commandPending);
+                this::commandPending, clock);
         LOG.info("cdc: taking a snapshot of {} from {}", settings.tables(), server.address());
         try (Connection connection = Snapshotter.open(server, settings.connectTimeout())) {
             Snapshotter.Start start = snapshotter.begin(connection);
-            JsonlSink.SnapshotWriter writer = sink.beginSnapshot(start.position());
+            SnapshotWriter writer = sink.beginSnapshot(start.position());
             long rows;
             try {
                 rows = snapshotter.copyTables(connection, start, writer::add);
-                synchronized (applyLock) {
-                    flushLocked();
-                    writer.commit();
-                    position = GtidSet.parse(start.position(), flavour);
-                    positionServer = server.address();
-                    authority.savePosition(STREAM, position.toString(), positionServer);
-                    dirty = false;
-                }
+                position.resetTo(GtidSet.parse(start.position(), flavour), server.address(), writer::commit);
             } catch (Exception e) {
                 writer.abort();
                 progress.finished("failed on " + server.address() + ": " + describe(e) + "; it will be taken "
@@ -585,61 +502,26 @@ public final class CdcStream implements AutoCloseable {
             }
             snapshotPending = false;
             String summary = String.format(Locale.ROOT, "done: %d rows from %s at GTID %s in %.1f s", rows,
-                    server.address(), display(start.position()), (System.nanoTime() - started) / 1e9);
+                    server.address(), display(start.position()),
+                    Duration.between(started, clock.instant()).toMillis() / 1e3);
             progress.finished(summary);
             snapshotSummary = summary;
             LOG.info("cdc: snapshot {}", summary);
         }
     }
 
-    // ---- applying --------------------------------------------------------------------------------------------
+    // ---- helpers ---------------------------------------------------------------------------------------------
 
-    private void apply(Gtid gtid, ChangeTransaction transaction) {
-        synchronized (applyLock) {
-            if (position.containsTransaction(gtid)) {
-                return; // already applied: never twice
-            }
-            if (sink != null && !transaction.changes().isEmpty()) {
-                sink.append(transaction);
-            }
-            position = position.with(gtid);
-            positionServer = transaction.server();
-            rowsApplied += transaction.changes().size();
-            transactionsApplied++;
-            dirty = true;
-        }
-    }
-
-    private void flushQuietly() {
-        if (writeFailed) {
-            return; // stopped for good: nothing more is written, and the failure was reported once
+    /** Saves the position if it moved; a failure stops the stream for good. */
+    private void checkpointQuietly() {
+        if (stoppedForGood) {
+            return; // nothing more is written, and the failure was reported once
         }
         try {
-            synchronized (applyLock) {
-                flushLocked();
-                sampleRatesLocked();
-            }
+            position.checkpoint();
+            throughput.sample(position.counts());
         } catch (RuntimeException e) {
-            writeFailed(e);
-        }
-    }
-
-    /** Sink first (written and fsynced), then the position: a crash in between is repaired by sink recovery. */
-    private void flushLocked() {
-        if (!dirty) {
-            return;
-        }
-        try {
-            if (sink != null) {
-                sink.flush();
-            }
-            authority.savePosition(STREAM, position.toString(), positionServer);
-            dirty = false;
-            if (sink != null) {
-                sink.rotateIfDue();
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e.getMessage(), e);
+            stopForGood(e);
         }
     }
 
@@ -648,89 +530,51 @@ public final class CdcStream implements AutoCloseable {
      * applying more would lose changes. What was applied in memory but not written is read again from a server
      * after a restart (the sink and the saved position agree on what was written).
      */
-    private void writeFailed(RuntimeException e) {
-        if (writeFailed) {
-            return;
-        }
-        writeFailed = true;
-        String message = "writing the change sink or saving the position failed: " + describe(e);
-        LOG.error("cdc: {}; the stream is stopped: fix the cause, restart Gantry to resume from the saved position",
-                message, e);
-        lastError = Instant.now().truncatedTo(ChronoUnit.SECONDS) + " " + message;
+    private void stopForGood(RuntimeException e) {
+        String message = e instanceof ChangeListeners.RequiredListenerFailed ? describe(e)
+                : "saving the position failed: " + describe(e);
         synchronized (lock) {
+            if (stoppedForGood) {
+                return;
+            }
+            stoppedForGood = true;
             closed = true;
             interruptLocked(message);
         }
-        state = State.STOPPED;
-        authority.recordEvent(Instant.now(), null, EventKind.CDC_STOPPED, message);
+        LOG.error("cdc: {}; the stream is stopped: fix the cause, restart Gantry to resume from the saved position",
+                message, e);
+        lastError = stamped(message);
+        active = null;
+        enter(State.STOPPED, null, message);
+        recordEvent(null, EventKind.CDC_STOPPED, message);
     }
 
-    private void recoverPositionLocked(Flavour flavour) {
-        if (position != null) {
-            if (position.flavour() != flavour) {
-                throw new IllegalStateException("the change stream's position " + position + " is "
-                        + position.flavour().displayName() + ", but this server is " + flavour.displayName());
-            }
+    /** Sets the state and tells the listeners; never called holding {@code lock}. Stopped for good stays so. */
+    private void enter(State next, UpstreamUrl server, String reason) {
+        if (stoppedForGood && next != State.STOPPED) {
             return;
         }
-        GtidSet recovered = null;
-        if (savedPositionText != null) {
-            recovered = GtidSet.parse(savedPositionText, flavour);
+        state = next;
+        position.announce(new StateChange(next, Optional.ofNullable(server).map(UpstreamUrl::address), reason,
+                clock.instant()));
+    }
+
+    private void recordEvent(String server, EventKind kind, String reason) {
+        authority.recordEvent(clock.instant(), server, kind, reason);
+    }
+
+    private String stamped(String message) {
+        return clock.instant().truncatedTo(ChronoUnit.SECONDS) + " " + message;
+    }
+
+    private void pause(Duration pause) {
+        if (pause.isZero()) {
+            return;
         }
-        for (String text : recoveredGtids) {
-            GtidSet fromSink = GtidSet.parse(text, flavour);
-            recovered = recovered == null ? fromSink : recovered.union(fromSink);
-        }
-        if (recovered != null && !snapshotPending) {
-            position = recovered;
-            if (!recoveredGtids.isEmpty()) {
-                dirty = true; // the sink was ahead of the saved position: save the union
+        synchronized (lock) {
+            if (commandReason == null && !closed) {
+                waitLocked(pause);
             }
-        }
-    }
-
-    private void sampleRatesLocked() {
-        long now = System.nanoTime();
-        rateSamples.addLast(new long[] {now, rowsApplied, transactionsApplied});
-        while (rateSamples.size() > 2 && now - rateSamples.peekFirst()[0] > RATE_WINDOW.toNanos()) {
-            rateSamples.removeFirst();
-        }
-    }
-
-    // ---- helpers ---------------------------------------------------------------------------------------------
-
-    /** MariaDB needs one GTID per domain to start from; MySQL takes the whole set. */
-    private String startText(Flavour flavour) {
-        synchronized (applyLock) {
-            return flavour == Flavour.MARIADB ? ((MariaDbGtidSet) position).position().toString()
-                    : position.toString();
-        }
-    }
-
-    private static boolean holdsAll(GtidSet serverHas, GtidSet applied) {
-        if (serverHas instanceof MariaDbGtidSet has && applied instanceof MariaDbGtidSet done) {
-            return has.containsPerServer(done);
-        }
-        return serverHas.contains(applied);
-    }
-
-    private static Flavour flavour(Statement statement) throws SQLException {
-        return single(statement, "SELECT VERSION()").contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
-    }
-
-    private static void requireRowBinlog(Statement statement, UpstreamUrl server) throws SQLException {
-        String format = single(statement, "SELECT @@GLOBAL.binlog_format");
-        if (!"ROW".equalsIgnoreCase(format)) {
-            throw new SQLException(server.address() + " has binlog_format=" + format + "; the change stream needs "
-                    + "ROW");
-        }
-    }
-
-    private static String single(Statement statement, String sql) throws SQLException {
-        try (ResultSet rows = statement.executeQuery(sql)) {
-            rows.next();
-            String value = rows.getString(1);
-            return value == null ? "" : value;
         }
     }
 
@@ -747,30 +591,6 @@ public final class CdcStream implements AutoCloseable {
             Thread.currentThread().interrupt();
             closed = true;
         }
-    }
-
-    static List<UpstreamUrl> byWeight(List<UpstreamUrl> servers) {
-        List<UpstreamUrl> sorted = new ArrayList<>(servers);
-        sorted.sort(Comparator.comparingInt(UpstreamUrl::weight).reversed()); // stable: list order breaks ties
-        return sorted;
-    }
-
-    static UpstreamUrl after(List<UpstreamUrl> order, UpstreamUrl server) {
-        for (int i = 0; i < order.size(); i++) {
-            if (order.get(i).address().equals(server.address())) {
-                return order.get((i + 1) % order.size());
-            }
-        }
-        return order.get(0);
-    }
-
-    private UpstreamUrl firstNotKnownDown(List<UpstreamUrl> order) {
-        return order.stream().filter(u -> !knownDown.test(u.address())).findFirst().orElse(order.get(0));
-    }
-
-    /** The server of {@code order} with this address (its weight may have changed), else the first. */
-    private static UpstreamUrl find(List<UpstreamUrl> order, UpstreamUrl server) {
-        return order.stream().filter(u -> u.address().equals(server.address())).findFirst().orElse(order.get(0));
     }
 
     private static String describe(List<UpstreamUrl> servers) {
@@ -799,21 +619,14 @@ public final class CdcStream implements AutoCloseable {
         return gtid.isEmpty() ? "(the start of the binlog)" : gtid;
     }
 
-    private static void disconnectQuietly(BinaryLogClient binlog) {
-        try {
-            binlog.disconnect();
-        } catch (IOException e) {
-            LOG.debug("cdc: disconnect: {}", e.toString());
-        }
-    }
-
     /** Ends the stream, writes and saves what was applied, and closes the sink. */
     @Override
     public void close() {
         synchronized (lock) {
-            if (closed && !thread.isAlive()) {
+            if (closeCalled) {
                 return;
             }
+            closeCalled = true;
             closed = true;
             interruptLocked("Gantry is stopping");
         }
@@ -823,7 +636,7 @@ public final class CdcStream implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         flusher.shutdownNow();
-        flushQuietly();
+        checkpointQuietly();
         if (sink != null) {
             try {
                 sink.close();
@@ -832,7 +645,7 @@ public final class CdcStream implements AutoCloseable {
             }
         }
         active = null;
-        state = State.STOPPED;
+        enter(State.STOPPED, null, "Gantry is stopping");
     }
 
     /** A candidate server's binlog lacks transactions already applied: resuming there would skip them. */

@@ -1,17 +1,28 @@
 package io.gantry.cdc;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
- * The JSON-lines form of a row change: one JSON object per row, on one line, written by hand because the engine has
- * no JSON library and the format is small and fixed. A line reads
+ * The JSON-lines form of a row change: one JSON object per row, on one line. A line reads
  *
  * <pre>{@code
  * {"gtid":"0-3306-42","server":"127.0.0.1:3306","database":"app","table":"t1","op":"insert","before":null,
@@ -25,18 +36,34 @@ import java.util.OptionalLong;
  * {@link JsonlSink#beginSnapshot(String)}), so the file is the unit that is complete, not a line count.
  *
  * <p>Values are written as {@link RowChange} describes them; {@code NaN} and infinite floating-point values, which
- * MySQL cannot store, become {@code null} rather than invalid JSON.
+ * MySQL cannot store, become {@code null} rather than invalid JSON. Lines are written here by hand and read with
+ * Jackson: Jackson's writer would change the bytes of the format (it writes a lone surrogate as {@code ?} or as an
+ * upper-case <code>&#92;uD800</code> escape, and control characters with upper-case hex digits), while its reader checks a
+ * line at least as strictly as the format needs.
  */
 public final class ChangeJson {
 
-    /** Deeper nesting than this is no line of ours; the cap keeps a damaged line from overflowing the stack. */
-    private static final int MAX_DEPTH = 32;
+    /**
+     * Reads one line as a tree, strictly: a key twice in one object, or anything after the object, is an error.
+     * Nesting deeper than 32 is no line of ours (a row is at depth 2), and the cap keeps a damaged line from costing
+     * a deep stack. Strings are not capped: Jackson's default cap (20 million characters) is less than one
+     * {@code MEDIUMBLOB} as base64.
+     */
+    private static final ObjectReader LINE_READER = new ObjectMapper(JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(32)
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .build())
+            .build())
+            .reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
     private ChangeJson() {
     }
 
-    /** What {@link #parse(String)} makes of a line: its {@link LineMark} or why it is not a line of ours. */
+    /** What {@link #parse(byte[])} makes of a line: its {@link LineMark} or why it is not a line of ours. */
     public sealed interface ParsedLine permits LineMark, BadLine {
     }
 
@@ -244,283 +271,56 @@ public final class ChangeJson {
     }
 
     /**
-     * Reads a line's {@code gtid}, {@code txn_row} and {@code txn_rows}. The whole line is checked as one JSON
-     * object (strings, escapes, nesting, numbers), so that a torn or damaged line is found wherever it is cut; other
-     * fields are checked but not kept. The line is given without its line end; nothing may follow the closing
-     * brace.
+     * Reads a line's {@code gtid}, {@code txn_row} and {@code txn_rows}. The whole line is read as one JSON object
+     * in UTF-8 (strings, escapes, nesting, numbers, no key twice in one object), so that a torn or damaged line is
+     * found wherever it is cut; other fields are checked but not kept. The line is given without its line end; it
+     * starts with its opening brace and nothing may follow the closing one, not even a blank.
+     *
+     * <p>Bytes, not a {@code String}: from a {@code String}, Jackson 2.22 reads the digits of a <code>&#92;u</code>
+     * escape by their low eight bits only, so that four Arabic-Indic digits would pass for <code>&#92;uabcd</code>;
+     * from bytes it refuses them. The UTF-8 check comes first because Jackson lets overlong forms and code points past
+     * U+10FFFF through.
      */
-    public static ParsedLine parse(String line) {
+    public static ParsedLine parse(byte[] line) {
         Objects.requireNonNull(line, "line");
+        if (line.length == 0) {
+            return new BadLine("empty line");
+        }
+        if (line[0] != '{' || line[line.length - 1] != '}') {
+            return new BadLine("line does not start with '{' and end with '}'");
+        }
         try {
-            return new Parser(line).line();
-        } catch (Malformed e) {
-            return new BadLine(e.getMessage());
+            UTF_8.newDecoder().decode(ByteBuffer.wrap(line));
+        } catch (CharacterCodingException e) {
+            return new BadLine("not UTF-8");
         }
+        JsonNode object;
+        try {
+            object = LINE_READER.readTree(line);
+        } catch (IOException e) {
+            return new BadLine(e instanceof JsonProcessingException json ? json.getOriginalMessage() : e.toString());
+        }
+        JsonNode gtid = object.get("gtid");
+        JsonNode txnRow = object.get("txn_row");
+        JsonNode txnRows = object.get("txn_rows");
+        if (gtid == null || txnRow == null || txnRows == null) {
+            return new BadLine("missing gtid, txn_row or txn_rows");
+        }
+        if (!gtid.isTextual()) {
+            return new BadLine("gtid is not a string");
+        }
+        if (!isCount(txnRow) || !txnRows.isNull() && !isCount(txnRows)) {
+            return new BadLine("txn_row or txn_rows is not a whole number: " + txnRow + ", " + txnRows);
+        }
+        OptionalLong total = txnRows.isNull() ? OptionalLong.empty() : OptionalLong.of(txnRows.longValue());
+        if (txnRow.longValue() < 1 || total.isPresent() && total.getAsLong() < txnRow.longValue()) {
+            return new BadLine("txn_row " + txnRow + " out of range of txn_rows " + txnRows);
+        }
+        return new LineMark(gtid.textValue(), txnRow.longValue(), total);
     }
 
-    /** A parse failure inside {@link Parser}; it never leaves {@link #parse(String)}. */
-    private static final class Malformed extends Exception {
-        Malformed(String message) {
-            super(message, null, false, false);
-        }
-    }
-
-    /** A recursive-descent reader of one JSON object that keeps the three top-level fields recovery needs. */
-    private static final class Parser {
-        private final String s;
-        private int at;
-
-        Parser(String s) {
-            this.s = s;
-        }
-
-        ParsedLine line() throws Malformed {
-            if (s.isEmpty()) {
-                throw new Malformed("empty line");
-            }
-            if (s.charAt(0) != '{') {
-                throw new Malformed("line does not start with '{'");
-            }
-            if (s.charAt(s.length() - 1) != '}') {
-                throw new Malformed("line does not end with '}'");
-            }
-            String gtid = null;
-            Long txnRow = null;
-            Long txnRows = null;
-            boolean txnRowsSeen = false;
-            at = 1;
-            skipBlanks();
-            if (peek() == '}') {
-                at++;
-            } else {
-                while (true) {
-                    skipBlanks();
-                    String key = string();
-                    skipBlanks();
-                    expect(':');
-                    skipBlanks();
-                    switch (key) {
-                        case "gtid" -> {
-                            if (gtid != null) {
-                                throw new Malformed("gtid twice");
-                            }
-                            if (peek() != '"') {
-                                throw new Malformed("gtid is not a string at " + at);
-                            }
-                            gtid = string();
-                        }
-                        case "txn_row" -> {
-                            if (txnRow != null) {
-                                throw new Malformed("txn_row twice");
-                            }
-                            txnRow = count("txn_row");
-                        }
-                        case "txn_rows" -> {
-                            if (txnRowsSeen) {
-                                throw new Malformed("txn_rows twice");
-                            }
-                            txnRowsSeen = true;
-                            if (s.startsWith("null", at)) {
-                                at += 4;
-                            } else {
-                                txnRows = count("txn_rows");
-                            }
-                        }
-                        default -> value(1);
-                    }
-                    skipBlanks();
-                    char c = next();
-                    if (c == '}') {
-                        break;
-                    }
-                    if (c != ',') {
-                        throw new Malformed("expected ',' or '}' at " + (at - 1));
-                    }
-                }
-            }
-            if (at != s.length()) {
-                throw new Malformed("text after the object at " + at);
-            }
-            if (gtid == null || txnRow == null || !txnRowsSeen) {
-                throw new Malformed("missing gtid, txn_row or txn_rows");
-            }
-            if (txnRow < 1 || txnRows != null && txnRows < txnRow) {
-                throw new Malformed("txn_row " + txnRow + " out of range of txn_rows " + txnRows);
-            }
-            return new LineMark(gtid, txnRow, txnRows == null ? OptionalLong.empty() : OptionalLong.of(txnRows));
-        }
-
-        private long count(String field) throws Malformed {
-            int start = at;
-            number();
-            try {
-                return Long.parseLong(s, start, at, 10);
-            } catch (NumberFormatException e) {
-                throw new Malformed(field + " is not a whole number: " + s.substring(start, at));
-            }
-        }
-
-        private void value(int depth) throws Malformed {
-            if (depth > MAX_DEPTH) {
-                throw new Malformed("nested deeper than " + MAX_DEPTH);
-            }
-            char c = peek();
-            switch (c) {
-                case '"' -> string();
-                case '{' -> container('}', depth, true);
-                case '[' -> container(']', depth, false);
-                case 't' -> literal("true");
-                case 'f' -> literal("false");
-                case 'n' -> literal("null");
-                default -> {
-                    if (c == '-' || c >= '0' && c <= '9') {
-                        number();
-                    } else {
-                        throw new Malformed("unexpected '" + c + "' at " + at);
-                    }
-                }
-            }
-        }
-
-        private void container(char close, int depth, boolean object) throws Malformed {
-            at++;
-            skipBlanks();
-            if (peek() == close) {
-                at++;
-                return;
-            }
-            while (true) {
-                skipBlanks();
-                if (object) {
-                    string();
-                    skipBlanks();
-                    expect(':');
-                    skipBlanks();
-                }
-                value(depth + 1);
-                skipBlanks();
-                char c = next();
-                if (c == close) {
-                    return;
-                }
-                if (c != ',') {
-                    throw new Malformed("expected ',' or '" + close + "' at " + (at - 1));
-                }
-            }
-        }
-
-        private void literal(String word) throws Malformed {
-            if (!s.startsWith(word, at)) {
-                throw new Malformed("bad literal at " + at);
-            }
-            at += word.length();
-        }
-
-        /** RFC 8259 section 6: {@code -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?}. */
-        private void number() throws Malformed {
-            int start = at;
-            if (peek() == '-') {
-                at++;
-            }
-            if (peek() == '0') {
-                at++;
-            } else if (digits() == 0) {
-                throw new Malformed("bad number at " + start);
-            }
-            if (peek() == '.') {
-                at++;
-                if (digits() == 0) {
-                    throw new Malformed("bad fraction at " + start);
-                }
-            }
-            if (peek() == 'e' || peek() == 'E') {
-                at++;
-                if (peek() == '+' || peek() == '-') {
-                    at++;
-                }
-                if (digits() == 0) {
-                    throw new Malformed("bad exponent at " + start);
-                }
-            }
-        }
-
-        private int digits() {
-            int start = at;
-            while (at < s.length() && s.charAt(at) >= '0' && s.charAt(at) <= '9') {
-                at++;
-            }
-            return at - start;
-        }
-
-        private String string() throws Malformed {
-            expect('"');
-            StringBuilder out = new StringBuilder();
-            while (true) {
-                char c = next();
-                if (c == '"') {
-                    return out.toString();
-                }
-                if (c < 0x20) {
-                    throw new Malformed("raw control character in a string at " + (at - 1));
-                }
-                if (c != '\\') {
-                    out.append(c);
-                    continue;
-                }
-                char e = next();
-                switch (e) {
-                    case '"', '\\', '/' -> out.append(e);
-                    case 'b' -> out.append('\b');
-                    case 'f' -> out.append('\f');
-                    case 'n' -> out.append('\n');
-                    case 'r' -> out.append('\r');
-                    case 't' -> out.append('\t');
-                    case 'u' -> {
-                        if (at + 4 > s.length()) {
-                            throw new Malformed("cut \\u escape at " + at);
-                        }
-                        int code = 0;
-                        for (int i = 0; i < 4; i++) {
-                            char digit = s.charAt(at++);
-                            if (!HexFormat.isHexDigit(digit)) { // ASCII only, unlike Character.digit
-                                throw new Malformed("bad \\u escape at " + (at - 1));
-                            }
-                            code = code << 4 | HexFormat.fromHexDigit(digit);
-                        }
-                        out.append((char) code);
-                    }
-                    default -> throw new Malformed("bad escape \\" + e + " at " + (at - 1));
-                }
-            }
-        }
-
-        private void skipBlanks() {
-            while (at < s.length()) {
-                char c = s.charAt(at);
-                if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-                    return;
-                }
-                at++;
-            }
-        }
-
-        private void expect(char c) throws Malformed {
-            if (next() != c) {
-                throw new Malformed("expected '" + c + "' at " + (at - 1));
-            }
-        }
-
-        private char peek() throws Malformed {
-            if (at >= s.length()) {
-                throw new Malformed("line ends inside the object");
-            }
-            return s.charAt(at);
-        }
-
-        private char next() throws Malformed {
-            char c = peek();
-            at++;
-            return c;
-        }
+    /** A JSON integer that fits a {@code long}: not {@code 1.0}, not a string, not 2<sup>64</sup>. */
+    private static boolean isCount(JsonNode node) {
+        return node.isIntegralNumber() && node.canConvertToLong();
     }
 }

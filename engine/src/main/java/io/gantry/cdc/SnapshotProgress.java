@@ -1,5 +1,6 @@
 package io.gantry.cdc;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,14 +16,17 @@ import java.util.Map;
 final class SnapshotProgress {
 
     private final String server;
+    private final Clock clock;
     private final Instant started;
     private final Map<String, long[]> tables = new LinkedHashMap<>(); // table -> {done, estimate}
     private String current;
     private String outcome;
 
-    SnapshotProgress(String server, Instant started) {
+    /** Starts now, by {@code clock}, which also times {@link #describe()}. */
+    SnapshotProgress(String server, Clock clock) {
         this.server = server;
-        this.started = started;
+        this.clock = clock;
+        this.started = clock.instant();
     }
 
     synchronized void planned(String table, long estimate) {
@@ -66,7 +70,7 @@ final class SnapshotProgress {
             }
             parts.add(table.getKey() + " " + counts[0] + "/~" + counts[1] + " " + state);
         }
-        long seconds = Duration.between(started, Instant.now()).toSeconds();
+        long seconds = Duration.between(started, clock.instant()).toSeconds();
         return "snapshotting from " + server + " for " + seconds + " s: "
                 + (parts.isEmpty() ? "listing tables" : String.join(", ", parts));
     }

@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
 final class Snapshotter {
 
     private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
-    private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+    private static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(5);
 
     /** Where the snapshot rows go; {@code JsonlSink}'s staging writer in production. */
     interface RowWriter {
@@ -47,14 +48,17 @@ final class Snapshotter {
     private final TableFilter filter;
     private final SnapshotProgress progress;
     private final BooleanSupplier cancelled;
+    private final Clock clock;
 
+    /** {@code clock} stamps the snapshot's rows with the time of its start and paces the progress log. */
     Snapshotter(UpstreamUrl server, Flavour flavour, TableFilter filter, SnapshotProgress progress,
-                BooleanSupplier cancelled) {
+                BooleanSupplier cancelled, Clock clock) {
         this.server = server;
         this.flavour = flavour;
         this.filter = filter;
         this.progress = progress;
         this.cancelled = cancelled;
+        this.clock = clock;
     }
 
     /**
@@ -127,7 +131,7 @@ final class Snapshotter {
                     statement.execute("UNLOCK TABLES");
                 }
             }
-            return new Start(position.strip(), Instant.now());
+            return new Start(position.strip(), clock.instant());
         }
     }
 
@@ -161,7 +165,7 @@ final class Snapshotter {
             progress.planned(table, estimate(connection, table));
         }
         long total = 0;
-        long lastLog = System.nanoTime();
+        Instant lastLog = clock.instant();
         for (String table : tables) {
             progress.reading(table);
             int dot = table.indexOf('.');
@@ -182,8 +186,9 @@ final class Snapshotter {
                         done++;
                         if ((done & 1023) == 0) {
                             progress.rowsDone(table, done);
-                            if (System.nanoTime() - lastLog > PROGRESS_LOG_NANOS) {
-                                lastLog = System.nanoTime();
+                            Instant now = clock.instant();
+                            if (Duration.between(lastLog, now).compareTo(PROGRESS_LOG_INTERVAL) > 0) {
+                                lastLog = now;
                                 LOG.info("cdc: {}", progress.describe());
                             }
                         }

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.SqlMode;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -13,11 +14,13 @@ public interface AdminHandler {
     /**
      * @param sql  the statement text
      * @param user the session's account (only accounts in {@code --admin-users} may run admin statements)
+     * @param mode the session's mode ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES}), which decides where the
+     *             text's strings end
      * @return empty when the text is an ordinary statement for the servers; otherwise the reply, completed on
      *         another thread
      */
-    Optional<CompletionStage<AdminReply>> handle(String sql, String user);
+    Optional<CompletionStage<AdminReply>> handle(String sql, String user, SqlMode mode);
 
     /** Handles nothing: every statement goes to the servers. */
-    AdminHandler NONE = (sql, user) -> Optional.empty();
+    AdminHandler NONE = (sql, user, mode) -> Optional.empty();
 }

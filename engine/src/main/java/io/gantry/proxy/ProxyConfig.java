@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.CachingSha2Password;
 import io.gantry.wire.NativePassword;
@@ -26,11 +27,12 @@ import java.util.Optional;
  *                             tried after a server did not answer ({@code --upstream-connect-retries}, default 3);
  *                             a session's failed connection is not retried: it marks the server down at once
  * @param login                what a peer may hold before it has logged in, and login throttling
+ * @param readGuarantees       the read guarantees every session starts with (each may change its own)
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
-                          LoginLimits login) {
+                          LoginLimits login, ReadGuarantees readGuarantees) {
 
     /**
      * Limits on connections that have not logged in yet, and on failed logins.
@@ -109,51 +111,57 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     /** The defaults of {@code gantry run}, listening on {@code listen}. */
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
-                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS);
+                DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
+                ReadGuarantees.DEFAULTS);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login);
+                defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login);
+                defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login);
+                defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries, login);
+                defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login);
+                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, value, login);
+                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value, connectRetries, login);
+                maxPacketSize, tls, value, connectRetries, login, readGuarantees);
+    }
+
+    public ProxyConfig withReadGuarantees(ReadGuarantees value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees);
     }
 }

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
+import io.gantry.topology.GtidSampler;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.TopologyListener;
@@ -58,6 +59,9 @@ public final class ProxyServer implements AutoCloseable {
     private final Upstreams upstreams;
     private final ServerGreetings greetings;
     private final Router router = Router.withThreadLocalRandom();
+    private final ServerIds serverIds;
+    private final ReadCounters readCounters = new ReadCounters();
+    private volatile GtidSampler sampler;
     private final AdminHandler adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
@@ -93,6 +97,7 @@ public final class ProxyServer implements AutoCloseable {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
+        this.serverIds = new ServerIds(upstreams);
         this.greetings = new ServerGreetings(serverVersion);
         this.sslContext = config.tls().map(ProxyServer::sslContext);
         this.accounts = new AccountLookup(upstreams, config.connectTimeout());
@@ -224,6 +229,33 @@ public final class ProxyServer implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    /** Where sessions ask for a fresh position sample (none in a proxy started without one). */
+    void setSampler(GtidSampler sampler) {
+        this.sampler = sampler;
+    }
+
+    /** A session needs positions sampled soon (it just read or wrote). */
+    void nudgeSampler() {
+        GtidSampler current = sampler;
+        if (current != null) {
+            current.nudge();
+        }
+    }
+
+    ReadCounters readCounters() {
+        return readCounters;
+    }
+
+    /** Where reads went and why, for {@code SHOW GANTRY STATUS}. */
+    public Map<String, String> readStatus() {
+        return readCounters.status();
+    }
+
+    /** The routing id of each server of the current list. */
+    ServerIds serverIds() {
+        return serverIds;
     }
 
     AdminHandler adminHandler() {

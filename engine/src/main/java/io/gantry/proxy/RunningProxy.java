@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.topology.GtidSampler;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.TopologyListener;
@@ -9,7 +10,9 @@ import io.gantry.topology.Upstreams;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,12 +30,15 @@ public final class RunningProxy implements AutoCloseable {
 
     private final Upstreams upstreams;
     private final HealthChecker health;
+    private final GtidSampler sampler;
     private final ProxyServer server;
     private final InetSocketAddress address;
 
-    private RunningProxy(Upstreams upstreams, HealthChecker health, ProxyServer server, InetSocketAddress address) {
+    private RunningProxy(Upstreams upstreams, HealthChecker health, GtidSampler sampler, ProxyServer server,
+                         InetSocketAddress address) {
         this.upstreams = upstreams;
         this.health = health;
+        this.sampler = sampler;
         this.server = server;
         this.address = address;
     }
@@ -79,17 +85,23 @@ public final class RunningProxy implements AutoCloseable {
                             upstreams.upReplicas().stream().map(UpstreamServer::address).toList()),
                     () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
                             upstreams.noPrimaryReason()));
+            // Positions are sampled once before the port opens, so the first reads know each replica's.
+            GtidSampler sampler = new GtidSampler(upstreams, config.readGuarantees().sampleInterval(),
+                    config.connectTimeout(), Clock.systemUTC());
             // The version shown is the primary's, read from its greeting below before the port opens.
             ProxyServer server = new ProxyServer(config, upstreams, "", admin.apply(upstreams));
             server.setEvents(listener);
+            server.setSampler(sampler);
             try {
+                sampler.start();
                 mirrorGreeting(server, upstreams, config.connectTimeout());
                 upstreams.setListener(withGreetingRefresh(listener, server, upstreams));
                 InetSocketAddress bound = server.start();
                 health.start(healthInterval);
-                return new RunningProxy(upstreams, health, server, bound);
+                return new RunningProxy(upstreams, health, sampler, server, bound);
             } catch (RuntimeException | InterruptedException e) {
                 server.close();
+                sampler.close();
                 throw e;
             }
         } catch (RuntimeException | InterruptedException e) {
@@ -153,9 +165,18 @@ public final class RunningProxy implements AutoCloseable {
         return server.openSessions();
     }
 
+    /** Where reads went and why, and what sampling positions costs, for {@code SHOW GANTRY STATUS}. */
+    public Map<String, String> readStatus() {
+        Map<String, String> rows = new LinkedHashMap<>(server.readStatus());
+        rows.put("Lag_sample_interval_ms", Long.toString(sampler.interval().toMillis()));
+        rows.put("Position_samples_sent", Long.toString(sampler.queriesSent()));
+        return rows;
+    }
+
     @Override
     public void close() {
         server.close();
+        sampler.close();
         health.close();
     }
 }

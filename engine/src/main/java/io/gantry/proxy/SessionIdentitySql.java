@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -17,9 +18,10 @@ import java.util.Optional;
  * ({@link KillText#NONE}), or it is refused with an error that says what to send instead ({@link KillText.Refused}):
  * a {@code KILL} among several statements or inside a compound statement or stored program, {@code KILL QUERY ID}
  * (MariaDB: a server's query id), {@code KILL USER}, a {@code KILL} of anything but a plain number, and a
- * {@code KILL} in the string literal of {@code PREPARE ... FROM} or {@code EXECUTE IMMEDIATE}. Comments are
- * skipped, executable comments ({@code /*! ... *&#47;}, {@code /*M! ... *&#47;}) count as code, and strings,
- * quoted identifiers and {@code NO_BACKSLASH_ESCAPES} are understood ({@link SqlTokenizer}), so
+ * {@code KILL} in the string literal of {@code PREPARE ... FROM} or {@code EXECUTE IMMEDIATE}, and a {@code KILL} that
+ * only some servers see (a conditional comment, {@code /*!99999 ... *&#47;} or {@code /*M! ... *&#47;}, run by some
+ * and skipped by others, changes the text). Comments are skipped, executable comments count as code, and strings,
+ * quoted identifiers and the session's {@link SqlMode} are understood ({@link SqlTokenizer}), so
  * {@code SELECT 'kill 5'} is left alone.
  */
 final class SessionIdentitySql {
@@ -95,34 +97,48 @@ final class SessionIdentitySql {
 
     /** A plain KILL of a number, or empty for anything else (see {@link #inspectKill}). */
     static Optional<Kill> parseKill(String sql) {
-        return inspectKill(sql, false) instanceof KillText.Single single ? Optional.of(single.kill()) : Optional.empty();
+        return inspectKill(sql, SqlMode.DEFAULT) instanceof KillText.Single single
+                ? Optional.of(single.kill()) : Optional.empty();
     }
 
     /**
      * What {@code sql} holds in the way of {@code KILL}.
      *
-     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}
+     * @param mode the session's mode ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES})
      */
-    static KillText inspectKill(String sql, boolean noBackslashEscapes) {
+    static KillText inspectKill(String sql, SqlMode mode) {
         // Runs for every statement: only text that mentions KILL at all is looked at closely.
         // ('KI' 'LL 5' is KILL 5 to the server: dynamic SQL is looked at whatever it spells.)
         if (!containsIgnoreCase(sql, "kill", "prepare", "immediate")) {
             return KillText.NONE;
         }
-        return inspect(sql, !noBackslashEscapes, 0);
+        return inspect(sql, mode, 0);
     }
 
     /** The text of a COM_STMT_PREPARE holds a KILL: the error to answer it with. */
-    static Optional<ErrPacket> refusePrepared(String sql, boolean noBackslashEscapes) {
-        if (inspectKill(sql, noBackslashEscapes) instanceof KillText.None) {
+    static Optional<ErrPacket> refusePrepared(String sql, SqlMode mode) {
+        if (inspectKill(sql, mode) instanceof KillText.None) {
             return Optional.empty();
         }
         return Optional.of(ErrPacket.of(1295, "HY000", "This command is not supported in the prepared statement "
                 + "protocol yet: Gantry runs KILL only as a plain query; " + SEND_ALONE));
     }
 
-    private static KillText inspect(String sql, boolean escapes, int nesting) {
-        List<Token> tokens = SqlTokenizer.tokenize(sql, !escapes);
+    /** Each server's reading of the text must hold the same KILL, or none. */
+    private static KillText inspect(String sql, SqlMode mode, int nesting) {
+        List<List<Token>> readings = SqlTokenizer.readings(sql, mode);
+        KillText first = inspect(sql, readings.get(0), mode, nesting);
+        for (List<Token> other : readings.subList(1, readings.size())) {
+            KillText kill = inspect(sql, other, mode, nesting);
+            if (!(kill instanceof KillText.None) && !kill.equals(first)) {
+                return refused("KILL in a text that a conditional comment (/*!NNNNN or /*M!) makes read otherwise "
+                        + "by some servers");
+            }
+        }
+        return first;
+    }
+
+    private static KillText inspect(String sql, List<Token> tokens, SqlMode mode, int nesting) {
         int statements = 0;
         boolean inStatement = false;
         int firstKill = -1;
@@ -147,8 +163,8 @@ final class SessionIdentitySql {
             if (nesting < 3 && token.type() == Type.WORD && !afterDot) {
                 int source = dynamicSqlSource(sql, tokens, i);
                 if (source > 0) {
-                    String inner = concatenatedLiterals(sql, tokens, source, escapes);
-                    if (inner != null && !(inspect(inner, escapes, nesting + 1) instanceof KillText.None)) {
+                    String inner = concatenatedLiterals(sql, tokens, source, !mode.noBackslashEscapes());
+                    if (inner != null && !(inspect(inner, mode, nesting + 1) instanceof KillText.None)) {
                         return refused("KILL in PREPARE ... FROM or EXECUTE IMMEDIATE");
                     }
                 }

@@ -60,6 +60,8 @@ enum Keyword {
 
     /** The flag a call of this function sets ({@code NAME(}), or null when the word is not such a function. */
     final StatementFlag functionFlag;
+    /** Whether {@code NAME(} is a built-in function or keyword, never a stored function ({@link BuiltinFunctions}). */
+    final boolean builtin;
 
     Keyword() {
         this(null);
@@ -67,6 +69,7 @@ enum Keyword {
 
     Keyword(StatementFlag functionFlag) {
         this.functionFlag = functionFlag;
+        this.builtin = BuiltinFunctions.contains(name(), 0, name().length());
     }
 
     /** The keyword spelled by {@code text[start, end)} in any letter case, or null. Never allocates. */

@@ -4,24 +4,52 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Splits SQL text into tokens the way the server reads it: quoted strings and identifiers are single tokens,
- * comments are skipped, and the contents of executable comments ({@code /*! ... *}{@code /},
- * {@code /*!50001 ... *}{@code /}, MariaDB's {@code /*M! ... *}{@code /}) are read as SQL, because the server runs
- * them. Backslash escapes inside strings follow the session's {@code NO_BACKSLASH_ESCAPES}.
+ * Gantry's one SQL lexer: it splits SQL text into tokens where the MySQL and MariaDB lexers do, so that the statement
+ * classifier, the admin statement parser and the proxy's own inspections of a text cannot disagree with each other,
+ * or with the server, about what is code, what is a literal and what is a comment.
+ *
+ * <ul>
+ *   <li>Blanks are space, tab, newline, vertical tab, form feed and carriage return. Any other control character is a
+ *       {@link Type#SYMBOL} (the server answers it with a syntax error).</li>
+ *   <li>Comments: {@code #}, and {@code --} followed by a blank, a control character or the end of the text, each up
+ *       to the end of the line ({@code 1--2} is arithmetic); {@code /* ... *&#47;} up to the first {@code *&#47;}.</li>
+ *   <li>Executable comments {@code /*! ... *&#47;}, {@code /*!NNNNN ... *&#47;} and MariaDB's
+ *       {@code /*M!NNNNNN ... *&#47;}: their content is code, after the version (5 digits, or 6 when a sixth
+ *       follows; with fewer than 5, the digits are code). Whether a server runs one depends on the server: MariaDB
+ *       skips {@code /*!} versions from 50700 to 99999 (MySQL 5.7 syntax) and versions newer than itself, MySQL
+ *       skips versions newer than itself and every {@code /*M!}; a skipped comment ends at its first
+ *       {@code *&#47;} after at most one nested comment. These <em>conditional</em> comments ({@code /*!} with a
+ *       version from 50700 up, any {@code /*M!}) can also be read as skipped ({@link #readings}); a {@code /*!}
+ *       version below 50700 runs on every server Gantry supports (MySQL 8.0 and later, MariaDB 10.11 and
+ *       later).</li>
+ *   <li>{@code '...'} and, without {@code ANSI_QUOTES}, {@code "..."} are {@link Type#STRING}s: doubled quotes, and
+ *       backslash escapes unless {@code NO_BACKSLASH_ESCAPES}. {@code `...`} and, under {@code ANSI_QUOTES},
+ *       {@code "..."} are {@link Type#QUOTED_IDENTIFIER}s, with doubled quotes only.</li>
+ *   <li>A {@link Type#NUMBER} is digits with a fraction and an exponent if any: {@code 5}, {@code 5.}, {@code .5},
+ *       {@code 1e5}, {@code 1.5E-3}; it ends where they end ({@code 5.5abc} is {@code 5.5} and {@code abc}). Digits
+ *       glued to letters are a {@link Type#WORD}: {@code 1abc}, {@code 12e}, and the hexadecimal and binary literals
+ *       {@code 0x1F}, {@code 0b101}. A name right after a word and a dot is a word even if it starts with a digit
+ *       ({@code t.1e5} is {@code t}, {@code .}, {@code 1e5}).</li>
+ *   <li>{@code @name} (dots allowed: {@code @a.b}), {@code @'name'}, {@code @`name`} are user variables;
+ *       {@code @@name}, {@code @@session.name}, {@code @@`name`} system variables; {@code :=} an assignment.</li>
+ *   <li>A string, quoted identifier, quoted variable name or comment that the text ends inside is
+ *       {@link Type#UNTERMINATED}: the server answers such text with a syntax error.</li>
+ * </ul>
  *
  * <p>Tokens point into the text (start and end offsets); nothing is copied until a caller asks for a token's text.
+ * Reading a text token by token with {@link #next()} allocates nothing; {@link #tokenize} makes a list.
  */
 public final class SqlTokenizer {
 
     /** What a token is. */
     public enum Type {
-        /** A bare word: keyword, identifier, or a number glued to letters ({@code 1e5}, {@code 0x1F}). */
+        /** A bare word: keyword, identifier, or digits glued to letters ({@code 1abc}, {@code 0x1F}). */
         WORD,
         /** A number: digits with an optional fraction and exponent. */
         NUMBER,
-        /** {@code '...'} or {@code "..."}. */
+        /** {@code '...'}, or {@code "..."} without {@code ANSI_QUOTES}. */
         STRING,
-        /** {@code `...`}. */
+        /** {@code `...`}, or {@code "..."} under {@code ANSI_QUOTES}. */
         QUOTED_IDENTIFIER,
         /** {@code @name}, {@code @'name'}, {@code @`name`}. */
         USER_VARIABLE,
@@ -30,7 +58,11 @@ public final class SqlTokenizer {
         /** {@code :=}. */
         ASSIGN,
         /** Any other single character: {@code ( ) , ; . = + -} and the rest. */
-        SYMBOL
+        SYMBOL,
+        /** A comment, or a conditional comment read as skipped: from {@link #next()} only, never in a list. */
+        COMMENT,
+        /** A string, quoted identifier, quoted variable name or comment that runs to the end of the text. */
+        UNTERMINATED
     }
 
     /** One token: its type and where it is in the text. */
@@ -60,26 +92,28 @@ public final class SqlTokenizer {
         }
 
         /**
-         * The value of a {@link Type#STRING} token: quotes removed, doubled quotes and (with
-         * {@code backslashEscapes}) backslash escapes resolved as the server resolves them.
+         * The value of a {@link Type#STRING} token: quotes removed, doubled quotes and (with {@code backslashEscapes})
+         * backslash escapes resolved as the server resolves them. {@code \%} and {@code \_} keep their backslash, as
+         * the server keeps it, for {@code LIKE} patterns.
          */
         public String stringValue(CharSequence sql, boolean backslashEscapes) {
             char quote = sql.charAt(start);
-            StringBuilder out = new StringBuilder(end - start);
-            int last = end - 1 > start && sql.charAt(end - 1) == quote ? end - 1 : end;
+            int last = end - 1;
+            StringBuilder out = new StringBuilder(last - start);
             for (int i = start + 1; i < last; i++) {
                 char c = sql.charAt(i);
-                if (c == '\\' && backslashEscapes && i + 1 < last) {
+                if (c == '\\' && backslashEscapes) {
                     char escaped = sql.charAt(++i);
-                    out.append(switch (escaped) {
-                        case 'n' -> '\n';
-                        case 't' -> '\t';
-                        case 'r' -> '\r';
-                        case 'b' -> '\b';
-                        case '0' -> '\0';
-                        case 'Z' -> '\u001A';
-                        default -> escaped;
-                    });
+                    switch (escaped) {
+                        case 'n' -> out.append('\n');
+                        case 't' -> out.append('\t');
+                        case 'r' -> out.append('\r');
+                        case 'b' -> out.append('\b');
+                        case '0' -> out.append('\0');
+                        case 'Z' -> out.append('\u001A');
+                        case '%', '_' -> out.append('\\').append(escaped);
+                        default -> out.append(escaped);
+                    }
                 } else if (c == quote && i + 1 < last && sql.charAt(i + 1) == quote) {
                     out.append(quote);
                     i++;
@@ -89,172 +123,362 @@ public final class SqlTokenizer {
             }
             return out.toString();
         }
+
+        /** The name a {@link Type#WORD} or {@link Type#QUOTED_IDENTIFIER} token stands for: quotes removed. */
+        public String identifier(CharSequence sql) {
+            if (type != Type.QUOTED_IDENTIFIER) {
+                return text(sql);
+            }
+            return stringValue(sql, false);
+        }
     }
 
-    private SqlTokenizer() {
+    /** The lowest {@code /*!} version that a supported server may skip: MariaDB skips 50700 to 99999. */
+    private static final int FIRST_CONDITIONAL_VERSION = 50_700;
+    private static final int MAX_VERSION_DIGITS = 6;
+    private static final int MIN_VERSION_DIGITS = 5;
+
+    private final CharSequence sql;
+    private final int length;
+    private final boolean backslashEscapes;
+    private final boolean ansiQuotes;
+    private final boolean runConditionalComments;
+    private int pos;
+    private boolean inExecutableComment;
+    private boolean sawConditionalComment;
+    /** Where the last word ended: a dot right there, glued to a name, makes that name a word (MySQL's IDENT_SEP). */
+    private int lastWordEnd = -1;
+    /** Where the name after such a dot starts. */
+    private int nameStart = -1;
+    private int start;
+
+    /**
+     * A reader of {@code sql} for {@link #next()}.
+     *
+     * @param runConditionalComments whether the content of conditional comments is code (as on a server that runs
+     *        them) or the comments are skipped (as on one that does not): each is the truth for some server
+     */
+    SqlTokenizer(CharSequence sql, SqlMode mode, boolean runConditionalComments) {
+        this.sql = sql;
+        this.length = sql.length();
+        this.backslashEscapes = !mode.noBackslashEscapes();
+        this.ansiQuotes = mode.ansiQuotes();
+        this.runConditionalComments = runConditionalComments;
     }
 
-    /** Every token of {@code sql}; an unterminated string or comment runs to the end of the text. */
+    /** Every token of {@code sql} but comments, conditional comments read as code, under the default mode. */
     public static List<Token> tokenize(CharSequence sql, boolean noBackslashEscapes) {
+        return tokenize(sql, SqlMode.of(noBackslashEscapes));
+    }
+
+    /** Every token of {@code sql} but comments, conditional comments read as code. */
+    public static List<Token> tokenize(CharSequence sql, SqlMode mode) {
+        return new SqlTokenizer(sql, mode, true).tokens();
+    }
+
+    /**
+     * The tokens of {@code sql} but comments as each server reads them: one list, or two when the text holds a
+     * conditional comment (first with such comments run, then with them skipped).
+     */
+    public static List<List<Token>> readings(CharSequence sql, SqlMode mode) {
+        SqlTokenizer run = new SqlTokenizer(sql, mode, true);
+        List<Token> tokens = run.tokens();
+        if (!run.sawConditionalComment()) {
+            return List.of(tokens);
+        }
+        return List.of(tokens, new SqlTokenizer(sql, mode, false).tokens());
+    }
+
+    private List<Token> tokens() {
         List<Token> tokens = new ArrayList<>();
-        int length = sql.length();
-        int i = 0;
-        boolean inExecutableComment = false;
-        while (i < length) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '#' || (c == '-' && i + 1 < length && sql.charAt(i + 1) == '-'
-                    && (i + 2 == length || Character.isWhitespace(sql.charAt(i + 2))))) {
-                i = lineEnd(sql, i);
-            } else if (c == '/' && i + 1 < length && sql.charAt(i + 1) == '*') {
-                int executableStart = executableCommentBody(sql, i);
-                if (executableStart >= 0) {
-                    inExecutableComment = true;
-                    i = executableStart;
-                } else {
-                    int end = indexOf(sql, "*/", i + 2);
-                    i = end < 0 ? length : end + 2;
-                }
-            } else if (inExecutableComment && c == '*' && i + 1 < length && sql.charAt(i + 1) == '/') {
-                inExecutableComment = false;
-                i += 2;
-            } else if (c == '\'' || c == '"') {
-                int end = quotedEnd(sql, i, c, !noBackslashEscapes);
-                tokens.add(new Token(Type.STRING, i, end));
-                i = end;
-            } else if (c == '`') {
-                int end = quotedEnd(sql, i, c, false);
-                tokens.add(new Token(Type.QUOTED_IDENTIFIER, i, end));
-                i = end;
-            } else if (c == '@') {
-                int end = variableEnd(sql, i, !noBackslashEscapes);
-                boolean system = i + 1 < length && sql.charAt(i + 1) == '@';
-                tokens.add(new Token(system ? Type.SYSTEM_VARIABLE : Type.USER_VARIABLE, i, end));
-                i = end;
-            } else if (c == ':' && i + 1 < length && sql.charAt(i + 1) == '=') {
-                tokens.add(new Token(Type.ASSIGN, i, i + 2));
-                i += 2;
-            } else if (Character.isDigit(c) || (c == '.' && i + 1 < length && Character.isDigit(sql.charAt(i + 1)))) {
-                int end = numberEnd(sql, i);
-                if (end < length && isWordPart(sql.charAt(end))) {
-                    // 1abc and 0x1F are words to the server's lexer (an identifier or a hex literal)
-                    end = wordEnd(sql, end);
-                    tokens.add(new Token(Type.WORD, i, end));
-                } else {
-                    tokens.add(new Token(Type.NUMBER, i, end));
-                }
-                i = end;
-            } else if (isWordPart(c)) {
-                int end = wordEnd(sql, i);
-                tokens.add(new Token(Type.WORD, i, end));
-                i = end;
-            } else {
-                tokens.add(new Token(Type.SYMBOL, i, i + 1));
-                i++;
+        for (Type type = next(); type != null; type = next()) {
+            if (type != Type.COMMENT) {
+                tokens.add(new Token(type, start, pos));
             }
         }
         return tokens;
     }
 
-    /** Where the SQL inside an executable comment starting at {@code start} begins, or -1 for a plain comment. */
-    private static int executableCommentBody(CharSequence sql, int start) {
-        int i = start + 2;
-        int length = sql.length();
-        if (i < length && sql.charAt(i) == 'M' && i + 1 < length && sql.charAt(i + 1) == '!') {
-            i++;
-        }
-        if (i >= length || sql.charAt(i) != '!') {
-            return -1;
-        }
-        i++;
-        while (i < length && Character.isDigit(sql.charAt(i))) {
-            i++; // the version the comment's contents need
-        }
-        return i;
-    }
-
-    private static int lineEnd(CharSequence sql, int from) {
-        int end = indexOf(sql, "\n", from);
-        return end < 0 ? sql.length() : end + 1;
-    }
-
-    private static int quotedEnd(CharSequence sql, int start, char quote, boolean backslashEscapes) {
-        int i = start + 1;
-        int length = sql.length();
-        while (i < length) {
-            char c = sql.charAt(i);
-            if (c == '\\' && backslashEscapes) {
-                i += 2;
-            } else if (c == quote) {
-                if (i + 1 < length && sql.charAt(i + 1) == quote) {
-                    i += 2;
-                } else {
-                    return i + 1;
+    /** The next token, comments included, or null at the end of the text; then {@link #start()}, {@link #end()}. */
+    Type next() {
+        while (pos < length) {
+            char c = sql.charAt(pos);
+            if (isBlank(c)) {
+                pos++;
+            } else {
+                Type type = read(c);
+                if (type != null) {
+                    return type;
                 }
-            } else {
-                i++;
             }
         }
-        return length;
+        return null;
     }
 
-    private static int variableEnd(CharSequence sql, int start, boolean backslashEscapes) {
-        int i = start + 1;
-        int length = sql.length();
-        if (i < length && sql.charAt(i) == '@') {
-            i++;
+    /** Where the token {@link #next()} returned starts. */
+    int start() {
+        return start;
+    }
+
+    /** Where the token {@link #next()} returned ends (exclusive). */
+    int end() {
+        return pos;
+    }
+
+    /** Whether the text read so far holds a conditional comment, so that some servers read it otherwise. */
+    boolean sawConditionalComment() {
+        return sawConditionalComment;
+    }
+
+    /** Reads the token at {@code pos}; null after stepping into or out of an executable comment. */
+    private Type read(char c) {
+        start = pos;
+        switch (c) {
+            case '(', ')', ',', ';', '=':
+                return symbol(); // the commonest symbols, before the tests for numbers and words below
+            case '#':
+                return comment(lineEnd(pos + 1));
+            case '-':
+                return at(pos + 1, '-') && startsDashComment(pos + 2) ? comment(lineEnd(pos + 2)) : symbol();
+            case '/':
+                return at(pos + 1, '*') ? blockComment() : symbol();
+            case '*':
+                if (inExecutableComment && at(pos + 1, '/')) {
+                    inExecutableComment = false;
+                    pos += 2;
+                    return null;
+                }
+                return symbol();
+            case '\'':
+                return quoted(Type.STRING);
+            case '"':
+                return quoted(ansiQuotes ? Type.QUOTED_IDENTIFIER : Type.STRING);
+            case '`':
+                return quoted(Type.QUOTED_IDENTIFIER);
+            case '@':
+                return variable();
+            case ':':
+                return at(pos + 1, '=') ? token(Type.ASSIGN, pos + 2) : symbol();
+            case '.':
+                if (lastWordEnd == pos && pos + 1 < length && isWordPart(sql.charAt(pos + 1))) {
+                    nameStart = pos + 1;
+                    return symbol();
+                }
+                if (pos + 1 < length && isDigit(sql.charAt(pos + 1))) {
+                    return token(Type.NUMBER, fractionEnd(pos));
+                }
+                return symbol();
+            default:
+                if (isDigit(c) && pos != nameStart) {
+                    return number();
+                }
+                return isWordPart(c) ? word(wordEnd(pos)) : symbol();
         }
-        while (i < length) {
+    }
+
+    /** {@code --} starts a comment when a blank, a control character or the end of the text follows it. */
+    private boolean startsDashComment(int i) {
+        return i >= length || sql.charAt(i) <= ' ' || sql.charAt(i) == '\u007F';
+    }
+
+    /** A comment, an executable comment's opening (null), or a conditional comment read as skipped. */
+    private Type blockComment() {
+        int marker = pos + 2;
+        boolean mariaDb = at(marker, 'M') && at(marker + 1, '!');
+        if (!mariaDb && !at(marker, '!')) {
+            int close = indexOf(sql, "*/", marker);
+            return close < 0 ? token(Type.UNTERMINATED, length) : comment(close + 2);
+        }
+        int code = marker + (mariaDb ? 2 : 1);
+        int digits = Math.min(digitsEnd(code), code + MAX_VERSION_DIGITS) - code;
+        boolean versioned = digits >= MIN_VERSION_DIGITS;
+        boolean conditional = mariaDb || (versioned && version(code, code + digits) >= FIRST_CONDITIONAL_VERSION);
+        sawConditionalComment |= conditional;
+        if (conditional && !runConditionalComments) {
+            int close = skippedCommentEnd(code);
+            return close < 0 ? token(Type.UNTERMINATED, length) : comment(close);
+        }
+        inExecutableComment = true;
+        pos = versioned ? code + digits : code;
+        return null;
+    }
+
+    /** Where a skipped executable comment ends (after its {@code *&#47;}), or -1: one nested comment is allowed. */
+    private int skippedCommentEnd(int from) {
+        boolean nested = false;
+        int i = from;
+        while (i + 1 < length) {
             char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                i = quotedEnd(sql, i, c, backslashEscapes && c != '`');
-            } else if (isWordPart(c) || c == '.') {
-                i++;
+            char next = sql.charAt(i + 1);
+            if (c == '/' && next == '*' && !nested) {
+                nested = true;
+                i += 2;
+            } else if (c == '*' && next == '/') {
+                if (!nested) {
+                    return i + 2;
+                }
+                nested = false;
+                i += 2;
             } else {
-                break;
+                i++;
             }
         }
-        return i;
+        return -1;
     }
 
-    private static int numberEnd(CharSequence sql, int start) {
-        int i = start;
-        int length = sql.length();
-        while (i < length && Character.isDigit(sql.charAt(i))) {
-            i++;
+    private int version(int from, int to) {
+        int version = 0;
+        for (int i = from; i < to; i++) {
+            version = version * 10 + (sql.charAt(i) - '0');
         }
-        if (i < length && sql.charAt(i) == '.') {
-            i++;
-            while (i < length && Character.isDigit(sql.charAt(i))) {
-                i++;
-            }
+        return version;
+    }
+
+    /** Digits, then a fraction and an exponent, or digits glued to letters: a word. */
+    private Type number() {
+        int digits = digitsEnd(pos);
+        if (at(digits, '.')) {
+            return token(Type.NUMBER, fractionEnd(digits));
         }
-        if (i + 1 < length && (sql.charAt(i) == 'e' || sql.charAt(i) == 'E')) {
+        int exponent = exponentEnd(digits);
+        if (exponent > digits) {
+            return token(Type.NUMBER, exponent);
+        }
+        if (digits < length && isWordPart(sql.charAt(digits))) {
+            return word(wordEnd(digits));
+        }
+        return token(Type.NUMBER, digits);
+    }
+
+    /** The end of the fraction and exponent after the dot at {@code dot}. */
+    private int fractionEnd(int dot) {
+        return exponentEnd(digitsEnd(dot + 1));
+    }
+
+    /** The end of an exponent ({@code e5}, {@code E+5}, {@code e-5}) at {@code i}, or {@code i} if there is none. */
+    private int exponentEnd(int i) {
+        if (i < length && (sql.charAt(i) | 0x20) == 'e') {
             int j = i + 1;
-            if (sql.charAt(j) == '+' || sql.charAt(j) == '-') {
+            if (j < length && (sql.charAt(j) == '+' || sql.charAt(j) == '-')) {
                 j++;
             }
-            if (j < length && Character.isDigit(sql.charAt(j))) {
-                i = j;
-                while (i < length && Character.isDigit(sql.charAt(i))) {
-                    i++;
-                }
+            if (j < length && isDigit(sql.charAt(j))) {
+                return digitsEnd(j);
             }
         }
         return i;
     }
 
-    private static int wordEnd(CharSequence sql, int start) {
-        int i = start;
-        while (i < sql.length() && isWordPart(sql.charAt(i))) {
+    private Type quoted(Type type) {
+        int close = quotedEnd(pos);
+        return close < 0 ? token(Type.UNTERMINATED, length) : token(type, close);
+    }
+
+    /** {@code @name}, {@code @'name'}, {@code @@name}, {@code @@session.name}, {@code @@`name`}. */
+    private Type variable() {
+        int i = pos + 1;
+        if (at(i, '@')) {
+            i++;
+            while (i < length) {
+                char c = sql.charAt(i);
+                if (c == '`') {
+                    i = quotedEnd(i);
+                    if (i < 0) {
+                        return token(Type.UNTERMINATED, length);
+                    }
+                } else if (isWordPart(c) || c == '.') {
+                    i++;
+                } else {
+                    break;
+                }
+            }
+            return token(Type.SYSTEM_VARIABLE, i);
+        }
+        if (i < length && (sql.charAt(i) == '\'' || sql.charAt(i) == '"' || sql.charAt(i) == '`')) {
+            int close = quotedEnd(i);
+            return close < 0 ? token(Type.UNTERMINATED, length) : token(Type.USER_VARIABLE, close);
+        }
+        while (i < length && (isWordPart(sql.charAt(i)) || sql.charAt(i) == '.')) {
+            i++;
+        }
+        return token(Type.USER_VARIABLE, i);
+    }
+
+    /** Where the quoted text opened at {@code open} ends (after its closing quote), or -1 if the text ends first. */
+    private int quotedEnd(int open) {
+        char quote = sql.charAt(open);
+        boolean escapes = backslashEscapes && (quote == '\'' || (quote == '"' && !ansiQuotes));
+        int i = open + 1;
+        while (i < length) {
+            char c = sql.charAt(i);
+            if (c == '\\' && escapes) {
+                i += 2;
+            } else if (c != quote) {
+                i++;
+            } else if (at(i + 1, quote)) {
+                i += 2;
+            } else {
+                return i + 1;
+            }
+        }
+        return -1;
+    }
+
+    private Type comment(int commentEnd) {
+        return token(Type.COMMENT, commentEnd);
+    }
+
+    private Type word(int wordEnd) {
+        lastWordEnd = wordEnd;
+        return token(Type.WORD, wordEnd);
+    }
+
+    private Type symbol() {
+        return token(Type.SYMBOL, pos + 1);
+    }
+
+    private Type token(Type type, int tokenEnd) {
+        pos = tokenEnd;
+        return type;
+    }
+
+    /** The position of the newline that ends a line comment, or the end of the text. */
+    private int lineEnd(int from) {
+        int newline = indexOf(sql, "\n", from);
+        return newline < 0 ? length : newline;
+    }
+
+    private int digitsEnd(int from) {
+        int i = from;
+        while (i < length && isDigit(sql.charAt(i))) {
             i++;
         }
         return i;
     }
 
-    private static boolean isWordPart(char c) {
-        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || c >= 0x80;
+    private int wordEnd(int from) {
+        int i = from;
+        while (i < length && isWordPart(sql.charAt(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    private boolean at(int i, char c) {
+        return i < length && sql.charAt(i) == c;
+    }
+
+    private static boolean isBlank(char c) {
+        return c <= ' ' && (c == ' ' || (c >= '\t' && c <= '\r'));
+    }
+
+    private static boolean isDigit(char c) {
+        return c >= '0' && c <= '9';
+    }
+
+    /** A character of an unquoted name: ASCII letters and digits, {@code _}, {@code $} and anything beyond ASCII. */
+    static boolean isWordPart(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_' || c == '$' || c >= 0x80;
     }
 
     private static int indexOf(CharSequence sql, String needle, int from) {

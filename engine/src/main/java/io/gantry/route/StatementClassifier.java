@@ -8,17 +8,19 @@ import java.util.Set;
  * Classifies the SQL text of a COM_QUERY for routing: {@link StatementKind}, {@link StatementFlag}s and the
  * {@link ModeHint}.
  *
- * <p>One pass over the characters with a small hand-written lexer: no regular expressions, no allocation per
- * character or per token (a handful of objects per call). It understands
+ * <p>One pass over the tokens of {@link SqlTokenizer}, which reads the text as the server does: no regular
+ * expressions, no allocation per character or per token (a handful of objects per call). It understands
  * <ul>
  *   <li>several statements separated by {@code ;} (multi-statements): the strongest kind wins, flags are unioned;
  *       the body of a stored program ({@code CREATE PROCEDURE ... BEGIN ...; ...; END}, {@code BEGIN NOT ATOMIC})
  *       is one statement, as the server parses it;</li>
- *   <li>string literals ({@code '...'}, {@code "..."}, with doubled quotes and backslash escapes), quoted
- *       identifiers ({@code `...`}) and comments ({@code -- }, {@code #}, {@code /* *&#47;}): a {@code ;} or a
- *       keyword inside them is ignored;</li>
- *   <li>executable comments {@code /*!50000 ... *&#47;} and MariaDB {@code /*M!100100 ... *&#47;}: their content
- *       counts as code, whatever the version number;</li>
+ *   <li>string literals, quoted identifiers and comments: a {@code ;} or a keyword inside them is ignored; where
+ *       they end follows the session's {@link SqlMode} ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES});</li>
+ *   <li>executable comments {@code /*!40101 ... *&#47;}: their content counts as code. A conditional comment, one
+ *       that some servers run and others skip ({@code /*!} with a version from 50700 up, MariaDB's
+ *       {@code /*M!}), makes the text be classified twice, with the comments run and with them skipped, and the two
+ *       readings count as the statements of one text: {@code SELECT 1 /*!99999 'x *&#47; ; DELETE FROM t} is a
+ *       write, as MariaDB skips the comment and deletes;</li>
  *   <li>routing hints in comments, see {@link ModeHint}.</li>
  * </ul>
  *
@@ -40,8 +42,8 @@ import java.util.Set;
  *       {@code SET TRANSACTION}, {@code SET ROLE} and {@code USE} are {@link StatementKind#SESSION_STATE};
  *       {@code SET @user_var} is a write that pins the session. MariaDB {@code SET STATEMENT ... FOR stmt} is
  *       classified as {@code stmt}.</li>
- *   <li>Double quotes are read as string delimiters (the server default); under {@code ANSI_QUOTES} they delimit
- *       identifiers, which only differs for an identifier that ends in a backslash.</li>
+ *   <li>Double quotes are string delimiters unless the session's {@link SqlMode} says {@code ANSI_QUOTES}; only
+ *       MariaDB reports that mode, so on MySQL an identifier {@code "a\"} is taken for the start of a string.</li>
  *   <li>The classifier never throws: {@code null}, empty, comment-only and unrecognised text is a
  *       {@link StatementKind#WRITE}, so it goes to the primary.</li>
  * </ul>
@@ -52,28 +54,32 @@ public final class StatementClassifier {
     }
 
     /**
-     * Classifies {@code sql} assuming backslash escapes in string literals (the server default).
+     * Classifies {@code sql} under the server's default {@link SqlMode}.
      *
      * @param sql the COM_QUERY text; {@code null} is treated as empty
      */
     public static StatementClass classify(CharSequence sql) {
-        return classify(sql, false);
+        return classify(sql, SqlMode.DEFAULT);
+    }
+
+    /** Classifies {@code sql} with or without {@code NO_BACKSLASH_ESCAPES}, without {@code ANSI_QUOTES}. */
+    public static StatementClass classify(CharSequence sql, boolean noBackslashEscapes) {
+        return classify(sql, SqlMode.of(noBackslashEscapes));
     }
 
     /**
      * Classifies {@code sql}.
      *
      * @param sql the COM_QUERY text; {@code null} is treated as empty
-     * @param noBackslashEscapes whether the session runs with {@code NO_BACKSLASH_ESCAPES}: the server reports it in
-     *        the status flags of every OK packet ({@code SERVER_STATUS_NO_BACKSLASH_ESCAPES}); it decides where
-     *        {@code 'a\'} ends
+     * @param mode the session's mode, from the status flags of the last OK packet: it decides where {@code 'a\'}
+     *        and {@code "a\"} end
      */
-    public static StatementClass classify(CharSequence sql, boolean noBackslashEscapes) {
+    public static StatementClass classify(CharSequence sql, SqlMode mode) {
         if (sql == null) {
             return StatementClass.unparsable();
         }
         try {
-            return new Scan(sql, !noBackslashEscapes).run();
+            return new Scan(sql, mode).run();
         } catch (RuntimeException e) {
             // Safety net for the "never throws" contract (for example a CharSequence that fails): primary is safe.
             return StatementClass.unparsable();
@@ -82,25 +88,28 @@ public final class StatementClassifier {
 
     /** {@link #classify(CharSequence, boolean)} without the safety net, so that tests see any exception. */
     static StatementClass classifyUnguarded(CharSequence sql, boolean noBackslashEscapes) {
-        return new Scan(sql, !noBackslashEscapes).run();
+        return new Scan(sql, SqlMode.of(noBackslashEscapes)).run();
     }
 
-    /** The state of one classification: lexer, per-statement state machine and the text-wide result. */
+    /** The state of one classification: per-statement state machine and the text-wide result. */
     private static final class Scan {
+        // what a token is to the state machine (see tokenClass)
         private static final int EOF = 0;
         private static final int WORD = 1;
-        private static final int STRING = 2;
-        private static final int QUOTED_IDENT = 3;
-        private static final int USER_VAR = 4;
-        private static final int SYSTEM_VAR = 5;
-        private static final int LPAREN = 6;
-        private static final int RPAREN = 7;
-        private static final int COMMA = 8;
-        private static final int SEMI = 9;
-        private static final int DOT = 10;
-        private static final int ASSIGN = 11;
-        private static final int ACCOUNT_HOST = 12;
-        private static final int OTHER = 13;
+        private static final int NUMBER = 2;
+        private static final int STRING = 3;
+        private static final int QUOTED_IDENT = 4;
+        private static final int USER_VAR = 5;
+        private static final int SYSTEM_VAR = 6;
+        private static final int LPAREN = 7;
+        private static final int RPAREN = 8;
+        private static final int COMMA = 9;
+        private static final int SEMI = 10;
+        private static final int DOT = 11;
+        private static final int ASSIGN = 12;
+        private static final int ACCOUNT_HOST = 13;
+        private static final int OTHER = 14;
+        private static final int COMMENT = 15;
 
         private static final int P_START = 0;
         private static final int P_BODY = 1;
@@ -127,17 +136,11 @@ public final class StatementClassifier {
         private static final int MAKES_WRITE = makesWriteMask();
 
         private final CharSequence sql;
-        private final int length;
-        private final boolean backslashEscapes;
+        private final SqlMode mode;
 
-        // lexer
-        private int pos;
-        private boolean inExecutableComment;
+        // the current token
         private int tokenStart;
         private int tokenEnd;
-        private int lexLastType = EOF;
-        private int lexLastStart;
-        private int lexLastEnd = -1;
 
         // whole text
         private int textFlags;
@@ -181,20 +184,85 @@ public final class StatementClassifier {
         private boolean callArgsPlain;
         private boolean callArgsEmpty;
 
-        Scan(CharSequence sql, boolean backslashEscapes) {
+        Scan(CharSequence sql, SqlMode mode) {
             this.sql = sql;
-            this.length = sql.length();
-            this.backslashEscapes = backslashEscapes;
+            this.mode = mode;
             resetStatement();
         }
 
         StatementClass run() {
-            int type;
-            while ((type = next()) != EOF) {
-                onToken(type);
+            SqlTokenizer tokens = new SqlTokenizer(sql, mode, true);
+            read(tokens);
+            if (tokens.sawConditionalComment()) {
+                // Some servers skip what others run: both readings count, as if the text held the statements of both.
+                int statementsRun = statementCount;
+                statementCount = 0;
+                read(new SqlTokenizer(sql, mode, false));
+                statementCount = Math.max(statementsRun, statementCount);
+            }
+            return result();
+        }
+
+        private void read(SqlTokenizer tokens) {
+            for (SqlTokenizer.Type type = tokens.next(); type != null; type = tokens.next()) {
+                tokenStart = tokens.start();
+                tokenEnd = tokens.end();
+                int token = tokenClass(type);
+                if (token == COMMENT) {
+                    comment(type == SqlTokenizer.Type.COMMENT);
+                } else {
+                    onToken(token);
+                }
             }
             endStatement();
-            return result();
+        }
+
+        /**
+         * What the current token is to the state machine: a comment (terminated or not) is COMMENT, other text the
+         * server rejects (unterminated) is OTHER. Tested in the order of frequency: this runs for every token.
+         */
+        private int tokenClass(SqlTokenizer.Type type) {
+            if (type == SqlTokenizer.Type.WORD) {
+                return WORD;
+            }
+            if (type == SqlTokenizer.Type.SYMBOL) {
+                return switch (sql.charAt(tokenStart)) {
+                    case '(' -> LPAREN;
+                    case ')' -> RPAREN;
+                    case ',' -> COMMA;
+                    case ';' -> SEMI;
+                    case '.' -> DOT;
+                    default -> OTHER;
+                };
+            }
+            return switch (type) {
+                case NUMBER -> NUMBER;
+                case STRING -> STRING;
+                case QUOTED_IDENTIFIER -> QUOTED_IDENT;
+                case USER_VARIABLE -> isAccountHost() ? ACCOUNT_HOST : USER_VAR;
+                case SYSTEM_VARIABLE -> SYSTEM_VAR;
+                case ASSIGN -> ASSIGN;
+                case COMMENT -> COMMENT;
+                case UNTERMINATED -> sql.charAt(tokenStart) == '/' ? COMMENT : OTHER;
+                default -> OTHER;
+            };
+        }
+
+        /**
+         * An {@code @...} glued to a preceding string, quoted identifier or non-keyword word is the host part of an
+         * account ({@code 'user'@'host'}, {@code bob@localhost}), not a user variable. Glued: the character before
+         * the {@code @} is the last of that token (a quote, or a letter of the word).
+         */
+        private boolean isAccountHost() {
+            if (tokenStart == 0) {
+                return false;
+            }
+            char before = sql.charAt(tokenStart - 1);
+            return switch (prevType) {
+                case STRING, QUOTED_IDENT -> before == '\'' || before == '"' || before == '`';
+                case WORD -> prev1 == null && SqlTokenizer.isWordPart(before);
+                default -> false;
+            };
         }
 
         // ---------------------------------------------------------------- statement level
@@ -720,15 +788,16 @@ public final class StatementClassifier {
                     // no candidate pending
                 }
             }
-            if ((flags & StatementFlag.STORED_FUNCTION.bit()) == 0 && isCallCandidate(type)) {
+            if ((flags & StatementFlag.STORED_FUNCTION.bit()) == 0 && isCallCandidate(type, kw)) {
                 call = CALL_NAME;
             }
         }
 
-        /** Whether the current token, if {@code (} follows, may name a stored function. */
-        private boolean isCallCandidate(int type) {
+        /** Whether the current token ({@code kw} if a keyword), if {@code (} follows, may name a stored function. */
+        private boolean isCallCandidate(int type, Keyword kw) {
             if (type == STRING) {
-                // "f"(...) under ANSI_QUOTES; under the default sql_mode a string followed by ( is a syntax error
+                // "f"(...) under an ANSI_QUOTES that the server did not report (MySQL); under the default sql_mode a
+                // string followed by ( is a syntax error
                 return sql.charAt(tokenStart) == '"' && prev1 != Keyword.AS && prevType != RPAREN;
             }
             if (type == QUOTED_IDENT) {
@@ -750,7 +819,7 @@ public final class StatementClassifier {
                 // AS dt (a, b) and (SELECT ...) dt (a, b): a derived table's column list
                 return false;
             }
-            return !BuiltinFunctions.contains(sql, tokenStart, tokenEnd);
+            return kw != null ? !kw.builtin : !BuiltinFunctions.contains(sql, tokenStart, tokenEnd);
         }
 
         private void confirmCall() {
@@ -925,172 +994,15 @@ public final class StatementClassifier {
             return 0;
         }
 
-        // ---------------------------------------------------------------- lexer
+        // ---------------------------------------------------------------- comments
 
-        private int next() {
-            while (pos < length) {
-                char c = sql.charAt(pos);
-                if (c <= ' ') {
-                    pos++;
-                    continue;
-                }
-                int start = pos;
-                int type;
-                switch (c) {
-                    case '-':
-                        if (pos + 1 < length && sql.charAt(pos + 1) == '-'
-                                && (pos + 2 >= length || sql.charAt(pos + 2) <= ' ')) {
-                            lineComment(pos + 2, true);
-                            continue;
-                        }
-                        pos++;
-                        type = OTHER;
-                        break;
-                    case '#':
-                        lineComment(pos + 1, false);
-                        continue;
-                    case '/':
-                        if (pos + 1 < length && sql.charAt(pos + 1) == '*') {
-                            if (openExecutableComment()) {
-                                continue;
-                            }
-                            blockComment();
-                            continue;
-                        }
-                        pos++;
-                        type = OTHER;
-                        break;
-                    case '*':
-                        if (inExecutableComment && pos + 1 < length && sql.charAt(pos + 1) == '/') {
-                            inExecutableComment = false;
-                            pos += 2;
-                            continue;
-                        }
-                        pos++;
-                        type = OTHER;
-                        break;
-                    case '\'':
-                    case '"':
-                        pos = skipQuoted(pos, c, backslashEscapes);
-                        type = STRING;
-                        break;
-                    case '`':
-                        pos = skipQuoted(pos, c, false);
-                        type = QUOTED_IDENT;
-                        break;
-                    case '@':
-                        type = at();
-                        break;
-                    case ':':
-                        if (pos + 1 < length && sql.charAt(pos + 1) == '=') {
-                            pos += 2;
-                            type = ASSIGN;
-                        } else {
-                            pos++;
-                            type = OTHER;
-                        }
-                        break;
-                    case '(':
-                        pos++;
-                        type = LPAREN;
-                        break;
-                    case ')':
-                        pos++;
-                        type = RPAREN;
-                        break;
-                    case ',':
-                        pos++;
-                        type = COMMA;
-                        break;
-                    case ';':
-                        pos++;
-                        type = SEMI;
-                        break;
-                    case '.':
-                        pos++;
-                        type = DOT;
-                        break;
-                    default:
-                        if (isIdentChar(c)) {
-                            pos = skipIdent(pos + 1, false);
-                            type = WORD;
-                        } else {
-                            pos++;
-                            type = OTHER;
-                        }
-                }
-                tokenStart = start;
-                tokenEnd = pos;
-                lexLastType = type;
-                lexLastStart = start;
-                lexLastEnd = pos;
-                return type;
+        /** Looks for a routing hint in the current comment ({@code closed} unless the text ends inside it). */
+        private void comment(boolean closed) {
+            switch (sql.charAt(tokenStart)) {
+                case '#' -> checkHint(tokenStart + 1, tokenEnd, false);
+                case '-' -> checkHint(tokenStart + 2, tokenEnd, true);
+                default -> checkHint(tokenStart + 2, closed ? tokenEnd - 2 : tokenEnd, true);
             }
-            return EOF;
-        }
-
-        /**
-         * {@code @@name} is a system variable; {@code @name} a user variable, unless the {@code @} is glued to a
-         * preceding string, quoted identifier or non-keyword word: then it is the host part of an account
-         * ({@code 'user'@'host'}, {@code bob@localhost}).
-         */
-        private int at() {
-            if (pos + 1 < length && sql.charAt(pos + 1) == '@') {
-                pos = skipIdent(pos + 2, true);
-                return SYSTEM_VAR;
-            }
-            boolean accountHost = lexLastEnd == pos
-                    && (lexLastType == STRING || lexLastType == QUOTED_IDENT
-                    || (lexLastType == WORD && Keyword.lookup(sql, lexLastStart, lexLastEnd) == null));
-            pos++;
-            if (pos < length) {
-                char c = sql.charAt(pos);
-                if (c == '\'' || c == '"' || c == '`') {
-                    pos = skipQuoted(pos, c, c != '`' && backslashEscapes);
-                } else {
-                    pos = skipIdent(pos, true);
-                }
-            }
-            return accountHost ? ACCOUNT_HOST : USER_VAR;
-        }
-
-        private boolean openExecutableComment() {
-            int p = pos + 2;
-            if (p < length && sql.charAt(p) == '!') {
-                p++;
-            } else if (p + 1 < length && (sql.charAt(p) == 'M' || sql.charAt(p) == 'm') && sql.charAt(p + 1) == '!') {
-                p += 2;
-            } else {
-                return false;
-            }
-            int digits = 0;
-            while (p < length && digits < 6 && sql.charAt(p) >= '0' && sql.charAt(p) <= '9') {
-                p++;
-                digits++;
-            }
-            inExecutableComment = true;
-            pos = p;
-            return true;
-        }
-
-        private void blockComment() {
-            int bodyStart = pos + 2;
-            int p = bodyStart;
-            while (p + 1 < length && !(sql.charAt(p) == '*' && sql.charAt(p + 1) == '/')) {
-                p++;
-            }
-            boolean closed = p + 1 < length;
-            checkHint(bodyStart, closed ? p : length, true);
-            pos = closed ? p + 2 : length;
-        }
-
-        private void lineComment(int bodyStart, boolean needsHash) {
-            int p = bodyStart;
-            while (p < length && sql.charAt(p) != '\n') {
-                p++;
-            }
-            checkHint(bodyStart, p, needsHash);
-            pos = p;
         }
 
         /** Recognises {@code [#] mode = READWRITE|READONLY} at the start of a comment body. */
@@ -1118,7 +1030,7 @@ public final class StatementClassifier {
         }
 
         private boolean wordEnds(int i, int to) {
-            return i >= to || !isIdentChar(sql.charAt(i));
+            return i >= to || !SqlTokenizer.isWordPart(sql.charAt(i));
         }
 
         private int skipSpaces(int i, int to) {
@@ -1126,43 +1038,6 @@ public final class StatementClassifier {
                 i++;
             }
             return i;
-        }
-
-        /** Returns the position after the closing quote (doubled quotes and, if enabled, backslash escapes inside). */
-        private int skipQuoted(int open, char quote, boolean escapes) {
-            int p = open + 1;
-            while (p < length) {
-                char c = sql.charAt(p);
-                if (c == '\\' && escapes) {
-                    p += 2;
-                } else if (c == quote) {
-                    if (p + 1 < length && sql.charAt(p + 1) == quote) {
-                        p += 2;
-                    } else {
-                        return p + 1;
-                    }
-                } else {
-                    p++;
-                }
-            }
-            return length;
-        }
-
-        private int skipIdent(int p, boolean allowDots) {
-            while (p < length) {
-                char c = sql.charAt(p);
-                if (isIdentChar(c) || (allowDots && c == '.')) {
-                    p++;
-                } else {
-                    break;
-                }
-            }
-            return p;
-        }
-
-        private static boolean isIdentChar(char c) {
-            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$'
-                    || c >= 0x80;
         }
 
         private boolean regionMatchesIgnoreCase(int start, int end, String upper) {

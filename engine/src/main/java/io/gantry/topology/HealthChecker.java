@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,8 +38,6 @@ public final class HealthChecker implements AutoCloseable {
     private final Duration connectTimeout;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService probes;
-    /** Touched only by the health thread (rounds run one at a time). */
-    private final ReplicationLag lag = new ReplicationLag(Duration.ofMinutes(15));
 
     /**
      * @param connectTimeout bound on each connection attempt and query of a check
@@ -92,7 +89,6 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     private void afterRound(Map<UpstreamServer, Probe> results) {
-        measureLag(results, Instant.now());
         checkReplication(results);
         upstreams.listener().onHealthRound(upstreams.servers());
     }
@@ -154,8 +150,11 @@ public final class HealthChecker implements AutoCloseable {
         return (newline < 0 ? text : text.substring(0, newline)).trim();
     }
 
-    /** The executed GTID set, or null if it cannot be read (the check still counts; lag is then unknown). */
-    private static GtidSet position(Statement statement, Flavour flavour, UpstreamServer server) {
+    /**
+     * The executed GTID set, or null if it cannot be read (the check still counts; divergence is then not judged).
+     * Lag comes from the {@link GtidSampler}, which reads positions far more often.
+     */
+    static GtidSet position(Statement statement, Flavour flavour, UpstreamServer server) {
         String sql = flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_current_pos" : "SELECT @@GLOBAL.gtid_executed";
         try (ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
@@ -164,24 +163,6 @@ public final class HealthChecker implements AutoCloseable {
         } catch (SQLException | IllegalArgumentException e) {
             LOG.debug("topology: cannot read the GTID position of {}: {}", server.address(), e.toString());
             return null;
-        }
-    }
-
-    /** Samples the primary's position and derives each replica's lag from it. */
-    private void measureLag(Map<UpstreamServer, Probe> results, Instant at) {
-        Probe primary = upstreams.primary().map(results::get).orElse(null);
-        if (primary != null && primary.position() != null) {
-            lag.sample(at, primary.position());
-        }
-        for (Probe probe : results.values()) {
-            if (probe.position() == null) {
-                probe.server().replicationChecked("", -1);
-            } else if (primary != null && probe == primary) {
-                probe.server().replicationChecked(probe.position().toString(), 0);
-            } else {
-                probe.server().replicationChecked(probe.position().toString(),
-                        lag.lagOf(probe.position(), at).millis());
-            }
         }
     }
 

@@ -6,12 +6,13 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Iterator;
+import java.util.Optional;
 
 /**
  * Replication lag measured from GTIDs, not {@code Seconds_Behind_Master}: the primary's executed set is sampled
  * over time, and a replica's safe time is the latest sample time whose set the replica contains. Its lag is how
- * long ago that was — zero when it has everything the primary had at the latest sample. Not thread-safe; the health
- * loop owns it.
+ * long ago that was — zero when it has everything the primary had at the latest sample. Not thread-safe; the
+ * position sampler owns it.
  */
 final class ReplicationLag {
 
@@ -41,6 +42,24 @@ final class ReplicationLag {
         while (!samples.isEmpty() && samples.peekFirst().at().isBefore(at.minus(keep))) {
             samples.removeFirst();
         }
+    }
+
+    /**
+     * The sampling time of the newest primary set that {@code replica} contains: the replica holds everything the
+     * primary had executed then. Empty when it contains no sample kept (or the flavours differ).
+     */
+    Optional<Instant> safeTime(GtidSet replica) {
+        Iterator<Sample> newestFirst = samples.descendingIterator();
+        while (newestFirst.hasNext()) {
+            Sample sample = newestFirst.next();
+            if (sample.primary().flavour() != replica.flavour()) {
+                return Optional.empty();
+            }
+            if (replica.contains(sample.primary())) {
+                return Optional.of(sample.at());
+            }
+        }
+        return Optional.empty();
     }
 
     /** The lag of a replica whose executed set is {@code replica}, as of {@code now}. */

@@ -1,5 +1,6 @@
 package io.gantry.topology;
 
+import io.gantry.gtid.SampledPosition;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,7 +24,7 @@ public final class UpstreamServer {
     private volatile Instant lastOk;
     private volatile long rttMicros = -1;
     private volatile long lagMillis = -1;
-    private volatile String executedGtids = "";
+    private volatile SampledPosition position;
 
     public UpstreamServer(UpstreamUrl url) {
         this.url = url;
@@ -126,14 +127,28 @@ public final class UpstreamServer {
         return lagMillis;
     }
 
-    /** The server's executed GTID set at the last check ("" before the first). */
+    /** The server's executed GTID set at the last sample ("" before the first). */
     public String executedGtids() {
-        return executedGtids;
+        SampledPosition current = position;
+        return current == null ? "" : current.executed().toString();
     }
 
-    void replicationChecked(String gtids, long lag) {
-        this.executedGtids = gtids;
+    /**
+     * The server's position at the last sample of the {@link GtidSampler}, or null while none is known (before the
+     * first sample, or after a sample failed: a position that cannot be refreshed is not trusted).
+     */
+    public SampledPosition position() {
+        return position;
+    }
+
+    void positionSampled(SampledPosition sampled, long lag) {
+        this.position = sampled;
         this.lagMillis = lag;
+    }
+
+    void positionUnknown() {
+        this.position = null;
+        this.lagMillis = -1;
     }
 
     /** Client sessions currently holding a connection to this server. */

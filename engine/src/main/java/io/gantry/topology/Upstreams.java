@@ -118,6 +118,12 @@ public final class Upstreams {
         return current != null && current.isReachable() ? Optional.of(current) : Optional.empty();
     }
 
+    /** Whether {@code server} is the primary now (allocation-free, for per-statement checks). */
+    public boolean isPrimary(UpstreamServer server) {
+        UpstreamServer current = primary;
+        return current == server && current != null && current.isReachable();
+    }
+
     /** Why there is no primary now, for the error a client gets when it writes. */
     public String noPrimaryReason() {
         UpstreamServer current = primary;

@@ -13,6 +13,7 @@ import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
+import io.gantry.route.SqlMode;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -304,6 +305,27 @@ class AdminStatementsTest {
         String ends = "ALTER GANTRY CHANGE UPSTREAM TO 'mysql://u@h/d\\'";
         assertThat(AdminStatements.parse(ends, true)).contains(new ChangeUpstream("mysql://u@h/d\\"));
         assertThat(AdminStatements.parse(ends, false)).get().isInstanceOf(Invalid.class);
+    }
+
+    /** Under {@code ANSI_QUOTES} (MariaDB reports it) {@code "gantry"} is the schema's name, not a string. */
+    @Test
+    void doubleQuotedNamesUnderAnsiQuotes() {
+        String sql = "SELECT * FROM \"gantry\".\"events\"";
+        assertThat(AdminStatements.parse(sql, SqlMode.DEFAULT)).isEmpty();
+        assertThat(AdminStatements.parse(sql, new SqlMode(false, true))).contains(new TableQuery(sql));
+        assertThat(AdminStatements.parse("ALTER GANTRY CHANGE UPSTREAM TO \"mysql://u@h/d\"", new SqlMode(false, true)))
+                .contains(new Invalid("ALTER GANTRY CHANGE UPSTREAM expects TO '<url>[|weight],...', got "
+                        + "'\"mysql://u@h/d\"'"));
+    }
+
+    /**
+     * {@code /*m!} is a plain comment to MariaDB (only {@code /*M!} is its executable comment): the admin parser's
+     * own lexer read it as code, so Gantry answered a text the server takes for an empty one.
+     */
+    @Test
+    void aLowerCaseMariaDbMarkerIsAPlainComment() {
+        assertThat(AdminStatements.parse("/*m! SHOW GANTRY STATUS */")).isEmpty();
+        assertThat(AdminStatements.parse("/*M! SHOW GANTRY STATUS */")).contains(new ShowStatus());
     }
 
     @Test

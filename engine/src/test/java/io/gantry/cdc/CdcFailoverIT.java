@@ -16,10 +16,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import java.util.EnumMap;
@@ -106,7 +108,8 @@ class CdcFailoverIT {
             throws Exception {
         use(kind);
         long first = nextId;
-        start(retries, Duration.ofSeconds(timeoutSeconds), url(replica1, 90), url(replica2, 60),
+        Recorder recorder = new Recorder();
+        start(retries, Duration.ofSeconds(timeoutSeconds), List.of(recorder), url(replica1, 90), url(replica2, 60),
                 url(topology.primary(), 30));
         awaitStreamingFrom(replica1);
         insert(50);
@@ -136,6 +139,41 @@ class CdcFailoverIT {
                 .contains(replica1.address() + " failed").contains("resuming after GTID " + gtidPrefix());
         assertExactlyOnceInOrder(first);
         assertPositionIsThePrimarys();
+        assertThat(recorder.insertedIds()).as("a listener sees what the sink holds, once, in order")
+                .isEqualTo(sink().ids("cdc_rows", "insert"));
+        assertThat(recorder.states()).containsSubsequence("STREAMING " + replica1.address(),
+                "RETRYING " + replica1.address(), "STREAMING " + replica2.address());
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aListenerThatThrowsStopsNeitherTheStreamNorTheSinkNorTheListenersAfterIt(TopologyKind kind)
+            throws Exception {
+        use(kind);
+        long first = nextId;
+        Recorder recorder = new Recorder();
+        ChangeListener broken = new ChangeListener() {
+            @Override
+            public void onTransaction(AppliedTransaction transaction) {
+                throw new IllegalStateException("broken listener");
+            }
+
+            @Override
+            public void onStateChange(StateChange change) {
+                throw new IllegalStateException("broken listener");
+            }
+        };
+        start(1, Duration.ofSeconds(1), List.of(broken, recorder), url(replica1, 90), url(replica2, 60));
+        awaitStreamingFrom(replica1);
+
+        insert(20);
+        awaitSinkHolds(first, nextId - 1);
+
+        assertExactlyOnceInOrder(first);
+        waitUntil(() -> recorder.insertedIds().size() == 20, Duration.ofSeconds(10));
+        assertThat(recorder.insertedIds()).containsExactlyElementsOf(LongStream.range(first, nextId).boxed().toList());
+        assertThat(stream.status().lastError()).isEqualTo("none");
+        assertThat(stream.status().state()).isEqualTo(CdcStream.State.STREAMING);
     }
 
     @ParameterizedTest(name = "{0}, retries {1}, timeout {2} s")
@@ -242,9 +280,44 @@ class CdcFailoverIT {
     // ---- helpers ---------------------------------------------------------------------------------------------
 
     private void start(int retries, Duration timeout, UpstreamUrl... servers) {
+        start(retries, timeout, List.of(), servers);
+    }
+
+    private void start(int retries, Duration timeout, List<ChangeListener> listeners, UpstreamUrl... servers) {
         authority = Authority.open(dir.resolve("data"));
-        stream = CdcStream.start(authority, List.of(servers), new CdcSettings(timeout, retries,
-                Optional.of(sinkPath()), 64 * 1024, TableFilter.parse("app.cdc_rows", "app"), false));
+        stream = CdcStream.open(authority, List.of(servers), new CdcSettings(timeout, retries,
+                Optional.of(sinkPath()), 64 * 1024, TableFilter.parse("app.cdc_rows", "app"), false),
+                Clock.systemUTC());
+        listeners.forEach(stream::addListener);
+        stream.start(address -> false);
+    }
+
+    /** A listener that keeps what it is told: the inserted ids of each transaction, and each state and server. */
+    private static final class Recorder implements ChangeListener {
+        private final List<Long> ids = new CopyOnWriteArrayList<>();
+        private final List<String> states = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onTransaction(AppliedTransaction transaction) {
+            for (RowChange change : transaction.transaction().changes()) {
+                if (change.op() == ChangeOp.INSERT) {
+                    ids.add((Long) change.after().get("id"));
+                }
+            }
+        }
+
+        @Override
+        public void onStateChange(StateChange change) {
+            states.add(change.state() + " " + change.server().orElse("-"));
+        }
+
+        List<Long> insertedIds() {
+            return List.copyOf(ids);
+        }
+
+        List<String> states() {
+            return List.copyOf(states);
+        }
     }
 
     private Path sinkPath() {

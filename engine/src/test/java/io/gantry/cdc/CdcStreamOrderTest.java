@@ -23,14 +23,14 @@ class CdcStreamOrderTest {
 
     @Test
     void byWeightPutsTheHeaviestFirstAndKeepsListOrderForTies() {
-        assertThat(CdcStream.byWeight(List.of(A, B, C, D))).containsExactly(B, A, C, D);
-        assertThat(CdcStream.byWeight(List.of(C, D, A, B))).containsExactly(B, C, A, D);
+        assertThat(FailoverPolicy.byWeight(List.of(A, B, C, D))).containsExactly(B, A, C, D);
+        assertThat(FailoverPolicy.byWeight(List.of(C, D, A, B))).containsExactly(B, C, A, D);
     }
 
     @Test
     void byWeightLeavesItsInputAlone() {
         List<UpstreamUrl> servers = List.of(D, A, B);
-        assertThat(CdcStream.byWeight(servers)).containsExactly(B, A, D);
+        assertThat(FailoverPolicy.byWeight(servers)).containsExactly(B, A, D);
         assertThat(servers).containsExactly(D, A, B);
     }
 
@@ -38,24 +38,24 @@ class CdcStreamOrderTest {
 
     @Test
     void afterGivesTheNextByWeightAndWrapsAround() {
-        List<UpstreamUrl> order = CdcStream.byWeight(List.of(A, B, C, D)); // B, A, C, D
-        assertThat(CdcStream.after(order, B)).isEqualTo(A);
-        assertThat(CdcStream.after(order, A)).isEqualTo(C);
-        assertThat(CdcStream.after(order, C)).isEqualTo(D);
-        assertThat(CdcStream.after(order, D)).isEqualTo(B);
+        List<UpstreamUrl> order = FailoverPolicy.byWeight(List.of(A, B, C, D)); // B, A, C, D
+        assertThat(FailoverPolicy.after(order, B)).isEqualTo(A);
+        assertThat(FailoverPolicy.after(order, A)).isEqualTo(C);
+        assertThat(FailoverPolicy.after(order, C)).isEqualTo(D);
+        assertThat(FailoverPolicy.after(order, D)).isEqualTo(B);
     }
 
     @Test
     void afterMatchesByAddressEvenWhenTheWeightChanged() {
         List<UpstreamUrl> order = List.of(B, A, C);
-        assertThat(CdcStream.after(order, A.withWeight(1))).isEqualTo(C);
+        assertThat(FailoverPolicy.after(order, A.withWeight(1))).isEqualTo(C);
     }
 
     @Test
     void afterAnUnknownServerIsTheFirst() {
         List<UpstreamUrl> order = List.of(B, A, C);
-        assertThat(CdcStream.after(order, D)).isEqualTo(B);
-        assertThat(CdcStream.after(List.of(A), A)).isEqualTo(A);
+        assertThat(FailoverPolicy.after(order, D)).isEqualTo(B);
+        assertThat(FailoverPolicy.after(List.of(A), A)).isEqualTo(A);
     }
 
     // ---- describe ----

@@ -1,5 +1,6 @@
 package io.gantry.cdc;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,8 +35,12 @@ class ChangeJsonTest {
         return line.substring(start, end);
     }
 
+    private static ChangeJson.ParsedLine parse(String line) {
+        return ChangeJson.parse(line.getBytes(UTF_8));
+    }
+
     private static ChangeJson.LineMark mark(String line) {
-        ChangeJson.ParsedLine parsed = ChangeJson.parse(line);
+        ChangeJson.ParsedLine parsed = parse(line);
         assertThat(parsed).as(line).isInstanceOf(ChangeJson.LineMark.class);
         return (ChangeJson.LineMark) parsed;
     }
@@ -214,7 +219,7 @@ class ChangeJsonTest {
         String line = ChangeJson.line("0-1-2", "s", AT, change, 1, 12);
 
         for (int cut = 0; cut < line.length(); cut++) {
-            assertThat(ChangeJson.parse(line.substring(0, cut))).as("cut at %d", cut)
+            assertThat(parse(line.substring(0, cut))).as("cut at %d", cut)
                     .isInstanceOf(ChangeJson.BadLine.class);
         }
     }
@@ -252,7 +257,36 @@ class ChangeJsonTest {
                 "{\"gtid\":\"g\",\"txn_row\":1,\"txn_rows\":1,\"x\":" + "[".repeat(100) + "]".repeat(100) + "}",
                 "{\"gtid\":\"g\",\"txn_row\":1,\"txn_rows\":1,\"x\":\"}");
         for (String line : bad) {
-            assertThat(ChangeJson.parse(line)).as(line).isInstanceOf(ChangeJson.BadLine.class);
+            assertThat(parse(line)).as(line).isInstanceOf(ChangeJson.BadLine.class);
         }
+    }
+
+    @Test
+    void rejectsBytesThatAreNotUtf8AnywhereInTheLine() {
+        byte[] line = ChangeJson.line("0-1-2", "s", AT, new RowChange("d", "t", ChangeOp.INSERT, null,
+                row("v", "ab")), 1, 1).getBytes(UTF_8);
+        int at = new String(line, UTF_8).indexOf("ab");
+        List<byte[]> damages = List.of(new byte[] {(byte) 0xff}, new byte[] {(byte) 0xc3},
+                new byte[] {(byte) 0xc0, (byte) 0x80}, new byte[] {(byte) 0xed, (byte) 0xa0, (byte) 0x80},
+                new byte[] {(byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80});
+
+        for (byte[] damage : damages) {
+            byte[] bad = new byte[line.length - 2 + damage.length];
+            System.arraycopy(line, 0, bad, 0, at);
+            System.arraycopy(damage, 0, bad, at, damage.length);
+            System.arraycopy(line, at + 2, bad, at + damage.length, line.length - at - 2);
+
+            assertThat(ChangeJson.parse(bad)).as(java.util.HexFormat.of().formatHex(damage))
+                    .isEqualTo(new ChangeJson.BadLine("not UTF-8"));
+        }
+    }
+
+    @Test
+    void readsAValueLongerThanJacksonsDefaultStringCap() {
+        String big = "x".repeat(21_000_000);
+        String line = ChangeJson.line("0-1-2", "s", AT, new RowChange("d", "t", ChangeOp.INSERT, null,
+                row("blob", big)), 1, 1);
+
+        assertThat(mark(line)).isEqualTo(new ChangeJson.LineMark("0-1-2", 1, OptionalLong.of(1)));
     }
 }

@@ -231,7 +231,7 @@ class JsonlSinkRecoveryTest {
             sink.recover();
             sink.append(tx("0-1-1", 1));
             sink.flush();
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-7");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-7");
             snapshot.add("s", SinkFixtures.AT, snapshotRow(1));
             snapshot.add("s", SinkFixtures.AT, snapshotRow(2));
             snapshot.commit();

@@ -202,7 +202,7 @@ class JsonlSinkTest {
         try (JsonlSink sink = recovered(1 << 20)) {
             sink.append(tx("0-1-1", 2));
             sink.flush();
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
             for (long id = 1; id <= 3; id++) {
                 snapshot.add("127.0.0.1:3306", AT, snapshotRow(id));
             }
@@ -231,7 +231,7 @@ class JsonlSinkTest {
     @Test
     void commitsASnapshotIntoTheNextNumberWithoutRotatingAnEmptyFile() throws IOException {
         try (JsonlSink sink = recovered(1 << 20)) {
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
             snapshot.add("s", AT, snapshotRow(1));
 
             snapshot.commit();
@@ -261,7 +261,7 @@ class JsonlSinkTest {
     void abortDeletesTheStagingFile() throws IOException {
         Path partial = dir.resolve("changes.jsonl.snapshot-partial");
         try (JsonlSink sink = recovered(1 << 20)) {
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
             snapshot.add("s", AT, snapshotRow(1));
             assertThat(partial).exists();
 
@@ -278,7 +278,7 @@ class JsonlSinkTest {
     void closingTheSinkAbortsAnOpenSnapshot() throws IOException {
         Path partial = dir.resolve("changes.jsonl.snapshot-partial");
         JsonlSink sink = recovered(1 << 20);
-        JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+        SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
         snapshot.add("s", AT, snapshotRow(1));
 
         sink.close();
@@ -291,10 +291,10 @@ class JsonlSinkTest {
     void anOldWriterCannotTouchANewerSnapshotsStagingFile() throws IOException {
         Path partial = dir.resolve("changes.jsonl.snapshot-partial");
         try (JsonlSink sink = recovered(1 << 20)) {
-            JsonlSink.SnapshotWriter first = sink.beginSnapshot("0-1-5");
+            SnapshotWriter first = sink.beginSnapshot("0-1-5");
             first.add("s", AT, snapshotRow(1));
             first.commit();
-            JsonlSink.SnapshotWriter second = sink.beginSnapshot("0-1-6");
+            SnapshotWriter second = sink.beginSnapshot("0-1-6");
             second.add("s", AT, snapshotRow(1));
 
             first.close();
@@ -321,7 +321,7 @@ class JsonlSinkTest {
         Path partial = dir.resolve("changes.jsonl.snapshot-partial");
         try (JsonlSink sink = recovered(1 << 20)) {
             Files.writeString(partial, "leftover\n");
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
             snapshot.add("s", AT, snapshotRow(1));
             snapshot.commit();
         }
@@ -332,7 +332,7 @@ class JsonlSinkTest {
     @Test
     void refusesAChangeRowInASnapshot() throws IOException {
         try (JsonlSink sink = recovered(1 << 20)) {
-            JsonlSink.SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
 
             assertThatThrownBy(() -> snapshot.add("s", AT, tx("x", 1).changes().get(0)))
                     .isInstanceOf(IllegalArgumentException.class);

@@ -46,7 +46,7 @@ final class SinkFixtures {
     }
 
     static List<ChangeJson.LineMark> marks(Path file) throws IOException {
-        return lines(file).stream().map(line -> (ChangeJson.LineMark) ChangeJson.parse(line)).toList();
+        return lines(file).stream().map(line -> (ChangeJson.LineMark) ChangeJson.parse(line.getBytes(UTF_8))).toList();
     }
 
     static List<String> gtidsOf(Path file) throws IOException {

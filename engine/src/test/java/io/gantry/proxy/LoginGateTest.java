@@ -93,8 +93,8 @@ class LoginGateTest {
 
     @Test
     void peerChosenNamesCannotForgeLogLines() {
-        assertThat(ClientSession.printable("app")).isEqualTo("app");
-        assertThat(ClientSession.printable("app\n12:00:00 [main] INFO forged\u0014"))
+        assertThat(SessionContext.printable("app")).isEqualTo("app");
+        assertThat(SessionContext.printable("app\n12:00:00 [main] INFO forged\u0014"))
                 .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
     }
 }

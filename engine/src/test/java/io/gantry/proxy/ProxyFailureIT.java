@@ -15,6 +15,7 @@ import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.NativePassword;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -182,6 +183,30 @@ class ProxyFailureIT {
         }
     }
 
+    @Test
+    void pipelinedCommandsAreAllAnsweredInOrderWhateverAnswersThem() throws Exception {
+        // While a slow query runs, the client sends four more commands in one write: two that Gantry answers
+        // itself (COM_PING), two that servers answer. Each must be answered, in order.
+        try (RawClient raw = RawClient.login(gantry, CapabilityFlags.CLIENT_DEPRECATE_EOF)) {
+            ByteArrayOutputStream burst = new ByteArrayOutputStream();
+            for (byte[] command : List.of(query("SELECT CONCAT(SLEEP(0.3), 'slow')"), new byte[] {0x0E},
+                    query("SELECT 'second'"), new byte[] {0x0E}, query("SELECT 'third'"))) {
+                burst.write(new byte[] {(byte) command.length, 0, 0, 0});
+                burst.write(command);
+            }
+            raw.send(burst.toByteArray());
+            assertThat(raw.readSingleRowText()).contains("slow");
+            assertThat(raw.readPacket()[0]).as("OK for the first ping").isEqualTo((byte) 0);
+            assertThat(raw.readSingleRowText()).contains("second");
+            assertThat(raw.readPacket()[0]).as("OK for the second ping").isEqualTo((byte) 0);
+            assertThat(raw.readSingleRowText()).contains("third");
+        }
+    }
+
+    private static byte[] query(String sql) {
+        return ("\u0003" + sql).getBytes(StandardCharsets.ISO_8859_1);
+    }
+
     private static int errorCode(byte[] errPacket) {
         return (errPacket[1] & 0xFF) | (errPacket[2] & 0xFF) << 8;
     }
@@ -257,6 +282,15 @@ class ProxyFailureIT {
             byte[] payload = new byte[length];
             in.readFully(payload);
             return payload;
+        }
+
+        /** A one-column, one-row result set with CLIENT_DEPRECATE_EOF; returns the row's bytes as text. */
+        String readSingleRowText() throws IOException {
+            assertThat(readPacket()[0]).as("column count").isEqualTo((byte) 1);
+            readPacket(); // the column definition
+            String row = new String(readPacket(), StandardCharsets.ISO_8859_1);
+            assertThat(readPacket()[0] & 0xFF).as("the OK that ends the rows").isEqualTo(0xFE);
+            return row;
         }
 
         boolean isClosedByPeer() throws IOException {

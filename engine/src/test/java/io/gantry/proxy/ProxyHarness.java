@@ -122,6 +122,27 @@ final class ProxyHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Where a read runs once the session's read guarantees let a replica serve it again. Right after the session
+     * read or wrote on the primary, only the primary may serve it until the next position sample shows the replicas
+     * hold what it saw (monotonic reads, read-your-writes): a few milliseconds. Tries for up to 2 s and returns the
+     * last server the read ran on.
+     */
+    DatabaseServer whereRunsOnceSettled(Connection connection, String select) throws SQLException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        DatabaseServer server = whereRuns(connection, select);
+        while (!topology.replicas().contains(server) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            server = whereRuns(connection, select);
+        }
+        return server;
+    }
+
     static String queryString(Connection connection, String sql) throws SQLException {
         try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
             return rows.next() ? rows.getString(1) : null;

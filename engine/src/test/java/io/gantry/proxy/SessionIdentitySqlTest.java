@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.route.SqlMode;
 import io.gantry.wire.ErrPacket;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class SessionIdentitySqlTest {
     void plainKillsAreRecognisedWhateverTheCommentsAndCase(String sql, boolean queryOnly, long id, String modifier) {
         String text = sql.replace('@', '\n');
         SessionIdentitySql.Kill kill = new SessionIdentitySql.Kill(queryOnly, id, modifier == null ? "" : modifier);
-        assertThat(SessionIdentitySql.inspectKill(text, false)).isEqualTo(new SessionIdentitySql.KillText.Single(kill));
+        assertThat(SessionIdentitySql.inspectKill(text, SqlMode.DEFAULT)).isEqualTo(new SessionIdentitySql.KillText.Single(kill));
         assertThat(SessionIdentitySql.parseKill(text)).contains(kill);
     }
 
@@ -54,7 +55,7 @@ class SessionIdentitySqlTest {
             "SELECT 'it\\'s; KILL 5'", "PREPARE s FROM 'SELECT 1'", "EXECUTE IMMEDIATE 'SELECT ''kill 5'''",
             "SELECT skill FROM t", "SELECT kill_count FROM t", "PREPARE s FROM @kill"})
     void textsWithoutAKillStatementAreLeftAlone(String sql) {
-        assertThat(SessionIdentitySql.inspectKill(sql, false)).isEqualTo(SessionIdentitySql.KillText.NONE);
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT)).isEqualTo(SessionIdentitySql.KillText.NONE);
     }
 
     @ParameterizedTest
@@ -66,9 +67,10 @@ class SessionIdentitySqlTest {
             "KILL QUERY x", "KILL 5 + 1", "KILL (5)", "KILL CONNECTION_ID()", "KILL @id", "KILL 0x5", "KILL 5.0",
             "PREPARE s FROM 'KILL 5'", "prepare s from \"kill query 5\"", "PREPARE s FROM 'KI' 'LL 5'",
             "PREPARE s FROM _utf8mb4'KILL 5'", "EXECUTE IMMEDIATE 'KILL 5'", "execute immediate '/*! kill 5 */'",
-            "EXECUTE IMMEDIATE 'EXECUTE IMMEDIATE ''KILL 5'''", "SELECT 1; EXECUTE IMMEDIATE 'KILL 5'"})
+            "EXECUTE IMMEDIATE 'EXECUTE IMMEDIATE ''KILL 5'''", "SELECT 1; EXECUTE IMMEDIATE 'KILL 5'",
+            "KILL 5 /* unclosed"})
     void killsThatAreNotTranslatedAreRefusedWithAClearError(String sql) {
-        SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill(sql, false);
+        SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT);
         assertThat(result).isInstanceOf(SessionIdentitySql.KillText.Refused.class);
         ErrPacket error = ((SessionIdentitySql.KillText.Refused) result).error();
         assertThat(error.errorCode()).isEqualTo(1235);
@@ -79,7 +81,7 @@ class SessionIdentitySqlTest {
 
     @Test
     void aKillOfAnIdTooLargeForAnySessionIsAnUnknownThread() {
-        SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill("KILL 99999999999999999999", false);
+        SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill("KILL 99999999999999999999", SqlMode.DEFAULT);
         assertThat(((SessionIdentitySql.KillText.Refused) result).error().errorCode()).isEqualTo(1094);
     }
 
@@ -87,10 +89,33 @@ class SessionIdentitySqlTest {
     void noBackslashEscapesDecidesWhereAStringEnds() {
         // With backslash escapes the string runs to the end; without, it ends at the backslash and a KILL follows.
         String sql = "SELECT 'C:\\'; KILL 5; -- '";
-        assertThat(SessionIdentitySql.inspectKill(sql, false)).isEqualTo(SessionIdentitySql.KillText.NONE);
-        assertThat(SessionIdentitySql.inspectKill(sql, true)).isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT)).isEqualTo(SessionIdentitySql.KillText.NONE);
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.of(true)))
+                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
         String prepared = "PREPARE s FROM 'C:\\' 'KILL 5'";
-        assertThat(SessionIdentitySql.inspectKill(prepared, true))
+        assertThat(SessionIdentitySql.inspectKill(prepared, SqlMode.of(true)))
+                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+    }
+
+    /**
+     * MariaDB skips {@code /*!99999 ... *&#47;} and runs the KILL after it, which the tokenizer reading the comment as
+     * code saw inside a string: the KILL reached the server with a Gantry session id taken for a thread id.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"SELECT 1 /*!99999 'x */ ; KILL 5", "/*!99999 # */ KILL 5", "/*M! KILL 5 */ KILL 6"})
+    void aKillThatSomeServersReadOtherwiseIsRefused(String sql) {
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT))
+                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+        assertThat(SessionIdentitySql.inspectKill("/*!99999 KILL 5 */ KILL 5", SqlMode.DEFAULT))
+                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+    }
+
+    /** Under {@code ANSI_QUOTES} {@code "x\"} is a name, and the KILL after it a statement of its own. */
+    @Test
+    void ansiQuotesDecideWhereADoubleQuotedNameEnds() {
+        String sql = "SELECT 1 AS \"x\\\"; KILL 5; -- \"";
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT)).isEqualTo(SessionIdentitySql.KillText.NONE);
+        assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.of(false, true)))
                 .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
     }
 
@@ -102,9 +127,9 @@ class SessionIdentitySqlTest {
 
     @Test
     void aPreparedKillIsRefusedAndOtherPreparedStatementsAreNot() {
-        assertThat(SessionIdentitySql.refusePrepared("KILL ?", false)).get()
+        assertThat(SessionIdentitySql.refusePrepared("KILL ?", SqlMode.DEFAULT)).get()
                 .extracting(ErrPacket::errorCode).isEqualTo(1295);
-        assertThat(SessionIdentitySql.refusePrepared("KILL QUERY 5", false)).isPresent();
-        assertThat(SessionIdentitySql.refusePrepared("SELECT 'kill' FROM t WHERE a = ?", false)).isEmpty();
+        assertThat(SessionIdentitySql.refusePrepared("KILL QUERY 5", SqlMode.DEFAULT)).isPresent();
+        assertThat(SessionIdentitySql.refusePrepared("SELECT 'kill' FROM t WHERE a = ?", SqlMode.DEFAULT)).isEmpty();
     }
 }

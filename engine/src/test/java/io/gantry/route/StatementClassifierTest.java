@@ -478,6 +478,63 @@ class StatementClassifierTest {
         assertThat(StatementClassifier.classify(sql, true).statementCount()).isEqualTo(2);
     }
 
+    /**
+     * A conditional comment ({@code /*!} from version 50700, {@code /*M!}) runs on some servers and is skipped on
+     * others: MariaDB 11.4 skips {@code /*!99999} (too new) and {@code /*!50701} (MySQL 5.7 syntax) and runs the
+     * DELETE of each text below. Every lexer read such comments as code only, so these writes were reads.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "SELECT 1 /*!99999 'x */ ; DELETE FROM t",
+        "SELECT 1 /*!50701 'x */ ; DELETE FROM t",
+        "SELECT 1; /*!99999 # */ DELETE FROM t",
+        "SELECT 1; /*!99999 SELECT a FROM b.*/DELETE FROM t",
+        "SELECT 1 /*!99999 /* nested */ 'y */ ; DELETE FROM t; -- '",
+        "SELECT 1 /*M!100100 'x */ ; DELETE FROM t",
+    })
+    void aConditionalCommentCannotHideAWrite(String sql) {
+        StatementClass result = StatementClassifier.classifyUnguarded(sql, false);
+        assertThat(result.kind()).as(sql).isEqualTo(WRITE);
+        assertThat(result.statementCount()).as(sql).isEqualTo(2);
+    }
+
+    /** Both readings of a conditional comment count, as if the text held the statements of both. */
+    @Test
+    void aConditionalCommentIsClassifiedRunAndSkipped() {
+        assertClass("/*!50700 SELECT 1 */", READ, EnumSet.noneOf(StatementFlag.class));
+        assertClass("SELECT * FROM t /*!99999 FOR UPDATE */", WRITE, EnumSet.of(LOCKING_READ));
+        assertClass("/*M!100100 SET NAMES utf8 */", SESSION_STATE, EnumSet.noneOf(StatementFlag.class));
+        assertThat(StatementClassifier.classify("START TRANSACTION /*!80000 READ ONLY */").beginFlavor())
+                .as("MySQL 8 runs the comment, MariaDB skips it").contains(TransactionFlavor.DEFAULT);
+        assertThat(StatementClassifier.classify("/*!40101 SET NAMES utf8 */; /*!99999 SELECT 1 */").statementCount())
+                .isEqualTo(2);
+    }
+
+    /**
+     * MariaDB's marker is {@code /*M!} only; the classifier also took {@code /*m!}, a plain comment to MariaDB
+     * ({@code SELECT 1 /*m! 'x *&#47; ; DELETE FROM t} deletes).
+     */
+    @Test
+    void aLowerCaseMariaDbMarkerIsAPlainComment() {
+        assertThat(StatementClassifier.classify("/*m! DELETE FROM t */ SELECT 1").kind()).isEqualTo(READ);
+        assertThat(StatementClassifier.classify("SELECT 1 /*m! 'x */ ; DELETE FROM t").kind()).isEqualTo(WRITE);
+    }
+
+    /**
+     * Under {@code ANSI_QUOTES} a double-quoted identifier ends at its quote whatever precedes it: MariaDB runs the
+     * DELETE below. Without the mode the text is one SELECT of a string.
+     */
+    @Test
+    void doubleQuotesDelimitIdentifiersUnderAnsiQuotes() {
+        String sql = "SELECT 1 AS \"x\\\"; DELETE FROM t; -- \"";
+        assertThat(StatementClassifier.classify(sql, SqlMode.DEFAULT).kind()).isEqualTo(READ);
+        StatementClass ansi = StatementClassifier.classify(sql, new SqlMode(false, true));
+        assertThat(ansi.kind()).isEqualTo(WRITE);
+        assertThat(ansi.statementCount()).isEqualTo(2);
+        assertThat(StatementClassifier.classify("SELECT \"f\"(1)", new SqlMode(false, true)).flags())
+                .containsExactly(STORED_FUNCTION);
+    }
+
     @Test
     void accountNamesAreNotUserVariables() {
         assertThat(StatementClassifier.classify("GRANT SELECT ON *.* TO 'app'@'10.0.0.%'").flags()).isEmpty();

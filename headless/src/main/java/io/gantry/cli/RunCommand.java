@@ -4,6 +4,7 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.route.ReadBalance;
+import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
@@ -190,10 +191,40 @@ final class RunCommand implements Callable<Integer> {
                 description = "How long a host stays blocked after failed logins (default: ${DEFAULT-VALUE}).")
         long authBlockSeconds;
 
+        @Option(names = "--read-from-followers", paramLabel = "true|false", defaultValue = "true", arity = "1",
+                description = "Whether reads may go to replicas at all; a session changes it with SET "
+                        + "gantry_read_from_followers (default: ${DEFAULT-VALUE}).")
+        boolean readFromFollowers;
+
+        @Option(names = "--read-your-writes", paramLabel = "true|false", defaultValue = "true", arity = "1",
+                description = "After a session writes, its reads go only to servers known to hold the write; a "
+                        + "session changes it with SET gantry_read_your_writes (default: ${DEFAULT-VALUE}).")
+        boolean readYourWrites;
+
+        @Option(names = "--follower-read-staleness-ms", paramLabel = "MS", defaultValue = "0",
+                description = "A replica serves a read only if it holds everything the primary had this long ago; "
+                        + "0 for no such bound, else at least twice --lag-sample-interval-ms; a session changes "
+                        + "it with SET gantry_follower_read_staleness_ms (default: ${DEFAULT-VALUE}).")
+        long followerReadStalenessMs;
+
+        @Option(names = "--max-stale-read-bound-ms", paramLabel = "MS", defaultValue = "60000",
+                description = "No replica lagging more than this serves a read, whatever a session set; 0 turns "
+                        + "the check off (default: ${DEFAULT-VALUE}).")
+        long maxStaleReadBoundMs;
+
+        @Option(names = "--lag-sample-interval-ms", paramLabel = "MS", defaultValue = "250",
+                description = "How often every server's GTID position is sampled for lag and read guarantees "
+                        + "(default: ${DEFAULT-VALUE}).")
+        long lagSampleIntervalMs;
+
         ProxyConfig toConfig(CommandLine commandLine) {
             try {
                 ReadBalance balance = ReadBalance.fromFlag(readBalance);
-                RoutingConfig routing = new RoutingConfig(masterPreferred, readMasterPercentage, balance, true);
+                RoutingConfig routing = new RoutingConfig(masterPreferred, readMasterPercentage, balance,
+                        readFromFollowers);
+                ReadGuarantees guarantees = new ReadGuarantees(readYourWrites,
+                        Duration.ofMillis(followerReadStalenessMs), Duration.ofMillis(maxStaleReadBoundMs),
+                        Duration.ofMillis(lagSampleIntervalMs));
                 if (connectTimeoutSeconds <= 0 || healthIntervalSeconds <= 0) {
                     throw new IllegalArgumentException("--upstream-connect-timeout and "
                             + "--upstream-health-interval-secs must be positive");
@@ -214,6 +245,7 @@ final class RunCommand implements Callable<Integer> {
                         .withTls(tlsCertificate == null ? null : new ProxyConfig.TlsFiles(tlsCertificate, tlsKey))
                         .withDefaultAuthPlugin(defaultAuthPlugin)
                         .withConnectRetries(connectRetries)
+                        .withReadGuarantees(guarantees)
                         .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
                                 maxPendingLogins, maxPendingLoginsPerHost, maxAuthErrors,
                                 Duration.ofSeconds(authBlockSeconds)));

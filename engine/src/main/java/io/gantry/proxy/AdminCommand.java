@@ -1,0 +1,58 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.SessionContext.LOG;
+
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.Packet;
+import io.gantry.wire.TextResultSet;
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/** Gantry's own SQL on the proxy port: the reply is computed off the event loop and written back on it. */
+final class AdminCommand {
+
+    private final SessionContext session;
+
+    AdminCommand(SessionContext session) {
+        this.session = session;
+    }
+
+    Reply answer(CompletionStage<AdminReply> reply) {
+        session.phase = SessionContext.Phase.RUNNING;
+        reply.whenComplete((answer, failure) -> session.ctx.executor().execute(() -> {
+            if (failure != null) {
+                LOG.error("session {}: admin statement failed: {}", session.id, failure.toString(), failure);
+                session.finish(Reply.error(SessionErrors.adminStatementFailed(failure)));
+            } else {
+                session.finish(write(answer));
+            }
+        }));
+        return Reply.LATER;
+    }
+
+    private Reply write(AdminReply reply) {
+        if (session.isClosed()) {
+            return Reply.LATER;
+        }
+        if (reply instanceof AdminReply.Rows rows) {
+            List<ColumnDefinition> columns = rows.columns().stream()
+                    .map(name -> ColumnDefinition.text("gantry", "", name)).toList();
+            int sequence = 1;
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.rows(), session.capabilities,
+                    session.mariaDbCapabilities, session.localStatus(), session.ctx.alloc())) {
+                session.ctx.write(new Packet(sequence++ & 0xFF, payload));
+            }
+            session.ctx.flush();
+            return Reply.DONE;
+        }
+        if (reply instanceof AdminReply.Ok ok) {
+            // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
+            LOG.info("session {}: admin statement done: {}", session.id, ok.message());
+            session.writeOk(1, ok.affectedRows());
+            session.ctx.flush();
+            return Reply.DONE;
+        }
+        return Reply.error(((AdminReply.Error) reply).error());
+    }
+}

@@ -1,0 +1,307 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.SessionContext.LOG;
+import static io.gantry.proxy.SessionContext.printable;
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+
+import io.gantry.route.SessionRouteState;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.ChangeUser;
+import io.gantry.wire.ClientHandshake;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketFrameDecoder;
+import io.gantry.wire.ServerStatus;
+import io.gantry.wire.SslRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connection phase with the client: admission (the session cap and the login gate), the greeting, TLS, the
+ * authentication exchange ({@link ClientAuthentication}), and a first backend login before the client is told it
+ * is in, so that what a server would refuse at login is refused here too. COM_CHANGE_USER runs the same exchange
+ * on an open session.
+ */
+final class ClientLogin {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final ChannelHandlerContext ctx;
+    private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
+    private int offeredCapabilities;
+    private int offeredMariaDbCapabilities;
+    private ClientAuthentication authentication;
+
+    ClientLogin(SessionContext session, SessionBackends backends) {
+        this.session = session;
+        this.backends = backends;
+        this.ctx = session.ctx;
+    }
+
+    /**
+     * A new connection: refused at once when sessions are full or its host may not log in now; else greeted.
+     * Returns whether it was greeted.
+     */
+    boolean start() {
+        ProxyServer proxy = session.proxy;
+        if (proxy.sessionsFull()) {
+            proxy.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
+                    session.id, session.host, proxy.config().maxClientConnections());
+            session.sendErrorAndClose(0, SessionErrors.tooManySessions(proxy.config().maxClientConnections()));
+            return false;
+        }
+        Optional<LoginGate.Refusal> refusal = proxy.loginGate().admit(session.host);
+        if (refusal.isPresent()) {
+            refuse(refusal.get());
+            return false;
+        }
+        session.pendingLogin = true;
+        Duration timeout = proxy.config().login().handshakeTimeout();
+        ctx.executor().schedule(() -> {
+            if (session.pendingLogin && !session.isClosed()) {
+                proxy.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+                        + "(--connect-timeout-secs)", session.id, session.host, timeout.toSeconds());
+                session.closeSession();
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        RANDOM.nextBytes(seed);
+        for (int i = 0; i < seed.length; i++) {
+            // Seed bytes are NUL-terminated on the wire; keep them printable like servers do.
+            seed[i] = (byte) (seed[i] & 0x7F);
+            if (seed[i] == 0 || seed[i] == '$') {
+                seed[i] = 'G';
+            }
+        }
+        // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
+        HandshakeV10 greeting = proxy.clientGreeting(session.id & 0xFFFF_FFFFL, seed);
+        offeredCapabilities = greeting.capabilities();
+        offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
+        ByteBuf out = ctx.alloc().buffer(128);
+        greeting.encode(out);
+        ctx.writeAndFlush(new Packet(0, out));
+        return true;
+    }
+
+    /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
+    private void refuse(LoginGate.Refusal refusal) {
+        RateLimitedLog warnings = session.proxy.peerWarnings();
+        if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
+            long seconds = Math.max(1, blocked.left().toSeconds());
+            warnings.warn("blocked", "session {}: refused {}, blocked after failed logins for {} more s",
+                    session.id, session.host, seconds);
+            session.sendErrorAndClose(0, SessionErrors.hostBlocked(session.host, seconds));
+        } else {
+            LoginGate.Refusal.TooManyPending pending = (LoginGate.Refusal.TooManyPending) refusal;
+            warnings.warn("pending", "session {}: refused {}, {} connections are logging in ({} {})", session.id,
+                    session.host, pending.pending(), SessionErrors.pendingLoginFlag(pending), pending.limit());
+            session.sendErrorAndClose(0, SessionErrors.tooManyPendingLogins(pending, session.host));
+        }
+    }
+
+    /** The client's first packet: a HandshakeResponse41, or an SSLRequest to go on over TLS. */
+    void onHandshakeResponse(Packet packet) {
+        ClientHandshake handshake;
+        try {
+            handshake = ClientHandshake.decode(packet.payload());
+        } finally {
+            packet.release();
+        }
+        if (handshake instanceof SslRequest) {
+            startTls(packet.sequenceId());
+            return;
+        }
+        HandshakeResponse41 response = (HandshakeResponse41) handshake;
+        session.capabilities = response.capabilities() & ClientSession.SERVER_CAPABILITIES & offeredCapabilities;
+        session.mariaDbCapabilities = response.mariaDbCapabilities() & offeredMariaDbCapabilities;
+        session.collationId = response.characterSet() == 0 ? SessionContext.UTF8MB4_GENERAL_CI
+                : response.characterSet();
+        session.user = response.username();
+        session.initialDatabase = (session.capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
+        authentication = newAuthentication();
+        apply(authentication.onHandshakeResponse(session.user, response.authPluginName(), response.authResponse()),
+                packet.sequenceId() + 1);
+    }
+
+    private ClientAuthentication newAuthentication() {
+        return new ClientAuthentication(seed, session.tlsActive, session.proxy.rsaKey(), session.host);
+    }
+
+    /**
+     * SSLRequest: the rest of the exchange runs over TLS. The client sends its TLS ClientHello right behind the
+     * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
+     */
+    private void startTls(int sequenceId) {
+        if (session.proxy.sslContext().isEmpty() || session.tlsActive) {
+            session.sendErrorAndClose(sequenceId + 1, SessionErrors.tlsNotEnabled());
+            return;
+        }
+        session.tlsActive = true;
+        PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf alreadyRead = decoder.takeUndecodedBytes();
+        ctx.pipeline().addFirst("tls", session.proxy.sslContext().get().newHandler(ctx.alloc()));
+        // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
+        // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
+        if (alreadyRead.isReadable()) {
+            ctx.pipeline().fireChannelRead(alreadyRead);
+        } else {
+            alreadyRead.release();
+        }
+    }
+
+    /** A later packet of the authentication exchange (an auth-switch answer, a password, a key request). */
+    void onAuthPacket(Packet packet) {
+        byte[] data = ByteBufUtil.getBytes(packet.payload());
+        packet.release();
+        apply(authentication.onClientPacket(data), packet.sequenceId() + 1);
+    }
+
+    /** COM_CHANGE_USER: everything of the old session goes, and the login runs as at connect time. */
+    Reply changeUser(Packet packet) {
+        ChangeUser change;
+        try {
+            change = ChangeUser.decode(packet.payload(), session.capabilities);
+        } finally {
+            packet.release();
+        }
+        backends.closeAll();
+        session.stateLog.clear();
+        session.routeState = SessionRouteState.INITIAL;
+        session.resetGantrySettings();
+        session.consistency.clear();
+        session.lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        session.user = change.username();
+        session.initialDatabase = change.database();
+        if (change.characterSet() != 0) {
+            session.collationId = change.characterSet();
+        }
+        authentication = newAuthentication();
+        session.phase = SessionContext.Phase.OPENING_BACKEND;
+        apply(authentication.onHandshakeResponse(session.user, change.authPluginName(), change.authResponse()), 1);
+        return Reply.LATER;
+    }
+
+    private void apply(ClientAuthentication.Step step, int firstSequence) {
+        int sequence = firstSequence;
+        for (byte[] payload : step.packets()) {
+            ctx.write(new Packet(sequence++ & 0xFF, ctx.alloc().buffer(payload.length).writeBytes(payload)));
+        }
+        int next = sequence;
+        switch (step.outcome()) {
+            case CONTINUE -> {
+                session.phase = SessionContext.Phase.AUTHENTICATING;
+                ctx.flush();
+            }
+            case LOOKUP -> session.proxy.lookupAccount(session.user).whenComplete((entries, failure) ->
+                    ctx.executor().execute(() -> {
+                        if (session.isClosed()) {
+                            return;
+                        }
+                        if (failure != null) {
+                            Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+                            LOG.error("session {}: cannot look up the account '{}': {}", session.id,
+                                    printable(session.user), cause.getMessage());
+                            session.sendErrorAndClose(next, SessionErrors.accountLookupFailed(session.user, cause));
+                            return;
+                        }
+                        apply(authentication.onAccounts(entries), next);
+                    }));
+            case ACCEPT -> {
+                session.keepSecret(step.secret());
+                openFirstBackend(sequence);
+            }
+            case DENY -> {
+                session.proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {})",
+                        session.id, printable(session.user), session.host, authentication.plugin(), step.reason());
+                loginFailed();
+                session.sendErrorAndClose(sequence, step.error());
+            }
+        }
+    }
+
+    /**
+     * Logs in to one backend before telling the client it is in, so that what a server would refuse at login
+     * (an unknown database, an account it does not know) is refused here too, with the server's own error.
+     */
+    private void openFirstBackend(int okSequence) {
+        session.phase = SessionContext.Phase.OPENING_BACKEND;
+        Upstreams upstreams = session.proxy.upstreams();
+        Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
+        if (first.isEmpty()) {
+            session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
+            return;
+        }
+        backends.obtain(first.get()).addListener(future -> {
+            if (!future.isSuccess()) {
+                session.backendFailed(okSequence, first.get(), future.cause());
+                return;
+            }
+            if (!finishLogin(okSequence)) {
+                return;
+            }
+            LOG.debug("session {}: '{}'@'{}' logged in", session.id, printable(session.user), session.host);
+            session.writeOk(okSequence);
+            ctx.flush();
+            session.commandDone();
+        });
+    }
+
+    /**
+     * The client logged in: it stops counting as a pending login and starts counting as a session (a
+     * COM_CHANGE_USER keeps its slot), and the packet size cap goes from the login bound to
+     * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
+     */
+    private boolean finishLogin(int okSequence) {
+        ProxyServer proxy = session.proxy;
+        if (session.pendingLogin) {
+            session.pendingLogin = false;
+            proxy.loginGate().leave(session.host);
+            raisePacketCap();
+        }
+        proxy.loginGate().succeeded(session.host);
+        if (!session.admitted) {
+            if (!proxy.admitSession()) {
+                proxy.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
+                        + "reached", session.id, printable(session.user), session.host,
+                        proxy.config().maxClientConnections());
+                session.sendErrorAndClose(okSequence, SessionErrors.tooManySessions(
+                        proxy.config().maxClientConnections()));
+                return false;
+            }
+            session.admitted = true;
+        }
+        return true;
+    }
+
+    /** Swaps the login-sized frame decoder for one capped at {@code --max-allowed-packet}. */
+    private void raisePacketCap() {
+        PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf early = login.takeUndecodedBytes();
+        PacketFrameDecoder full = new PacketFrameDecoder(session.proxy.config().maxPacketSize());
+        ctx.pipeline().replace(login, "frames", full);
+        if (early.isReadable()) {
+            try {
+                full.channelRead(ctx.pipeline().context(full), early); // (rare: clients wait for the OK)
+            } catch (Exception e) {
+                throw new IllegalStateException("session " + session.id + ": cannot hand early bytes to the decoder",
+                        e);
+            }
+        } else {
+            early.release();
+        }
+    }
+
+    /** A failed login from this host; blocks the host when it is one too many. */
+    void loginFailed() {
+        session.proxy.loginGate().failed(session.host).ifPresent(session.proxy::hostBlocked);
+    }
+}

@@ -1,0 +1,261 @@
+package io.gantry.proxy;
+
+import io.gantry.route.StatementKind;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.StmtPrepareOk;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * The binary protocol's commands (COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA, _RESET, _CLOSE, _FETCH). A statement
+ * is prepared where the client first prepares it (the primary), and lazily on any other backend an execution is
+ * routed to; the client sees Gantry's own statement ids ({@link PreparedStatements}).
+ */
+final class PreparedStatementCommands {
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final SessionRouting routing;
+    private final ResponseForwarder forwarder;
+    private final PreparedStatements prepared;
+
+    PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
+                              ResponseForwarder forwarder) {
+        this.session = session;
+        this.backends = backends;
+        this.routing = routing;
+        this.forwarder = forwarder;
+        this.prepared = session.prepared;
+    }
+
+    Reply prepare(Packet packet) {
+        ByteBuf payload = packet.payload();
+        byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
+        String text = new String(sql, StandardCharsets.ISO_8859_1);
+        Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(text, session.sqlMode());
+        if (kill.isPresent()) {
+            packet.release();
+            return Reply.error(kill.get());
+        }
+        Optional<UpstreamServer> target = session.proxy.upstreams().primary();
+        if (target.isEmpty()) {
+            SessionRouting.Routed routed = routing.route(text, false);
+            if (routed.refused()) {
+                packet.release();
+                return routed.refusal();
+            }
+            target = Optional.of(routed.server());
+        }
+        String hostPort = target.get().address();
+        backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
+                SessionBackends.AfterResponse.NOTHING_MORE, (response, framing) -> {
+                    if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
+                        PreparedStatements.Statement statement = prepared.register(sql, hostPort,
+                                StmtPrepareOk.decode(response.payload().duplicate()));
+                        StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
+                    } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                        prepared.prepareFailed();
+                    }
+                    return response;
+                }));
+        return Reply.LATER;
+    }
+
+    Reply execute(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            packet.release();
+            return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_execute"));
+        }
+        PreparedStatements.Statement statement = found.get();
+        StmtExecutePayloads.ExecuteHeader header = statement.paramCount() > 0
+                ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()) : null;
+        Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
+        UpstreamServer target;
+        SessionBackends.AfterResponse after;
+        if (longData.isPresent()) {
+            if (longData.get().lost()) {
+                prepared.reset(statement.clientId());
+                packet.release();
+                return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
+            }
+            target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+            after = backends.afterStatement(null, null, null);
+        } else {
+            SessionRouting.Routed routed = routing.route(statement.sql(), true);
+            if (routed.refused()) {
+                packet.release();
+                return routed.refusal();
+            }
+            SessionBackends.AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
+            if (routed.statement().kind() == StatementKind.SESSION_STATE) {
+                // A setting made through a prepared statement cannot be replayed on other backends.
+                after = (connection, framing, done) -> {
+                    backends.keepOnThisConnection(connection, "a session setting made by a prepared statement");
+                    tracked.run(connection, framing, done);
+                };
+            } else {
+                after = tracked;
+            }
+            target = routed.server();
+        }
+        SessionBackends.AfterResponse afterExecute = after;
+        backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
+            Packet command = withBackendTypesAndId(packet, header, statement, connection.server().address(),
+                    backendId);
+            prepared.executed(statement.clientId(), connection.server().address());
+            forwarder.forward(command, connection, afterExecute, ResponseForwarder.ResponseRewriter.NONE);
+        }, error -> {
+            SessionContext.releaseIfHeld(packet);
+            session.finish(Reply.error(error));
+        }));
+        return Reply.LATER;
+    }
+
+    /**
+     * The execute packet as this backend needs it: its own statement id, and the parameter types if the client
+     * sent them only to another backend (the client sends types once; each backend needs them once).
+     */
+    private Packet withBackendTypesAndId(Packet packet, StmtExecutePayloads.ExecuteHeader header,
+                                         PreparedStatements.Statement statement, String hostPort, long backendId) {
+        Packet command = packet;
+        if (header != null) {
+            if (header.newParamsBound()) {
+                prepared.typesSent(statement.clientId(), hostPort, header.paramTypes());
+            } else {
+                Optional<byte[]> missing = prepared.missingTypes(statement.clientId(), hostPort);
+                if (missing.isPresent()) {
+                    command = new Packet(0, StmtExecutePayloads.withParamTypes(packet.payload(),
+                            statement.paramCount(), missing.get()));
+                    packet.release();
+                    prepared.typesSent(statement.clientId(), hostPort, missing.get());
+                }
+            }
+        }
+        StmtExecutePayloads.setStatementId(command.payload(), backendId);
+        return command;
+    }
+
+    Reply sendLongData(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<PreparedStatements.LongData> longData = found.flatMap(st -> prepared.longData(st.clientId()));
+        if (found.isEmpty() || longData.map(PreparedStatements.LongData::lost).orElse(false)) {
+            packet.release(); // no response is ever sent for long data; the execute will report the problem
+            return Reply.DONE;
+        }
+        PreparedStatements.Statement statement = found.get();
+        UpstreamServer target;
+        if (longData.isPresent()) {
+            target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+        } else {
+            SessionRouting.Routed routed = routing.route(statement.sql(), false);
+            if (routed.refused()) {
+                // Long data never gets an answer: the execute that follows reports the loss instead.
+                prepared.longDataLost(statement.clientId(), "the primary (none is known)");
+                packet.release();
+                return Reply.DONE;
+            }
+            target = routed.server();
+        }
+        backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
+            StmtExecutePayloads.setStatementId(packet.payload(), backendId);
+            prepared.longDataSent(statement.clientId(), connection.server().address());
+            forwarder.forward(packet, connection, SessionBackends.AfterResponse.NOTHING_MORE,
+                    ResponseForwarder.ResponseRewriter.NONE);
+        }, error -> {
+            prepared.longDataLost(statement.clientId(), connection.server().address());
+            packet.release();
+            session.finish(Reply.DONE);
+        }));
+        return Reply.LATER;
+    }
+
+    Reply reset(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            packet.release();
+            return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_reset"));
+        }
+        // Long data and open cursors live on the backends that hold them; reset there, answer here.
+        for (String hostPort : prepared.reset(found.get().clientId())) {
+            BackendConnection connection = backends.usable(hostPort);
+            OptionalLong backendId = prepared.backendId(found.get().clientId(), hostPort);
+            if (connection != null && backendId.isPresent()) {
+                InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                        backendId.getAsLong()), (first, error) -> { }, failure -> { });
+            }
+        }
+        packet.release();
+        return Reply.OK;
+    }
+
+    Reply close(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isPresent()) {
+            for (Map.Entry<String, Long> backend : prepared.close(found.get().clientId()).entrySet()) {
+                // Never open a connection just to close a statement: a closed connection took it along.
+                BackendConnection connection = backends.usable(backend.getKey());
+                if (connection != null) {
+                    InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                            backend.getValue()), (first, error) -> { }, failure -> { });
+                }
+            }
+        }
+        packet.release(); // COM_STMT_CLOSE has no response
+        return Reply.DONE;
+    }
+
+    Reply fetch(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<String> hostPort = found.flatMap(st -> prepared.executedOn(st.clientId()));
+        OptionalLong backendId = hostPort.isPresent()
+                ? prepared.backendId(found.get().clientId(), hostPort.get()) : OptionalLong.empty();
+        BackendConnection connection = hostPort.map(backends::usable).orElse(null);
+        if (backendId.isEmpty() || connection == null) {
+            packet.release();
+            return Reply.error(SessionErrors.noOpenCursor(clientId));
+        }
+        StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
+        SessionBackends.AfterResponse after = backends.afterStatement(null, null, null);
+        backends.run(packet, connection.server(), c -> forwarder.forward(packet, c, after,
+                ResponseForwarder.ResponseRewriter.NONE));
+        return Reply.LATER;
+    }
+
+    /** Prepares a statement on this backend if it is not prepared there yet, then passes its id there on. */
+    private void ensurePrepared(BackendConnection connection, PreparedStatements.Statement statement,
+                                LongConsumer then, Consumer<ErrPacket> onError) {
+        String hostPort = connection.server().address();
+        OptionalLong known = prepared.backendId(statement.clientId(), hostPort);
+        if (known.isPresent()) {
+            then.accept(known.getAsLong());
+            return;
+        }
+        ByteBuf prepare = session.ctx.alloc().buffer();
+        statement.writePrepare(prepare);
+        InternalCommand.run(connection, prepare, (first, error) -> {
+            if (error != null) {
+                onError.accept(error);
+                return;
+            }
+            StmtPrepareOk ok = StmtPrepareOk.decode(Unpooled.wrappedBuffer(first));
+            prepared.addBackend(statement.clientId(), hostPort, ok.statementId());
+            then.accept(ok.statementId());
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+}

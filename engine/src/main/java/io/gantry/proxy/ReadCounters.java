@@ -1,0 +1,55 @@
+package io.gantry.proxy;
+
+import io.gantry.route.ReplicaRefusal;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Where reads went and why, for {@code SHOW GANTRY STATUS}: reads served by replicas and by the primary, and
+ * {@code consistent_prefix_failed_reads}, the reads sent to the primary because no replica met the session's read
+ * guarantees, by the reason the replicas were refused. Updated by every session's event loop; no locks.
+ */
+final class ReadCounters {
+
+    private final LongAdder replicaReads = new LongAdder();
+    private final LongAdder primaryReads = new LongAdder();
+    private final Map<ReplicaRefusal, LongAdder> failed = new EnumMap<>(ReplicaRefusal.class);
+
+    ReadCounters() {
+        for (ReplicaRefusal refusal : ReplicaRefusal.values()) {
+            failed.put(refusal, new LongAdder());
+        }
+    }
+
+    void servedByReplica() {
+        replicaReads.increment();
+    }
+
+    void servedByPrimary() {
+        primaryReads.increment();
+    }
+
+    /** A read sent to the primary because every replica was refused; {@code why} is the deciding refusal. */
+    void consistentPrefixFailed(ReplicaRefusal why) {
+        failed.get(why).increment();
+    }
+
+    /** The rows of {@code SHOW GANTRY STATUS}, in display order. */
+    Map<String, String> status() {
+        Map<String, String> rows = new LinkedHashMap<>();
+        rows.put("Reads_served_by_replicas", Long.toString(replicaReads.sum()));
+        rows.put("Reads_served_by_primary", Long.toString(primaryReads.sum()));
+        long total = 0;
+        for (LongAdder count : failed.values()) {
+            total += count.sum();
+        }
+        rows.put("Consistent_prefix_failed_reads", Long.toString(total));
+        for (Map.Entry<ReplicaRefusal, LongAdder> entry : failed.entrySet()) {
+            rows.put("Consistent_prefix_failed_reads_" + entry.getKey().counterName(),
+                    Long.toString(entry.getValue().sum()));
+        }
+        return rows;
+    }
+}

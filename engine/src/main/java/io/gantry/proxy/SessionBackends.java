@@ -1,0 +1,380 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.SessionContext.LOG;
+
+import io.gantry.route.ReadBalance;
+import io.gantry.route.ServerId;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementFlag;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.Future;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
+ * holds: the session settings it has applied (replayed from the {@link SessionStateLog} before it runs a command),
+ * and state that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means.
+ */
+final class SessionBackends {
+
+    /** What the session knows of one of its backend connections. */
+    private static final class BackendUse {
+        /** The session-state log version this connection has applied. */
+        long appliedStateVersion;
+        /** The value of {@link SessionContext#commands} when this connection last ran a command of the client's. */
+        long lastCommand;
+        /** What it holds that replaying the settings cannot rebuild. */
+        final EnumSet<HeldState> held = HeldState.none();
+    }
+
+    /** What happens once a forwarded command's response is complete, before the session takes its next command. */
+    interface AfterResponse {
+        void run(BackendConnection connection, ResponseFraming framing, Runnable done);
+
+        AfterResponse NOTHING_MORE = (connection, framing, done) -> done.run();
+    }
+
+    private final SessionContext session;
+    private final Map<ServerId, BackendConnection> connections = new HashMap<>();
+    private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
+    /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
+    private final Map<String, Long> threads = new ConcurrentHashMap<>();
+
+    SessionBackends(SessionContext session) {
+        this.session = session;
+    }
+
+    /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
+    List<Map.Entry<String, Long>> threads() {
+        return new ArrayList<>(threads.entrySet());
+    }
+
+    /** Whether the session has a connection to {@code server} (open or not yet known to be lost). */
+    boolean isConnectedTo(UpstreamServer server) {
+        return connections.containsKey(session.serverId(server));
+    }
+
+    /** The session's usable connection to the server with this address, or null. */
+    BackendConnection usable(String hostPort) {
+        BackendConnection connection = connections.get(new ServerId(hostPort));
+        return connection != null && connection.isUsable() ? connection : null;
+    }
+
+    BackendConnection usable(ServerId server) {
+        BackendConnection connection = connections.get(server);
+        return connection != null && connection.isUsable() ? connection : null;
+    }
+
+    /**
+     * Runs a client command on a server: obtains (or opens) the session's connection to it, brings its session
+     * state up to date, then hands the connection to {@code then} (which forwards the command). When
+     * {@code unreachable} is given and the server cannot be reached at all (no connection was ever made), it runs
+     * instead of ending the session.
+     */
+    void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
+        session.phase = SessionContext.Phase.RUNNING;
+        obtain(server).addListener(future -> {
+            if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
+                    && failure.serverUnreachable() && !server.isReachable()) {
+                unreachable.run();
+                return;
+            }
+            if (!future.isSuccess()) {
+                packet.release();
+                session.backendFailed(server, future.cause());
+                return;
+            }
+            BackendConnection connection = (BackendConnection) future.getNow();
+            BackendUse use = uses.get(connection);
+            if (use != null) {
+                use.lastCommand = session.commands;
+            }
+            syncState(connection, () -> then.accept(connection), error -> {
+                SessionContext.releaseIfHeld(packet);
+                session.finish(Reply.error(error));
+            });
+        });
+    }
+
+    void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
+        run(packet, server, then, null);
+    }
+
+    /** The session's connection to a server, opened and logged in on first use. */
+    Future<BackendConnection> obtain(UpstreamServer server) {
+        ServerId key = session.serverId(server);
+        BackendConnection existing = connections.get(key);
+        if (existing != null && existing.isUsable()) {
+            return session.ctx.executor().newSucceededFuture(existing);
+        }
+        if (existing != null) {
+            BackendUse lost = uses.get(existing);
+            drop(key, existing);
+            if (lost != null && !lost.held.isEmpty()) {
+                return session.ctx.executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
+                        + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
+            }
+        }
+        ProxyConfig config = session.proxy.config();
+        return BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
+                config.connectTimeout(), config.maxPacketSize(), session.proxy.greetings()).addListener(future -> {
+            if (future.isSuccess()) {
+                BackendConnection connection = (BackendConnection) future.getNow();
+                if (session.isClosed()) {
+                    connection.close();
+                    return;
+                }
+                connections.put(key, connection);
+                uses.put(connection, new BackendUse());
+                threads.put(server.address(), connection.serverThreadId());
+                connection.onIdleClose(() -> closedByServer(key, connection));
+            } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
+                // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
+                session.proxy.upstreams().markDown(server, failure.getMessage());
+            }
+        });
+    }
+
+    /**
+     * A server closed one of the session's idle connections (its {@code wait_timeout}, a KILL, a restart). If the
+     * connection held state replay cannot rebuild, or the session has been idle since it last used it (so the
+     * server's idle timeout is the session's own), the session ends as a direct one would; otherwise the
+     * connection is forgotten and reopened on next use.
+     */
+    private void closedByServer(ServerId key, BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        if (use != null && !session.isClosed()) {
+            if (!use.held.isEmpty()) {
+                String held = HeldState.describe(use.held);
+                LOG.warn("session {}: {} closed the session's connection, which held {}; ending the session, as a "
+                        + "direct connection would end", session.id, key.hostPort(), held);
+                session.endSession(SessionErrors.sessionEnded("Gantry: " + key.hostPort() + " closed this "
+                        + "session's connection, which held " + held + "; this session is closed"), this::closeAll);
+                return;
+            }
+            if (use.lastCommand == session.commands) {
+                LOG.info("session {}: {} closed the session's connection while the session was idle (its "
+                        + "wait_timeout, or the server went away); ending the session, as the server would",
+                        session.id, key.hostPort());
+                session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
+                return;
+            }
+        }
+        drop(key, connection);
+    }
+
+    /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
+    private void drop(ServerId key, BackendConnection connection) {
+        if (connections.remove(key, connection)) {
+            threads.remove(key.hostPort(), connection.serverThreadId());
+            uses.remove(connection);
+            session.prepared.forgetBackend(key.hostPort());
+        }
+    }
+
+    /** Closes every backend connection of the session and forgets what it knew about them. */
+    void closeAll() {
+        for (BackendConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        threads.clear();
+        uses.clear();
+        session.prepared.clear();
+    }
+
+    /** Closes every connection but the one to {@code keep} (a COM_RESET_CONNECTION keeps the primary's). */
+    void closeAllBut(ServerId keep) {
+        for (Iterator<Map.Entry<ServerId, BackendConnection>> it = connections.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<ServerId, BackendConnection> entry = it.next();
+            if (!entry.getKey().equals(keep)) {
+                entry.getValue().close();
+                threads.remove(entry.getKey().hostPort(), entry.getValue().serverThreadId());
+                uses.remove(entry.getValue());
+                session.prepared.forgetBackend(entry.getKey().hostPort());
+                it.remove();
+            }
+        }
+    }
+
+    /** Commits the read-only transaction the session holds on {@code server}, if its connection is still there. */
+    void endTransactionOn(ServerId server) {
+        BackendConnection connection = usable(server);
+        if (connection == null) {
+            return;
+        }
+        InternalCommand.run(connection, session.queryPayload("COMMIT"), (first, error) -> { },
+                failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", session.id,
+                        server, failure.getMessage()));
+    }
+
+    /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
+    void scheduleRetentionClose(BackendConnection connection) {
+        ProxyServer proxy = session.proxy;
+        if (proxy.config().routing().readBalance() != ReadBalance.STATEMENT
+                || proxy.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
+            return;
+        }
+        long commandsAtSchedule = session.commands;
+        session.ctx.executor().schedule(() -> {
+            if (session.commands == commandsAtSchedule && !connection.isBusy() && !session.isClosed()) {
+                ServerId key = session.serverId(connection.server());
+                if (connections.get(key) == connection) {
+                    drop(key, connection);
+                    connection.close();
+                }
+            }
+        }, proxy.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    // ---- held state ------------------------------------------------------------------------------------------
+
+    /**
+     * A connection of the session that holds state replay cannot rebuild, or null.
+     *
+     * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
+     */
+    BackendConnection holding(boolean tyingOnly) {
+        for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
+            Set<HeldState> held = entry.getValue().held;
+            if (tyingOnly ? HeldState.tiesSession(held) : !held.isEmpty()) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** What {@code connection} holds, in words ("a transaction, user variables"). */
+    String describeHeld(BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        return use == null ? "nothing" : HeldState.describe(use.held);
+    }
+
+    /** The server dropped everything the connection held (a successful COM_RESET_CONNECTION). */
+    void heldStateReset(BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.held.clear();
+        }
+    }
+
+    /**
+     * Notes what a statement left on its connection and, for a session setting that succeeded, records how to
+     * replay it.
+     *
+     * @param statement the statement's class, or null for a command that is not a statement
+     * @param sql the text, or null when the command has no text to look into (COM_INIT_DB, COM_SET_OPTION)
+     * @param stateCommand the session-setting command as sent, or null when it is not one
+     */
+    AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
+        return (connection, framing, done) -> {
+            session.completedOn(connection.server(), statement);
+            BackendUse use = uses.get(connection);
+            if (use == null) {
+                done.run();
+                return;
+            }
+            int status = framing.serverStatus();
+            HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
+            if (stateCommand == null || framing.failed()) {
+                done.run();
+            } else {
+                recordSetting(connection, use, sql, stateCommand, done);
+            }
+        };
+    }
+
+    /**
+     * Records a session setting that succeeded on {@code connection} for replay on the session's other backends,
+     * as values: a setting made from an expression is read back first (see {@link SettingReplay}).
+     */
+    private void recordSetting(BackendConnection connection, BackendUse use, String sql, byte[] command,
+                               Runnable done) {
+        boolean noBackslashEscapes = session.noBackslashEscapes();
+        SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
+        if (replay instanceof SettingReplay.Verbatim) {
+            use.appliedStateVersion = session.stateLog.record(command);
+            done.run();
+        } else if (replay instanceof SettingReplay.NotReplayable notReplayable) {
+            keepOnThisConnection(connection, notReplayable.why());
+            done.run();
+        } else {
+            SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
+            InternalCommand.queryRow(connection, session.queryPayload(readBack.query()), (row, error) -> {
+                if (error != null) {
+                    keepOnThisConnection(connection, "reading back '" + SessionContext.abbreviate(sql)
+                            + "' failed: " + error.message());
+                } else {
+                    List<String> literals = new ArrayList<>(row.size());
+                    for (InternalCommand.Value value : row) {
+                        literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
+                    }
+                    use.appliedStateVersion = session.stateLog.record(
+                            SessionContext.queryCommand(readBack.replayText(literals)));
+                }
+                done.run();
+            }, failure -> session.backendFailed(connection.server(), failure));
+        }
+    }
+
+    /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
+    void keepOnThisConnection(BackendConnection connection, String why) {
+        LOG.info("session {}: {}; the session stays on the primary", session.id, why);
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.held.add(HeldState.UNREPLAYED_SETTINGS);
+        }
+        if (!session.routeState.pinned()) {
+            session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+        }
+    }
+
+    // ---- settings replay -------------------------------------------------------------------------------------
+
+    /** Replays the session-state commands this connection has not run yet, one at a time. */
+    private void syncState(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
+        BackendUse use = uses.get(connection);
+        long applied = use == null ? 0L : use.appliedStateVersion;
+        List<byte[]> missing = session.stateLog.since(applied);
+        if (missing.isEmpty()) {
+            then.run();
+            return;
+        }
+        replay(connection, missing, 0, () -> {
+            if (use != null) {
+                use.appliedStateVersion = session.stateLog.version();
+            }
+            then.run();
+        }, onError);
+    }
+
+    private void replay(BackendConnection connection, List<byte[]> commands, int index, Runnable then,
+                        Consumer<ErrPacket> onError) {
+        if (index == commands.size()) {
+            then.run();
+            return;
+        }
+        ByteBuf payload = session.ctx.alloc().buffer(commands.get(index).length).writeBytes(commands.get(index));
+        InternalCommand.run(connection, payload, (first, error) -> {
+            if (error != null) {
+                onError.accept(error);
+            } else {
+                replay(connection, commands, index + 1, then, onError);
+            }
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+}

@@ -1,0 +1,179 @@
+package io.gantry.proxy;
+
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.ErrPacket;
+import java.util.Optional;
+
+/**
+ * Every error a client session answers with, in one place: the code, SQLState and words a client sees for each
+ * failure Gantry itself detects. Codes and SQLStates are the server's own for the same situation, so drivers and
+ * pools react as they would to a direct connection (08xxx: the connection is gone, retry elsewhere; 28000: bad
+ * credentials, do not retry). Errors a server sent are forwarded as they are and never pass through here.
+ */
+final class SessionErrors {
+
+    /** ER_NO_SUCH_THREAD: what a server answers a KILL of a thread that has ended. */
+    static final int UNKNOWN_THREAD = 1094;
+    /** ER_KILL_DENIED_ERROR. */
+    static final int NOT_OWNER_OF_THREAD = 1095;
+
+    private SessionErrors() {
+    }
+
+    // ---- before login ------------------------------------------------------------------------------------------
+
+    static ErrPacket tooManySessions(int maxClientConnections) {
+        return ErrPacket.of(1040, "08004", "Too many connections (Gantry's --max-client-connections is "
+                + maxClientConnections + ")");
+    }
+
+    static ErrPacket tooManyPendingLogins(LoginGate.Refusal.TooManyPending pending, String host) {
+        return ErrPacket.of(1040, "08004", "Too many connections (" + pending.pending() + " connections "
+                + (pending.perHost() ? "from " + host + " " : "") + "are still logging in; Gantry's "
+                + pendingLoginFlag(pending) + " is " + pending.limit() + ")");
+    }
+
+    static String pendingLoginFlag(LoginGate.Refusal.TooManyPending pending) {
+        return pending.perHost() ? "--max-pending-logins-per-host" : "--max-pending-logins";
+    }
+
+    static ErrPacket hostBlocked(String host, long secondsLeft) {
+        return ErrPacket.of(1129, "HY000", "Host '" + host + "' is blocked because of many connection errors "
+                + "(Gantry: failed logins; retry in " + secondsLeft + " s)");
+    }
+
+    static ErrPacket tlsNotEnabled() {
+        return ErrPacket.of(1045, "28000",
+                "TLS is not enabled on this Gantry (start it with --tls-cert/--tls-key); connect without TLS");
+    }
+
+    /**
+     * Never 1045/28000: pools take that for bad credentials and stop retrying. SQLState class 08 (connection
+     * exception) is what drivers and pools treat as "cannot reach the server, retry".
+     */
+    static ErrPacket accountLookupFailed(String user, Throwable cause) {
+        return ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
+                + "': the servers cannot be reached (" + cause.getMessage() + ")");
+    }
+
+    static ErrPacket noServerForLogin(String why) {
+        return ErrPacket.of(1105, "HY000", "Gantry: no server is available: " + why);
+    }
+
+    // ---- packets Gantry cannot read ----------------------------------------------------------------------------
+
+    static ErrPacket malformedPacket(String why) {
+        return ErrPacket.of(1835, "HY000", "Malformed communication packet: " + why);
+    }
+
+    static ErrPacket packetTooLarge(long found, long cap, boolean beforeLogin) {
+        return beforeLogin
+                ? ErrPacket.of(1153, "08S01", "Got a packet bigger than a login may send (" + found + " > " + cap
+                        + " bytes before login)")
+                : ErrPacket.of(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes (" + found
+                        + " > " + cap + ")");
+    }
+
+    static ErrPacket packetsOutOfOrder() {
+        return ErrPacket.of(1156, "08S01", "Got packets out of order");
+    }
+
+    /**
+     * What the server answers a command it cannot read: nothing for the commands that never get an answer
+     * (COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA), 1210 for a COM_STMT_EXECUTE whose parameters are cut off, 1243
+     * for a reset or fetch of a cut-off statement id, 1835 for the rest (as MariaDB does; compared in
+     * {@code SessionTrustIT}).
+     */
+    static Optional<ErrPacket> malformedCommand(CommandType command, boolean statementIdCutOff) {
+        return switch (command) {
+            case COM_STMT_SEND_LONG_DATA, COM_STMT_CLOSE -> Optional.empty();
+            case COM_STMT_EXECUTE -> Optional.of(statementIdCutOff
+                    ? ErrPacket.of(1835, "08S01", "Malformed communication packet")
+                    : ErrPacket.of(1210, "HY000", "Incorrect arguments to mysqld_stmt_execute"));
+            // the server reads a cut-off id as statement 0, which never exists
+            case COM_STMT_RESET -> Optional.of(unknownStatement(0, "mysqld_stmt_reset"));
+            case COM_STMT_FETCH -> Optional.of(unknownStatement(0, "mysqld_stmt_fetch"));
+            default -> Optional.of(ErrPacket.of(1835, "08S01", "Malformed communication packet"));
+        };
+    }
+
+    static ErrPacket unknownCommand(CommandType command) {
+        return ErrPacket.of(1047, "08S01", "Unknown command " + command + " (Gantry)");
+    }
+
+    static ErrPacket internalError(RuntimeException e) {
+        return ErrPacket.of(1105, "HY000", "Gantry internal error: " + e);
+    }
+
+    // ---- commands ----------------------------------------------------------------------------------------------
+
+    static ErrPacket noPrimary(String what, String why) {
+        return ErrPacket.of(1290, "HY000", "Gantry cannot run this " + what + ": " + why);
+    }
+
+    static ErrPacket writeInReadOnlyTransaction() {
+        return ErrPacket.of(1792, "25006", "Cannot execute statement in a READ ONLY transaction.");
+    }
+
+    static ErrPacket unknownThread(long sessionId) {
+        return ErrPacket.of(UNKNOWN_THREAD, "HY000", "Unknown thread id: " + sessionId);
+    }
+
+    static ErrPacket notOwnerOfThread(long sessionId, String sqlState) {
+        return ErrPacket.of(NOT_OWNER_OF_THREAD, sqlState, "You are not owner of thread " + sessionId);
+    }
+
+    static ErrPacket adminStatementFailed(Throwable failure) {
+        return ErrPacket.of(1105, "HY000", "Gantry admin statement failed: " + failure.getMessage());
+    }
+
+    static ErrPacket unknownStatement(long clientId, String where) {
+        return ErrPacket.of(1243, "HY000", "Unknown prepared statement handler (" + clientId + ") given to "
+                + where);
+    }
+
+    static ErrPacket noOpenCursor(long clientId) {
+        return ErrPacket.of(1421, "HY000", "The statement (" + clientId + ") has no open cursor.");
+    }
+
+    static ErrPacket longDataLost(String hostPort) {
+        return ErrPacket.of(1105, "HY000", "the long data sent for this statement was lost with the connection to "
+                + hostPort + "; send it again");
+    }
+
+    // ---- the session ends ------------------------------------------------------------------------------------
+
+    /**
+     * The error that ends a session: MariaDB's "connection was killed" (1927) with the connection-failure SQLState,
+     * so drivers and pools treat the connection as gone. Not the client-side 2013: a server-sent 2xxx code makes
+     * libmariadb (the {@code mariadb} CLI) report "malformed packet" instead of the message.
+     */
+    static ErrPacket sessionEnded(String message) {
+        return ErrPacket.of(1927, "08S01", message);
+    }
+
+    /** A server closed the idle session's connection: the server's own "closed after wait_timeout" error. */
+    static ErrPacket closedWhileIdle(String hostPort) {
+        return ErrPacket.of(4031, "HY000", "Gantry: " + hostPort + " closed this session's connection while it was "
+                + "idle (its wait_timeout, or the server went away); this session is closed");
+    }
+
+    /** What a failed backend connection means for the client: the server's own refusal, or the session's end. */
+    static ErrPacket backendFailed(UpstreamServer server, Throwable cause) {
+        if (cause instanceof BackendFailure failure && failure.serverError() != null) {
+            return failure.serverError();
+        }
+        return sessionEnded("Gantry lost the backend " + server.address() + ": " + describe(cause)
+                + "; this session is closed");
+    }
+
+    /** Whether {@link #backendFailed} ends the session rather than forwarding a server's refusal. */
+    static boolean endsSession(Throwable cause) {
+        return !(cause instanceof BackendFailure failure && failure.serverError() != null);
+    }
+
+    static String describe(Throwable cause) {
+        return cause == null ? "unknown error" : cause.getMessage();
+    }
+}

@@ -1,0 +1,173 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.SessionContext.LOG;
+
+import io.gantry.gtid.SampledPosition;
+import io.gantry.route.ReplicaCandidate;
+import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.RouteDecision;
+import io.gantry.route.RouteReason;
+import io.gantry.route.RouteTarget;
+import io.gantry.route.RoutingConfig;
+import io.gantry.route.ServerId;
+import io.gantry.route.SessionRouteState;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementClassifier;
+import io.gantry.route.StatementFlag;
+import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionState;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where a session's statement runs: the statement's class and the session's routing state go to the
+ * {@link io.gantry.route.Router} with the servers as topology sees them now, and the decision comes back as a server
+ * (or as the error the client gets instead). The session-level rules that need more than the router knows live
+ * here: a session whose unreplayable state is on an old primary, a session with too many distinct settings, and
+ * settings made while no primary is known.
+ */
+final class SessionRouting {
+
+    /** Stands for the primary in routing when none is known; a decision for it is answered with an error. */
+    private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
+
+    /** Where a statement runs and what it is; or, when it cannot run, what the client gets instead. */
+    record Routed(UpstreamServer server, StatementClass statement, Reply refusal) {
+        boolean refused() {
+            return refusal != null;
+        }
+
+        static Routed refused(Reply refusal) {
+            return new Routed(null, null, refusal);
+        }
+    }
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+
+    SessionRouting(SessionContext session, SessionBackends backends) {
+        this.session = session;
+        this.backends = backends;
+    }
+
+    /**
+     * Decides where a SQL text runs. With {@code commit}, the session's routing state moves on (the statement will
+     * run); without, it is only asked.
+     */
+    Routed route(String sql, boolean commit) {
+        ProxyServer proxy = session.proxy;
+        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
+        if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
+                && !session.routeState.pinned()) {
+            LOG.info("session {}: more than {} distinct session settings; staying on the primary", session.id,
+                    SessionStateLog.MAX_DISTINCT_COMMANDS);
+            session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+        }
+        SessionRouteState routeState = session.routeState;
+        RoutingConfig routing = session.routing;
+        Upstreams upstreams = proxy.upstreams();
+        Optional<UpstreamServer> primary = upstreams.primary();
+        ServerId primaryId = primary.map(session::serverId).orElse(NO_PRIMARY);
+        // Only a read can go to a replica: the guarantees are judged for reads alone.
+        boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
+        if (read) {
+            session.consistency.settle(primaryId, this::positionOf);
+            if (session.consistency.hasPending()) {
+                proxy.nudgeSampler();
+            }
+        }
+        long now = System.currentTimeMillis();
+        ReplicaRefusal refused = null;
+        List<ReplicaCandidate> replicas = new ArrayList<>();
+        for (UpstreamServer server : upstreams.servers()) {
+            if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
+                ServerId id = session.serverId(server);
+                ReplicaRefusal refusal = read
+                        ? session.consistency.judge(id, server.position(), session.guarantees, now) : null;
+                if (refusal != null && server.isUp()) {
+                    refused = mostTelling(refused, refusal);
+                }
+                replicas.add(new ReplicaCandidate(id, server.weight(), server.isUp(), refusal == null));
+            }
+        }
+        RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);
+        if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
+                && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
+            // Without a primary a session setting runs where the session's reads run, and is replayed from
+            // there: drivers send settings at connect time, and reads from replicas must go on meanwhile.
+            RouteDecision asRead = proxy.router().route(StatementClass.of(StatementKind.READ), routeState,
+                    routing, primaryId, replicas);
+            if (!asRead.server().equals(NO_PRIMARY)) {
+                decision = asRead;
+            }
+        }
+        if (decision.server().equals(NO_PRIMARY)) {
+            return Routed.refused(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("session {}: {} -> {}", session.id, SessionContext.abbreviate(sql), decision.describe());
+        }
+        if (commit) {
+            Reply refusal = refusal(decision);
+            if (refusal != null) {
+                return Routed.refused(refusal);
+            }
+            if (decision.reason() == RouteReason.BEGINS_READ_WRITE_TRANSACTION
+                    && routeState.transaction() instanceof TransactionState.ReadOnly readOnly
+                    && !readOnly.server().equals(decision.server())) {
+                // On a real server BEGIN commits the open transaction first; do that on the replica that holds it.
+                backends.endTransactionOn(readOnly.server());
+            }
+            session.routeState = routeState.afterRouting(decision);
+            if (statement.kind() == StatementKind.READ) {
+                count(decision, refused);
+            }
+        }
+        return new Routed(proxy.serverIds().server(decision.server()), statement, null);
+    }
+
+    private void count(RouteDecision decision, ReplicaRefusal refused) {
+        ReadCounters counters = session.proxy.readCounters();
+        if (decision.target() == RouteTarget.REPLICA) {
+            counters.servedByReplica();
+            return;
+        }
+        counters.servedByPrimary();
+        if (decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && refused != null) {
+            counters.consistentPrefixFailed(refused);
+        }
+    }
+
+    /** The refusal that says most about why a read went to the primary: the session's own needs before lag. */
+    private static ReplicaRefusal mostTelling(ReplicaRefusal known, ReplicaRefusal next) {
+        return known == null || next.ordinal() < known.ordinal() ? next : known;
+    }
+
+    private SampledPosition positionOf(ServerId id) {
+        UpstreamServer server = session.proxy.serverIds().find(id);
+        return server == null ? null : server.position();
+    }
+
+    /** Why a decision cannot be carried out as the statement's route, or null when it can. */
+    private Reply refusal(RouteDecision decision) {
+        if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
+            return Reply.error(SessionErrors.writeInReadOnlyTransaction());
+        }
+        if (decision.target() == RouteTarget.PRIMARY && session.routeState.pinned()) {
+            BackendConnection holder = backends.holding(true);
+            if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
+                String held = backends.describeHeld(holder);
+                LOG.warn("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
+                        session.id, decision.server().hostPort(), held, holder.server().address());
+                return Reply.close(SessionErrors.sessionEnded("Gantry: the primary is now "
+                        + decision.server().hostPort() + ", but this session's " + held + " stayed on "
+                        + holder.server().address() + "; this session is closed, reconnect"));
+            }
+        }
+        return null;
+    }
+}

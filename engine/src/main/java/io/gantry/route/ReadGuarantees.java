@@ -1,0 +1,77 @@
+package io.gantry.route;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The read guarantees of a session: the process defaults from the flags, overridden by the session's own
+ * {@code SET gantry_...} settings.
+ *
+ * @param readYourWrites      {@code gantry_read_your_writes} / {@code --read-your-writes} (default on): after the
+ *                            session writes, its reads go only to servers known to hold what it wrote
+ * @param followerReadStaleness {@code gantry_follower_read_staleness_ms} / {@code --follower-read-staleness-ms}:
+ *                            when set, a replica serves a read only if it holds everything the primary had
+ *                            executed that long ago; {@link Duration#ZERO} for unset
+ * @param maxStaleReadBound   {@code --max-stale-read-bound-ms} (default 60 s; {@link Duration#ZERO} turns the check
+ *                            off): no replica whose lag is larger serves a read, whatever the session set
+ * @param sampleInterval      {@code --lag-sample-interval-ms} (default 250 ms): how often positions are sampled
+ */
+public record ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
+                             Duration sampleInterval) {
+
+    /** The defaults of {@code gantry run}. */
+    public static final ReadGuarantees DEFAULTS = new ReadGuarantees(true, Duration.ZERO, Duration.ofSeconds(60),
+            Duration.ofMillis(250));
+
+    public ReadGuarantees {
+        Objects.requireNonNull(followerReadStaleness, "followerReadStaleness");
+        Objects.requireNonNull(maxStaleReadBound, "maxStaleReadBound");
+        Objects.requireNonNull(sampleInterval, "sampleInterval");
+        if (sampleInterval.toMillis() < 10) {
+            throw new IllegalArgumentException("--lag-sample-interval-ms must be at least 10, not "
+                    + sampleInterval.toMillis());
+        }
+        if (maxStaleReadBound.isNegative()) {
+            throw new IllegalArgumentException("--max-stale-read-bound-ms must be 0 (off) or more, not "
+                    + maxStaleReadBound.toMillis());
+        }
+        String problem = stalenessProblem(followerReadStaleness, sampleInterval);
+        if (problem != null) {
+            throw new IllegalArgumentException("--follower-read-staleness-ms: " + problem);
+        }
+    }
+
+    /** The smallest staleness a session may ask for: two sampling intervals (a sample's age can be one). */
+    public Duration minimumStaleness() {
+        return sampleInterval.multipliedBy(2);
+    }
+
+    /** Why {@code staleness} cannot be asked for with this sampling interval, or null when it can (zero: unset). */
+    public static String stalenessProblem(Duration staleness, Duration sampleInterval) {
+        if (staleness.isNegative()) {
+            return "a staleness cannot be negative (" + staleness.toMillis() + " ms)";
+        }
+        if (!staleness.isZero() && staleness.compareTo(sampleInterval.multipliedBy(2)) < 0) {
+            return "a staleness of " + staleness.toMillis() + " ms is below the minimum of "
+                    + sampleInterval.multipliedBy(2).toMillis() + " ms (twice --lag-sample-interval-ms, "
+                    + sampleInterval.toMillis() + " ms): positions are not known more precisely than that";
+        }
+        return null;
+    }
+
+    public ReadGuarantees withReadYourWrites(boolean value) {
+        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval);
+    }
+
+    public ReadGuarantees withFollowerReadStaleness(Duration value) {
+        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval);
+    }
+
+    public ReadGuarantees withMaxStaleReadBound(Duration value) {
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval);
+    }
+
+    public ReadGuarantees withSampleInterval(Duration value) {
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value);
+    }
+}

@@ -1,0 +1,152 @@
+package io.gantry.route;
+
+import io.gantry.gtid.GtidSet;
+import io.gantry.gtid.SampledPosition;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * What one session has seen and written, as far as read guarantees are concerned, and whether a replica may serve
+ * its next read. Confined to the session's event loop.
+ *
+ * <p>When a command completes on a server at time t, what it read or wrote is known only once that server is
+ * sampled after t: until then the completion is <em>pending</em>, and while a read is pending on server X only X or
+ * the primary may serve the session (monotonic reads), while a write is pending no replica may (read-your-writes).
+ * Once X (or the primary, which holds everything a replica had at t) has been sampled after t, its sampled set joins
+ * the session's <em>floor</em>: a replica then serves the session only if its executed set contains the floor.
+ */
+public final class SessionConsistency {
+
+    /** A command that completed on {@code server} at {@code completedAtMillis}, not yet settled by a sample. */
+    private record Pending(ServerId server, long completedAtMillis, boolean write) {
+    }
+
+    private final List<Pending> pending = new ArrayList<>(4);
+    /** Everything the session has read must be contained by the server of its next read (monotonic reads). */
+    private GtidSet readFloor;
+    /** Everything the session has written must be contained by the server of its next read (read-your-writes). */
+    private GtidSet writeFloor;
+
+    /**
+     * A command of the session completed on {@code server}.
+     *
+     * @param write whether it may have written (then read-your-writes applies to it, if the session has it on)
+     */
+    public void completed(ServerId server, long atMillis, boolean write) {
+        for (int i = 0; i < pending.size(); i++) {
+            Pending known = pending.get(i);
+            if (known.server().equals(server) && known.write() == write) {
+                pending.set(i, new Pending(server, atMillis, write)); // a later sample settles both
+                return;
+            }
+        }
+        pending.add(new Pending(server, atMillis, write));
+    }
+
+    /** Whether some completion still waits for a sample (the sampler should be asked for one). */
+    public boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    /**
+     * Moves completions whose server, or the primary, has been sampled since into the floors.
+     *
+     * @param positions each server's latest sampled position (null when unknown)
+     */
+    public void settle(ServerId primary, Function<ServerId, SampledPosition> positions) {
+        for (int i = pending.size() - 1; i >= 0; i--) {
+            Pending entry = pending.get(i);
+            SampledPosition own = positions.apply(entry.server());
+            SampledPosition settling = after(own, entry) ? own : null;
+            if (settling == null && primary != null && !primary.equals(entry.server())) {
+                SampledPosition ofPrimary = positions.apply(primary);
+                settling = after(ofPrimary, entry) ? ofPrimary : null;
+            }
+            if (settling != null) {
+                if (entry.write()) {
+                    writeFloor = union(writeFloor, settling.executed());
+                } else {
+                    readFloor = union(readFloor, settling.executed());
+                }
+                pending.remove(i);
+            }
+        }
+    }
+
+    private static boolean after(SampledPosition position, Pending entry) {
+        // Strictly later by the millisecond: a sample asked for in the same millisecond may predate the completion.
+        return position != null && position.sampledAt().toEpochMilli() > entry.completedAtMillis();
+    }
+
+    /**
+     * Why {@code replica} may not serve the session's next read, or null when it may.
+     *
+     * @param position the replica's latest sampled position, or null when unknown
+     */
+    public ReplicaRefusal judge(ServerId replica, SampledPosition position, ReadGuarantees guarantees,
+                                long nowMillis) {
+        if (position == null) {
+            return ReplicaRefusal.POSITION_UNKNOWN;
+        }
+        long safeAgeMillis = nowMillis - position.safeTime().toEpochMilli();
+        if (!guarantees.maxStaleReadBound().isZero() && safeAgeMillis > guarantees.maxStaleReadBound().toMillis()) {
+            return ReplicaRefusal.TOO_STALE;
+        }
+        if (!guarantees.followerReadStaleness().isZero()
+                && safeAgeMillis > guarantees.followerReadStaleness().toMillis()) {
+            return ReplicaRefusal.TOO_STALE;
+        }
+        for (int i = 0; i < pending.size(); i++) {
+            Pending entry = pending.get(i);
+            if (entry.write()) {
+                if (guarantees.readYourWrites()) {
+                    return ReplicaRefusal.OWN_WRITES;
+                }
+            } else if (!entry.server().equals(replica)) {
+                return ReplicaRefusal.MONOTONIC_FLOOR;
+            }
+        }
+        if (guarantees.readYourWrites() && !contains(position.executed(), writeFloor)) {
+            return ReplicaRefusal.OWN_WRITES;
+        }
+        if (!contains(position.executed(), readFloor)) {
+            return ReplicaRefusal.MONOTONIC_FLOOR;
+        }
+        return null;
+    }
+
+    /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
+    public GtidSet floor(boolean readYourWrites) {
+        return readYourWrites ? union(readFloor, writeFloor) : readFloor;
+    }
+
+    /** The servers whose completions still wait for a sample, for {@code EXPLAIN GANTRY ROUTE}. */
+    public List<String> pendingDescriptions() {
+        List<String> out = new ArrayList<>();
+        for (Pending entry : pending) {
+            out.add((entry.write() ? "write" : "read") + " on " + entry.server().hostPort() + " at "
+                    + Instant.ofEpochMilli(entry.completedAtMillis()));
+        }
+        return out;
+    }
+
+    /** A new login or a COM_RESET_CONNECTION: nothing seen or written before counts any more. */
+    public void clear() {
+        pending.clear();
+        readFloor = null;
+        writeFloor = null;
+    }
+
+    private static GtidSet union(GtidSet floor, GtidSet added) {
+        if (floor == null || floor.flavour() != added.flavour()) {
+            return added; // another flavour took over: the old floor cannot be compared any more
+        }
+        return floor.union(added);
+    }
+
+    private static boolean contains(GtidSet executed, GtidSet floor) {
+        return floor == null || floor.flavour() != executed.flavour() || executed.contains(floor);
+    }
+}

@@ -1,0 +1,243 @@
+package io.gantry.topology;
+
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
+import io.gantry.gtid.SampledPosition;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Samples the executed GTID set of the primary and of every replica, every {@code --lag-sample-interval-ms}
+ * (default 250), on one kept service connection per server and a thread of its own (never an event loop), apart from
+ * the health loop. Each server's {@link UpstreamServer#position()} and lag come from here: a replica's safe time is
+ * the sampling time of the newest primary set it contains, and its lag is how long ago that was (zero when it holds
+ * the primary's newest set, so an idle primary never makes replicas look behind).
+ *
+ * <p>Sessions that need a fresher sample than the schedule gives (to learn that a replica has caught up with a write
+ * they just made, or to settle what a read they just made saw) {@linkplain #nudge nudge} the sampler: it then takes
+ * the next sample at once, but never sooner than {@link #NUDGE_MIN_GAP} after the previous one, so a busy proxy
+ * costs each server at most one small query per gap.
+ */
+public final class GtidSampler implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GtidSampler.class);
+    /** The shortest time between two samples, however often sessions ask for one. */
+    public static final Duration NUDGE_MIN_GAP = Duration.ofMillis(5);
+
+    private final Upstreams upstreams;
+    private final Duration interval;
+    private final Duration connectTimeout;
+    private final Clock clock;
+    private final ReplicationLag lag = new ReplicationLag(Duration.ofMinutes(15));
+    /** Owned by the sampling thread. */
+    private final Map<UpstreamServer, Sampling> connections = new HashMap<>();
+    private final AtomicLong queries = new AtomicLong();
+    private final Thread thread;
+    private volatile boolean nudged;
+    /** When the last nudge came: the sample it asks for must be taken in a later millisecond. */
+    private volatile long nudgedAtMillis;
+    private volatile boolean closed;
+
+    /** A kept service connection to one server, and the query that reads its position. */
+    private record Sampling(Connection connection, Statement statement, String query, Flavour flavour) {
+        void close() {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // closing a connection that failed anyway
+            }
+        }
+    }
+
+    public GtidSampler(Upstreams upstreams, Duration interval, Duration connectTimeout, Clock clock) {
+        if (interval.toMillis() < 10) {
+            throw new IllegalArgumentException("--lag-sample-interval-ms must be at least 10, not "
+                    + interval.toMillis());
+        }
+        this.upstreams = upstreams;
+        this.interval = interval;
+        this.connectTimeout = connectTimeout;
+        this.clock = clock;
+        this.thread = new Thread(this::run, "gantry-gtid-sampler");
+        this.thread.setDaemon(true);
+    }
+
+    /** Takes one sample now (so positions are known before clients connect), then runs on its own thread. */
+    public void start() {
+        sampleSafely();
+        thread.start();
+    }
+
+    /** How often the schedule samples. */
+    public Duration interval() {
+        return interval;
+    }
+
+    /** Position queries sent so far, all servers together (for the sampler's cost). */
+    public long queriesSent() {
+        return queries.get();
+    }
+
+    /** Asks for a sample soon; cheap, and safe from any thread (an event loop included). */
+    public void nudge() {
+        nudgedAtMillis = clock.millis();
+        if (!nudged) {
+            nudged = true;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    private void run() {
+        long nextDue = System.nanoTime() + interval.toNanos();
+        long earliest = System.nanoTime() + NUDGE_MIN_GAP.toNanos();
+        while (!closed) {
+            while (!closed) {
+                // A nudge brings the sample forward to the end of the gap after the previous one.
+                long due = nudged ? Math.min(nextDue, earliest) : nextDue;
+                long wait = due - System.nanoTime();
+                if (wait <= 0) {
+                    break;
+                }
+                LockSupport.parkNanos(this, wait);
+            }
+            if (closed) {
+                return;
+            }
+            nudged = false;
+            // Sessions compare sampling times with completion times by the millisecond, strictly: a sample in the
+            // nudge's own millisecond could not settle what asked for it.
+            while (clock.millis() <= nudgedAtMillis && !closed) {
+                LockSupport.parkNanos(this, 200_000);
+            }
+            long started = System.nanoTime();
+            sampleSafely();
+            earliest = started + NUDGE_MIN_GAP.toNanos();
+            nextDue = started + interval.toNanos();
+        }
+    }
+
+    private void sampleSafely() {
+        try {
+            sample();
+        } catch (RuntimeException e) {
+            // One bad sample must not end the schedule.
+            LOG.error("topology: position sample failed: {}", e.toString(), e);
+        }
+    }
+
+    /** One sample: the primary first, then each replica, so a replica is never compared with a later primary set. */
+    void sample() {
+        List<UpstreamServer> servers = upstreams.servers();
+        closeRemoved(servers);
+        Optional<UpstreamServer> primary = upstreams.primary();
+        if (primary.isPresent()) {
+            Instant at = clock.instant();
+            GtidSet executed = read(primary.get());
+            if (executed != null) {
+                lag.sample(at, executed);
+                primary.get().positionSampled(new SampledPosition(executed, at, at), 0);
+            }
+        }
+        for (UpstreamServer server : servers) {
+            if (primary.isPresent() && server == primary.get()) {
+                continue;
+            }
+            Instant at = clock.instant();
+            GtidSet executed = server.isReachable() ? read(server) : null;
+            if (executed == null) {
+                server.positionUnknown();
+                continue;
+            }
+            Optional<Instant> safe = lag.safeTime(executed);
+            if (safe.isEmpty()) {
+                // Behind every primary sample kept (or no primary yet): known position, unknown freshness.
+                server.positionSampled(new SampledPosition(executed, at, Instant.EPOCH),
+                        lag.lagOf(executed, clock.instant()).millis());
+            } else {
+                server.positionSampled(new SampledPosition(executed, at, safe.get()),
+                        lag.lagOf(executed, clock.instant()).millis());
+            }
+        }
+    }
+
+    /** The server's executed set, or null (and its connection dropped) when it cannot be read now. */
+    private GtidSet read(UpstreamServer server) {
+        Sampling sampling = connections.get(server);
+        try {
+            if (sampling == null) {
+                sampling = open(server);
+                connections.put(server, sampling);
+            }
+            queries.incrementAndGet();
+            try (ResultSet rows = sampling.statement().executeQuery(sampling.query())) {
+                rows.next();
+                String text = rows.getString(1);
+                return GtidSet.parse(text == null ? "" : text, sampling.flavour());
+            }
+        } catch (SQLException | IllegalArgumentException e) {
+            LOG.debug("topology: cannot sample the position of {}: {}", server.address(), e.toString());
+            if (sampling != null) {
+                sampling.close();
+            }
+            connections.remove(server);
+            return null;
+        }
+    }
+
+    private Sampling open(UpstreamServer server) throws SQLException {
+        Connection connection = ServiceConnections.open(server.url(), connectTimeout);
+        try {
+            Statement statement = connection.createStatement();
+            statement.setQueryTimeout((int) Math.max(1, connectTimeout.toSeconds()));
+            Flavour flavour;
+            try (ResultSet rows = statement.executeQuery("SELECT VERSION()")) {
+                rows.next();
+                flavour = rows.getString(1).contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
+            }
+            String query = flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_current_pos"
+                    : "SELECT @@GLOBAL.gtid_executed";
+            return new Sampling(connection, statement, query, flavour);
+        } catch (SQLException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    private void closeRemoved(List<UpstreamServer> servers) {
+        for (Iterator<Map.Entry<UpstreamServer, Sampling>> it = connections.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<UpstreamServer, Sampling> entry = it.next();
+            if (!servers.contains(entry.getKey())) {
+                entry.getValue().close();
+                it.remove();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        connections.values().forEach(Sampling::close);
+        connections.clear();
+    }
+}
