@@ -15,15 +15,17 @@ import java.util.Locale;
 
 /**
  * The session's own read-guarantee settings ({@link GantrySessionSql}): set, read and listed here, never sent to a
- * server. {@code DEFAULT} goes back to the flag's value; COM_RESET_CONNECTION and COM_CHANGE_USER bring every setting
+ * server; and {@code EXPLAIN GANTRY ROUTE}, which shows where a statement would run and why. {@code DEFAULT} goes back to the flag's value; COM_RESET_CONNECTION and COM_CHANGE_USER bring every setting
  * back to the flags, as a server does with its session variables.
  */
 final class GantrySettingsCommand {
 
     private final SessionContext session;
+    private final SessionRouting routing;
 
-    GantrySettingsCommand(SessionContext session) {
+    GantrySettingsCommand(SessionContext session, SessionRouting routing) {
         this.session = session;
+        this.routing = routing;
     }
 
     /** The answer to a statement about the settings, or null when the statement is not one. */
@@ -37,6 +39,9 @@ final class GantrySettingsCommand {
         }
         if (parsed instanceof GantrySessionSql.Set set) {
             return set(set);
+        }
+        if (parsed instanceof GantrySessionSql.ExplainRoute explain) {
+            return rows(List.of("item", "detail"), routing.explain(explain.statement()));
         }
         if (parsed instanceof GantrySessionSql.Select select) {
             List<List<String>> row = new ArrayList<>();

@@ -73,6 +73,20 @@ class SessionConsistencyTest {
     }
 
     @Test
+    void aReadPendingOnAReplicaStillSampledWaitsForItsOwnSampleNotThePrimarys() {
+        // The primary's later set holds writes made after the read: settling with it would keep the session off
+        // replicas that lack them, for no reason of its own.
+        session.completed(R1, 4_500, false);
+        positions.put(R1, at("0-1-44", 4_400, 4_400));
+        positions.put(PRIMARY, at("0-1-46", 4_501, 4_501));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.hasPending()).isTrue();
+        positions.put(R1, at("0-1-45", 4_502, 4_501));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.floor(true)).hasToString("0-1-45");
+    }
+
+    @Test
     void aReadPendingOnAReplicaThatIsNoLongerSampledIsSettledByThePrimary() {
         session.completed(R1, 4_000, false);
         positions.put(PRIMARY, at("0-1-40", 4_001, 4_001));
