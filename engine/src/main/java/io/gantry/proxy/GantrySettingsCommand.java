@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.gtid.GtidSet;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.ColumnDefinition;
@@ -58,8 +59,10 @@ final class GantrySettingsCommand {
         }
         ReadGuarantees guarantees = session.guarantees;
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
-        rows.add(Arrays.asList("read_floor", String.valueOf(session.consistency.floor(guarantees.readYourWrites()))));
-        rows.add(Arrays.asList("pending", String.join("; ", session.consistency.pendingDescriptions())));
+        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
+        List<String> pending = session.consistency.pendingDescriptions();
+        rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 

@@ -168,7 +168,7 @@ final class SessionRouting {
                 : guarantees.followerReadStaleness().toMillis())
                 + ", --max-stale-read-bound-ms=" + guarantees.maxStaleReadBound().toMillis()));
         GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
-        rows.add(List.of("floor", floor == null ? "none" : floor.toString()));
+        rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
         List<String> pending = session.consistency.pendingDescriptions();
         rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         long now = System.currentTimeMillis();
@@ -177,7 +177,7 @@ final class SessionRouting {
             SampledPosition position = server.position();
             StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
                     .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
-                    .append(", executed ").append(position == null ? "unknown" : position.executed())
+                    .append(", executed ").append(position == null ? "unknown" : shown(position.executed()))
                     .append(", lag ").append(server.lagMillis()).append(" ms");
             if (position != null) {
                 detail.append(", safe time ").append(now - position.safeTime().toEpochMilli()).append(" ms ago");
@@ -191,6 +191,10 @@ final class SessionRouting {
         rows.add(List.of("decision", routed.refused() ? "refused: " + describe(routed.refusal())
                 : routed.decision().describe() + " (" + routed.decision().reason().description() + ")"));
         return rows;
+    }
+
+    private static String shown(GtidSet set) {
+        return set.isEmpty() ? "(empty)" : set.toString();
     }
 
     private static String describe(Reply refusal) {
