@@ -59,6 +59,18 @@ public final class HistoryChecker {
             return violations.isEmpty();
         }
 
+        /** Operations that did not succeed, counted by kind, outcome and error code. */
+        public Map<String, Integer> failures(List<Operation> operations) {
+            Map<String, Integer> counts = new java.util.TreeMap<>();
+            for (Operation operation : operations) {
+                if (!operation.ok()) {
+                    counts.merge(operation.kind() + " " + operation.outcome() + " " + operation.errorCode(), 1,
+                            Integer::sum);
+                }
+            }
+            return counts;
+        }
+
         /** A summary and the first {@code limit} violations. */
         public String describe(int limit) {
             StringBuilder out = new StringBuilder();

@@ -52,10 +52,12 @@ public final class Workload {
      * @param newKeyShare        share of writes that insert a new key
      * @param maxStaleBoundMillis the proxy's {@code --max-stale-read-bound-ms} (0 for off): every read's bound is at
      *                           most this
+     * @param thinkMillis        each session pauses a random 0 to this many milliseconds between operations, as
+     *                           an application does between requests (0: back to back)
      * @param seed               for the choices
      */
     public record Mix(double writeShare, double readBackShare, double newKeyShare, long maxStaleBoundMillis,
-                      long seed) {
+                      int thinkMillis, long seed) {
     }
 
     static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS kv (k INT PRIMARY KEY, v BIGINT NOT NULL)";
@@ -163,6 +165,7 @@ public final class Workload {
                     reconnect(deadline);
                     continue;
                 }
+                think();
                 if (readBack != null && random.nextDouble() < mix.readBackShare()) {
                     read(readBack);
                     readBack = null;
@@ -174,6 +177,14 @@ public final class Workload {
                     read(pickReadKey());
                 }
             }
+        }
+
+        void think() {
+            if (mix.thinkMillis() <= 0) {
+                return;
+            }
+            long micros = random.nextLong(mix.thinkMillis() * 1000L + 1);
+            java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000);
         }
 
         int pickWriteKey() {
