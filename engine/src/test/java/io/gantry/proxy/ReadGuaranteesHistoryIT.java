@@ -98,7 +98,8 @@ class ReadGuaranteesHistoryIT {
             System.out.printf("ReadGuaranteesHistoryIT negative control: %s reads by replicas, %s by the primary;"
                             + " %s%n", status.get("Reads_served_by_replicas"), status.get("Reads_served_by_primary"),
                     report.describe(3));
-            assertThat(report.count(Violation.Rule.READ_YOUR_WRITES)).as(report.describe(3)).isPositive();
+            // Each session's first read-back at least must go to a paused replica and miss its write.
+            assertThat(report.count(Violation.Rule.READ_YOUR_WRITES)).as(report.describe(3)).isGreaterThanOrEqualTo(8);
         }
     }
 
