@@ -68,14 +68,14 @@ final class GantrySettingsCommand {
             String value = set.values().get(i);
             switch (setting) {
                 case READ_FROM_FOLLOWERS -> {
-                    Boolean on = value == null ? defaultRouting.readFromFollowers() : bool(value);
+                    Boolean on = value == null ? Boolean.valueOf(defaultRouting.readFromFollowers()) : bool(value);
                     if (on == null) {
                         return Reply.error(wrongValue(setting, value));
                     }
                     routing = routing.withReadFromFollowers(on);
                 }
                 case READ_YOUR_WRITES -> {
-                    Boolean on = value == null ? defaults.readYourWrites() : bool(value);
+                    Boolean on = value == null ? Boolean.valueOf(defaults.readYourWrites()) : bool(value);
                     if (on == null) {
                         return Reply.error(wrongValue(setting, value));
                     }

@@ -109,7 +109,8 @@ final class SessionRouting {
             return Routed.refused(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
         }
         if (LOG.isDebugEnabled()) {
-            LOG.debug("session {}: {} -> {}", session.id, SessionContext.abbreviate(sql), decision.describe());
+            LOG.debug("session {}: {} -> {}{}", session.id, SessionContext.abbreviate(sql), decision.describe(),
+                    decision.reason() == RouteReason.NO_REPLICA_QUALIFIES ? refusals(upstreams, primaryId) : "");
         }
         if (commit) {
             Reply refusal = refusal(decision);
@@ -145,6 +146,21 @@ final class SessionRouting {
     /** The refusal that says most about why a read went to the primary: the session's own needs before lag. */
     private static ReplicaRefusal mostTelling(ReplicaRefusal known, ReplicaRefusal next) {
         return known == null || next.ordinal() < known.ordinal() ? next : known;
+    }
+
+    /** Why each replica was refused, for the debug log. */
+    private String refusals(Upstreams upstreams, ServerId primaryId) {
+        StringBuilder out = new StringBuilder(" (");
+        long now = System.currentTimeMillis();
+        for (UpstreamServer server : upstreams.servers()) {
+            ServerId id = session.serverId(server);
+            if (!id.equals(primaryId) && server.role() == Role.REPLICA) {
+                ReplicaRefusal refusal = session.consistency.judge(id, server.position(), session.guarantees, now);
+                out.append(out.length() > 2 ? ", " : "").append(server.address()).append(": ")
+                        .append(refusal == null ? "qualifies now" : refusal.description());
+            }
+        }
+        return out.append(')').toString();
     }
 
     private SampledPosition positionOf(ServerId id) {

@@ -124,7 +124,10 @@ public final class SessionConsistency {
 
     /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
     public GtidSet floor(boolean readYourWrites) {
-        return readYourWrites ? union(readFloor, writeFloor) : readFloor;
+        if (!readYourWrites || writeFloor == null) {
+            return readFloor;
+        }
+        return readFloor == null ? writeFloor : union(readFloor, writeFloor);
     }
 
     /** The servers whose completions still wait for a sample, for {@code EXPLAIN GANTRY ROUTE}. */

@@ -100,6 +100,20 @@ class SessionConsistencyTest {
     }
 
     @Test
+    void theFloorIsWhatTheNextReadsServerMustHold() {
+        assertThat(session.floor(true)).isNull();
+        session.completed(R1, 6_000, false);
+        positions.put(R1, at("0-1-60", 6_001, 6_001));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.floor(true)).hasToString("0-1-60");
+        session.completed(PRIMARY, 6_002, true);
+        positions.put(PRIMARY, at("0-1-61", 6_003, 6_003));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.floor(true)).hasToString("0-1-61");
+        assertThat(session.floor(false)).hasToString("0-1-60");
+    }
+
+    @Test
     void clearForgetsEverything() {
         session.completed(PRIMARY, 5_000, true);
         session.clear();
