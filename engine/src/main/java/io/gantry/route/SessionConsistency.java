@@ -15,7 +15,8 @@ import java.util.function.Function;
  * sampled after t: until then the completion is <em>pending</em>, and while a read is pending on server X only X or
  * the primary may serve the session (monotonic reads), while a write is pending no replica may (read-your-writes).
  * Once X has been sampled after t (or, when X is no longer sampled, the primary, which holds everything a replica had
- * at t), its sampled set joins the session's <em>floor</em>: a replica then serves the session only if its executed set contains the floor.
+ * at t), its sampled set joins the session's <em>floor</em>: a replica then serves the session only if its executed
+ * set contains the floor.
  */
 public final class SessionConsistency {
 
@@ -60,10 +61,11 @@ public final class SessionConsistency {
             Pending entry = pending.get(i);
             SampledPosition own = positions.apply(entry.server());
             SampledPosition settling = after(own, entry) ? own : null;
-            if (own == null && primary != null && !primary.equals(entry.server())) {
-                // The server is no longer sampled (down, or gone from the list): the primary, sampled after t,
-                // holds everything it had then. Only then: the primary's set also holds later writes, which would
-                // keep the session off replicas that lack them for no reason of its own.
+            // The primary settles only a completion whose own server is no longer sampled (down, removed). While
+            // that server is sampled, its own next sample is the floor: the primary, sampled first in each round and
+            // always ahead of a replica under writes, would give a floor no replica holds yet, and keep the session
+            // on the primary for as long as writes go on.
+            if (settling == null && own == null && primary != null && !primary.equals(entry.server())) {
                 SampledPosition ofPrimary = positions.apply(primary);
                 settling = after(ofPrimary, entry) ? ofPrimary : null;
             }

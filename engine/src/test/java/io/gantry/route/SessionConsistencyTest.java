@@ -73,20 +73,6 @@ class SessionConsistencyTest {
     }
 
     @Test
-    void aReadPendingOnAReplicaStillSampledWaitsForItsOwnSampleNotThePrimarys() {
-        // The primary's later set holds writes made after the read: settling with it would keep the session off
-        // replicas that lack them, for no reason of its own.
-        session.completed(R1, 4_500, false);
-        positions.put(R1, at("0-1-44", 4_400, 4_400));
-        positions.put(PRIMARY, at("0-1-46", 4_501, 4_501));
-        session.settle(PRIMARY, positions::get);
-        assertThat(session.hasPending()).isTrue();
-        positions.put(R1, at("0-1-45", 4_502, 4_501));
-        session.settle(PRIMARY, positions::get);
-        assertThat(session.floor(true)).hasToString("0-1-45");
-    }
-
-    @Test
     void aReadPendingOnAReplicaThatIsNoLongerSampledIsSettledByThePrimary() {
         session.completed(R1, 4_000, false);
         positions.put(PRIMARY, at("0-1-40", 4_001, 4_001));
@@ -94,6 +80,22 @@ class SessionConsistencyTest {
         assertThat(session.hasPending()).isFalse();
         assertThat(session.judge(R2, at("0-1-40", 4_002, 4_002), DEFAULTS, 4_003)).isNull();
         assertThat(session.judge(R2, at("0-1-39", 4_002, 4_002), DEFAULTS, 4_003))
+                .isEqualTo(ReplicaRefusal.MONOTONIC_FLOOR);
+    }
+
+    @Test
+    void aReadPendingOnAReplicaStillSampledWaitsForThatReplicasSampleNotThePrimarys() {
+        session.completed(R1, 5_000, false);
+        positions.put(R1, at("0-1-45", 4_999, 4_999));
+        positions.put(PRIMARY, at("0-1-50", 5_001, 5_001)); // the primary is sampled first in a round, and ahead
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.hasPending()).isTrue();
+        positions.put(R1, at("0-1-46", 5_002, 5_001));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.hasPending()).isFalse();
+        // The floor is what R1 held after the read, not the primary's newer set.
+        assertThat(session.judge(R2, at("0-1-46", 5_003, 5_001), DEFAULTS, 5_004)).isNull();
+        assertThat(session.judge(R2, at("0-1-45", 5_003, 4_999), DEFAULTS, 5_004))
                 .isEqualTo(ReplicaRefusal.MONOTONIC_FLOOR);
     }
 
