@@ -11,8 +11,8 @@ import java.util.Locale;
 
 /**
  * Gantry's own session settings in SQL, answered by Gantry and never sent to a server:
- * {@code SET [SESSION] gantry_x = value[, gantry_y = value]}, {@code SELECT @@gantry_x[, @@gantry_y]} and
- * {@code SHOW GANTRY SESSION}. Anything else is not Gantry's ({@link NotOurs}); a statement that names a
+ * {@code SET [SESSION] gantry_x = value[, gantry_y = value]}, {@code SELECT @@gantry_x[, @@gantry_y]},
+ * {@code SHOW GANTRY SESSION} and {@code EXPLAIN GANTRY ROUTE <statement>}. Anything else is not Gantry's ({@link NotOurs}); a statement that names a
  * {@code gantry_} variable in a way Gantry cannot answer is refused with the reason.
  */
 final class GantrySessionSql {
@@ -62,6 +62,10 @@ final class GantrySessionSql {
     record Show() implements Parsed {
     }
 
+    /** {@code EXPLAIN GANTRY ROUTE <statement>}: the statement's text, not run. */
+    record ExplainRoute(String statement) implements Parsed {
+    }
+
     record Refused(ErrPacket error) implements Parsed {
     }
 
@@ -82,6 +86,15 @@ final class GantrySessionSql {
         if (tokens.size() == 3 && tokens.get(0).isWord(sql, "SHOW") && tokens.get(1).isWord(sql, "GANTRY")
                 && tokens.get(2).isWord(sql, "SESSION")) {
             return new Show();
+        }
+        if (tokens.size() >= 3 && tokens.get(0).isWord(sql, "EXPLAIN") && tokens.get(1).isWord(sql, "GANTRY")
+                && tokens.get(2).isWord(sql, "ROUTE")) {
+            String statement = sql.substring(tokens.get(2).end()).trim();
+            if (statement.isEmpty()) {
+                return new Refused(ErrPacket.of(1064, "42000", "EXPLAIN GANTRY ROUTE needs a statement: "
+                        + "EXPLAIN GANTRY ROUTE SELECT ..."));
+            }
+            return new ExplainRoute(statement);
         }
         if (tokens.get(0).isWord(sql, "SET")) {
             return parseSet(sql, tokens, mode);

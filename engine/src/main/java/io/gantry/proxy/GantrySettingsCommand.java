@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.gtid.GtidSet;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.ColumnDefinition;
@@ -15,15 +16,17 @@ import java.util.Locale;
 
 /**
  * The session's own read-guarantee settings ({@link GantrySessionSql}): set, read and listed here, never sent to a
- * server. {@code DEFAULT} goes back to the flag's value; COM_RESET_CONNECTION and COM_CHANGE_USER bring every setting
+ * server; and {@code EXPLAIN GANTRY ROUTE}, which shows where a statement would run and why. {@code DEFAULT} goes back to the flag's value; COM_RESET_CONNECTION and COM_CHANGE_USER bring every setting
  * back to the flags, as a server does with its session variables.
  */
 final class GantrySettingsCommand {
 
     private final SessionContext session;
+    private final SessionRouting routing;
 
-    GantrySettingsCommand(SessionContext session) {
+    GantrySettingsCommand(SessionContext session, SessionRouting routing) {
         this.session = session;
+        this.routing = routing;
     }
 
     /** The answer to a statement about the settings, or null when the statement is not one. */
@@ -37,6 +40,9 @@ final class GantrySettingsCommand {
         }
         if (parsed instanceof GantrySessionSql.Set set) {
             return set(set);
+        }
+        if (parsed instanceof GantrySessionSql.ExplainRoute explain) {
+            return rows(List.of("item", "detail"), routing.explain(explain.statement()));
         }
         if (parsed instanceof GantrySessionSql.Select select) {
             List<List<String>> row = new ArrayList<>();
@@ -53,8 +59,10 @@ final class GantrySettingsCommand {
         }
         ReadGuarantees guarantees = session.guarantees;
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
-        rows.add(Arrays.asList("read_floor", String.valueOf(session.consistency.floor(guarantees.readYourWrites()))));
-        rows.add(Arrays.asList("pending", String.join("; ", session.consistency.pendingDescriptions())));
+        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
+        List<String> pending = session.consistency.pendingDescriptions();
+        rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 
@@ -68,14 +76,14 @@ final class GantrySettingsCommand {
             String value = set.values().get(i);
             switch (setting) {
                 case READ_FROM_FOLLOWERS -> {
-                    Boolean on = value == null ? defaultRouting.readFromFollowers() : bool(value);
+                    Boolean on = value == null ? Boolean.valueOf(defaultRouting.readFromFollowers()) : bool(value);
                     if (on == null) {
                         return Reply.error(wrongValue(setting, value));
                     }
                     routing = routing.withReadFromFollowers(on);
                 }
                 case READ_YOUR_WRITES -> {
-                    Boolean on = value == null ? defaults.readYourWrites() : bool(value);
+                    Boolean on = value == null ? Boolean.valueOf(defaults.readYourWrites()) : bool(value);
                     if (on == null) {
                         return Reply.error(wrongValue(setting, value));
                     }

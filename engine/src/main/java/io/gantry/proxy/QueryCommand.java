@@ -35,7 +35,7 @@ final class QueryCommand {
         this.forwarder = forwarder;
         this.kill = new KillCommand(session, backends);
         this.admin = new AdminCommand(session);
-        this.settings = new GantrySettingsCommand(session);
+        this.settings = new GantrySettingsCommand(session, routing);
     }
 
     Reply run(Packet packet) {

@@ -2,7 +2,9 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
+import io.gantry.route.ReadGuarantees;
 import io.gantry.route.ReplicaCandidate;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteDecision;
@@ -21,6 +23,7 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -36,13 +39,13 @@ final class SessionRouting {
     private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
 
     /** Where a statement runs and what it is; or, when it cannot run, what the client gets instead. */
-    record Routed(UpstreamServer server, StatementClass statement, Reply refusal) {
+    record Routed(UpstreamServer server, StatementClass statement, RouteDecision decision, Reply refusal) {
         boolean refused() {
             return refusal != null;
         }
 
         static Routed refused(Reply refusal) {
-            return new Routed(null, null, refusal);
+            return new Routed(null, null, null, refusal);
         }
     }
 
@@ -109,7 +112,8 @@ final class SessionRouting {
             return Routed.refused(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
         }
         if (LOG.isDebugEnabled()) {
-            LOG.debug("session {}: {} -> {}", session.id, SessionContext.abbreviate(sql), decision.describe());
+            LOG.debug("session {}: {} -> {}{}", session.id, SessionContext.abbreviate(sql), decision.describe(),
+                    decision.reason() == RouteReason.NO_REPLICA_QUALIFIES ? refusals(upstreams, primaryId) : "");
         }
         if (commit) {
             Reply refusal = refusal(decision);
@@ -127,7 +131,7 @@ final class SessionRouting {
                 count(decision, refused);
             }
         }
-        return new Routed(proxy.serverIds().server(decision.server()), statement, null);
+        return new Routed(proxy.serverIds().server(decision.server()), statement, decision, null);
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {
@@ -145,6 +149,74 @@ final class SessionRouting {
     /** The refusal that says most about why a read went to the primary: the session's own needs before lag. */
     private static ReplicaRefusal mostTelling(ReplicaRefusal known, ReplicaRefusal next) {
         return known == null || next.ordinal() < known.ordinal() ? next : known;
+    }
+
+    /**
+     * Every rule and guarantee that decides where {@code sql} would run now, as (item, detail) rows, without running
+     * it or moving the session's state on: {@code EXPLAIN GANTRY ROUTE}.
+     */
+    List<List<String>> explain(String sql) {
+        List<List<String>> rows = new ArrayList<>();
+        Routed routed = route(sql, false);
+        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
+        rows.add(List.of("statement", statement.toString()));
+        rows.add(List.of("session", session.routeState.toString()));
+        ReadGuarantees guarantees = session.guarantees;
+        rows.add(List.of("settings", "gantry_read_from_followers=" + (session.routing.readFromFollowers() ? "ON" : "OFF")
+                + ", gantry_read_your_writes=" + (guarantees.readYourWrites() ? "ON" : "OFF")
+                + ", gantry_follower_read_staleness_ms=" + (guarantees.followerReadStaleness().isZero() ? "none"
+                : guarantees.followerReadStaleness().toMillis())
+                + ", --max-stale-read-bound-ms=" + guarantees.maxStaleReadBound().toMillis()));
+        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
+        List<String> pending = session.consistency.pendingDescriptions();
+        rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
+        long now = System.currentTimeMillis();
+        Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+        for (UpstreamServer server : session.proxy.upstreams().servers()) {
+            SampledPosition position = server.position();
+            StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
+                    .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
+                    .append(", executed ").append(position == null ? "unknown" : shown(position.executed()))
+                    .append(", lag ").append(server.lagMillis()).append(" ms");
+            if (position != null) {
+                detail.append(", safe time ").append(now - position.safeTime().toEpochMilli()).append(" ms ago");
+            }
+            if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
+                ReplicaRefusal refusal = session.consistency.judge(session.serverId(server), position, guarantees, now);
+                detail.append(": ").append(refusal == null ? "qualifies" : "refused, " + refusal.description());
+            }
+            rows.add(List.of(server.address(), detail.toString()));
+        }
+        rows.add(List.of("decision", routed.refused() ? "refused: " + describe(routed.refusal())
+                : routed.decision().describe() + " (" + routed.decision().reason().description() + ")"));
+        return rows;
+    }
+
+    private static String shown(GtidSet set) {
+        return set.isEmpty() ? "(empty)" : set.toString();
+    }
+
+    private static String describe(Reply refusal) {
+        if (refusal instanceof Reply.Error error) {
+            return error.error().message();
+        }
+        return refusal instanceof Reply.Close close ? close.error().message() : refusal.toString();
+    }
+
+    /** Why each replica was refused, for the debug log. */
+    private String refusals(Upstreams upstreams, ServerId primaryId) {
+        StringBuilder out = new StringBuilder(" (");
+        long now = System.currentTimeMillis();
+        for (UpstreamServer server : upstreams.servers()) {
+            ServerId id = session.serverId(server);
+            if (!id.equals(primaryId) && server.role() == Role.REPLICA) {
+                ReplicaRefusal refusal = session.consistency.judge(id, server.position(), session.guarantees, now);
+                out.append(out.length() > 2 ? ", " : "").append(server.address()).append(": ")
+                        .append(refusal == null ? "qualifies now" : refusal.description());
+            }
+        }
+        return out.append(')').toString();
     }
 
     private SampledPosition positionOf(ServerId id) {

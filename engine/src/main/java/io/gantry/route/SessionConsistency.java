@@ -14,8 +14,9 @@ import java.util.function.Function;
  * <p>When a command completes on a server at time t, what it read or wrote is known only once that server is
  * sampled after t: until then the completion is <em>pending</em>, and while a read is pending on server X only X or
  * the primary may serve the session (monotonic reads), while a write is pending no replica may (read-your-writes).
- * Once X (or the primary, which holds everything a replica had at t) has been sampled after t, its sampled set joins
- * the session's <em>floor</em>: a replica then serves the session only if its executed set contains the floor.
+ * Once X has been sampled after t (or, when X is no longer sampled, the primary, which holds everything a replica had
+ * at t), its sampled set joins the session's <em>floor</em>: a replica then serves the session only if its executed
+ * set contains the floor.
  */
 public final class SessionConsistency {
 
@@ -60,7 +61,11 @@ public final class SessionConsistency {
             Pending entry = pending.get(i);
             SampledPosition own = positions.apply(entry.server());
             SampledPosition settling = after(own, entry) ? own : null;
-            if (settling == null && primary != null && !primary.equals(entry.server())) {
+            // The primary settles only a completion whose own server is no longer sampled (down, removed). While
+            // that server is sampled, its own next sample is the floor: the primary, sampled first in each round and
+            // always ahead of a replica under writes, would give a floor no replica holds yet, and keep the session
+            // on the primary for as long as writes go on.
+            if (settling == null && own == null && primary != null && !primary.equals(entry.server())) {
                 SampledPosition ofPrimary = positions.apply(primary);
                 settling = after(ofPrimary, entry) ? ofPrimary : null;
             }
@@ -119,7 +124,10 @@ public final class SessionConsistency {
 
     /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
     public GtidSet floor(boolean readYourWrites) {
-        return readYourWrites ? union(readFloor, writeFloor) : readFloor;
+        if (!readYourWrites || writeFloor == null) {
+            return readFloor;
+        }
+        return readFloor == null ? writeFloor : union(readFloor, writeFloor);
     }
 
     /** The servers whose completions still wait for a sample, for {@code EXPLAIN GANTRY ROUTE}. */

@@ -84,6 +84,36 @@ class SessionConsistencyTest {
     }
 
     @Test
+    void aReadPendingOnAReplicaStillSampledWaitsForThatReplicasSampleNotThePrimarys() {
+        session.completed(R1, 5_000, false);
+        positions.put(R1, at("0-1-45", 4_999, 4_999));
+        positions.put(PRIMARY, at("0-1-50", 5_001, 5_001)); // the primary is sampled first in a round, and ahead
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.hasPending()).isTrue();
+        positions.put(R1, at("0-1-46", 5_002, 5_001));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.hasPending()).isFalse();
+        // The floor is what R1 held after the read, not the primary's newer set.
+        assertThat(session.judge(R2, at("0-1-46", 5_003, 5_001), DEFAULTS, 5_004)).isNull();
+        assertThat(session.judge(R2, at("0-1-45", 5_003, 4_999), DEFAULTS, 5_004))
+                .isEqualTo(ReplicaRefusal.MONOTONIC_FLOOR);
+    }
+
+    @Test
+    void theFloorIsWhatTheNextReadsServerMustHold() {
+        assertThat(session.floor(true)).isNull();
+        session.completed(R1, 6_000, false);
+        positions.put(R1, at("0-1-60", 6_001, 6_001));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.floor(true)).hasToString("0-1-60");
+        session.completed(PRIMARY, 6_002, true);
+        positions.put(PRIMARY, at("0-1-61", 6_003, 6_003));
+        session.settle(PRIMARY, positions::get);
+        assertThat(session.floor(true)).hasToString("0-1-61");
+        assertThat(session.floor(false)).hasToString("0-1-60");
+    }
+
+    @Test
     void clearForgetsEverything() {
         session.completed(PRIMARY, 5_000, true);
         session.clear();
