@@ -75,6 +75,9 @@ class PreparedStatementIT {
                     assertThat(rows.getInt(2)).isEqualTo(i * 2);
                     assertThat(rows.getString(3)).isEqualTo("text " + i);
                 }
+                // Monotonic reads keep the session on the replica it just read from (or the primary) until that
+                // replica's next position sample, a few ms: executions further apart are each a new pick.
+                pause(15);
             }
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(topology.replicas());
@@ -170,6 +173,15 @@ class PreparedStatementIT {
              java.sql.ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
             rows.next();
             return rows.getLong(2);
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 }
