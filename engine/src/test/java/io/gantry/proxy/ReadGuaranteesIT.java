@@ -10,7 +10,7 @@ import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.TopologyKinds;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.sql.Connection;
@@ -36,12 +36,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ReadGuaranteesIT {
 
     private static final AtomicInteger TABLES = new AtomicInteger();
-    private static Topology topology;
-    private static ProxyHarness gantry;
+    static Topology topology;
+    static ProxyHarness gantry;
 
     @BeforeAll
     static void start() {
-        topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "read-guarantees", 2);
+        start(TopologyKind.MARIADB);
+    }
+
+    /** Starts the class's topology; {@link ReadGuaranteesMySqlIT} hides {@link #start()} with MySQL. */
+    static void start(TopologyKind kind) {
+        topology = TopologyKinds.startPrivate(kind, "read-guarantees", 2);
         gantry = ProxyHarness.start(topology);
     }
 
