@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -33,25 +34,26 @@ import org.junit.jupiter.params.provider.EnumSource;
  * reads older than it has read, a staleness bound keeps it off lagging replicas, and each guarantee is seen to be
  * what decides (turned off, the same read is served stale by a replica).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReadGuaranteesIT {
 
     private static final AtomicInteger TABLES = new AtomicInteger();
-    static Topology topology;
-    static ProxyHarness gantry;
+    private Topology topology;
+    private ProxyHarness gantry;
 
-    @BeforeAll
-    static void start() {
-        start(TopologyKind.MARIADB);
+    /** The flavour this class runs against; {@link ReadGuaranteesMySqlIT} runs the same tests on MySQL. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
     }
 
-    /** Starts the class's topology; {@link ReadGuaranteesMySqlIT} hides {@link #start()} with MySQL. */
-    static void start(TopologyKind kind) {
-        topology = TopologyKinds.startPrivate(kind, "read-guarantees", 2);
+    @BeforeAll
+    void start() {
+        topology = TopologyKinds.startPrivate(kind(), "read-guarantees", 2);
         gantry = ProxyHarness.start(topology);
     }
 
     @AfterAll
-    static void stop() {
+    void stop() {
         if (gantry != null) {
             gantry.close();
         }
@@ -195,13 +197,13 @@ class ReadGuaranteesIT {
         }
     }
 
-    private static void pauseEveryReplica() throws Exception {
+    private void pauseEveryReplica() throws Exception {
         for (DatabaseServer replica : topology.replicas()) {
             topology.pauseReplication(replica);
         }
     }
 
-    private static void awaitRow(DatabaseServer server, String table) {
+    private void awaitRow(DatabaseServer server, String table) {
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
             try (Connection direct = topology.connectAsApp(server)) {
                 return "1".equals(queryString(direct, "SELECT COUNT(*) FROM " + table));
@@ -209,15 +211,15 @@ class ReadGuaranteesIT {
         });
     }
 
-    private static long counter(String name) {
+    private long counter(String name) {
         return count(gantry.proxy.readStatus(), name);
     }
 
-    private static long count(Map<String, String> status, String name) {
+    private long count(Map<String, String> status, String name) {
         return Long.parseLong(status.get(name));
     }
 
-    private static String newTable() throws SQLException {
+    private String newTable() throws SQLException {
         String table = "guarantees_" + TABLES.incrementAndGet();
         try (Connection connection = topology.connectAsApp(topology.primary())) {
             execute(connection, "CREATE TABLE " + table + " (id INT PRIMARY KEY, v VARCHAR(20))");
