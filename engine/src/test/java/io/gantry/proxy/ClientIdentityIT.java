@@ -109,7 +109,7 @@ class ClientIdentityIT {
     void changeUserSwitchesPrivilegesOnEveryBackend() throws SQLException {
         try (Connection connection = viaGantry("writer", "writer-pw")) {
             execute(connection, "REPLACE INTO identity_rows VALUES (3)");
-            assertThat(topology.replicas()).contains(gantry.whereRuns(connection, "SELECT @@server_id"));
+            assertThat(topology.replicas()).contains(gantry.whereRunsOnceSettled(connection, "SELECT @@server_id"));
             connection.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).changeUser("reader", "reader-pw");
             assertThat(queryString(connection, "SELECT CURRENT_USER()")).isEqualTo("reader@%");
             assertThat(catchThrowableOfType(() -> execute(connection, "REPLACE INTO identity_rows VALUES (4)"),
