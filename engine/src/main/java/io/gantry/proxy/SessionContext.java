@@ -141,7 +141,11 @@ final class SessionContext {
         boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
                 || kind == StatementKind.TRANSACTION_END);
         consistency.completed(serverId(server), System.currentTimeMillis(), wrote);
-        proxy.nudgeSampler();
+        if (onPrimary) {
+            // Until a sample settles it, no replica may serve the session. A read on a replica needs no sample to
+            // go on reading there: the session asks for one only if it is kept from moving (SessionRouting).
+            proxy.nudgeSampler();
+        }
     }
 
     // ---- the client's secret -----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
+import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.ReplicaCandidate;
 import io.gantry.route.ReplicaRefusal;
@@ -79,12 +80,10 @@ final class SessionRouting {
         boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
         if (read) {
             session.consistency.settle(primaryId, this::positionOf);
-            if (session.consistency.hasPending()) {
-                proxy.nudgeSampler();
-            }
         }
         long now = System.currentTimeMillis();
         ReplicaRefusal refused = null;
+        boolean anyQualifies = false;
         List<ReplicaCandidate> replicas = new ArrayList<>();
         for (UpstreamServer server : upstreams.servers()) {
             if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
@@ -94,8 +93,16 @@ final class SessionRouting {
                 if (refusal != null && server.isUp()) {
                     refused = mostTelling(refused, refusal);
                 }
+                anyQualifies |= refusal == null && server.isUp();
                 replicas.add(new ReplicaCandidate(id, server.weight(), server.isUp(), refusal == null));
             }
+        }
+        if ((refused == ReplicaRefusal.OWN_WRITES || refused == ReplicaRefusal.MONOTONIC_FLOOR)
+                && session.consistency.hasPending()
+                && (!anyQualifies || routing.readBalance() == ReadBalance.STATEMENT)) {
+            // A completion not yet sampled keeps this read on the primary, or (statement balance) on one replica:
+            // sample soon. A session on its own replica under session balance needs no sample to read there.
+            proxy.nudgeSampler();
         }
         RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE

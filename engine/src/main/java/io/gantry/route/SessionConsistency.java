@@ -20,8 +20,33 @@ import java.util.function.Function;
  */
 public final class SessionConsistency {
 
-    /** A command that completed on {@code server} at {@code completedAtMillis}, not yet settled by a sample. */
-    private record Pending(ServerId server, long completedAtMillis, boolean write) {
+    /**
+     * A command that completed on {@code server} at {@code completedAtMillis}, not yet settled by a sample. Updated in
+     * place by later completions on the same server (every read of a session on its replica is one), so the hot
+     * path allocates nothing.
+     */
+    private static final class Pending {
+        final ServerId server;
+        final boolean write;
+        long completedAtMillis;
+
+        Pending(ServerId server, long completedAtMillis, boolean write) {
+            this.server = server;
+            this.completedAtMillis = completedAtMillis;
+            this.write = write;
+        }
+
+        ServerId server() {
+            return server;
+        }
+
+        boolean write() {
+            return write;
+        }
+
+        long completedAtMillis() {
+            return completedAtMillis;
+        }
     }
 
     private final List<Pending> pending = new ArrayList<>(4);
@@ -39,7 +64,7 @@ public final class SessionConsistency {
         for (int i = 0; i < pending.size(); i++) {
             Pending known = pending.get(i);
             if (known.server().equals(server) && known.write() == write) {
-                pending.set(i, new Pending(server, atMillis, write)); // a later sample settles both
+                known.completedAtMillis = atMillis; // a later sample settles both
                 return;
             }
         }

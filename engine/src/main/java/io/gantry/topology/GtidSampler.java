@@ -44,6 +44,9 @@ public final class GtidSampler implements AutoCloseable {
     private final Duration connectTimeout;
     private final Clock clock;
     private final ReplicationLag lag = new ReplicationLag(Duration.ofMinutes(15));
+    /** The lag history's resolution: a fifth of the interval. */
+    private final Duration lagHistoryStep;
+    private Instant lastLagSample;
     /** Owned by the sampling thread. */
     private final Map<UpstreamServer, Sampling> connections = new HashMap<>();
     private final AtomicLong queries = new AtomicLong();
@@ -71,6 +74,7 @@ public final class GtidSampler implements AutoCloseable {
         }
         this.upstreams = upstreams;
         this.interval = interval;
+        this.lagHistoryStep = interval.dividedBy(5);
         this.connectTimeout = connectTimeout;
         this.clock = clock;
         this.thread = new Thread(this::run, "gantry-gtid-sampler");
@@ -149,7 +153,12 @@ public final class GtidSampler implements AutoCloseable {
             Instant at = clock.instant();
             GtidSet executed = read(primary.get());
             if (executed != null) {
-                lag.sample(at, executed);
+                if (lastLagSample == null || !at.isBefore(lastLagSample.plus(lagHistoryStep))) {
+                    // Samples come up to every 5 ms when sessions ask; the lag history keeps one per step, which
+                    // bounds its memory and its scans while keeping lag precise to well under a sampling interval.
+                    lag.sample(at, executed);
+                    lastLagSample = at;
+                }
                 primary.get().positionSampled(new SampledPosition(executed, at, at), 0);
             }
         }

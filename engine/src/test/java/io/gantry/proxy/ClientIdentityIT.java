@@ -119,13 +119,7 @@ class ClientIdentityIT {
     void changeUserSwitchesPrivilegesOnEveryBackend() throws SQLException {
         try (Connection connection = viaGantry("writer", "writer-pw")) {
             execute(connection, "REPLACE INTO identity_rows VALUES (3)");
-            // Read-your-writes keeps the session's reads on the primary until a replica is sampled with the write.
-            DatabaseServer reader = gantry.whereRuns(connection, "SELECT @@server_id");
-            for (int attempt = 0; attempt < 250 && !topology.replicas().contains(reader); attempt++) {
-                pause(20);
-                reader = gantry.whereRuns(connection, "SELECT @@server_id");
-            }
-            assertThat(topology.replicas()).contains(reader);
+            assertThat(topology.replicas()).contains(gantry.whereRunsOnceSettled(connection, "SELECT @@server_id"));
             connection.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).changeUser("reader", "reader-pw");
             assertThat(queryString(connection, "SELECT CURRENT_USER()")).isEqualTo("reader@%");
             assertThat(catchThrowableOfType(() -> execute(connection, "REPLACE INTO identity_rows VALUES (4)"),
@@ -221,14 +215,5 @@ class ClientIdentityIT {
             }
         }
         return false;
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

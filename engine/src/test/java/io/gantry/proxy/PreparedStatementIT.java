@@ -61,7 +61,7 @@ class PreparedStatementIT {
 
     @ParameterizedTest
     @EnumSource(value = Driver.class, names = {"MYSQL_CONNECTOR_J_SERVER_PREPARED", "MARIADB_CONNECTOR_J_SERVER_PREPARED"})
-    void oneStatementExecutesOnEveryReplicaWithItsParameters(Driver driver) throws SQLException {
+    void oneStatementExecutesOnEveryReplicaWithItsParameters(Driver driver) throws Exception {
         long executesBefore = replicaStatementExecutions();
         Set<DatabaseServer> seen = new HashSet<>();
         try (Connection connection = gantry.connect(driver);
@@ -75,9 +75,9 @@ class PreparedStatementIT {
                     assertThat(rows.getInt(2)).isEqualTo(i * 2);
                     assertThat(rows.getString(3)).isEqualTo("text " + i);
                 }
-                // Monotonic reads keep the session on the replica it just read from (or the primary) until that
-                // replica's next position sample, a few ms: executions further apart are each a new pick.
-                pause(15);
+                // Monotonic reads keep the session on the replica it just read from until the next position
+                // sample (a few ms): executions further apart than that are each a new weighted pick.
+                Thread.sleep(15);
             }
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(topology.replicas());
@@ -173,15 +173,6 @@ class PreparedStatementIT {
              java.sql.ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS LIKE '" + name + "'")) {
             rows.next();
             return rows.getLong(2);
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }
