@@ -215,8 +215,9 @@ class DemoCommandIT {
         }
         List<Integer> ports = new ArrayList<>();
         for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            for (String line : java.nio.file.Files.readAllLines(Path.of(table)).subList(1, 
-                    java.nio.file.Files.readAllLines(Path.of(table)).size())) {
+            // Read once: the table changes as sockets come and go, so a second read may be shorter or longer.
+            List<String> lines = java.nio.file.Files.readAllLines(Path.of(table));
+            for (String line : lines.subList(1, lines.size())) {
                 String[] fields = line.trim().split("\\s+");
                 boolean listening = fields[3].equals("0A");
                 if (listening && inodes.contains(fields[9])) {
