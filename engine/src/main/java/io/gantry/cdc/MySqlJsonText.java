@@ -34,8 +34,6 @@ final class MySqlJsonText implements JsonFormatter {
     private static final int GCVT_WIDTH = 15 + 4 + 15;
     /** {@code MAX_DECPT_FOR_F_FORMAT} (DBL_DIG). */
     private static final int MAX_DECPT_FOR_F_FORMAT = 15;
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
-
     private final StringBuilder out = new StringBuilder();
 
     private MySqlJsonText() {
@@ -171,27 +169,7 @@ final class MySqlJsonText implements JsonFormatter {
     }
 
     private void appendString(String value) {
-        out.append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            switch (c) {
-                case '"' -> out.append("\\\"");
-                case '\\' -> out.append("\\\\");
-                case '\b' -> out.append("\\b");
-                case '\f' -> out.append("\\f");
-                case '\n' -> out.append("\\n");
-                case '\r' -> out.append("\\r");
-                case '\t' -> out.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        out.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
-                    } else {
-                        out.append(c);
-                    }
-                }
-            }
-        }
-        out.append('"');
+        ChangeJson.appendString(out, value); // the same escapes as the server's JSON printer, lower-case hex
     }
 
     /**

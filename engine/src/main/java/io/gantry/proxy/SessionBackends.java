@@ -70,8 +70,7 @@ final class SessionBackends {
 
     /** The session's usable connection to the server with this address, or null. */
     BackendConnection usable(String hostPort) {
-        BackendConnection connection = connections.get(new ServerId(hostPort));
-        return connection != null && connection.isUsable() ? connection : null;
+        return usable(new ServerId(hostPort));
     }
 
     BackendConnection usable(ServerId server) {

@@ -165,7 +165,8 @@ final class SessionRouting {
     List<List<String>> explain(String sql) {
         List<List<String>> rows = new ArrayList<>();
         Routed routed = route(sql, false);
-        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
+        StatementClass statement = routed.refused() ? StatementClassifier.classify(sql, session.sqlMode())
+                : routed.statement();
         rows.add(List.of("statement", statement.toString()));
         rows.add(List.of("session", session.routeState.toString()));
         ReadGuarantees guarantees = session.guarantees;

@@ -172,15 +172,10 @@ public final class GtidSampler implements AutoCloseable {
                 server.positionUnknown();
                 continue;
             }
-            Optional<Instant> safe = lag.safeTime(executed);
-            if (safe.isEmpty()) {
-                // Behind every primary sample kept (or no primary yet): known position, unknown freshness.
-                server.positionSampled(new SampledPosition(executed, at, Instant.EPOCH),
-                        lag.lagOf(executed, clock.instant()).millis());
-            } else {
-                server.positionSampled(new SampledPosition(executed, at, safe.get()),
-                        lag.lagOf(executed, clock.instant()).millis());
-            }
+            // Behind every primary sample kept (or no primary yet): a known position of unknown freshness (EPOCH).
+            Instant safe = lag.safeTime(executed).orElse(Instant.EPOCH);
+            server.positionSampled(new SampledPosition(executed, at, safe),
+                    lag.lagOf(executed, clock.instant()).millis());
         }
     }
 
