@@ -155,8 +155,10 @@ final class BackendAuthentication {
             return new Step.Failed(new BackendFailure(address, ErrPacket.decode(payload)));
         }
         greeting = HandshakeV10.decode(payload);
-        int wanted = login.capabilities() & ~NEVER_TO_BACKEND;
-        int missing = wanted & MUST_MATCH & ~greeting.capabilities();
+        // Session tracking is asked for whatever the client negotiated: Gantry reads the session's own GTIDs from it
+        // (SessionTracking), and shows the client OK packets in the form it negotiated.
+        int wanted = (login.capabilities() | CLIENT_SESSION_TRACK) & ~NEVER_TO_BACKEND;
+        int missing = login.capabilities() & ~NEVER_TO_BACKEND & MUST_MATCH & ~greeting.capabilities();
         if (missing != 0) {
             return failed(address + " lacks protocol capabilities the client negotiated (0x"
                     + Integer.toHexString(missing) + "); it is too old for Gantry");

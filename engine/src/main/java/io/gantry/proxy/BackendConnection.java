@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.gtid.Flavour;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.CommandType;
@@ -143,6 +144,12 @@ final class BackendConnection {
     /** The capabilities in effect on this connection. */
     int capabilities() {
         return capabilities;
+    }
+
+    /** The server's product, from its greeting's version string ({@code 5.5.5-11.4.5-MariaDB}, {@code 8.0.15}). */
+    Flavour flavour() {
+        HandshakeV10 greeting = authentication.greeting();
+        return greeting != null && greeting.serverVersion().contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
     }
 
     /** Whether the connection runs over TLS. */

@@ -178,6 +178,7 @@ final class ClientLogin {
         session.routeState = SessionRouteState.INITIAL;
         session.resetGantrySettings();
         session.consistency.clear();
+        session.tracking.reset();
         session.lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
         session.user = change.username();
         session.initialDatabase = change.database();

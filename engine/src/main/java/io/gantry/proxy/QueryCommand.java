@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
@@ -54,6 +55,16 @@ final class QueryCommand {
             packet.release();
             return admin.answer(adminReply.get());
         }
+        if (session.routeState.transaction() == TransactionState.NONE && mayHoldCharacteristics(sql)) {
+            NextTransaction next = NextTransaction.parse(sql, session.sqlMode());
+            if (next != null) {
+                // Held for the next statement's server (see NextTransaction); inside a transaction the server
+                // refuses it, so it is only held outside one.
+                packet.release();
+                session.nextTransaction = next;
+                return Reply.OK;
+            }
+        }
         SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(sql, session.sqlMode());
         if (killText instanceof SessionIdentitySql.KillText.Single single) {
             packet.release();
@@ -104,6 +115,16 @@ final class QueryCommand {
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),
                 elsewhere);
         return Reply.LATER;
+    }
+
+    /** A cheap test before tokenizing: {@code SET} first, {@code TRANSACTION} somewhere. */
+    private static boolean mayHoldCharacteristics(String sql) {
+        int at = 0;
+        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
+            at++;
+        }
+        return sql.regionMatches(true, at, "SET", 0, 3) && sql.length() > at + 15
+                && sql.toUpperCase(java.util.Locale.ROOT).contains("TRANSACTION");
     }
 
     /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */

@@ -48,7 +48,9 @@ final class ResponseForwarder {
         connection.execute(command, new BackendConnection.ResponseListener() {
             @Override
             public void onPacket(Packet packet, ResponseFraming framing) {
-                writeToClient(rewriter.rewrite(packet, framing));
+                Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
+                        ? session.tracking.onOk(packet, connection, framing.serverStatus()) : packet;
+                writeToClient(rewriter.rewrite(response, framing));
                 if (framing.awaitingClient()) {
                     // LOCAL INFILE: the client now sends the file, ending with an empty packet.
                     awaitingClientData = connection;

@@ -7,11 +7,15 @@ import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -39,6 +43,8 @@ final class SessionBackends {
         long lastCommand;
         /** What it holds that replaying the settings cannot rebuild. */
         final EnumSet<HeldState> held = HeldState.none();
+        /** Whether Gantry's own tracking is on (see {@link SessionTracking}); off again after the client's own. */
+        boolean tracked;
     }
 
     /** What happens once a forwarded command's response is complete, before the session takes its next command. */
@@ -47,6 +53,9 @@ final class SessionBackends {
 
         AfterResponse NOTHING_MORE = (connection, framing, done) -> done.run();
     }
+
+    /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
+    private static final Set<String> TRACKING_REFUSED = ConcurrentHashMap.newKeySet();
 
     private final SessionContext session;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
@@ -102,11 +111,35 @@ final class SessionBackends {
             if (use != null) {
                 use.lastCommand = session.commands;
             }
-            syncState(connection, () -> then.accept(connection), error -> {
+            Consumer<ErrPacket> refused = error -> {
                 SessionContext.releaseIfHeld(packet);
                 session.finish(Reply.error(error));
-            });
+            };
+            syncState(connection, () -> ensureTracking(connection,
+                    () -> withNextTransaction(connection, packet, then, refused)), refused);
         });
+    }
+
+    /**
+     * Sends the held {@code SET TRANSACTION} (see {@link NextTransaction}) before the session's next statement, on
+     * the statement's server, then the statement.
+     */
+    private void withNextTransaction(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
+                                     Consumer<ErrPacket> refused) {
+        NextTransaction next = session.nextTransaction;
+        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
+        if (next == null || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
+            then.accept(connection);
+            return;
+        }
+        session.nextTransaction = null;
+        InternalCommand.run(connection, session.queryPayload(next.statement()), (first, error) -> {
+            if (error != null) {
+                refused.accept(error);
+            } else {
+                then.accept(connection);
+            }
+        }, failure -> session.backendFailed(connection.server(), failure));
     }
 
     void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
@@ -129,23 +162,61 @@ final class SessionBackends {
             }
         }
         ProxyConfig config = session.proxy.config();
-        return BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
+        Promise<BackendConnection> ready = session.ctx.executor().newPromise();
+        BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
                 config.connectTimeout(), config.maxPacketSize(), session.proxy.greetings()).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {
                     connection.close();
+                    ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
                     return;
                 }
                 connections.put(key, connection);
                 uses.put(connection, new BackendUse());
                 threads.put(server.address(), connection.serverThreadId());
                 connection.onIdleClose(() -> closedByServer(key, connection));
-            } else if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
-                // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
-                session.proxy.upstreams().markDown(server, failure.getMessage());
+                ready.trySuccess(connection);
+            } else {
+                if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
+                    // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
+                    session.proxy.upstreams().markDown(server, failure.getMessage());
+                }
+                ready.tryFailure(future.cause());
             }
         });
+        return ready;
+    }
+
+    /**
+     * Turns Gantry's own session tracking on for a connection (see {@link SessionTracking}) unless it is on, then
+     * runs {@code then}. A server that refuses it only costs the exact GTIDs: the session falls back on samples.
+     */
+    private void ensureTracking(BackendConnection connection, Runnable then) {
+        BackendUse use = uses.get(connection);
+        if (use == null || use.tracked
+                || !CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK)) {
+            then.run();
+            return;
+        }
+        use.tracked = true;
+        String setup = SessionTracking.setupStatement(connection.flavour());
+        InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
+            if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
+                LOG.warn("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
+                        + "of the primary instead of the session's own GTIDs", connection.server().address(),
+                        error.message());
+            }
+            then.run();
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /** The server set the connection's session variables back to their defaults (COM_RESET_CONNECTION). */
+    void trackingReset(BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.tracked = false;
+        }
     }
 
     /**
@@ -291,6 +362,22 @@ final class SessionBackends {
             HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
             if (stateCommand == null || framing.failed()) {
                 done.run();
+            } else if (sql != null && SessionTracking.setsTracking(sql)) {
+                // The client replaced what is tracked: learn what it asked for, and add Gantry's items back
+                // before the connection's next command.
+                use.tracked = false;
+                InternalCommand.queryRow(connection,
+                        session.queryPayload(SessionTracking.clientTrackingQuery(connection.flavour())),
+                        (row, error) -> {
+                            if (error == null) {
+                                List<String> values = new ArrayList<>(row.size());
+                                for (InternalCommand.Value value : row) {
+                                    values.add(value.text());
+                                }
+                                session.tracking.clientTracks(values);
+                            }
+                            recordSetting(connection, use, sql, stateCommand, done);
+                        }, failure -> session.backendFailed(connection.server(), failure));
             } else {
                 recordSetting(connection, use, sql, stateCommand, done);
             }
@@ -367,7 +454,11 @@ final class SessionBackends {
             then.run();
             return;
         }
-        ByteBuf payload = session.ctx.alloc().buffer(commands.get(index).length).writeBytes(commands.get(index));
+        byte[] command = commands.get(index);
+        if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
+            trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
+        }
+        ByteBuf payload = session.ctx.alloc().buffer(command.length).writeBytes(command);
         InternalCommand.run(connection, payload, (first, error) -> {
             if (error != null) {
                 onError.accept(error);

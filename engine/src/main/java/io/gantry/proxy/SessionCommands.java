@@ -70,15 +70,19 @@ final class SessionCommands {
         session.stateLog.clear();
         session.routeState = SessionRouteState.INITIAL;
         session.resetGantrySettings();
+        session.tracking.reset();
         if (primary.isEmpty()) {
             return onPrimary(packet, false);
         }
         // The reset drops transactions, user variables, temporary tables and locks on the server.
         backends.run(packet, primary.get(), connection -> forwarder.forward(packet, connection,
                 (c, framing, done) -> {
-                    if (!framing.failed()) {
-                        backends.heldStateReset(c);
+                    if (framing.failed()) {
+                        done.run();
+                        return;
                     }
+                    backends.heldStateReset(c);
+                    backends.trackingReset(c); // the reset set what is tracked back to the server's default too
                     done.run();
                 }, ResponseForwarder.ResponseRewriter.NONE));
         return Reply.LATER;

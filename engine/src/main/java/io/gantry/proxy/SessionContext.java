@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
@@ -21,6 +23,7 @@ import io.netty.channel.ChannelHandlerContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -54,6 +57,8 @@ final class SessionContext {
     final PreparedStatements prepared = new PreparedStatements();
     /** What the session has read and written, for its read guarantees. */
     final SessionConsistency consistency = new SessionConsistency();
+    /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
+    final SessionTracking tracking = new SessionTracking(this);
 
     Phase phase = Phase.GREETING_SENT;
     /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
@@ -73,6 +78,8 @@ final class SessionContext {
     RoutingConfig routing;
     /** The session's read guarantees: the flags, changed by its own {@code SET gantry_...}. */
     ReadGuarantees guarantees;
+    /** {@code SET TRANSACTION ... READ ONLY|READ WRITE} not yet sent: for the session's next statement. */
+    NextTransaction nextTransaction;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     long commands;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
@@ -98,6 +105,15 @@ final class SessionContext {
     void resetGantrySettings() {
         this.routing = proxy.config().routing();
         this.guarantees = proxy.config().readGuarantees();
+        this.nextTransaction = null;
+    }
+
+    /**
+     * Whether a transaction the session begins without an access mode of its own is read-only: by the held
+     * {@code SET TRANSACTION}, else by the session's {@code transaction_read_only}.
+     */
+    boolean nextTransactionReadOnly() {
+        return nextTransaction != null ? nextTransaction.readOnly() : tracking.readOnlyByDefault();
     }
 
     /** Where queued commands go once the running one is done, and what else closes with the session. */
@@ -132,6 +148,12 @@ final class SessionContext {
      *                  class is unknown, a fetch): taken as a write on the primary and a read elsewhere
      */
     void completedOn(UpstreamServer server, StatementClass statement) {
+        // The GTIDs the command's commits produced (BEGIN too commits an open transaction): a replica serves the
+        // session again once it has applied exactly them, with no need to wait for a sample of the primary.
+        GtidSet committed = committedGtids(tracking.takeOwnGtids());
+        if (committed != null) {
+            consistency.committed(committed);
+        }
         StatementKind kind = statement == null ? null : statement.kind();
         if (kind == StatementKind.SESSION_STATE || kind == StatementKind.TRANSACTION_BEGIN
                 || kind == StatementKind.TRANSACTION_SAVEPOINT) {
@@ -140,12 +162,34 @@ final class SessionContext {
         boolean onPrimary = proxy.upstreams().isPrimary(server);
         boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
                 || kind == StatementKind.TRANSACTION_END);
-        consistency.completed(serverId(server), System.currentTimeMillis(), wrote);
+        if (!wrote || committed == null) {
+            // A write whose GTID was not reported (tracking unavailable, or nothing reached the binlog) waits for
+            // a sample taken after it, which holds it if it committed.
+            consistency.completed(serverId(server), System.currentTimeMillis(), wrote);
+        }
         if (onPrimary) {
             // Until a sample settles it, no replica may serve the session. A read on a replica needs no sample to
             // go on reading there: the session asks for one only if it is kept from moving (SessionRouting).
             proxy.nudgeSampler();
         }
+    }
+
+    /** The reported GTIDs as one set (MySQL's are {@code uuid:n}, MariaDB's {@code domain-server-seq}), or null. */
+    private GtidSet committedGtids(List<String> reported) {
+        if (reported == null) {
+            return null;
+        }
+        GtidSet committed = null;
+        for (String text : reported) {
+            try {
+                GtidSet one = GtidSet.parse(text, text.indexOf(':') >= 0 ? Flavour.MYSQL : Flavour.MARIADB);
+                committed = committed == null || committed.flavour() != one.flavour() ? one : committed.union(one);
+            } catch (IllegalArgumentException unreadable) {
+                LOG.debug("session {}: unreadable GTID '{}' reported by a server: {}", id, text,
+                        unreadable.getMessage());
+            }
+        }
+        return committed;
     }
 
     // ---- the client's secret -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionFlavor;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
@@ -65,6 +66,13 @@ final class SessionRouting {
     Routed route(String sql, boolean commit) {
         ProxyServer proxy = session.proxy;
         StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
+        if (statement.kind() == StatementKind.TRANSACTION_BEGIN
+                && statement.beginFlavor().orElse(null) == TransactionFlavor.DEFAULT
+                && session.nextTransactionReadOnly()) {
+            // SET TRANSACTION READ ONLY, or the session's transaction_read_only: this BEGIN opens a read-only one.
+            statement = new StatementClass(statement.kind(), Optional.of(TransactionFlavor.READ_ONLY),
+                    statement.flags(), statement.hint(), statement.statementCount());
+        }
         if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
                 && !session.routeState.pinned()) {
             LOG.info("session {}: more than {} distinct session settings; staying on the primary", session.id,
@@ -98,10 +106,10 @@ final class SessionRouting {
             }
         }
         if ((refused == ReplicaRefusal.OWN_WRITES || refused == ReplicaRefusal.MONOTONIC_FLOOR)
-                && session.consistency.hasPending()
                 && (!anyQualifies || routing.readBalance() == ReadBalance.STATEMENT)) {
-            // A completion not yet sampled keeps this read on the primary, or (statement balance) on one replica:
-            // sample soon. A session on its own replica under session balance needs no sample to read there.
+            // What the session wrote or read, not yet seen in a sample, keeps this read on the primary, or
+            // (statement balance) on one replica: sample soon. A session on its own replica under session balance
+            // needs no sample to read there.
             proxy.nudgeSampler();
         }
         RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);

@@ -71,6 +71,14 @@ public final class SessionConsistency {
         pending.add(new Pending(server, atMillis, write));
     }
 
+    /**
+     * The session committed these GTIDs on the primary (as the server reported them): from now on a replica serves
+     * the session's reads only once it has applied them (read-your-writes).
+     */
+    public void committed(GtidSet gtids) {
+        writeFloor = union(writeFloor, gtids);
+    }
+
     /** Whether some completion still waits for a sample (the sampler should be asked for one). */
     public boolean hasPending() {
         return !pending.isEmpty();

@@ -1,0 +1,119 @@
+package io.gantry.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.Fuzzing;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.gantry.wire.ResponseFraming;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A client that speaks the protocol itself, with exactly the capabilities a test gives it, and hands back every
+ * response packet as bytes: for comparing what Gantry sends with what a server sends a direct client.
+ */
+final class WireClient implements AutoCloseable {
+
+    /** What every test client negotiates; tests add {@code CLIENT_SESSION_TRACK}, {@code CLIENT_DEPRECATE_EOF}. */
+    static final int BASE_CAPABILITIES = CapabilityFlags.CLIENT_PROTOCOL_41 | CapabilityFlags.CLIENT_SECURE_CONNECTION
+            | CapabilityFlags.CLIENT_PLUGIN_AUTH | CapabilityFlags.CLIENT_LONG_PASSWORD
+            | CapabilityFlags.CLIENT_TRANSACTIONS | CapabilityFlags.CLIENT_CONNECT_WITH_DB
+            | CapabilityFlags.CLIENT_MULTI_RESULTS;
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private int capabilities;
+
+    private WireClient(Socket socket, int capabilities) throws IOException {
+        this.socket = socket;
+        this.capabilities = capabilities;
+        socket.setSoTimeout(10_000);
+        this.in = new DataInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    /** Logs in with {@code mysql_native_password}; fails the test unless the answer is OK. */
+    static WireClient login(int port, String user, String password, String database, int capabilities)
+            throws IOException {
+        WireClient client = new WireClient(new Socket("127.0.0.1", port), capabilities);
+        HandshakeV10 greeting = HandshakeV10.decode(Unpooled.wrappedBuffer(client.readPacket()));
+        int negotiated = capabilities & greeting.capabilities();
+        client.capabilities = negotiated;
+        byte[] seed = Arrays.copyOf(greeting.authPluginData(), NativePassword.SEED_LENGTH);
+        HandshakeResponse41 response = new HandshakeResponse41(negotiated, 1 << 24, 45, 0, user,
+                NativePassword.scramble(password.getBytes(StandardCharsets.UTF_8), seed), database,
+                NativePassword.PLUGIN_NAME, Map.of(), 0);
+        client.send(1, Fuzzing.encode(response::encode));
+        byte[] answer = client.readPacket();
+        assertThat(answer[0]).as("login answer from port %d", port).isEqualTo((byte) 0);
+        return client;
+    }
+
+    /** Sends a COM_QUERY and returns every packet of its response, the last one ending it. */
+    List<byte[]> query(String sql) throws IOException {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        byte[] payload = new byte[text.length + 1];
+        payload[0] = (byte) CommandType.COM_QUERY.code();
+        System.arraycopy(text, 0, payload, 1, text.length);
+        send(0, payload);
+        ResponseFraming framing = ResponseFraming.forCommand(CommandType.COM_QUERY, capabilities);
+        List<byte[]> packets = new ArrayList<>();
+        ResponseFraming.Progress progress;
+        do {
+            byte[] packet = readPacket();
+            packets.add(packet);
+            ByteBuf buf = Unpooled.wrappedBuffer(packet);
+            progress = framing.accept(buf);
+        } while (progress != ResponseFraming.Progress.COMPLETE);
+        return packets;
+    }
+
+    /** The capabilities in effect: the test's, as far as the server offered them. */
+    int capabilities() {
+        return capabilities;
+    }
+
+    /** The last packet of the response to {@code sql}: its OK (or ERR). */
+    byte[] lastPacket(String sql) throws IOException {
+        List<byte[]> packets = query(sql);
+        return packets.get(packets.size() - 1);
+    }
+
+    private void send(int sequenceId, byte[] payload) throws IOException {
+        byte[] frame = new byte[payload.length + 4];
+        frame[0] = (byte) payload.length;
+        frame[1] = (byte) (payload.length >> 8);
+        frame[2] = (byte) (payload.length >> 16);
+        frame[3] = (byte) sequenceId;
+        System.arraycopy(payload, 0, frame, 4, payload.length);
+        out.write(frame);
+        out.flush();
+    }
+
+    private byte[] readPacket() throws IOException {
+        int length = in.readUnsignedByte() | in.readUnsignedByte() << 8 | in.readUnsignedByte() << 16;
+        in.readUnsignedByte();
+        byte[] payload = new byte[length];
+        in.readFully(payload);
+        return payload;
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
