@@ -32,6 +32,17 @@ class SessionConsistencyTest {
     }
 
     @Test
+    void aCommitWhoseGtidIsKnownNeedsExactlyThatGtidAndNoSample() {
+        session.committed(GtidSet.parse("0-1-15", Flavour.MARIADB));
+        assertThat(session.hasPending()).isFalse();
+        assertThat(session.judge(R1, at("0-1-14", 2_000, 2_000), DEFAULTS, 2_001)).isEqualTo(ReplicaRefusal.OWN_WRITES);
+        // The replica is behind the primary (0-1-30 there), but has the session's own write: it qualifies.
+        assertThat(session.judge(R1, at("0-1-15", 2_000, 1_000), DEFAULTS, 2_001)).isNull();
+        assertThat(session.judge(R1, at("0-1-14", 2_000, 2_000), DEFAULTS.withReadYourWrites(false), 2_001)).isNull();
+        assertThat(session.floor(true)).hasToString("0-1-15");
+    }
+
+    @Test
     void aStalenessBoundRefusesReplicasWhoseSafeTimeIsOlder() {
         ReadGuarantees bounded = DEFAULTS.withFollowerReadStaleness(Duration.ofMillis(500));
         assertThat(session.judge(R1, at("0-1-10", 10_000, 9_600), bounded, 10_000)).isNull();
