@@ -59,6 +59,8 @@ final class GantrySettingsCommand {
         }
         ReadGuarantees guarantees = session.guarantees;
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
+        rows.add(Arrays.asList("follower_reads_avoid_waiting", guarantees.avoidWaiting() ? "ON" : "OFF"));
+        rows.add(Arrays.asList("causal_wait_timeout_ms", Long.toString(guarantees.causalWaitTimeout().toMillis())));
         GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
         rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
         List<String> pending = session.consistency.pendingDescriptions();

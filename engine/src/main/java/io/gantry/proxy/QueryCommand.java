@@ -2,9 +2,11 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
@@ -93,7 +95,7 @@ final class QueryCommand {
      * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
      */
     private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere) {
-        SessionRouting.Routed routed = routing.route(withId, true);
+        SessionRouting.Routed routed = routing.route(withId, true, true);
         if (routed.refused()) {
             command.release();
             return routed.refusal();
@@ -112,9 +114,48 @@ final class QueryCommand {
                     routed.server().address());
             session.finish(runQuery(command, sql, withId, false));
         } : null;
+        if (routed.waits()) {
+            backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
+                    rewriter), elsewhere);
+            return Reply.LATER;
+        }
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),
                 elsewhere);
         return Reply.LATER;
+    }
+
+    /**
+     * Waits on the read's replica until it has applied what the session needs ({@code MASTER_GTID_WAIT},
+     * {@code WAIT_FOR_EXECUTED_GTID_SET}), then reads there; after {@code --causal-wait-timeout-ms}, the read goes
+     * to the primary instead, never to another replica.
+     */
+    private void waitThenForward(Packet command, BackendConnection connection, SessionRouting.Routed routed,
+                                 SessionBackends.AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+        long started = System.nanoTime();
+        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), session.guarantees.causalWaitTimeout());
+        InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
+            ReadCounters counters = session.proxy.readCounters();
+            counters.waited(System.nanoTime() - started);
+            if (CausalWait.caughtUp(row, error)) {
+                counters.servedByReplica();
+                forwarder.forward(command, connection, after, rewriter);
+                return;
+            }
+            counters.servedByPrimary();
+            counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
+            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id,
+                    connection.server().address(), routed.waitFor(),
+                    session.guarantees.causalWaitTimeout().toMillis(), error == null ? "" : " (" + error.message() + ")");
+            Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+            if (primary.isEmpty()) {
+                command.release();
+                session.finish(Reply.error(SessionErrors.noPrimary("read", session.proxy.upstreams().noPrimaryReason())));
+                return;
+            }
+            session.routeState = session.routeState.withPreviousServer(session.serverId(primary.get()));
+            backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
+                    after, rewriter));
+        }, failure -> session.backendFailed(connection.server(), failure));
     }
 
     /** A cheap test before tokenizing: {@code SET} first, {@code TRANSACTION} somewhere. */

@@ -16,6 +16,8 @@ final class ReadCounters {
     private final LongAdder replicaReads = new LongAdder();
     private final LongAdder primaryReads = new LongAdder();
     private final Map<ReplicaRefusal, LongAdder> failed = new EnumMap<>(ReplicaRefusal.class);
+    private final LongAdder waits = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
 
     ReadCounters() {
         for (ReplicaRefusal refusal : ReplicaRefusal.values()) {
@@ -36,6 +38,12 @@ final class ReadCounters {
         failed.get(why).increment();
     }
 
+    /** A read waited on a replica ({@code --follower-reads-avoid-waiting=false}) for {@code nanos}. */
+    void waited(long nanos) {
+        waits.increment();
+        waitNanos.add(nanos);
+    }
+
     /** The rows of {@code SHOW GANTRY STATUS}, in display order. */
     Map<String, String> status() {
         Map<String, String> rows = new LinkedHashMap<>();
@@ -50,6 +58,8 @@ final class ReadCounters {
             rows.put("Consistent_prefix_failed_reads_" + entry.getKey().counterName(),
                     Long.toString(entry.getValue().sum()));
         }
+        rows.put("Causal_waits", Long.toString(waits.sum()));
+        rows.put("Causal_wait_time_ms", Long.toString(waitNanos.sum() / 1_000_000));
         return rows;
     }
 }

@@ -20,6 +20,7 @@ import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionFlavor;
 import io.gantry.route.TransactionState;
+import io.gantry.route.WeightedChoice;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Where a session's statement runs: the statement's class and the session's routing state go to the
@@ -41,13 +43,19 @@ final class SessionRouting {
     private static final ServerId NO_PRIMARY = new ServerId("(no primary)");
 
     /** Where a statement runs and what it is; or, when it cannot run, what the client gets instead. */
-    record Routed(UpstreamServer server, StatementClass statement, RouteDecision decision, Reply refusal) {
+    record Routed(UpstreamServer server, StatementClass statement, RouteDecision decision, Reply refusal,
+                  GtidSet waitFor) {
         boolean refused() {
             return refusal != null;
         }
 
+        /** Whether the read first waits on its replica until that has applied {@link #waitFor}. */
+        boolean waits() {
+            return waitFor != null;
+        }
+
         static Routed refused(Reply refusal) {
-            return new Routed(null, null, null, refusal);
+            return new Routed(null, null, null, refusal, null);
         }
     }
 
@@ -64,6 +72,16 @@ final class SessionRouting {
      * run); without, it is only asked.
      */
     Routed route(String sql, boolean commit) {
+        return route(sql, commit, false);
+    }
+
+    /**
+     * Like {@link #route(String, boolean)}; with {@code mayWait}, a read that no replica is known to qualify for
+     * may be sent to a replica that it first waits on ({@link Routed#waits()}), with
+     * {@code --follower-reads-avoid-waiting=false}. Only the text protocol waits; a prepared statement's execute
+     * goes to the primary instead.
+     */
+    Routed route(String sql, boolean commit, boolean mayWait) {
         ProxyServer proxy = session.proxy;
         StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
@@ -93,6 +111,7 @@ final class SessionRouting {
         ReplicaRefusal refused = null;
         boolean anyQualifies = false;
         List<ReplicaCandidate> replicas = new ArrayList<>();
+        List<ReplicaCandidate> waitable = null;
         for (UpstreamServer server : upstreams.servers()) {
             if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
                 ServerId id = session.serverId(server);
@@ -103,6 +122,14 @@ final class SessionRouting {
                 }
                 anyQualifies |= refusal == null && server.isUp();
                 replicas.add(new ReplicaCandidate(id, server.weight(), server.isUp(), refusal == null));
+                if (server.isUp() && (refusal == ReplicaRefusal.OWN_WRITES
+                        || refusal == ReplicaRefusal.MONOTONIC_FLOOR) && !session.guarantees.avoidWaiting()
+                        && session.consistency.waitingCanQualify(id, session.guarantees.readYourWrites())) {
+                    if (waitable == null) {
+                        waitable = new ArrayList<>(2);
+                    }
+                    waitable.add(new ReplicaCandidate(id, server.weight(), true, true));
+                }
             }
         }
         if ((refused == ReplicaRefusal.OWN_WRITES || refused == ReplicaRefusal.MONOTONIC_FLOOR)
@@ -113,6 +140,15 @@ final class SessionRouting {
             proxy.nudgeSampler();
         }
         RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);
+        GtidSet waitFor = null;
+        if (mayWait && decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && waitable != null
+                && session.consistency.floor(session.guarantees.readYourWrites()) != null) {
+            // Replicas refused only for a floor the session knows: wait for it on one of them.
+            ServerId chosen = WeightedChoice.pick(waitable, ThreadLocalRandom.current()).orElseThrow().id();
+            decision = new RouteDecision(RouteTarget.REPLICA, chosen, RouteReason.READ_AFTER_WAIT,
+                    statement.writeCause(), statement.pinFlag());
+            waitFor = session.consistency.floor(session.guarantees.readYourWrites());
+        }
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
             // Without a primary a session setting runs where the session's reads run, and is replayed from
@@ -142,11 +178,11 @@ final class SessionRouting {
                 backends.endTransactionOn(readOnly.server());
             }
             session.routeState = routeState.afterRouting(decision);
-            if (statement.kind() == StatementKind.READ) {
-                count(decision, refused);
+            if (statement.kind() == StatementKind.READ && waitFor == null) {
+                count(decision, refused); // a read that waits is counted once the wait is over
             }
         }
-        return new Routed(proxy.serverIds().server(decision.server()), statement, decision, null);
+        return new Routed(proxy.serverIds().server(decision.server()), statement, decision, null, waitFor);
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {
@@ -172,7 +208,7 @@ final class SessionRouting {
      */
     List<List<String>> explain(String sql) {
         List<List<String>> rows = new ArrayList<>();
-        Routed routed = route(sql, false);
+        Routed routed = route(sql, false, true);
         StatementClass statement = routed.refused() ? StatementClassifier.classify(sql, session.sqlMode())
                 : routed.statement();
         rows.add(List.of("statement", statement.toString()));
@@ -182,7 +218,10 @@ final class SessionRouting {
                 + ", gantry_read_your_writes=" + (guarantees.readYourWrites() ? "ON" : "OFF")
                 + ", gantry_follower_read_staleness_ms=" + (guarantees.followerReadStaleness().isZero() ? "none"
                 : guarantees.followerReadStaleness().toMillis())
-                + ", --max-stale-read-bound-ms=" + guarantees.maxStaleReadBound().toMillis()));
+                + ", --max-stale-read-bound-ms=" + guarantees.maxStaleReadBound().toMillis()
+                + ", --follower-reads-avoid-waiting=" + guarantees.avoidWaiting()
+                + (guarantees.avoidWaiting() ? "" : ", --causal-wait-timeout-ms="
+                + guarantees.causalWaitTimeout().toMillis())));
         GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
         rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
         List<String> pending = session.consistency.pendingDescriptions();
@@ -205,7 +244,9 @@ final class SessionRouting {
             rows.add(List.of(server.address(), detail.toString()));
         }
         rows.add(List.of("decision", routed.refused() ? "refused: " + describe(routed.refusal())
-                : routed.decision().describe() + " (" + routed.decision().reason().description() + ")"));
+                : routed.decision().describe() + " (" + routed.decision().reason().description() + ")"
+                + (routed.waits() ? "; waits for " + shown(routed.waitFor()) + " there, up to "
+                + guarantees.causalWaitTimeout().toMillis() + " ms, then the primary" : "")));
         return rows;
     }
 

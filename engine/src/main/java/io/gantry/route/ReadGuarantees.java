@@ -15,18 +15,34 @@ import java.util.Objects;
  * @param maxStaleReadBound   {@code --max-stale-read-bound-ms} (default 60 s; {@link Duration#ZERO} turns the check
  *                            off): no replica whose lag is larger serves a read, whatever the session set
  * @param sampleInterval      {@code --lag-sample-interval-ms} (default 250 ms): how often positions are sampled
+ * @param avoidWaiting        {@code --follower-reads-avoid-waiting} (default true): a read that no replica is known
+ *                            to qualify for goes to the primary; false: it waits on a replica first
+ * @param causalWaitTimeout   {@code --causal-wait-timeout-ms} (default 1 s): how long such a read waits on the
+ *                            replica before it goes to the primary after all
  */
 public record ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
-                             Duration sampleInterval) {
+                             Duration sampleInterval, boolean avoidWaiting, Duration causalWaitTimeout) {
 
     /** The defaults of {@code gantry run}. */
     public static final ReadGuarantees DEFAULTS = new ReadGuarantees(true, Duration.ZERO, Duration.ofSeconds(60),
-            Duration.ofMillis(250));
+            Duration.ofMillis(250), true, Duration.ofSeconds(1));
+
+    /** Guarantees that avoid waiting (the default). */
+    public ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
+                          Duration sampleInterval) {
+        this(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval, DEFAULTS.avoidWaiting,
+                DEFAULTS.causalWaitTimeout);
+    }
 
     public ReadGuarantees {
         Objects.requireNonNull(followerReadStaleness, "followerReadStaleness");
         Objects.requireNonNull(maxStaleReadBound, "maxStaleReadBound");
         Objects.requireNonNull(sampleInterval, "sampleInterval");
+        Objects.requireNonNull(causalWaitTimeout, "causalWaitTimeout");
+        if (causalWaitTimeout.toMillis() < 1 || causalWaitTimeout.toSeconds() > 3600) {
+            throw new IllegalArgumentException("--causal-wait-timeout-ms must be between 1 and 3600000, not "
+                    + causalWaitTimeout.toMillis());
+        }
         if (sampleInterval.toMillis() < 10) {
             throw new IllegalArgumentException("--lag-sample-interval-ms must be at least 10, not "
                     + sampleInterval.toMillis());
@@ -60,18 +76,24 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
     }
 
     public ReadGuarantees withReadYourWrites(boolean value) {
-        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval);
+        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout);
     }
 
     public ReadGuarantees withFollowerReadStaleness(Duration value) {
-        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval);
+        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout);
     }
 
     public ReadGuarantees withMaxStaleReadBound(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval);
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval, avoidWaiting, causalWaitTimeout);
     }
 
     public ReadGuarantees withSampleInterval(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value);
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value, avoidWaiting, causalWaitTimeout);
+    }
+
+    /** A copy that waits on a replica for up to {@code timeout} instead of going to the primary at once (or not). */
+    public ReadGuarantees withWaiting(boolean avoid, Duration timeout) {
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval, avoid,
+                timeout);
     }
 }

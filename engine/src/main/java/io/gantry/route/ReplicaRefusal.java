@@ -12,7 +12,9 @@ public enum ReplicaRefusal {
     /** Its lag is above {@code --max-stale-read-bound-ms}, or its safe time is older than the session's staleness. */
     TOO_STALE("too_stale", "lags more than the staleness allowed"),
     /** Its position has not been sampled (just started, or its sampling connection failed). */
-    POSITION_UNKNOWN("position_unknown", "its position is not known");
+    POSITION_UNKNOWN("position_unknown", "its position is not known"),
+    /** With waiting on, it did not apply what the session needs within {@code --causal-wait-timeout-ms}. */
+    WAIT_TIMED_OUT("waited", "did not catch up within --causal-wait-timeout-ms");
 
     private final String counterName;
     private final String description;

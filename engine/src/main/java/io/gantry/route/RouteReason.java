@@ -42,6 +42,11 @@ public enum RouteReason {
     NO_REPLICA_UP(5, "no replica is up"),
     /** Replicas are up, but none satisfies the session's consistency requirements. */
     NO_REPLICA_QUALIFIES(5, "no replica satisfies the session's consistency requirements"),
+    /**
+     * {@code --follower-reads-avoid-waiting=false}: no replica is known to hold what the session needs, so the read
+     * waits on one picked by weight until it has applied it, and goes to the primary if that takes too long.
+     */
+    READ_AFTER_WAIT(5, "no replica is known to hold what the session needs yet: waits on one picked by weight"),
     /** {@code START TRANSACTION READ ONLY} placed on a replica; the whole transaction will run there. */
     READ_ONLY_TRANSACTION_ON_REPLICA(6, "read-only transaction placed on a replica"),
     /** {@code --read-balance=session}: the session keeps the replica it already uses. */

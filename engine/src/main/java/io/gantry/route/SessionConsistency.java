@@ -155,6 +155,20 @@ public final class SessionConsistency {
         return null;
     }
 
+    /**
+     * Whether {@code replica} will qualify once it has applied {@link #floor}: no completion still waits for a sample
+     * that could refuse it (a write, under read-your-writes; a read on another server).
+     */
+    public boolean waitingCanQualify(ServerId replica, boolean readYourWrites) {
+        for (int i = 0; i < pending.size(); i++) {
+            Pending entry = pending.get(i);
+            if (entry.write() ? readYourWrites : !entry.server().equals(replica)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
     public GtidSet floor(boolean readYourWrites) {
         if (!readYourWrites || writeFloor == null) {

@@ -169,6 +169,51 @@ class ReadGuaranteesIT {
     }
 
     @Test
+    void withoutAvoidWaitingAReadWaitsOnAReplicaForTheSessionsWriteAndGoesToThePrimaryOnlyAfterTheTimeout()
+            throws Exception {
+        String table = newTable();
+        try (ProxyHarness waiting = ProxyHarness.start(topology, config -> config.withReadGuarantees(
+                config.readGuarantees().withWaiting(false, Duration.ofMillis(700))), servers -> servers);
+             Connection session = waiting.connect(Driver.MARIADB_CONNECTOR_J)) {
+            // Replicas apply the write within the wait: the read right after it is served by a replica.
+            Map<String, String> before = waiting.proxy.readStatus();
+            long[] onReplica = new long[40];
+            for (int i = 0; i < onReplica.length; i++) {
+                execute(session, "INSERT INTO " + table + " VALUES (" + (100 + i) + ", 'waited for')");
+                long started = System.nanoTime();
+                assertThat(queryString(session, "SELECT v FROM " + table + " WHERE id = " + (100 + i)))
+                        .isEqualTo("waited for");
+                onReplica[i] = System.nanoTime() - started;
+            }
+            Map<String, String> after = waiting.proxy.readStatus();
+            assertThat(count(after, "Causal_waits") - count(before, "Causal_waits")).isPositive();
+            assertThat(count(after, "Consistent_prefix_failed_reads_waited"))
+                    .isEqualTo(count(before, "Consistent_prefix_failed_reads_waited"));
+            assertThat(count(after, "Reads_served_by_replicas") - count(before, "Reads_served_by_replicas"))
+                    .isGreaterThanOrEqualTo(onReplica.length);
+            printLatency("waiting on a replica", onReplica);
+            try (Connection avoiding = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                long[] onPrimary = new long[onReplica.length];
+                for (int i = 0; i < onPrimary.length; i++) {
+                    execute(avoiding, "INSERT INTO " + table + " VALUES (" + (200 + i) + ", 'on the primary')");
+                    long started = System.nanoTime();
+                    queryString(avoiding, "SELECT v FROM " + table + " WHERE id = " + (200 + i));
+                    onPrimary[i] = System.nanoTime() - started;
+                }
+                printLatency("sent to the primary (the default)", onPrimary);
+            }
+            // Replicas stopped: the read waits the whole timeout, then the primary answers (never another replica).
+            pauseEveryReplica();
+            execute(session, "INSERT INTO " + table + " VALUES (1, 'mine')");
+            long started = System.nanoTime();
+            assertThat(queryString(session, "SELECT v FROM " + table + " WHERE id = 1")).isEqualTo("mine");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+            assertThat(count(waiting.proxy.readStatus(), "Consistent_prefix_failed_reads_waited"))
+                    .isEqualTo(count(after, "Consistent_prefix_failed_reads_waited") + 1);
+        }
+    }
+
+    @Test
     void settingsAreGantrysOwnAndBadValuesAreRefusedNamingTheMinimum() throws Exception {
         try (Connection session = gantry.connect(Driver.MYSQL_CONNECTOR_J)) {
             assertThat(queryString(session, "SELECT @@gantry_read_from_followers")).isEqualTo("ON");
@@ -195,6 +240,14 @@ class ReadGuaranteesIT {
                         .isInstanceOf(SQLException.class).hasMessageContaining("Unknown system variable");
             }
         }
+    }
+
+    /** For the note: the latency of a read right after the session's own write, on one path. */
+    private static void printLatency(String path, long[] nanos) {
+        java.util.Arrays.sort(nanos);
+        System.out.printf("ReadGuaranteesIT: a read right after the session's write, %s: median %.2f ms, p90 %.2f ms "
+                + "over %d reads%n", path, nanos[nanos.length / 2] / 1e6, nanos[nanos.length * 9 / 10] / 1e6,
+                nanos.length);
     }
 
     private void pauseEveryReplica() throws Exception {

@@ -207,6 +207,17 @@ final class RunCommand implements Callable<Integer> {
                         + "it with SET gantry_follower_read_staleness_ms (default: ${DEFAULT-VALUE}).")
         long followerReadStalenessMs;
 
+        @Option(names = "--follower-reads-avoid-waiting", paramLabel = "true|false", defaultValue = "true",
+                arity = "1", description = "When no replica is known to hold what a session needs, its read goes to "
+                        + "the primary; false: it first waits on a replica up to --causal-wait-timeout-ms "
+                        + "(default: ${DEFAULT-VALUE}).")
+        boolean followerReadsAvoidWaiting;
+
+        @Option(names = "--causal-wait-timeout-ms", paramLabel = "MS", defaultValue = "1000",
+                description = "With --follower-reads-avoid-waiting=false, how long a read waits on a replica "
+                        + "before it goes to the primary (default: ${DEFAULT-VALUE}).")
+        long causalWaitTimeoutMs;
+
         @Option(names = "--max-stale-read-bound-ms", paramLabel = "MS", defaultValue = "60000",
                 description = "No replica lagging more than this serves a read, whatever a session set; 0 turns "
                         + "the check off (default: ${DEFAULT-VALUE}).")
@@ -224,7 +235,8 @@ final class RunCommand implements Callable<Integer> {
                         readFromFollowers);
                 ReadGuarantees guarantees = new ReadGuarantees(readYourWrites,
                         Duration.ofMillis(followerReadStalenessMs), Duration.ofMillis(maxStaleReadBoundMs),
-                        Duration.ofMillis(lagSampleIntervalMs));
+                        Duration.ofMillis(lagSampleIntervalMs), followerReadsAvoidWaiting,
+                        Duration.ofMillis(causalWaitTimeoutMs));
                 if (connectTimeoutSeconds <= 0 || healthIntervalSeconds <= 0) {
                     throw new IllegalArgumentException("--upstream-connect-timeout and "
                             + "--upstream-health-interval-secs must be positive");
