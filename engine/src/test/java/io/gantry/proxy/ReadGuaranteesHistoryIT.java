@@ -50,6 +50,21 @@ class ReadGuaranteesHistoryIT {
         }
     }
 
+    /** The same with the waiting path on: reads wait on replicas for what the session needs, and still 0 violations. */
+    @Test
+    void guaranteesHoldWhileReadsWaitOnReplicas() throws Exception {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "history-waiting", 2);
+             ProxyHarness harness = ProxyHarness.start(topology, config -> config.withReadGuarantees(
+                     ReadGuarantees.DEFAULTS.withMaxStaleReadBound(Duration.ofMillis(MAX_STALE_BOUND_MILLIS))
+                             .withWaiting(false, Duration.ofMillis(500))),
+                     servers -> servers)) {
+            Result result = run(harness, topology, Duration.ofSeconds(15),
+                    new Chaos.Plan(Duration.ofSeconds(8), null, 14L), "lag and a replica kill, reads waiting");
+            assertThat(result.report.violations()).as(result.report.describe(30)).isEmpty();
+            assertThat(Long.parseLong(harness.proxy.readStatus().get("Causal_waits"))).isPositive();
+        }
+    }
+
     @Test
     void guaranteesHoldAcrossAPromotion() throws Exception {
         try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "history-promotion", 2);
