@@ -156,7 +156,7 @@ class NetworkFuzzIT {
             if (!loggedIn) {
                 probe.readPacket();
             }
-            byte[] valid = framed(random.nextInt(256), loggedIn ? command(random) : new byte[40]);
+            byte[] valid = WireClient.framed(random.nextInt(256), loggedIn ? command(random) : new byte[40]);
             byte[] stream = Fuzzing.mutate(valid, random);
             probe.send(stream);
             probe.socket.shutdownOutput();
@@ -228,16 +228,6 @@ class NetworkFuzzIT {
         return Fuzzing.encode(response::encode);
     }
 
-    private static byte[] framed(int sequenceId, byte[] payload) {
-        byte[] frame = new byte[payload.length + 4];
-        frame[0] = (byte) payload.length;
-        frame[1] = (byte) (payload.length >> 8);
-        frame[2] = (byte) (payload.length >> 16);
-        frame[3] = (byte) sequenceId;
-        System.arraycopy(payload, 0, frame, 4, payload.length);
-        return frame;
-    }
-
     private static byte[] concat(byte[] a, byte[] b) {
         byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, out, a.length, b.length);
@@ -291,7 +281,7 @@ class NetworkFuzzIT {
         }
 
         void sendPacket(int sequenceId, byte[] payload) throws IOException {
-            send(framed(sequenceId, payload));
+            send(WireClient.framed(sequenceId, payload));
         }
 
         void send(byte[] bytes) throws IOException {

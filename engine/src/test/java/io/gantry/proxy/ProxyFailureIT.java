@@ -262,13 +262,7 @@ class ProxyFailureIT {
         }
 
         void sendPacket(int sequenceId, byte[] payload) throws IOException {
-            byte[] frame = new byte[payload.length + 4];
-            frame[0] = (byte) payload.length;
-            frame[1] = (byte) (payload.length >> 8);
-            frame[2] = (byte) (payload.length >> 16);
-            frame[3] = (byte) sequenceId;
-            System.arraycopy(payload, 0, frame, 4, payload.length);
-            send(frame);
+            send(WireClient.framed(sequenceId, payload));
         }
 
         void send(byte[] bytes) throws IOException {

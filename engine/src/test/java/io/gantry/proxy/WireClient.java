@@ -93,14 +93,19 @@ final class WireClient implements AutoCloseable {
         return packets.get(packets.size() - 1);
     }
 
-    private void send(int sequenceId, byte[] payload) throws IOException {
+    /** {@code payload} with its 4-byte packet header in front: what goes on the wire. */
+    static byte[] framed(int sequenceId, byte[] payload) {
         byte[] frame = new byte[payload.length + 4];
         frame[0] = (byte) payload.length;
         frame[1] = (byte) (payload.length >> 8);
         frame[2] = (byte) (payload.length >> 16);
         frame[3] = (byte) sequenceId;
         System.arraycopy(payload, 0, frame, 4, payload.length);
-        out.write(frame);
+        return frame;
+    }
+
+    private void send(int sequenceId, byte[] payload) throws IOException {
+        out.write(framed(sequenceId, payload));
         out.flush();
     }
 
