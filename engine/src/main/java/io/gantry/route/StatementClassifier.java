@@ -976,7 +976,7 @@ public final class StatementClassifier {
                 start += "LOCAL.".length();
             }
             if (equalsIgnoreCase(start, tokenEnd, "IDENTITY") || equalsIgnoreCase(start, tokenEnd, "LAST_INSERT_ID")
-                    || equalsIgnoreCase(start, tokenEnd, "INSERT_ID")) {
+                    || equalsIgnoreCase(start, tokenEnd, "INSERT_ID") || equalsIgnoreCase(start, tokenEnd, "LAST_GTID")) {
                 return StatementFlag.SESSION_FUNCTION.bit();
             }
             if (equalsIgnoreCase(start, tokenEnd, "WARNING_COUNT")

@@ -49,7 +49,7 @@ public enum StatementFlag {
     USES_USER_VARIABLES(Effect.PRIMARY_ONLY_READ),
     /**
      * Reads this connection's history on the primary: {@code LAST_INSERT_ID()}, {@code CONNECTION_ID()},
-     * {@code LASTVAL()}, {@code PREVIOUS VALUE FOR s}, {@code @@identity}, {@code @@last_insert_id}, {@code @@insert_id}.
+     * {@code LASTVAL()}, {@code PREVIOUS VALUE FOR s}, {@code @@identity}, {@code @@last_insert_id}, {@code @@insert_id}, {@code @@last_gtid}.
      */
     SESSION_FUNCTION(Effect.PRIMARY_ONLY_READ),
     /**

@@ -121,8 +121,12 @@ class SessionTrackingIT {
         try (Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
             execute(session, "CREATE TABLE " + table + " (id INT PRIMARY KEY)");
             awaitOnReplica(table);
-            for (String readOnly : List.of("SET SESSION TRANSACTION READ ONLY", "SET SESSION transaction_read_only = 1",
-                    "SET @@session.transaction_read_only = ON")) {
+            List<String> readOnlyStatements = new ArrayList<>(List.of("SET SESSION TRANSACTION READ ONLY",
+                    "SET SESSION transaction_read_only = 1", "SET @@session.transaction_read_only = ON"));
+            if (kind() == TopologyKind.MARIADB) {
+                readOnlyStatements.add("SET SESSION tx_read_only = 1"); // MariaDB's older name; MySQL 8 has none
+            }
+            for (String readOnly : readOnlyStatements) {
                 execute(session, readOnly);
                 awaitSettled(); // what the last transaction read on the primary: a replica must have it too
                 execute(session, "BEGIN");

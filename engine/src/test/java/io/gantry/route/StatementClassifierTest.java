@@ -267,6 +267,8 @@ class StatementClassifierTest {
                 c("SELECT LAST_INSERT_ID()", READ, SESSION_FUNCTION),
                 c("select last_insert_id()", READ, SESSION_FUNCTION),
                 c("SELECT CONNECTION_ID()", READ, SESSION_FUNCTION),
+                c("SELECT @@last_gtid", READ, SESSION_FUNCTION),
+                c("SELECT @@session.LAST_GTID", READ, SESSION_FUNCTION),
                 c("SELECT PREVIOUS VALUE FOR s", READ, SESSION_FUNCTION),
                 c("SELECT LASTVAL(s)", READ, SESSION_FUNCTION),
                 c("SELECT @@identity", READ, SESSION_FUNCTION),
