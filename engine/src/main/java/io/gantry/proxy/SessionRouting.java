@@ -139,7 +139,14 @@ final class SessionRouting {
             // needs no sample to read there.
             proxy.nudgeSampler();
         }
-        RouteDecision decision = proxy.router().route(statement, routeState, routing, primaryId, replicas);
+        SessionRouteState routedAs = routeState;
+        if (!routeState.autocommit() && routeState.transaction() == TransactionState.NONE && read
+                && session.nextTransactionReadOnly()) {
+            // Autocommit off, transactions read-only (a JDBC setReadOnly(true) with autocommit off): the read
+            // opens an implicit read-only transaction, placed as START TRANSACTION READ ONLY would be.
+            routedAs = routeState.withAutocommit(true);
+        }
+        RouteDecision decision = proxy.router().route(statement, routedAs, routing, primaryId, replicas);
         GtidSet waitFor = null;
         if (mayWait && decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && waitable != null
                 && session.consistency.floor(session.guarantees.readYourWrites()) != null) {

@@ -141,6 +141,24 @@ class SessionTrackingIT {
     }
 
     @Test
+    void aReadOnlyJdbcConnectionWithAutocommitOffReadsFromAReplica() throws Exception {
+        String table = newTable();
+        try (Connection session = gantry.connect(Driver.MYSQL_CONNECTOR_J)) {
+            execute(session, "CREATE TABLE " + table + " (id INT PRIMARY KEY)");
+            awaitOnReplica(table);
+            session.setReadOnly(true); // Connector/J sends SET SESSION TRANSACTION READ ONLY
+            session.setAutoCommit(false);
+            assertThat(serverInTransaction(session)).as("the implicit transaction").isEqualTo(replica());
+            assertThat(queryString(session, "SELECT COUNT(*) FROM " + table)).isEqualTo("0");
+            session.commit();
+            session.setReadOnly(false);
+            assertThat(serverInTransaction(session)).isEqualTo(topology.primary());
+            execute(session, "INSERT INTO " + table + " VALUES (1)");
+            session.commit();
+        }
+    }
+
+    @Test
     void setTransactionReadOnlyAppliesToTheNextTransactionOnly() throws Exception {
         String table = newTable();
         try (Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
