@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -191,6 +192,20 @@ public final class Gantry implements AutoCloseable {
     /** The change stream, empty when it is off. */
     public Optional<CdcStream> cdc() {
         return cdc;
+    }
+
+    /**
+     * Starts the drain before a stop (SIGTERM): new clients are refused, sessions outside a transaction end with an
+     * error saying Gantry is stopping, sessions inside one may finish it. The future completes when none holds one
+     * any more; {@link #close} then stops the rest and saves the change stream's position, whether or not it did.
+     */
+    public CompletableFuture<Void> drain() {
+        return proxy.drain();
+    }
+
+    /** Sessions that still hold a transaction or a running command (what a drain waits for). */
+    public long busySessions() {
+        return proxy.busySessions();
     }
 
     @Override
