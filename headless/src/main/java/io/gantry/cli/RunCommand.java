@@ -74,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(names = "--health-retention", paramLabel = "AGE", defaultValue = "7d",
-            description = "How long health samples and events are kept: 7d, 12h, 30m ... (default: ${DEFAULT-VALUE}).")
+            description = "How long health samples and events are kept: 7d, 12h, 30m, 90s (default: ${DEFAULT-VALUE}).")
     String healthRetention;
 
     @Option(names = "--admin-users", paramLabel = "USER[,USER...]", split = ",",
