@@ -126,11 +126,12 @@ public final class Gantry implements AutoCloseable {
             }
             authority.replaceServerList(purpose, flags.stream().map(u -> new StoredServer(u.host(), u.port(),
                     u.database(), u.user(), u.weight(), Optional.of(u.tls().query()))).toList(),
-                    "first start: list from the command line");
+                    "first start: list from --upstream-db-url/--cdc-db-url");
             return flags;
         }
-        LOG.warn("gantry: using the {} server list stored in {} ({} servers); the command-line list is ignored "
-                        + "after the first start; change it online with ALTER GANTRY CHANGE {} TO '...'",
+        LOG.warn("gantry: using the {} server list stored in {} ({} servers); the --upstream-db-url and "
+                        + "--cdc-db-url lists (flags, variables or --config file) are ignored after the first start; "
+                        + "change it online with ALTER GANTRY CHANGE {} TO '...'",
                 purpose.sqlName(), authority.dataDir(), stored.get().size(),
                 purpose == Purpose.PROXY ? "UPSTREAM" : "CDC");
         return stored.get().stream().map(s -> new UpstreamUrl(s.host(), s.port(), s.database(), s.user(),

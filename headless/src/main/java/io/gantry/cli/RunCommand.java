@@ -155,9 +155,10 @@ final class RunCommand implements Callable<Integer> {
         } catch (TimeoutException | ExecutionException e) {
             // timed out: the sessions still in a transaction are cut below
         }
-        long seconds = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000;
+        double seconds = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0;
         if (drained.isDone()) {
-            LOG.info("gantry: drained in {} s: no transaction was open any more; stopping", seconds);
+            LOG.info("gantry: drained in {} s: no transaction was open any more; stopping",
+                    String.format(java.util.Locale.ROOT, "%.1f", seconds));
         } else {
             LOG.warn("gantry: stopping with {} sessions still inside a transaction ({}); they are cut and their "
                     + "transactions rolled back by the servers", gantry.busySessions(),
