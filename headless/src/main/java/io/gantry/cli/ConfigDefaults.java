@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.slf4j.Logger;
@@ -55,11 +54,6 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
         }
         Setting setting = settings(option.command()).get(option.longestName());
         return setting == null ? null : setting.value();
-    }
-
-    /** Where a flag's value came from when not from the command line: a file line or a variable. */
-    Optional<String> origin(CommandSpec command, String flag) {
-        return Optional.ofNullable(settings(command).get(flag)).map(Setting::origin);
     }
 
     /**

@@ -119,7 +119,7 @@ final class RunCommand implements Callable<Integer> {
         return 0;
     }
 
-    Gantry.Options options() {
+    private Gantry.Options options() {
         if (drainTimeoutSeconds < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--drain-timeout-secs must be 0 or more, not "
                     + drainTimeoutSeconds);
