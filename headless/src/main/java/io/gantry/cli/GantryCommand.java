@@ -30,6 +30,8 @@ public final class GantryCommand implements Runnable {
         CommandLine commandLine = new CommandLine(new GantryCommand())
                 // No @file expansion: settings files are --config files, with one format, checked line by line.
                 .setExpandAtFiles(false)
+                // The reason and where to look, not the whole usage: under systemd every failed start is logged.
+                .setParameterExceptionHandler(GantryCommand::badArguments)
                 .setExecutionExceptionHandler((exception, failed, parseResult) -> {
                     // Operators get the reason in one line; the stack trace only helps us, so it stays in debug.
                     failed.getErr().println("gantry: " + exception.getMessage());
@@ -37,6 +39,14 @@ public final class GantryCommand implements Runnable {
                 });
         RunCommand.useEnvironment(commandLine.getSubcommands().get("run"), environment);
         return commandLine;
+    }
+
+    private static int badArguments(CommandLine.ParameterException exception, String[] arguments) {
+        CommandLine failed = exception.getCommandLine();
+        failed.getErr().println("gantry: " + exception.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(exception, failed.getErr());
+        failed.getErr().println("See `" + failed.getCommandSpec().qualifiedName() + " --help` for every flag.");
+        return failed.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     @Override
