@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,11 +126,12 @@ public final class Gantry implements AutoCloseable {
             }
             authority.replaceServerList(purpose, flags.stream().map(u -> new StoredServer(u.host(), u.port(),
                     u.database(), u.user(), u.weight(), Optional.of(u.tls().query()))).toList(),
-                    "first start: list from the command line");
+                    "first start: list from --upstream-db-url/--cdc-db-url");
             return flags;
         }
-        LOG.warn("gantry: using the {} server list stored in {} ({} servers); the command-line list is ignored "
-                        + "after the first start; change it online with ALTER GANTRY CHANGE {} TO '...'",
+        LOG.warn("gantry: using the {} server list stored in {} ({} servers); the --upstream-db-url and "
+                        + "--cdc-db-url lists (flags, variables or --config file) are ignored after the first start; "
+                        + "change it online with ALTER GANTRY CHANGE {} TO '...'",
                 purpose.sqlName(), authority.dataDir(), stored.get().size(),
                 purpose == Purpose.PROXY ? "UPSTREAM" : "CDC");
         return stored.get().stream().map(s -> new UpstreamUrl(s.host(), s.port(), s.database(), s.user(),
@@ -191,6 +193,20 @@ public final class Gantry implements AutoCloseable {
     /** The change stream, empty when it is off. */
     public Optional<CdcStream> cdc() {
         return cdc;
+    }
+
+    /**
+     * Starts the drain before a stop (SIGTERM): new clients are refused, sessions outside a transaction end with an
+     * error saying Gantry is stopping, sessions inside one may finish it. The future completes when none holds one
+     * any more; {@link #close} then stops the rest and saves the change stream's position, whether or not it did.
+     */
+    public CompletableFuture<Void> drain() {
+        return proxy.drain();
+    }
+
+    /** Sessions that still hold a transaction or a running command (what a drain waits for). */
+    public long busySessions() {
+        return proxy.busySessions();
     }
 
     @Override

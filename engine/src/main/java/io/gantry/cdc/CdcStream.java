@@ -637,6 +637,7 @@ public final class CdcStream implements AutoCloseable {
         }
         flusher.shutdownNow();
         checkpointQuietly();
+        LOG.info("cdc: stopped; position saved: GTID {}", positionText());
         if (sink != null) {
             try {
                 sink.close();

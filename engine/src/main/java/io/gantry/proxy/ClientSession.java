@@ -74,6 +74,16 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         session.ctx.channel().eventLoop().execute(session::closeSession);
     }
 
+    /** During a drain: ends the session if it holds no transaction (see {@link SessionContext#endIfIdleForDrain}). */
+    void endOnItsLoopIfIdle() {
+        session.ctx.channel().eventLoop().execute(session::endIfIdleForDrain);
+    }
+
+    /** Whether the session holds nothing a drain waits for (closed, or its server side gone). */
+    boolean released() {
+        return session == null || session.released;
+    }
+
     @Override
     public void channelActive(ChannelHandlerContext context) {
         java.net.SocketAddress address = context.channel().remoteAddress();

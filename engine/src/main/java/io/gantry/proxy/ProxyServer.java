@@ -82,6 +82,8 @@ public final class ProxyServer implements AutoCloseable {
     private final EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors(),
             new DefaultThreadFactory("gantry-io"));
     private Channel listener;
+    private volatile boolean draining;
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
     /**
      * @param serverVersion  the version string shown to clients until the primary's greeting is known (see
@@ -308,6 +310,39 @@ public final class ProxyServer implements AutoCloseable {
 
     Optional<ClientSession> session(long id) {
         return Optional.ofNullable(sessions.get(id));
+    }
+
+    /**
+     * Starts the drain before a stop: the port closes (new clients are refused), sessions outside a transaction end
+     * with an error saying Gantry is stopping, and sessions inside one go on until it ends. The future completes
+     * when no session holds a transaction or a running command any more; the caller decides how long to wait.
+     */
+    public CompletableFuture<Void> drain() {
+        draining = true;
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
+        LOG.info("proxy: draining: no new clients; {} sessions open, each ends when it holds no transaction",
+                sessions.size());
+        sessions.values().forEach(ClientSession::endOnItsLoopIfIdle);
+        sessionReleased();
+        return drained;
+    }
+
+    boolean isDraining() {
+        return draining;
+    }
+
+    /** A session ended or let its server side go: the drain is done when every session has. */
+    void sessionReleased() {
+        if (draining && !drained.isDone() && sessions.values().stream().allMatch(ClientSession::released)) {
+            drained.complete(null);
+        }
+    }
+
+    /** Sessions that still hold a transaction or a running command (during a drain, those it waits for). */
+    public long busySessions() {
+        return sessions.values().stream().filter(session -> !session.released()).count();
     }
 
     /** Client sessions open now. */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -171,6 +172,16 @@ public final class RunningProxy implements AutoCloseable {
         rows.put("Lag_sample_interval_ms", Long.toString(sampler.interval().toMillis()));
         rows.put("Position_samples_sent", Long.toString(sampler.queriesSent()));
         return rows;
+    }
+
+    /** Starts the drain before a stop; see {@link ProxyServer#drain}. */
+    public CompletableFuture<Void> drain() {
+        return server.drain();
+    }
+
+    /** Sessions that still hold a transaction or a running command. */
+    public long busySessions() {
+        return server.busySessions();
     }
 
     @Override

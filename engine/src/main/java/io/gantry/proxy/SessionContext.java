@@ -84,6 +84,11 @@ final class SessionContext {
     long commands;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
     ErrPacket sessionLost;
+    /**
+     * Whether the session holds nothing a drain waits for: it is closed, or its server side is gone. Written on the
+     * session's loop, read by the drain's waiter.
+     */
+    volatile boolean released;
     /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
     private BackendSecret secret;
 
@@ -251,6 +256,9 @@ final class SessionContext {
             return;
         }
         phase = Phase.READY;
+        if (proxy.isDraining()) {
+            endIfIdleForDrain();
+        }
         if (draining) {
             return; // the loop below takes the next command
         }
@@ -330,7 +338,23 @@ final class SessionContext {
         closeBackends.run();
         clearSecret();
         sessionLost = error;
+        released = true;
+        proxy.sessionReleased();
         ctx.executor().schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * While Gantry drains, a session that is ready and outside a transaction ends: its backends go now and its next
+     * command (or one already queued) is answered with {@link SessionErrors#shuttingDown}. A session inside a
+     * transaction, or with a command running, goes on; it comes here again when its command is done.
+     */
+    void endIfIdleForDrain() {
+        if (phase != Phase.READY || sessionLost != null
+                || ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_IN_TRANS)) {
+            return;
+        }
+        LOG.debug("session {}: closing for the drain: no transaction open", id);
+        endSession(SessionErrors.shuttingDown(), onClose);
     }
 
     void closeSession() {
@@ -338,6 +362,7 @@ final class SessionContext {
             return;
         }
         phase = Phase.CLOSED;
+        released = true;
         onClose.run();
         Packet packet;
         while ((packet = queued.poll()) != null) {
@@ -345,6 +370,7 @@ final class SessionContext {
         }
         clearSecret();
         proxy.unregister(id);
+        proxy.sessionReleased();
         if (pendingLogin) {
             pendingLogin = false;
             proxy.loginGate().leave(host);

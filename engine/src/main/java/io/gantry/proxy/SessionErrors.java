@@ -153,6 +153,15 @@ final class SessionErrors {
         return ErrPacket.of(1927, "08S01", message);
     }
 
+    /**
+     * Gantry is draining (SIGTERM) and this session holds no transaction: the server's own error for a connection
+     * a shutdown ends, with SQLState class 08 so pools reconnect, to a Gantry that runs.
+     */
+    static ErrPacket shuttingDown() {
+        return ErrPacket.of(1053, "08S01", "Server shutdown in progress: Gantry is stopping and closed this idle "
+                + "session; reconnect");
+    }
+
     /** A server closed the idle session's connection: the server's own "closed after wait_timeout" error. */
     static ErrPacket closedWhileIdle(String hostPort) {
         return ErrPacket.of(4031, "HY000", "Gantry: " + hostPort + " closed this session's connection while it was "

@@ -56,6 +56,11 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         return new UpstreamUrl(host, port, database, user, password, newWeight, tls);
     }
 
+    /** The same server and account with another password (one given apart from the URL: a password file). */
+    public UpstreamUrl withPassword(String newPassword) {
+        return new UpstreamUrl(host, port, database, user, newPassword, weight, tls);
+    }
+
     /** The same server with other TLS settings. */
     public UpstreamUrl withTls(ServerTls newTls) {
         return new UpstreamUrl(host, port, database, user, password, weight, newTls);

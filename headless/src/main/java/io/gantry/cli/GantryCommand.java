@@ -1,5 +1,6 @@
 package io.gantry.cli;
 
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,14 +20,33 @@ public final class GantryCommand implements Runnable {
         System.exit(newCommandLine().execute(args));
     }
 
-    /** The command line with Gantry's error handling, for {@link #main} and for tests. */
+    /** The command line with Gantry's error handling, reading settings from the process's environment. */
     static CommandLine newCommandLine() {
-        return new CommandLine(new GantryCommand())
-                .setExecutionExceptionHandler((exception, commandLine, parseResult) -> {
+        return newCommandLine(System.getenv());
+    }
+
+    /** As {@link #newCommandLine()}, with {@code run}'s settings and passwords read from {@code environment}. */
+    static CommandLine newCommandLine(Map<String, String> environment) {
+        CommandLine commandLine = new CommandLine(new GantryCommand())
+                // No @file expansion: settings files are --config files, with one format, checked line by line.
+                .setExpandAtFiles(false)
+                // The reason and where to look, not the whole usage: under systemd every failed start is logged.
+                .setParameterExceptionHandler(GantryCommand::badArguments)
+                .setExecutionExceptionHandler((exception, failed, parseResult) -> {
                     // Operators get the reason in one line; the stack trace only helps us, so it stays in debug.
-                    commandLine.getErr().println("gantry: " + exception.getMessage());
+                    failed.getErr().println("gantry: " + exception.getMessage());
                     return 1;
                 });
+        RunCommand.useEnvironment(commandLine.getSubcommands().get("run"), environment);
+        return commandLine;
+    }
+
+    private static int badArguments(CommandLine.ParameterException exception, String[] arguments) {
+        CommandLine failed = exception.getCommandLine();
+        failed.getErr().println("gantry: " + exception.getMessage());
+        CommandLine.UnmatchedArgumentException.printSuggestions(exception, failed.getErr());
+        failed.getErr().println("See `" + failed.getCommandSpec().qualifiedName() + " --help` for every flag.");
+        return failed.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     @Override

@@ -11,9 +11,16 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -21,8 +28,11 @@ import picocli.CommandLine.Option;
 /** {@code gantry run}: the proxy in the foreground until SIGTERM or Ctrl-C. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Run the proxy in the foreground: clients connect to --listen, statements go to the primary "
-                + "or a replica of --upstream-db-url by the routing rules. Stops on Ctrl-C or SIGTERM.")
+                + "or a replica of --upstream-db-url by the routing rules. On SIGTERM or Ctrl-C it drains (see "
+                + "--drain-timeout-secs) and stops.")
 final class RunCommand implements Callable<Integer> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
 
     @CommandLine.Mixin
     ProxyOptions proxy = new ProxyOptions();
@@ -30,16 +40,33 @@ final class RunCommand implements Callable<Integer> {
     @CommandLine.Mixin
     CdcOptions cdc = new CdcOptions();
 
+    @Option(names = ConfigDefaults.CONFIG_FLAG, paramLabel = "FILE",
+            description = "Settings file: one key = value per line, the keys being these flags without their dashes, "
+                    + "# for comments. Flags given here win over GANTRY_* environment variables (GANTRY_LISTEN for "
+                    + "--listen), which win over the file.")
+    Path config;
+
     @Option(names = "--upstream-db-url", paramLabel = "URL[,URL...]",
-            description = "The servers: mysql://user:password@host:port/database, each with an optional |weight "
+            description = "The servers: mysql://user[:password]@host:port/database, each with an optional |weight "
                     + "(1..100, default 50). Comma separated, or the flag repeated. The first URL's account is "
                     + "Gantry's service account. Stored in --data-dir on the first start; later only the password "
-                    + "is taken from here (it is never stored).")
+                    + "is taken from here (it is never stored). A URL without a password takes the one of "
+                    + "--upstream-password-file or GANTRY_UPSTREAM_PASSWORD.")
     List<String> upstreamUrls = List.of();
+
+    @Option(names = "--upstream-password-file", paramLabel = "FILE",
+            description = "The password for --upstream-db-url entries written without one: the file's content "
+                    + "(one line end at its end is dropped). It must be readable by its owner only (chmod 600).")
+    Path upstreamPasswordFile;
 
     @Option(names = "--cdc-db-url", paramLabel = "URL[,URL...]",
             description = "The servers the change stream may read from, same form; default: the upstream list.")
     List<String> cdcUrls = List.of();
+
+    @Option(names = "--cdc-password-file", paramLabel = "FILE",
+            description = "The password for --cdc-db-url entries written without one (default: "
+                    + "GANTRY_CDC_PASSWORD, else the upstream password); owner-only, as --upstream-password-file.")
+    Path cdcPasswordFile;
 
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
             description = "Where the Authority keeps server lists, health history and events "
@@ -47,28 +74,116 @@ final class RunCommand implements Callable<Integer> {
     Path dataDir;
 
     @Option(names = "--health-retention", paramLabel = "AGE", defaultValue = "7d",
-            description = "How long health samples and events are kept: 7d, 12h, 30m ... (default: ${DEFAULT-VALUE}).")
+            description = "How long health samples and events are kept: 7d, 12h, 30m, 90s (default: ${DEFAULT-VALUE}).")
     String healthRetention;
 
     @Option(names = "--admin-users", paramLabel = "USER[,USER...]", split = ",",
             description = "Accounts allowed to run Gantry's admin statements (default: the service account).")
     List<String> adminUsers = List.of();
 
+    @Option(names = "--drain-timeout-secs", paramLabel = "SECONDS", defaultValue = "30",
+            description = "On SIGTERM, how long open transactions may go on before Gantry stops anyway; new clients "
+                    + "are refused and idle sessions closed at once; 0 stops at once (default: ${DEFAULT-VALUE}).")
+    long drainTimeoutSeconds;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The environment settings and passwords are read from (the process's own, or a test's). */
+    private Map<String, String> environment = System.getenv();
+    private ConfigDefaults defaults = new ConfigDefaults(environment);
+
+    /**
+     * Makes {@code run} take settings the command line does not give from {@code environment} and the
+     * {@code --config} file.
+     */
+    static void useEnvironment(CommandLine runCommandLine, Map<String, String> environment) {
+        RunCommand run = runCommandLine.getCommand();
+        run.environment = Map.copyOf(environment);
+        run.defaults = new ConfigDefaults(run.environment);
+        runCommandLine.setDefaultValueProvider(run.defaults);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
+        Gantry.Options options;
+        try {
+            options = options();
+        } catch (CommandLine.ParameterException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), defaults.withOrigins(spec, e.getMessage()));
+        }
+        Gantry gantry = Gantry.start(options);
+        StopSignals signals = StopSignals.install();
+        String signal = signals.awaitFirst();
+        drainThenClose(gantry, signal, signals);
+        return 0;
+    }
+
+    private Gantry.Options options() {
+        if (drainTimeoutSeconds < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--drain-timeout-secs must be 0 or more, not "
+                    + drainTimeoutSeconds);
+        }
         ProxyConfig config = proxy.toConfig(spec.commandLine());
         List<UpstreamUrl> upstream = parse("--upstream-db-url", upstreamUrls);
         List<UpstreamUrl> cdcList = parse("--cdc-db-url", cdcUrls);
+        warnOfWrittenPasswords("--upstream-db-url", upstream, "--upstream-password-file", "GANTRY_UPSTREAM_PASSWORD");
+        warnOfWrittenPasswords("--cdc-db-url", cdcList, "--cdc-password-file", "GANTRY_CDC_PASSWORD");
+        Optional<String> upstreamPassword = password("--upstream-password-file", upstreamPasswordFile,
+                Secrets.UPSTREAM_PASSWORD_VARIABLE);
+        Optional<String> cdcPassword = password("--cdc-password-file", cdcPasswordFile, Secrets.CDC_PASSWORD_VARIABLE);
+        upstream = Secrets.fillIn(upstream, upstreamPassword);
+        cdcList = Secrets.fillIn(cdcList, cdcPassword.or(() -> upstreamPassword));
         String database = (cdcList.isEmpty() ? upstream : cdcList).stream().findFirst().map(UpstreamUrl::database)
                 .orElse("");
-        Gantry.Options options = new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
+        return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database));
-        Gantry gantry = Gantry.start(options);
-        awaitShutdown(gantry);
-        return 0;
+    }
+
+    /**
+     * Waits for the open transactions, up to {@code --drain-timeout-secs} or a second stop signal, then stops
+     * everything (the change stream saves its position on the way).
+     */
+    private void drainThenClose(Gantry gantry, String signal, StopSignals signals) throws InterruptedException {
+        long started = System.nanoTime();
+        LOG.info("gantry: {} received: draining for up to {} s (--drain-timeout-secs); a second signal stops at once",
+                signal, drainTimeoutSeconds);
+        CompletableFuture<Void> drained = gantry.drain();
+        CompletableFuture<Object> stopNow = CompletableFuture.anyOf(drained, signals.second());
+        try {
+            stopNow.get(drainTimeoutSeconds, TimeUnit.SECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // timed out: the sessions still in a transaction are cut below
+        }
+        double seconds = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0;
+        if (drained.isDone()) {
+            LOG.info("gantry: drained in {} s: no transaction was open any more; stopping",
+                    String.format(java.util.Locale.ROOT, "%.1f", seconds));
+        } else {
+            LOG.warn("gantry: stopping with {} sessions still inside a transaction ({}); they are cut and their "
+                    + "transactions rolled back by the servers", gantry.busySessions(),
+                    signals.second().isDone() ? "a second stop signal" : "--drain-timeout-secs " + drainTimeoutSeconds
+                            + " passed");
+        }
+        gantry.close();
+        LOG.info("gantry: stopped");
+    }
+
+    private Optional<String> password(String flag, Path file, String variable) {
+        try {
+            return Secrets.password(flag, file, variable, environment);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    /** A password written in a URL on the command line is visible to every local user in {@code ps}. */
+    private void warnOfWrittenPasswords(String flag, List<UpstreamUrl> urls, String fileFlag, String variable) {
+        if (Secrets.anyWrittenPassword(urls) && spec.commandLine().getParseResult().hasMatchedOption(flag)) {
+            LOG.warn("gantry: {} holds a password on the command line, where every local user sees it (ps, "
+                    + "/proc/PID/cmdline); write the URL without it and use {} or {}, or the --config file", flag,
+                    fileFlag, variable);
+        }
     }
 
     private List<UpstreamUrl> parse(String flag, List<String> values) {
@@ -88,22 +203,6 @@ final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--health-retention: " + e.getMessage());
         }
-    }
-
-    /** Blocks until the JVM is asked to stop, then closes the proxy. */
-    static void awaitShutdown(AutoCloseable... resources) throws InterruptedException {
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (AutoCloseable resource : resources) {
-                try {
-                    resource.close();
-                } catch (Exception e) {
-                    System.err.println("gantry: error while stopping: " + e.getMessage());
-                }
-            }
-            stopped.countDown();
-        }, "gantry-stop"));
-        stopped.await();
     }
 
     /** The proxy flags shared by {@code run} and {@code demo}. */

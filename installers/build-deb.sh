@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the .deb of the headless engine: jpackage makes the application image (the launcher and a runtime
+# trimmed to the modules Gantry uses), dpkg-deb packs it with the systemd unit, the configuration file and the
+# maintainer scripts. Run by `mvn -Pinstallers ...` (installers/pom.xml), not by hand.
+#
+# Why not `jpackage --type deb`: on JDK 17 it installs everything under /opt/<name> and has no way to ship files
+# elsewhere (/usr/bin/gantry, the unit, /etc/gantry/gantry.conf as a conffile kept across upgrades); files copied
+# there by a maintainer script would be unknown to dpkg.
+set -euo pipefail
+
+jar="$1"            # headless/target/gantry.jar
+version="$2"        # the project version, 0.1.0-SNAPSHOT
+app_version="$3"    # digits only, for jpackage
+deb_version="$4"    # 0.1.0~SNAPSHOT
+target="$5"         # installers/target
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+[[ -f "$jar" ]] || { echo "build-deb: $jar is missing: build headless first (mvn -Pinstallers -pl installers -am package)" >&2; exit 1; }
+
+# The modules jdeps finds in the jar (the JDBC drivers, H2, Netty), plus the elliptic-curve ciphers TLS needs.
+modules="java.base,java.compiler,java.desktop,java.instrument,java.management,java.naming,java.scripting"
+modules+=",java.security.sasl,java.sql,jdk.net,jdk.unsupported,jdk.crypto.ec,jdk.zipfs"
+
+rm -rf "$target/jpackage-input" "$target/app-image" "$target/deb-root"
+mkdir -p "$target/jpackage-input" "$target/app-image"
+cp "$jar" "$target/jpackage-input/gantry.jar"
+jpackage --type app-image --name gantry --app-version "$app_version" \
+  --description "Gantry MySQL/MariaDB proxy" --vendor "Gantry" \
+  --input "$target/jpackage-input" --main-jar gantry.jar --main-class io.gantry.cli.GantryCommand \
+  --add-modules "$modules" --jlink-options "--strip-debug --no-man-pages --no-header-files" \
+  --java-options "-XX:+ExitOnOutOfMemoryError" \
+  --dest "$target/app-image"
+
+root="$target/deb-root"
+install -d "$root/usr/lib" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/gantry" \
+  "$root/usr/share/doc/gantry" "$root/DEBIAN"
+cp -a "$target/app-image/gantry" "$root/usr/lib/gantry"
+ln -s ../lib/gantry/bin/gantry "$root/usr/bin/gantry"
+install -m 0644 "$here/src/deb/gantry.service" "$root/lib/systemd/system/gantry.service"
+install -m 0644 "$here/../assets/gantry.conf" "$root/etc/gantry/gantry.conf"
+install -m 0644 "$here/../README.md" "$root/usr/share/doc/gantry/README.md"
+install -m 0644 "$here/src/deb/copyright" "$root/usr/share/doc/gantry/copyright"
+for script in postinst prerm postrm; do
+  install -m 0755 "$here/src/deb/DEBIAN/$script" "$root/DEBIAN/$script"
+done
+install -m 0644 "$here/src/deb/DEBIAN/conffiles" "$root/DEBIAN/conffiles"
+size_kb="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"
+sed -e "s/@VERSION@/$deb_version/" -e "s/@SIZE@/$size_kb/" "$here/src/deb/DEBIAN/control" > "$root/DEBIAN/control"
+
+deb="$target/gantry_${deb_version}_amd64.deb"
+dpkg-deb --root-owner-group -Zxz --build "$root" "$deb"
+echo "build-deb: $deb ($(du -h "$deb" | cut -f1)), gantry $version"
