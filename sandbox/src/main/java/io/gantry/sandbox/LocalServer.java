@@ -145,8 +145,12 @@ final class LocalServer implements DatabaseServer {
                         + " exited with code " + process.exitValue()
                         + " while starting; last lines of " + errorLog() + ":\n" + log);
             }
-            try (Connection ignored = connectAsRoot()) {
-                return;
+            try (Connection connection = connectAsRoot()) {
+                if (isOurs(connection)) {
+                    return;
+                }
+                // Another server answers on this port: ours is about to fail to bind it (seen above).
+                last = new SQLException("port " + port + " is answered by another server");
             } catch (SQLException e) {
                 last = e;
             }
@@ -155,6 +159,20 @@ final class LocalServer implements DatabaseServer {
         ServerProcesses.terminate(process, Duration.ofSeconds(5));
         throw new IllegalStateException(name + ": no connection within " + START_TIMEOUT.toSeconds() + " s (last error: "
                 + (last == null ? "none" : last.getMessage()) + "); last lines of " + errorLog() + ":\n" + errorLogTail());
+    }
+
+    /** Whether the server behind {@code connection} runs on this server's data directory. */
+    private boolean isOurs(Connection connection) throws SQLException {
+        try (var statement = connection.createStatement(); var rows = statement.executeQuery("SELECT @@datadir")) {
+            if (!rows.next()) {
+                return false;
+            }
+            try {
+                return Path.of(rows.getString(1)).toRealPath().equals(dataDirectory().toRealPath());
+            } catch (IOException e) {
+                return false;
+            }
+        }
     }
 
     /** Clean shutdown: SIGTERM makes the server flush and exit; SIGKILL after 30 s. */
