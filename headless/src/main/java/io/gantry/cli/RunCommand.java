@@ -86,6 +86,11 @@ final class RunCommand implements Callable<Integer> {
                     + "are refused and idle sessions closed at once; 0 stops at once (default: ${DEFAULT-VALUE}).")
     long drainTimeoutSeconds;
 
+    @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
+            description = "Log lines on standard error as text, or as one JSON object per line (timestamp, level, "
+                    + "logger, thread, message) for log shippers (default: ${DEFAULT-VALUE}).")
+    String logFormat;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -106,6 +111,11 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        try {
+            LogFormat.fromFlag(logFormat).apply();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), defaults.withOrigins(spec, e.getMessage()));
+        }
         Gantry.Options options;
         try {
             options = options();

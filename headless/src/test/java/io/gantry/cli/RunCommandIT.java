@@ -183,6 +183,37 @@ class RunCommandIT {
     }
 
     @Test
+    void jsonLogFormatWritesOneJsonObjectPerLine() throws Exception {
+        Gantry gantry = start(Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD),
+                "--upstream-db-url", urlWithoutPassword(topology.primary()), "--listen", "127.0.0.1:0",
+                "--data-dir", directory.resolve("data").toString(), "--no-cdc", "--log-format", "json");
+        gantry.process().toHandle().destroy();
+        assertThat(gantry.process().waitFor(20, TimeUnit.SECONDS)).as(gantry.output()).isTrue();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<String> messages = new ArrayList<>();
+        for (String line : gantry.lines()) {
+            com.fasterxml.jackson.databind.JsonNode entry = json.readTree(line);
+            assertThat(entry.path("level").asText()).as(line).isIn("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
+            assertThat(entry.path("loggerName").asText()).as(line).startsWith("io.gantry.");
+            assertThat(entry.path("timestamp").asLong()).as(line).isPositive();
+            messages.add(entry.path("formattedMessage").asText());
+        }
+        assertThat(messages).anyMatch(message -> message.startsWith("proxy: listening on 127.0.0.1:"));
+        assertThat(gantry.output()).doesNotContain(SERVICE_PASSWORD);
+    }
+
+    @Test
+    void anUnknownLogFormatIsRefusedNamingIt() throws Exception {
+        Process process = new ProcessBuilder(command("--upstream-db-url", urlWithoutPassword(topology.primary()),
+                "--log-format", "xml", "--data-dir", directory.resolve("data").toString()))
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(output).contains("--log-format must be text or json, not 'xml'");
+    }
+
+    @Test
     void passwordFileOthersCanReadIsRefusedNamingIt() throws Exception {
         Path file = passwordFile("rw-r--r--");
         Process process = new ProcessBuilder(command("--upstream-db-url", urlWithoutPassword(topology.primary()),
