@@ -9,16 +9,13 @@ import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
@@ -92,27 +89,23 @@ final class BackendConnection {
      */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize) {
-        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE);
+        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE, BackendChannels.TCP);
     }
 
-    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}; the server's
-     *  greeting goes to {@code greetings}. */
+    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}, through
+     *  {@code channels}; the server's greeting goes to {@code greetings}. */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
-                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings) {
+                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
+                                           BackendChannels channels) {
         BackendConnection connection = new BackendConnection(server, login, greetings, loop);
-        Bootstrap bootstrap = new Bootstrap()
-                .group(loop)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new ChannelInitializer<>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new PacketFrameDecoder(maxPacketSize), new PacketFrameEncoder(),
-                                connection.new Handler());
-                    }
-                });
-        bootstrap.connect(server.url().host(), server.url().port()).addListener((ChannelFutureListener) future -> {
+        ChannelInitializer<Channel> pipeline = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new PacketFrameDecoder(maxPacketSize), new PacketFrameEncoder(),
+                        connection.new Handler());
+            }
+        };
+        channels.connect(server, loop, connectTimeout, pipeline).addListener((ChannelFutureListener) future -> {
             if (!future.isSuccess()) {
                 connection.fail(new BackendFailure(server.address(), "cannot connect to " + server.address() + ": "
                         + describe(future.cause()), future.cause()));
