@@ -63,8 +63,15 @@ final class SessionRouting {
      * run); without, it is only asked.
      */
     Routed route(String sql, boolean commit) {
+        return route(StatementClassifier.classify(sql, session.sqlMode()), sql, commit);
+    }
+
+    /**
+     * Decides where a statement classified before runs (a prepared statement, classified once at prepare, when the
+     * server parsed it too); {@code sql} is its text, for the log.
+     */
+    Routed route(StatementClass statement, String sql, boolean commit) {
         ProxyServer proxy = session.proxy;
-        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
         if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
                 && !session.routeState.pinned()) {
             LOG.info("session {}: more than {} distinct session settings; staying on the primary", session.id,
@@ -75,7 +82,7 @@ final class SessionRouting {
         RoutingConfig routing = session.routing;
         Upstreams upstreams = proxy.upstreams();
         Optional<UpstreamServer> primary = upstreams.primary();
-        ServerId primaryId = primary.map(session::serverId).orElse(NO_PRIMARY);
+        ServerId primaryId = primary.isPresent() ? session.serverId(primary.get()) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
         boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
         if (read) {

@@ -31,9 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 5, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(3)
+@Warmup(iterations = 10, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(2)
 public class PerQueryBenchmark {
 
     private InProcessSession session;
