@@ -75,6 +75,12 @@ final class BackendConnection {
     private Runnable onIdleClose = () -> { };
     private Runnable writableAgain;
     private boolean countedConnection;
+    /** Fails the running command when it could not be sent; one listener per connection, not one per command. */
+    private final ChannelFutureListener commandSent = future -> {
+        if (!future.isSuccess()) {
+            failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
+        }
+    };
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
@@ -180,11 +186,7 @@ final class BackendConnection {
             return;
         }
         state = State.IN_COMMAND;
-        channel.writeAndFlush(command).addListener(future -> {
-            if (!future.isSuccess()) {
-                failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
-            }
-        });
+        channel.writeAndFlush(command).addListener(commandSent);
     }
 
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */

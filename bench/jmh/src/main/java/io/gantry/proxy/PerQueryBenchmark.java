@@ -26,14 +26,17 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code textPointSelect} is a COM_QUERY ({@code --db-ps-mode=disable} in sysbench); {@code preparedPointSelect}
  * a COM_STMT_EXECUTE of a statement prepared once (sysbench's default), without the parameter types, as clients
  * send every execution after the first. Both go to the replica. Run with {@code -prof gc} for bytes per query
- * ({@code gc.alloc.rate.norm}); see BENCHMARKS.md.
+ * ({@code gc.alloc.rate.norm}) and {@code -prof io.gantry.proxy.CpuTimeProfiler} for CPU time per query; see
+ * BENCHMARKS.md.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 10, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(2)
+// Netty's leak detection (on by default) records a stack trace for one buffer in 128: it makes bytes per operation
+// vary by hundreds between runs. Off here so that commits compare; the proxy itself runs with the default.
+@Fork(value = 2, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
 public class PerQueryBenchmark {
 
     private InProcessSession session;
