@@ -76,17 +76,18 @@ final class BackendConnection {
     private Runnable writableAgain;
     private boolean countedConnection;
     /** Fails the running command when it could not be sent; one listener per connection, not one per command. */
-    private final ChannelFutureListener commandSent = future -> {
-        if (!future.isSuccess()) {
-            failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
-        }
-    };
+    private final ChannelFutureListener commandSent;
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
         this.authentication = new BackendAuthentication(server, login);
         this.greetings = greetings;
         this.ready = loop.newPromise();
+        this.commandSent = future -> {
+            if (!future.isSuccess()) {
+                failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
+            }
+        };
     }
 
     /**
