@@ -10,16 +10,13 @@ import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
@@ -79,12 +76,19 @@ final class BackendConnection {
     private Runnable onIdleClose = () -> { };
     private Runnable writableAgain;
     private boolean countedConnection;
+    /** Fails the running command when it could not be sent; one listener per connection, not one per command. */
+    private final ChannelFutureListener commandSent;
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
         this.authentication = new BackendAuthentication(server, login);
         this.greetings = greetings;
         this.ready = loop.newPromise();
+        this.commandSent = future -> {
+            if (!future.isSuccess()) {
+                failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
+            }
+        };
     }
 
     /**
@@ -93,27 +97,23 @@ final class BackendConnection {
      */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize) {
-        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE);
+        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE, BackendChannels.TCP);
     }
 
-    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}; the server's
-     *  greeting goes to {@code greetings}. */
+    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}, through
+     *  {@code channels}; the server's greeting goes to {@code greetings}. */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
-                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings) {
+                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
+                                           BackendChannels channels) {
         BackendConnection connection = new BackendConnection(server, login, greetings, loop);
-        Bootstrap bootstrap = new Bootstrap()
-                .group(loop)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new ChannelInitializer<>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new PacketFrameDecoder(maxPacketSize), new PacketFrameEncoder(),
-                                connection.new Handler());
-                    }
-                });
-        bootstrap.connect(server.url().host(), server.url().port()).addListener((ChannelFutureListener) future -> {
+        ChannelInitializer<Channel> pipeline = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast(new PacketFrameDecoder(maxPacketSize), new PacketFrameEncoder(),
+                        connection.new Handler());
+            }
+        };
+        channels.connect(server, loop, connectTimeout, pipeline).addListener((ChannelFutureListener) future -> {
             if (!future.isSuccess()) {
                 connection.fail(new BackendFailure(server.address(), "cannot connect to " + server.address() + ": "
                         + describe(future.cause()), future.cause()));
@@ -194,11 +194,7 @@ final class BackendConnection {
             return;
         }
         state = State.IN_COMMAND;
-        channel.writeAndFlush(command).addListener(future -> {
-            if (!future.isSuccess()) {
-                failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
-            }
-        });
+        channel.writeAndFlush(command).addListener(commandSent);
     }
 
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */

@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
@@ -7,7 +9,6 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -40,16 +41,18 @@ final class PreparedStatementCommands {
 
     Reply prepare(Packet packet) {
         ByteBuf payload = packet.payload();
-        byte[] sql = ByteBufUtil.getBytes(payload, payload.readerIndex() + 1, payload.readableBytes() - 1);
-        String text = new String(sql, StandardCharsets.ISO_8859_1);
+        // One char per byte (ISO-8859-1): the text re-encodes to the client's exact bytes for other backends.
+        String text = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
+                StandardCharsets.ISO_8859_1);
         Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(text, session.sqlMode());
         if (kill.isPresent()) {
             packet.release();
             return Reply.error(kill.get());
         }
+        StatementClass statementClass = StatementClassifier.classify(text, session.sqlMode());
         Optional<UpstreamServer> target = session.proxy.upstreams().primary();
         if (target.isEmpty()) {
-            SessionRouting.Routed routed = routing.route(text, false);
+            SessionRouting.Routed routed = routing.route(statementClass, text, false);
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
@@ -60,8 +63,8 @@ final class PreparedStatementCommands {
         backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
                 SessionBackends.AfterResponse.NOTHING_MORE, (response, framing) -> {
                     if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
-                        PreparedStatements.Statement statement = prepared.register(sql, hostPort,
-                                StmtPrepareOk.decode(response.payload().duplicate()));
+                        PreparedStatements.Statement statement = prepared.register(text, statementClass,
+                                hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
                         StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
                     } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
                         prepared.prepareFailed();
@@ -79,8 +82,10 @@ final class PreparedStatementCommands {
             return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_execute"));
         }
         PreparedStatements.Statement statement = found.get();
-        StmtExecutePayloads.ExecuteHeader header = statement.paramCount() > 0
-                ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()) : null;
+        // Most executions bind no types (clients send them with the first); only those that do are parsed further.
+        byte[] boundTypes = statement.paramCount() > 0
+                && StmtExecutePayloads.bindsNewTypes(packet.payload(), statement.paramCount())
+                ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()).paramTypes() : null;
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         UpstreamServer target;
         SessionBackends.AfterResponse after;
@@ -93,7 +98,7 @@ final class PreparedStatementCommands {
             target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
             after = backends.afterStatement(null, null, null);
         } else {
-            SessionRouting.Routed routed = routing.route(statement.sql(), true);
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true);
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
@@ -112,7 +117,7 @@ final class PreparedStatementCommands {
         }
         SessionBackends.AfterResponse afterExecute = after;
         backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
-            Packet command = withBackendTypesAndId(packet, header, statement, connection.server().address(),
+            Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                     backendId);
             prepared.executed(statement.clientId(), connection.server().address());
             forwarder.forward(command, connection, afterExecute, ResponseForwarder.ResponseRewriter.NONE);
@@ -126,13 +131,15 @@ final class PreparedStatementCommands {
     /**
      * The execute packet as this backend needs it: its own statement id, and the parameter types if the client
      * sent them only to another backend (the client sends types once; each backend needs them once).
+     *
+     * @param boundTypes the types the execution binds, or null when it binds none
      */
-    private Packet withBackendTypesAndId(Packet packet, StmtExecutePayloads.ExecuteHeader header,
-                                         PreparedStatements.Statement statement, String hostPort, long backendId) {
+    private Packet withBackendTypesAndId(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
+                                         String hostPort, long backendId) {
         Packet command = packet;
-        if (header != null) {
-            if (header.newParamsBound()) {
-                prepared.typesSent(statement.clientId(), hostPort, header.paramTypes());
+        if (statement.paramCount() > 0) {
+            if (boundTypes != null) {
+                prepared.typesSent(statement.clientId(), hostPort, boundTypes);
             } else {
                 Optional<byte[]> missing = prepared.missingTypes(statement.clientId(), hostPort);
                 if (missing.isPresent()) {
@@ -160,7 +167,7 @@ final class PreparedStatementCommands {
         if (longData.isPresent()) {
             target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
         } else {
-            SessionRouting.Routed routed = routing.route(statement.sql(), false);
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), false);
             if (routed.refused()) {
                 // Long data never gets an answer: the execute that follows reports the loss instead.
                 prepared.longDataLost(statement.clientId(), "the primary (none is known)");

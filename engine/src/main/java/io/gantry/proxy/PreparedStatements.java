@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.StatementClass;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
@@ -57,10 +58,13 @@ public final class PreparedStatements {
      * @param sql         the statement text as the client sent it, one char per byte
      *                    (ISO-8859-1), so it re-encodes to exactly the client's bytes whatever the
      *                    connection's character set; fine for classification, which needs keywords only
+     * @param statementClass what the text is, for routing: classified once, at prepare, with the session's mode
+     *                    then (the server parsed the text then too), not at every execution
      * @param paramCount  {@code num_params} of the first backend's COM_STMT_PREPARE_OK
      * @param columnCount {@code num_columns} of the first backend's COM_STMT_PREPARE_OK
      */
-    public record Statement(long clientId, String sql, int paramCount, int columnCount) {
+    public record Statement(long clientId, String sql, StatementClass statementClass, int paramCount,
+                            int columnCount) {
 
         /**
          * @throws IllegalArgumentException if a value is out of range or {@code sql} has a char
@@ -72,6 +76,7 @@ public final class PreparedStatements {
                         + ", was " + clientId);
             }
             Objects.requireNonNull(sql, "sql");
+            Objects.requireNonNull(statementClass, "statementClass");
             for (int i = 0; i < sql.length(); i++) {
                 if (sql.charAt(i) > 0xFF) {
                     throw new IllegalArgumentException("sql must hold one byte per char (ISO-8859-1); char "
@@ -149,20 +154,22 @@ public final class PreparedStatements {
     /**
      * Registers a statement once the first backend answered its COM_STMT_PREPARE with OK.
      *
-     * @param sql       the statement bytes of the client's COM_STMT_PREPARE (after the command byte)
+     * @param sql       the statement text of the client's COM_STMT_PREPARE (after the command byte), one char per
+     *                  byte (ISO-8859-1)
+     * @param statementClass what the text is, for routing its executions
      * @param hostPort  the backend that prepared it
      * @param backendOk that backend's COM_STMT_PREPARE_OK
      * @return the statement, with its new client id; send the client
      *         {@link Statement#clientPrepareOk} of the backend's packet
      * @throws IllegalStateException if the session used up all 2^32 - 2 ids
      */
-    public Statement register(byte[] sql, String hostPort, StmtPrepareOk backendOk) {
+    public Statement register(String sql, StatementClass statementClass, String hostPort, StmtPrepareOk backendOk) {
         Objects.requireNonNull(hostPort, "hostPort");
         if (nextId > MAX_CLIENT_ID) {
             throw new IllegalStateException("this session used up all " + MAX_CLIENT_ID + " statement ids");
         }
-        Statement statement = new Statement(nextId, new String(sql, StandardCharsets.ISO_8859_1),
-                backendOk.paramCount(), backendOk.columnCount());
+        Statement statement = new Statement(nextId, sql, statementClass, backendOk.paramCount(),
+                backendOk.columnCount());
         Entry entry = new Entry(statement);
         entry.backendIds.put(hostPort, backendOk.statementId());
         statements.put(statement.clientId(), entry);

@@ -16,7 +16,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -84,6 +83,7 @@ public final class ProxyServer implements AutoCloseable {
     private Channel listener;
     private volatile boolean draining;
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
+    private BackendChannels backendChannels = BackendChannels.TCP;
 
     /**
      * @param serverVersion  the version string shown to clients until the primary's greeting is known (see
@@ -148,20 +148,34 @@ public final class ProxyServer implements AutoCloseable {
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel channel) {
-                        channel.pipeline().addLast(
-                                // Until login a peer can make Gantry hold no more than a login needs.
-                                new PacketFrameDecoder(Math.min(LOGIN_PACKET_LIMIT, config.maxPacketSize())),
-                                new PacketFrameEncoder(),
-                                new ClientSession(ProxyServer.this, connectionIds.incrementAndGet()));
-                    }
-                });
+                .childHandler(clientPipeline());
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
         LOG.info("proxy: listening on {}:{}", bound.getHostString(), bound.getPort());
         return bound;
+    }
+
+    /** What every client connection's pipeline holds: framing, and a new {@link ClientSession}. */
+    ChannelInitializer<Channel> clientPipeline() {
+        return new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(Channel channel) {
+                channel.pipeline().addLast(
+                        // Until login a peer can make Gantry hold no more than a login needs.
+                        new PacketFrameDecoder(Math.min(LOGIN_PACKET_LIMIT, config.maxPacketSize())),
+                        new PacketFrameEncoder(),
+                        new ClientSession(ProxyServer.this, connectionIds.incrementAndGet()));
+            }
+        };
+    }
+
+    /** How sessions reach their servers: TCP, unless the in-process benchmark says otherwise. */
+    BackendChannels backendChannels() {
+        return backendChannels;
+    }
+
+    void setBackendChannels(BackendChannels channels) {
+        this.backendChannels = channels;
     }
 
     ProxyConfig config() {
@@ -201,7 +215,7 @@ public final class ProxyServer implements AutoCloseable {
         io.netty.channel.EventLoop loop = workers.next();
         loop.execute(() -> {
             Promise<BackendConnection> opened = BackendConnection.open(server, login, loop, config.connectTimeout(),
-                    config.maxPacketSize(), observer);
+                    config.maxPacketSize(), observer, backendChannels);
             opened.addListener(future -> {
                 if (future.isSuccess()) {
                     ((BackendConnection) future.getNow()).close();

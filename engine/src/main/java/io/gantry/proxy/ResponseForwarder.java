@@ -142,7 +142,8 @@ final class ResponseForwarder {
         if (batch != null) {
             ByteBuf out = batch;
             batch = null;
-            ctx.write(out);
+            // No promise per write: a failed write reaches ClientSession.exceptionCaught, which closes the session.
+            ctx.write(out, ctx.voidPromise());
         }
         ctx.flush();
     }

@@ -164,7 +164,8 @@ final class SessionBackends {
         ProxyConfig config = session.proxy.config();
         Promise<BackendConnection> ready = session.ctx.executor().newPromise();
         BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
-                config.connectTimeout(), config.maxPacketSize(), session.proxy.greetings()).addListener(future -> {
+                config.connectTimeout(), config.maxPacketSize(), session.proxy.greetings(),
+                session.proxy.backendChannels()).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {

@@ -26,6 +26,10 @@ import java.util.Optional;
  */
 final class SessionIdentitySql {
 
+    /** Words without which a text cannot be a KILL (KILL itself, or dynamic SQL that may spell one). */
+    private static final Needles KILL_WORDS = Needles.of("kill", "prepare", "immediate");
+    private static final Needles CONNECTION_ID_WORDS = Needles.of("connection_id");
+
     /**
      * {@code KILL [HARD|SOFT] [CONNECTION|QUERY] n}.
      *
@@ -71,7 +75,7 @@ final class SessionIdentitySql {
      * by {@code sessionId}, or the same string when there is none (the common case costs one case-insensitive scan).
      */
     static String withSessionId(String sql, long sessionId) {
-        if (!containsIgnoreCase(sql, "connection_id")) {
+        if (!containsIgnoreCase(sql, CONNECTION_ID_WORDS)) {
             return sql;
         }
         StringBuilder out = null;
@@ -109,7 +113,7 @@ final class SessionIdentitySql {
     static KillText inspectKill(String sql, SqlMode mode) {
         // Runs for every statement: only text that mentions KILL at all is looked at closely.
         // ('KI' 'LL 5' is KILL 5 to the server: dynamic SQL is looked at whatever it spells.)
-        if (!containsIgnoreCase(sql, "kill", "prepare", "immediate")) {
+        if (!containsIgnoreCase(sql, KILL_WORDS)) {
             return KillText.NONE;
         }
         return inspect(sql, mode, 0);
@@ -280,11 +284,18 @@ final class SessionIdentitySql {
      * Whether the text holds any of the lower-case ASCII words, in any letter case. One pass without copying, and
      * a full comparison only where the first letter matches: this runs for every statement.
      */
-    private static boolean containsIgnoreCase(String text, String... lowerNeedles) {
+    /**
+     * Whether {@code text} holds one of the words, in any case. Runs over every statement's text: a character that
+     * starts none of the words costs one test.
+     */
+    private static boolean containsIgnoreCase(String text, Needles needles) {
         int length = text.length();
         for (int i = 0; i < length; i++) {
-            char lower = (char) (text.charAt(i) | 0x20); // ASCII letters only; other characters never match
-            for (String needle : lowerNeedles) {
+            int lower = text.charAt(i) | 0x20; // ASCII letters only; other characters never match
+            if (lower < 'a' || lower > 'z' || (needles.firstLetters & (1 << (lower - 'a'))) == 0) {
+                continue;
+            }
+            for (String needle : needles.words) {
                 if (needle.charAt(0) == lower && i + needle.length() <= length
                         && text.regionMatches(true, i, needle, 0, needle.length())) {
                     return true;
@@ -292,5 +303,16 @@ final class SessionIdentitySql {
             }
         }
         return false;
+    }
+
+    /** Lower-case words to look for, and the set of their first letters. */
+    private record Needles(String[] words, int firstLetters) {
+        static Needles of(String... words) {
+            int letters = 0;
+            for (String word : words) {
+                letters |= 1 << (word.charAt(0) - 'a');
+            }
+            return new Needles(words, letters);
+        }
     }
 }

@@ -82,8 +82,20 @@ final class SessionRouting {
      * goes to the primary instead.
      */
     Routed route(String sql, boolean commit, boolean mayWait) {
+        return route(StatementClassifier.classify(sql, session.sqlMode()), sql, commit, mayWait);
+    }
+
+    /**
+     * Decides where a statement classified before runs (a prepared statement, classified once at prepare, when the
+     * server parsed it too); {@code sql} is its text, for the log.
+     */
+    Routed route(StatementClass statement, String sql, boolean commit) {
+        return route(statement, sql, commit, false);
+    }
+
+    private Routed route(StatementClass classified, String sql, boolean commit, boolean mayWait) {
         ProxyServer proxy = session.proxy;
-        StatementClass statement = StatementClassifier.classify(sql, session.sqlMode());
+        StatementClass statement = classified;
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
                 && statement.beginFlavor().orElse(null) == TransactionFlavor.DEFAULT
                 && session.nextTransactionReadOnly()) {
@@ -101,7 +113,7 @@ final class SessionRouting {
         RoutingConfig routing = session.routing;
         Upstreams upstreams = proxy.upstreams();
         Optional<UpstreamServer> primary = upstreams.primary();
-        ServerId primaryId = primary.map(session::serverId).orElse(NO_PRIMARY);
+        ServerId primaryId = primary.isPresent() ? session.serverId(primary.get()) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
         boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
         if (read) {

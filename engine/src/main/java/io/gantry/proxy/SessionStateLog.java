@@ -39,6 +39,9 @@ final class SessionStateLog {
 
     /** Commands to replay, in order, on a backend that is in sync up to {@code appliedVersion}. */
     List<byte[]> since(long appliedVersion) {
+        if (appliedVersion >= version) {
+            return List.of(); // the usual case, asked before every command
+        }
         List<Map.Entry<ByteBuffer, Long>> newer = new ArrayList<>();
         for (Map.Entry<ByteBuffer, Long> entry : versionByCommand.entrySet()) {
             if (entry.getValue() > appliedVersion) {

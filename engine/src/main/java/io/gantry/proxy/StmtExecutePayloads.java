@@ -58,6 +58,8 @@ public final class StmtExecutePayloads {
     private static final int CURSOR_TYPES = CURSOR_TYPE_READ_ONLY | CURSOR_TYPE_FOR_UPDATE | CURSOR_TYPE_SCROLLABLE;
     private static final int STATEMENT_ID_OFFSET = 1;
     private static final long MAX_STATEMENT_ID = 0xFFFF_FFFFL;
+    /** Command byte, statement_id, flags, iteration_count: where the NULL bitmap starts. */
+    private static final int NULL_BITMAP_OFFSET = 1 + 4 + 1 + 4;
 
     private StmtExecutePayloads() {
     }
@@ -161,10 +163,8 @@ public final class StmtExecutePayloads {
      * @throws MalformedPacketException if the id is cut off
      */
     public static long statementId(ByteBuf payload) {
-        CommandType command = statementCommand(payload);
-        ByteBuf view = payload.duplicate();
-        view.skipBytes(STATEMENT_ID_OFFSET);
-        return Buffers.readInt4(view, command + ".statement_id");
+        requireStatementId(payload);
+        return payload.getUnsignedIntLE(payload.readerIndex() + STATEMENT_ID_OFFSET);
     }
 
     /**
@@ -177,8 +177,7 @@ public final class StmtExecutePayloads {
      */
     public static void setStatementId(ByteBuf payload, long newId) {
         checkStatementId(newId);
-        CommandType command = statementCommand(payload);
-        Buffers.require(payload, STATEMENT_ID_OFFSET + 4, command + ".statement_id");
+        requireStatementId(payload);
         payload.setIntLE(payload.readerIndex() + STATEMENT_ID_OFFSET, (int) newId);
     }
 
@@ -190,8 +189,7 @@ public final class StmtExecutePayloads {
      */
     public static ByteBuf withStatementId(ByteBuf payload, long newId) {
         checkStatementId(newId);
-        CommandType command = statementCommand(payload);
-        Buffers.require(payload, STATEMENT_ID_OFFSET + 4, command + ".statement_id");
+        requireStatementId(payload);
         ByteBuf copy = payload.copy();
         copy.setIntLE(STATEMENT_ID_OFFSET, (int) newId);
         return copy;
@@ -224,6 +222,27 @@ public final class StmtExecutePayloads {
                 : new byte[0];
         return new ExecuteHeader(statementId, flags, iterationCount, paramCount, nullBitmap, bound, types,
                 view.readerIndex() - payload.readerIndex());
+    }
+
+    /**
+     * Whether a COM_STMT_EXECUTE binds parameter types ({@code new_params_bind_flag}), checking that its header is
+     * all there as {@link #parseExecute} does, without reading the rest: most executions bind none, and this runs
+     * for every one.
+     *
+     * @param paramCount {@code num_params} of the statement, 1 or more
+     * @throws MalformedPacketException naming the field that is cut off
+     */
+    public static boolean bindsNewTypes(ByteBuf payload, int paramCount) {
+        requireExecute(payload);
+        checkParamCount(paramCount);
+        require(payload, STATEMENT_ID_OFFSET, 4, "COM_STMT_EXECUTE.statement_id");
+        require(payload, STATEMENT_ID_OFFSET + 4, 1, "COM_STMT_EXECUTE.flags");
+        require(payload, STATEMENT_ID_OFFSET + 5, 4, "COM_STMT_EXECUTE.iteration_count");
+        int bitmapLength = nullBitmapLength(paramCount);
+        require(payload, NULL_BITMAP_OFFSET, bitmapLength, "COM_STMT_EXECUTE.null_bitmap");
+        int flagOffset = NULL_BITMAP_OFFSET + bitmapLength;
+        require(payload, flagOffset, 1, "COM_STMT_EXECUTE.new_params_bind_flag");
+        return payload.getByte(payload.readerIndex() + flagOffset) != 0;
     }
 
     /**
@@ -265,6 +284,21 @@ public final class StmtExecutePayloads {
     /** Bytes of the NULL bitmap of a COM_STMT_EXECUTE for {@code paramCount} parameters. */
     public static int nullBitmapLength(int paramCount) {
         return (paramCount + 7) / 8;
+    }
+
+    /** A statement command whose id is all there; the field is named only when it is not (per execution). */
+    private static void requireStatementId(ByteBuf payload) {
+        CommandType command = statementCommand(payload);
+        if (payload.readableBytes() < STATEMENT_ID_OFFSET + 4) {
+            require(payload, STATEMENT_ID_OFFSET, 4, command + ".statement_id");
+        }
+    }
+
+    /** {@code length} bytes at {@code offset} must be there; else the field is named with what is left from there. */
+    private static void require(ByteBuf payload, int offset, int length, String field) {
+        if (payload.readableBytes() < offset + length) {
+            Buffers.require(payload.duplicate().skipBytes(offset), length, field);
+        }
     }
 
     private static CommandType statementCommand(ByteBuf payload) {

@@ -66,9 +66,17 @@ public record SessionRouteState(
      */
     public SessionRouteState afterRouting(RouteDecision decision) {
         Optional<StatementFlag> pin = pinnedBy.isPresent() ? pinnedBy : decision.pinsSession();
-        Optional<ServerId> replica =
-                decision.reason().choosesReplica() ? Optional.of(decision.server()) : sessionReplica;
-        return new SessionRouteState(autocommit, transaction, pin, replica, Optional.of(decision.server()));
+        ServerId server = decision.server();
+        boolean newReplica = decision.reason().choosesReplica() && !isSome(sessionReplica, server);
+        if (pin == pinnedBy && !newReplica && isSome(previousServer, server)) {
+            return this; // the usual statement: the same server as the last one (routed per statement, no garbage)
+        }
+        return new SessionRouteState(autocommit, transaction, pin, newReplica ? Optional.of(server) : sessionReplica,
+                isSome(previousServer, server) ? previousServer : Optional.of(server));
+    }
+
+    private static boolean isSome(Optional<ServerId> known, ServerId server) {
+        return known.isPresent() && known.get().equals(server);
     }
 
     /**
@@ -82,6 +90,9 @@ public record SessionRouteState(
             ServerId server, boolean inTransaction, boolean readOnlyTransaction, boolean autocommitOn) {
         TransactionState state = !inTransaction ? TransactionState.NONE
                 : readOnlyTransaction ? new TransactionState.ReadOnly(server) : TransactionState.READ_WRITE;
+        if (autocommitOn == autocommit && state.equals(transaction)) {
+            return this; // every response ends with a status; most change nothing
+        }
         return new SessionRouteState(autocommitOn, state, pinnedBy, sessionReplica, previousServer);
     }
 

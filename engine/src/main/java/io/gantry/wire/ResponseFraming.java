@@ -271,7 +271,7 @@ public final class ResponseFraming {
     private Progress resultStart(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                return endResult(PacketKind.OK, statusOfOk(payload, "OK"));
+                return endResult(PacketKind.OK, statusOfOk(payload));
             }
             case LOCAL_INFILE_HEADER -> {
                 // The server waits for the file's contents and an empty packet; then OK or ERR.
@@ -290,7 +290,13 @@ public final class ResponseFraming {
     }
 
     private Progress columnCount(ByteBuf payload) {
-        long count = Buffers.readLenEncInt(payload.duplicate(), "column_count");
+        int start = payload.readerIndex();
+        long count;
+        try {
+            count = Buffers.readLenEncInt(payload, "column_count");
+        } finally {
+            payload.readerIndex(start);
+        }
         if (count <= 0 || count > Integer.MAX_VALUE) {
             throw new MalformedPacketException("column_count", "expected 1 or more columns, found "
                     + Long.toUnsignedString(count));
@@ -371,7 +377,7 @@ public final class ResponseFraming {
 
     private Progress singleStatus(ByteBuf payload, int first) {
         if (first == OK_HEADER) {
-            serverStatus = statusOfOk(payload, "OK");
+            serverStatus = statusOfOk(payload);
             resultsCompleted++;
             return finish(PacketKind.OK);
         }
@@ -388,7 +394,7 @@ public final class ResponseFraming {
     private Progress authExchange(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                serverStatus = statusOfOk(payload, "OK");
+                serverStatus = statusOfOk(payload);
                 resultsCompleted++;
                 return finish(PacketKind.OK);
             }
@@ -467,7 +473,7 @@ public final class ResponseFraming {
     /** Status of an EOF (5 bytes) or of an OK with header 0xFE (7 bytes or more). */
     private static int terminatorStatus(ByteBuf payload) {
         // The two layouts differ; with CLIENT_PROTOCOL_41 their lengths tell them apart.
-        return payload.readableBytes() >= MIN_OK_LENGTH ? statusOfOk(payload, "OK") : statusOfEof(payload, "EOF");
+        return payload.readableBytes() >= MIN_OK_LENGTH ? statusOfOk(payload) : statusOfEof(payload, "EOF");
     }
 
     /** Status of a 4.1 EOF packet where one must be; anything else is malformed. */
@@ -489,12 +495,17 @@ public final class ResponseFraming {
         return payload.getUnsignedShortLE(payload.readerIndex() + 3);
     }
 
-    private static int statusOfOk(ByteBuf payload, String what) {
-        ByteBuf view = payload.duplicate();
-        view.skipBytes(1);
-        Buffers.readLenEncInt(view, what + ".affected_rows");
-        Buffers.readLenEncInt(view, what + ".last_insert_id");
-        return Buffers.readInt2(view, what + ".status_flags");
+    /** Status of an OK packet; reads in place (every response ends with one: no view, no field names built). */
+    private static int statusOfOk(ByteBuf payload) {
+        int start = payload.readerIndex();
+        try {
+            payload.skipBytes(1);
+            Buffers.readLenEncInt(payload, "OK.affected_rows");
+            Buffers.readLenEncInt(payload, "OK.last_insert_id");
+            return Buffers.readInt2(payload, "OK.status_flags");
+        } finally {
+            payload.readerIndex(start);
+        }
     }
 
     private String expected() {

@@ -148,8 +148,8 @@ class BackendConnectionExtendedMetadataTest {
             HandshakeV10[] seen = new HandshakeV10[1];
             EventLoop loop = group.next();
             BackendConnection connection = loop.submit(() -> BackendConnection.open(server, backendLogin, loop,
-                    Duration.ofSeconds(5), 1 << 24, (from, g) -> seen[0] = g)).get(5, TimeUnit.SECONDS)
-                    .get(5, TimeUnit.SECONDS);
+                    Duration.ofSeconds(5), 1 << 24, (from, g) -> seen[0] = g, BackendChannels.TCP))
+                    .get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
             List<byte[]> packets = new ArrayList<>();
             CompletableFuture<Void> done = new CompletableFuture<>();
             loop.execute(() -> connection.execute(new Packet(0, Unpooled.buffer().writeByte(

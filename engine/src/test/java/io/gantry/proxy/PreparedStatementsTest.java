@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.entry;
 
 import io.gantry.proxy.PreparedStatements.LongData;
 import io.gantry.proxy.PreparedStatements.Statement;
+import io.gantry.route.SqlMode;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementClassifier;
+import io.gantry.route.StatementKind;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
@@ -20,6 +24,8 @@ class PreparedStatementsTest {
     private static final String PRIMARY = "db1:3306";
     private static final String REPLICA = "db2:3306";
     private static final String OTHER_REPLICA = "[::1]:3307";
+
+    private static final StatementClass READ = StatementClass.of(StatementKind.READ);
 
     private final PreparedStatements statements = new PreparedStatements();
 
@@ -38,9 +44,9 @@ class PreparedStatementsTest {
 
     @Test
     void keepsTheTextAndCountsOfTheFirstPrepare() {
-        Statement statement = statements.register(sql("SELECT a, b FROM t WHERE id = ? AND c > ?"), PRIMARY,
+        Statement statement = statements.register("SELECT a, b FROM t WHERE id = ? AND c > ?", READ, PRIMARY,
                 new StmtPrepareOk(77, 2, 2, 0));
-        assertThat(statement).isEqualTo(new Statement(1, "SELECT a, b FROM t WHERE id = ? AND c > ?", 2, 2));
+        assertThat(statement).isEqualTo(new Statement(1, "SELECT a, b FROM t WHERE id = ? AND c > ?", READ, 2, 2));
         assertThat(statements.find(1)).contains(statement);
         assertThat(statements.find(2)).isEmpty();
     }
@@ -49,8 +55,10 @@ class PreparedStatementsTest {
     void givesBackTheClientsExactBytesWhateverTheirCharacterSet() {
         byte[] utf8 = "SELECT 'é€' FROM t".getBytes(StandardCharsets.UTF_8);
         byte[] gbkLike = {'S', 'E', 'L', 'E', 'C', 'T', ' ', '\'', (byte) 0xB5, (byte) 0x5C, '\''};
-        Statement first = statements.register(utf8, PRIMARY, new StmtPrepareOk(1, 1, 0, 0));
-        Statement second = statements.register(gbkLike, PRIMARY, new StmtPrepareOk(2, 1, 0, 0));
+        Statement first = statements.register(new String(utf8, StandardCharsets.ISO_8859_1), READ, PRIMARY,
+                new StmtPrepareOk(1, 1, 0, 0));
+        Statement second = statements.register(new String(gbkLike, StandardCharsets.ISO_8859_1), READ, PRIMARY,
+                new StmtPrepareOk(2, 1, 0, 0));
         assertThat(first.sqlBytes()).containsExactly(utf8);
         assertThat(second.sqlBytes()).containsExactly(gbkLike);
         ByteBuf prepare = Unpooled.buffer();
@@ -58,7 +66,7 @@ class PreparedStatementsTest {
         assertThat((int) prepare.readUnsignedByte()).isEqualTo(0x16);
         assertThat(ByteBufUtil.getBytes(prepare)).containsExactly(gbkLike);
         prepare.release();
-        assertThatThrownBy(() -> new Statement(1, "SELECT '€'", 0, 1))
+        assertThatThrownBy(() -> new Statement(1, "SELECT '€'", READ, 0, 1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("U+20AC");
     }
 
@@ -263,10 +271,7 @@ class PreparedStatementsTest {
     }
 
     private Statement register(String sql, String hostPort, long backendId) {
-        return statements.register(sql(sql), hostPort, new StmtPrepareOk(backendId, 0, 0, 0));
-    }
-
-    private static byte[] sql(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
+        return statements.register(sql, StatementClassifier.classify(sql, SqlMode.DEFAULT), hostPort,
+                new StmtPrepareOk(backendId, 0, 0, 0));
     }
 }

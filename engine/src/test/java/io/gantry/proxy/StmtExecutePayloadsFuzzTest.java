@@ -64,6 +64,37 @@ class StmtExecutePayloadsFuzzTest {
         }
     }
 
+    /** The per-execution check reads the bind flag as the full parse does, and fails where and as it fails. */
+    @Property
+    void bindFlagAgreesWithTheFullParse(@ForAll("executes") byte[] payload, @ForAll("paramCounts") int paramCount) {
+        if (paramCount == 0) {
+            return;
+        }
+        String parsed;
+        boolean parsedBinds = false;
+        try {
+            parsedBinds = StmtExecutePayloads.parseExecute(Unpooled.wrappedBuffer(payload), paramCount)
+                    .newParamsBound();
+            parsed = null;
+        } catch (io.gantry.wire.MalformedPacketException e) {
+            parsed = e.getMessage();
+        }
+        ByteBuf buf = Unpooled.wrappedBuffer(payload);
+        try {
+            boolean binds = StmtExecutePayloads.bindsNewTypes(buf, paramCount);
+            if (parsed == null) {
+                assertThat(binds).isEqualTo(parsedBinds);
+            } else {
+                // the full parse may also fail on the types themselves, which follow a set flag
+                assertThat(parsed).startsWith("COM_STMT_EXECUTE.parameter_type");
+                assertThat(binds).isTrue();
+            }
+        } catch (io.gantry.wire.MalformedPacketException e) {
+            assertThat(e.getMessage()).isEqualTo(parsed);
+        }
+        assertThat(buf.readerIndex()).as("not consumed").isZero();
+    }
+
     @Property
     void statementIdsOfEveryStatementCommandReadOrFailClearly(@ForAll("executes") byte[] payload,
             @ForAll("statementCommands") int command, @ForAll("paramCounts") int paramCount) {

@@ -1,0 +1,319 @@
+package io.gantry.proxy;
+
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
+
+import io.gantry.topology.BenchTopology;
+import io.gantry.topology.UpstreamUrl;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.CachingSha2Password;
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.gantry.wire.OkPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketFrameEncoder;
+import io.gantry.wire.ServerStatus;
+import io.gantry.wire.StmtPrepareOk;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One Gantry client session with everything real but the sockets: the client's connection and each backend
+ * connection are Netty {@link EmbeddedChannel}s, so a command goes through the same pipeline, {@link ClientSession},
+ * routing, {@link BackendConnection} and {@link ResponseForwarder} as in the proxy, synchronously on the calling
+ * thread. The servers are played by this class: a MySQL 8.0 greeting, an OK to every login, canned answers to the
+ * commands the benchmark sends.
+ *
+ * <p>The topology is a primary and a replica, both up and sampled (see {@link BenchTopology}), with the default
+ * routing and read guarantees: reads go to the replica, as in the point-select benchmark.
+ */
+public final class InProcessSession implements AutoCloseable {
+
+    /** The point-select row's value: sysbench's {@code c} column is 120 characters. */
+    static final String ROW_VALUE = "68487932199-96439406143-93774651418-41631865787-96406072701-20604855487-25459966574-"
+            + "28203206787-41238978918-19503783441";
+    private static final int SERVER_CAPABILITIES = ClientSession.SERVER_CAPABILITIES | CLIENT_MYSQL;
+    private static final int CLIENT_CAPABILITIES = ClientSession.SERVER_CAPABILITIES & ~CLIENT_CONNECT_WITH_DB
+            & ~CLIENT_CONNECT_ATTRS;
+    private static final int MYSQL_TYPE_LONG = 0x03;
+
+    private final Upstreams upstreams;
+    private final ProxyServer proxy;
+    private final EmbeddedChannel client;
+    /** Every backend connection the session opened, by server address, in order. */
+    private final Map<String, List<EmbeddedChannel>> backends = new LinkedHashMap<>();
+    private final List<EmbeddedChannel> greeted = new ArrayList<>();
+    private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    private long nextStatementId = 1;
+
+    /** A session logged in as {@code app} (no password), ready for commands. */
+    public InProcessSession() {
+        upstreams = BenchTopology.primaryAndReplica(url(3306), url(3307));
+        proxy = new ProxyServer(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)), upstreams,
+                "8.0.36-benchmark");
+        proxy.setBackendChannels((server, loop, connectTimeout, handler) -> {
+            EmbeddedChannel channel = new EmbeddedChannel(handler);
+            backends.computeIfAbsent(server.address(), address -> new ArrayList<>()).add(channel);
+            return channel.newSucceededFuture();
+        });
+        client = new EmbeddedChannel(proxy.clientPipeline());
+        takeClientPackets(); // the greeting
+        // caching_sha2_password with an empty scramble: no account look-up (that needs a database); the primary's
+        // login (played here) confirms the account.
+        HandshakeResponse41 login = new HandshakeResponse41(CLIENT_CAPABILITIES, 1 << 24, 45, 0, "app", new byte[0],
+                "", CachingSha2Password.PLUGIN_NAME, Map.of(), 0);
+        ByteBuf payload = alloc.buffer();
+        login.encode(payload);
+        sendFromClient(new Packet(1, payload));
+        serveBackends();
+        List<ByteBuf> answer = takeClientPackets();
+        if (answer.size() != 1 || answer.get(0).getUnsignedByte(Packet.HEADER_SIZE) != OkPacket.HEADER) {
+            throw new IllegalStateException("the login through Gantry did not end with an OK");
+        }
+        answer.forEach(ByteBuf::release);
+    }
+
+    private static UpstreamUrl url(int port) {
+        return new UpstreamUrl("127.0.0.1", port, "app", "gantry", "gantry", 1);
+    }
+
+    /** A framed COM_QUERY as a client sends it. */
+    public ByteBuf queryFrame(String sql) {
+        ByteBuf payload = alloc.buffer().writeByte(CommandType.COM_QUERY.code());
+        payload.writeCharSequence(sql, StandardCharsets.ISO_8859_1);
+        return framed(new Packet(0, payload));
+    }
+
+    /**
+     * A framed COM_STMT_EXECUTE of a statement with one INT parameter.
+     *
+     * @param withTypes whether the parameter types are sent (a client sends them with the first execution only)
+     */
+    public ByteBuf executeFrame(long statementId, int id, boolean withTypes) {
+        ByteBuf payload = alloc.buffer().writeByte(CommandType.COM_STMT_EXECUTE.code());
+        payload.writeIntLE((int) statementId).writeByte(0).writeIntLE(1);
+        payload.writeByte(0); // NULL bitmap: the one parameter is not NULL
+        payload.writeByte(withTypes ? 1 : 0);
+        if (withTypes) {
+            payload.writeByte(MYSQL_TYPE_LONG).writeByte(0);
+        }
+        payload.writeIntLE(id);
+        return framed(new Packet(0, payload));
+    }
+
+    /** Prepares {@code sql} (one INT parameter, one column) through Gantry; returns the client's statement id. */
+    public long prepare(String sql) {
+        ByteBuf payload = alloc.buffer().writeByte(CommandType.COM_STMT_PREPARE.code());
+        payload.writeCharSequence(sql, StandardCharsets.ISO_8859_1);
+        sendFromClient(new Packet(0, payload));
+        serveBackends();
+        List<ByteBuf> answer = takeClientPackets();
+        ByteBuf first = answer.get(0);
+        if (first.getUnsignedByte(Packet.HEADER_SIZE) != StmtPrepareOk.HEADER) {
+            throw new IllegalStateException("the prepare through Gantry failed");
+        }
+        long id = first.getUnsignedIntLE(Packet.HEADER_SIZE + 1);
+        answer.forEach(ByteBuf::release);
+        return id;
+    }
+
+    /** Sends framed client bytes (a copy: Gantry may rewrite what it reads) and lets backends answer. */
+    public List<ByteBuf> command(ByteBuf frames) {
+        client.writeInbound(frames.copy());
+        serveBackends();
+        return takeClientPackets();
+    }
+
+    /** The session's connection to the replica, once a read has opened it. */
+    public EmbeddedChannel replica() {
+        return backends.get(upstreams.servers().get(1).address()).get(0);
+    }
+
+    /** The client's side of the session. */
+    public EmbeddedChannel client() {
+        return client;
+    }
+
+    /** A new position sample of every server (the sampler takes one every 250 ms in the proxy). */
+    public void samplePositions() {
+        BenchTopology.sampleNow(upstreams);
+    }
+
+    /** The backend connections opened so far, per server address. */
+    public Map<String, List<EmbeddedChannel>> backends() {
+        return backends;
+    }
+
+    // ---- the servers' side -------------------------------------------------------------------------------------
+
+    /** Answers every command the session sent to a backend until none is waiting (a login, then the commands). */
+    public void serveBackends() {
+        boolean answered = true;
+        while (answered) {
+            answered = false;
+            for (List<EmbeddedChannel> channels : List.copyOf(backends.values())) {
+                for (EmbeddedChannel channel : channels) {
+                    if (!greeted.contains(channel)) {
+                        greeted.add(channel);
+                        channel.writeInbound(greeting());
+                        answered = true;
+                    }
+                    ByteBuf sent;
+                    while ((sent = channel.readOutbound()) != null) {
+                        answer(channel, sent);
+                        answered = true;
+                    }
+                }
+            }
+        }
+    }
+
+    private ByteBuf greeting() {
+        byte[] seed = new byte[NativePassword.SEED_LENGTH];
+        java.util.Arrays.fill(seed, (byte) 'g');
+        HandshakeV10 greeting = new HandshakeV10("8.0.36-benchmark", 7, seed, SERVER_CAPABILITIES, 45,
+                ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, NativePassword.PLUGIN_NAME);
+        ByteBuf payload = alloc.buffer();
+        greeting.encode(payload);
+        return framed(new Packet(0, payload));
+    }
+
+    /** What a server answers to one framed packet from Gantry. */
+    private void answer(EmbeddedChannel channel, ByteBuf sent) {
+        try {
+            int sequenceId = sent.getUnsignedByte(3);
+            int command = sent.getUnsignedByte(Packet.HEADER_SIZE);
+            if (sequenceId != 0) {
+                channel.writeInbound(ok(sequenceId + 1)); // the login's handshake response
+                return;
+            }
+            if (command == CommandType.COM_STMT_PREPARE.code()) {
+                channel.writeInbound(prepareOk(nextStatementId++));
+            } else if (command == CommandType.COM_QUERY.code()) {
+                String sql = sent.toString(Packet.HEADER_SIZE + 1, sent.readableBytes() - Packet.HEADER_SIZE - 1,
+                        StandardCharsets.ISO_8859_1);
+                channel.writeInbound(sql.regionMatches(true, 0, "SELECT", 0, 6) ? textRow() : ok(1));
+            } else if (command == CommandType.COM_STMT_EXECUTE.code()) {
+                channel.writeInbound(binaryRow());
+            } else if (command != CommandType.COM_QUIT.code() && command != CommandType.COM_STMT_CLOSE.code()) {
+                throw new IllegalStateException("the benchmark's server has no answer to command " + command);
+            }
+        } finally {
+            sent.release();
+        }
+    }
+
+    /** A text result set of one row, as a server sends it for {@code SELECT c FROM sbtest1 WHERE id=...}. */
+    public ByteBuf textRow() {
+        ByteBuf out = alloc.buffer();
+        writeColumns(out);
+        ByteBuf row = alloc.buffer();
+        io.gantry.wire.Buffers.writeLenEncString(row, ROW_VALUE);
+        writeFramed(out, new Packet(3, row));
+        writeFramed(out, eofOk(4));
+        return out;
+    }
+
+    /** A binary result set of one row, as a server sends it for an execute of the same statement. */
+    public ByteBuf binaryRow() {
+        ByteBuf out = alloc.buffer();
+        writeColumns(out);
+        ByteBuf row = alloc.buffer().writeByte(0).writeByte(0); // header, NULL bitmap
+        io.gantry.wire.Buffers.writeLenEncString(row, ROW_VALUE);
+        writeFramed(out, new Packet(3, row));
+        writeFramed(out, eofOk(4));
+        return out;
+    }
+
+    private void writeColumns(ByteBuf out) {
+        writeFramed(out, new Packet(1, alloc.buffer().writeByte(1)));
+        ByteBuf column = alloc.buffer();
+        ColumnDefinition.text("sbtest", "sbtest1", "c", 120).encode(column);
+        writeFramed(out, new Packet(2, column));
+    }
+
+    private ByteBuf prepareOk(long statementId) {
+        ByteBuf out = alloc.buffer();
+        ByteBuf ok = alloc.buffer();
+        new StmtPrepareOk(statementId, 1, 1, 0).encode(ok);
+        writeFramed(out, new Packet(1, ok));
+        ByteBuf parameter = alloc.buffer();
+        new ColumnDefinition("def", "", "", "", "?", "", 63, 0, MYSQL_TYPE_LONG, ColumnDefinition.BINARY_FLAG, 0)
+                .encode(parameter);
+        writeFramed(out, new Packet(2, parameter));
+        ByteBuf column = alloc.buffer();
+        ColumnDefinition.text("sbtest", "sbtest1", "c", 120).encode(column);
+        writeFramed(out, new Packet(3, column));
+        return out;
+    }
+
+    private ByteBuf ok(int sequenceId) {
+        ByteBuf payload = alloc.buffer();
+        OkPacket.of(0, 0, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0).encode(payload, CLIENT_CAPABILITIES);
+        return framed(new Packet(sequenceId, payload));
+    }
+
+    /** The OK that ends a result set under CLIENT_DEPRECATE_EOF (header 0xFE). */
+    private Packet eofOk(int sequenceId) {
+        ByteBuf payload = alloc.buffer();
+        OkPacket.of(0, 0, ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0).encode(payload, CLIENT_CAPABILITIES);
+        payload.setByte(0, OkPacket.EOF_HEADER);
+        return new Packet(sequenceId, payload);
+    }
+
+    // ---- the client's side -------------------------------------------------------------------------------------
+
+    private void sendFromClient(Packet packet) {
+        client.writeInbound(framed(packet));
+    }
+
+    /** What Gantry wrote to the client since the last call, as written. */
+    public List<ByteBuf> takeClientPackets() {
+        List<ByteBuf> out = new ArrayList<>();
+        ByteBuf next;
+        while ((next = client.readOutbound()) != null) {
+            out.add(next);
+        }
+        return out;
+    }
+
+    /** Releases what Gantry wrote to the client; returns how many bytes it was (the benchmark's result). */
+    public int drainClient() {
+        int bytes = 0;
+        ByteBuf next;
+        while ((next = client.readOutbound()) != null) {
+            bytes += next.readableBytes();
+            next.release();
+        }
+        return bytes;
+    }
+
+    private ByteBuf framed(Packet packet) {
+        ByteBuf out = alloc.buffer();
+        writeFramed(out, packet);
+        return out;
+    }
+
+    private static void writeFramed(ByteBuf out, Packet packet) {
+        PacketFrameEncoder.writeFramed(packet, out);
+        packet.release();
+    }
+
+    @Override
+    public void close() {
+        client.finishAndReleaseAll();
+        backends.values().forEach(channels -> channels.forEach(EmbeddedChannel::finishAndReleaseAll));
+        proxy.close();
+    }
+}

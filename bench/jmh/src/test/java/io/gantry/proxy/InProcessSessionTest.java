@@ -1,0 +1,39 @@
+package io.gantry.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The benchmark's session answers as a proxy would: if it did not, the benchmark would measure something else. */
+class InProcessSessionTest {
+
+    @Test
+    void pointSelectsGoToTheReplicaAndTheRowReachesTheClient() {
+        try (InProcessSession session = new InProcessSession()) {
+            ByteBuf query = session.queryFrame("SELECT c FROM sbtest1 WHERE id=5021");
+            assertThat(text(session.command(query))).contains(InProcessSession.ROW_VALUE);
+            long statement = session.prepare("SELECT c FROM sbtest1 WHERE id=?");
+            assertThat(text(session.command(session.executeFrame(statement, 1, true))))
+                    .contains(InProcessSession.ROW_VALUE);
+            assertThat(text(session.command(session.executeFrame(statement, 2, false))))
+                    .contains(InProcessSession.ROW_VALUE);
+            query.release();
+            // The login and the prepare on the primary; the reads on one replica connection.
+            assertThat(session.backends().values()).allSatisfy(channels -> assertThat(channels).hasSize(1));
+            assertThat(session.backends()).hasSize(2);
+        }
+    }
+
+    private static String text(List<ByteBuf> written) {
+        StringBuilder out = new StringBuilder();
+        for (ByteBuf buffer : written) {
+            out.append(new String(ByteBufUtil.getBytes(buffer), StandardCharsets.ISO_8859_1));
+            buffer.release();
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,32 @@
+package io.gantry.proxy;
+
+import io.gantry.topology.UpstreamServer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.time.Duration;
+
+/**
+ * How a backend connection's channel reaches its server: over TCP in the proxy; over in-process channels in the
+ * JMH benchmark of the per-query path ({@code bench/jmh}), which measures everything but the sockets.
+ */
+interface BackendChannels {
+
+    /**
+     * Connects a channel on {@code loop} to {@code server}, with {@code handler} (the connection's pipeline
+     * initializer) installed; the future completes once connected.
+     */
+    ChannelFuture connect(UpstreamServer server, EventLoop loop, Duration connectTimeout, ChannelHandler handler);
+
+    /** TCP with Nagle off: commands and responses are small and latency-bound. */
+    BackendChannels TCP = (server, loop, connectTimeout, handler) -> new Bootstrap()
+            .group(loop)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(handler)
+            .connect(server.url().host(), server.url().port());
+}
