@@ -185,6 +185,10 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
             return;
         }
+        if (session.proxy.isDraining()) {
+            // A command read before the drain's own task reached this session's loop is refused as well.
+            session.endIfIdleForDrain();
+        }
         if (session.sessionLost != null) {
             packet.release();
             session.sendErrorAndClose(1, session.sessionLost);
