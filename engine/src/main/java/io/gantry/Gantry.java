@@ -1,6 +1,7 @@
 package io.gantry;
 
 import io.gantry.admin.AdminService;
+import io.gantry.admin.AdminSqlRunner;
 import io.gantry.authority.Authority;
 import io.gantry.authority.EventKind;
 import io.gantry.authority.Pruner;
@@ -24,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,11 +60,11 @@ public final class Gantry implements AutoCloseable {
     private final HealthRecorder recorder;
     private final Pruner pruner;
     private final RunningProxy proxy;
-    private final AdminService admin;
+    private final ExecutorService admin;
     private final Optional<CdcStream> cdc;
 
     private Gantry(Authority authority, HealthRecorder recorder, Pruner pruner, RunningProxy proxy,
-                   AdminService admin, Optional<CdcStream> cdc) {
+                   ExecutorService admin, Optional<CdcStream> cdc) {
         this.cdc = cdc;
         this.authority = authority;
         this.recorder = recorder;
@@ -75,6 +78,12 @@ public final class Gantry implements AutoCloseable {
         HealthRecorder recorder = new HealthRecorder(authority, Clock.systemUTC());
         Pruner pruner = null;
         Optional<CdcStream> cdcStream = Optional.empty();
+        // Admin statements run here, one at a time, never on an event loop.
+        ExecutorService adminWork = Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "gantry-admin");
+            thread.setDaemon(true);
+            return thread;
+        });
         try {
             List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
                     options.upstreamFlags());
@@ -83,7 +92,6 @@ public final class Gantry implements AutoCloseable {
             Set<String> adminUsers = options.adminUsers().isEmpty() ? Set.of(upstream.get(0).user())
                     : options.adminUsers();
             Instant started = Instant.now();
-            AdminService[] adminHolder = new AdminService[1];
             RunningProxy[] proxyHolder = new RunningProxy[1];
             ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
                     options.proxy().connectRetries());
@@ -92,16 +100,17 @@ public final class Gantry implements AutoCloseable {
             cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC()));
             Optional<CdcStream> stream = cdcStream;
             RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
-                    upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
-                            stream, () -> engineStatus(proxyHolder[0], started)));
+                    upstreams -> new AdminSqlRunner(new AdminService(upstreams, authority, validator, cdc, stream,
+                            () -> engineStatus(proxyHolder[0], started)), adminUsers, adminWork));
             proxyHolder[0] = proxy;
             cdcStream.ifPresent(changes -> changes.start(address -> proxy.upstreams().find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
             recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
-            return new Gantry(authority, recorder, pruner, proxy, adminHolder[0], cdcStream);
+            return new Gantry(authority, recorder, pruner, proxy, adminWork, cdcStream);
         } catch (RuntimeException | InterruptedException e) {
             cdcStream.ifPresent(CdcStream::close);
+            adminWork.shutdownNow();
             if (pruner != null) {
                 pruner.close();
             }
@@ -197,7 +206,7 @@ public final class Gantry implements AutoCloseable {
     public void close() {
         proxy.close();
         cdc.ifPresent(CdcStream::close);
-        admin.close();
+        admin.shutdownNow();
         pruner.close();
         recorder.close();
         authority.close();

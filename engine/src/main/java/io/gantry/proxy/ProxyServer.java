@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminSql;
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.GtidSampler;
@@ -62,7 +63,7 @@ public final class ProxyServer implements AutoCloseable {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private volatile GtidSampler sampler;
-    private final AdminHandler adminHandler;
+    private final AdminSql adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
     private final AccountLookup accounts;
@@ -88,12 +89,12 @@ public final class ProxyServer implements AutoCloseable {
      *                       {@link #probeGreeting})
      */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion) {
-        this(config, upstreams, serverVersion, AdminHandler.NONE);
+        this(config, upstreams, serverVersion, AdminSql.NONE);
     }
 
     /** @param adminHandler answers Gantry's own SQL on the proxy port */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion,
-                       AdminHandler adminHandler) {
+                       AdminSql adminHandler) {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
@@ -258,7 +259,7 @@ public final class ProxyServer implements AutoCloseable {
         return serverIds;
     }
 
-    AdminHandler adminHandler() {
+    AdminSql adminHandler() {
         return adminHandler;
     }
 

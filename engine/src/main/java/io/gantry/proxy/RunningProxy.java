@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminSql;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
@@ -51,7 +52,7 @@ public final class RunningProxy implements AutoCloseable {
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval)
             throws InterruptedException {
-        return start(config, urls, healthInterval, TopologyListener.NONE, upstreams -> AdminHandler.NONE);
+        return start(config, urls, healthInterval, TopologyListener.NONE, upstreams -> AdminSql.NONE);
     }
 
     /**
@@ -59,7 +60,7 @@ public final class RunningProxy implements AutoCloseable {
      * @param admin    makes the handler of Gantry's own SQL, given the live upstream list
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
-                                     TopologyListener listener, Function<Upstreams, AdminHandler> admin)
+                                     TopologyListener listener, Function<Upstreams, AdminSql> admin)
             throws InterruptedException {
         ServerValidator.Report report = new ServerValidator(config.connectTimeout(), config.connectRetries())
                 .validate(urls);

@@ -68,7 +68,7 @@ final class ProxyHarness implements AutoCloseable {
                 .withConnectRetries(0));
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
-                    Duration.ofSeconds(1), listener, upstreams -> AdminHandler.NONE));
+                    Duration.ofSeconds(1), listener, upstreams -> io.gantry.admin.AdminSql.NONE));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
