@@ -3,6 +3,7 @@ package io.gantry;
 import io.gantry.admin.AdminService;
 import io.gantry.admin.AdminSqlRunner;
 import io.gantry.authority.Authority;
+import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.authority.Pruner;
 import io.gantry.authority.Purpose;
@@ -10,6 +11,8 @@ import io.gantry.authority.Retention;
 import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventBus;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.topology.ServerValidator;
@@ -57,16 +60,18 @@ public final class Gantry implements AutoCloseable {
     }
 
     private final Authority authority;
-    private final HealthRecorder recorder;
+    private final EventBus bus;
+    private final AuthorityRecorder recorder;
     private final Pruner pruner;
     private final RunningProxy proxy;
     private final ExecutorService admin;
     private final Optional<CdcStream> cdc;
 
-    private Gantry(Authority authority, HealthRecorder recorder, Pruner pruner, RunningProxy proxy,
+    private Gantry(Authority authority, EventBus bus, AuthorityRecorder recorder, Pruner pruner, RunningProxy proxy,
                    ExecutorService admin, Optional<CdcStream> cdc) {
         this.cdc = cdc;
         this.authority = authority;
+        this.bus = bus;
         this.recorder = recorder;
         this.pruner = pruner;
         this.proxy = proxy;
@@ -75,7 +80,9 @@ public final class Gantry implements AutoCloseable {
 
     public static Gantry start(Options options) throws InterruptedException {
         Authority authority = Authority.open(options.dataDir());
-        HealthRecorder recorder = new HealthRecorder(authority, Clock.systemUTC());
+        EventBus bus = new EventBus();
+        authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
+        AuthorityRecorder recorder = new AuthorityRecorder(authority, bus);
         Pruner pruner = null;
         Optional<CdcStream> cdcStream = Optional.empty();
         // Admin statements run here, one at a time, never on an event loop.
@@ -97,17 +104,19 @@ public final class Gantry implements AutoCloseable {
                     options.proxy().connectRetries());
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
-            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC()));
+            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC(),
+                    bus));
             Optional<CdcStream> stream = cdcStream;
-            RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
+            RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), bus,
                     upstreams -> new AdminSqlRunner(new AdminService(upstreams, authority, validator, cdc, stream,
                             () -> engineStatus(proxyHolder[0], started)), adminUsers, adminWork));
             proxyHolder[0] = proxy;
             cdcStream.ifPresent(changes -> changes.start(address -> proxy.upstreams().find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
-            recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
-            return new Gantry(authority, recorder, pruner, proxy, adminWork, cdcStream);
+            bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
+                    "Gantry started, listening on " + describe(proxy.address()))));
+            return new Gantry(authority, bus, recorder, pruner, proxy, adminWork, cdcStream);
         } catch (RuntimeException | InterruptedException e) {
             cdcStream.ifPresent(CdcStream::close);
             adminWork.shutdownNow();
@@ -115,6 +124,7 @@ public final class Gantry implements AutoCloseable {
                 pruner.close();
             }
             recorder.close();
+            bus.close();
             authority.close();
             throw e;
         }
@@ -209,6 +219,7 @@ public final class Gantry implements AutoCloseable {
         admin.shutdownNow();
         pruner.close();
         recorder.close();
+        bus.close();
         authority.close();
     }
 }

@@ -75,6 +75,18 @@ class LayeringTest {
     }
 
     @Test
+    void theEventBusCarriesTheAuthoritysValuesAndKnowsNoPublisher() {
+        noClasses().that().resideInAPackage("io.gantry.events..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.wire..", "io.gantry.topology..",
+                        "io.gantry.route..", "io.gantry.proxy..", "io.gantry.cdc..", "io.gantry.cache..",
+                        "io.gantry.admin..", "io.netty..", "java.sql..")
+                .check(ENGINE);
+        noClasses().that().resideInAPackage("io.gantry.events..")
+                .should().dependOnClassesThat().belongToAnyOf(io.gantry.authority.Authority.class)
+                .check(ENGINE);
+    }
+
+    @Test
     void theProxyReadsOnlyTheAdminSeamAndNothingElseReadsAdmin() {
         noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry.proxy..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")

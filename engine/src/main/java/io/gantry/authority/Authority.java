@@ -84,6 +84,7 @@ public final class Authority implements AutoCloseable {
     private final Connection writer;
     private final Connection reader;
     private volatile boolean closed;
+    private volatile Consumer<Event> publisher = event -> { };
 
     private Authority(Path dataDir, Clock clock, Connection writer, Connection reader) {
         this.dataDir = dataDir;
@@ -136,6 +137,23 @@ public final class Authority implements AutoCloseable {
     }
 
 
+    /**
+     * Where the timeline entries the Authority records itself, in the same transaction as the change they record
+     * (list and weight changes), are told once stored: the composition root hands them to the event bus. Called on
+     * the thread that made the change, after the commit; it must not block.
+     */
+    public void publishStoredEventsTo(Consumer<Event> publisher) {
+        this.publisher = Objects.requireNonNull(publisher, "publisher");
+    }
+
+    private void published(Event event) {
+        try {
+            publisher.accept(event);
+        } catch (RuntimeException e) {
+            LOG.error("authority: telling of a {} event failed: {}", event.kind().sqlName(), e.toString(), e);
+        }
+    }
+
     /** The stored list for this purpose in its stored order, or empty if none was ever stored. */
     public Optional<List<StoredServer>> serverList(Purpose purpose) {
         Objects.requireNonNull(purpose, "purpose");
@@ -164,7 +182,7 @@ public final class Authority implements AutoCloseable {
                         + " twice");
             }
         }
-        String text = write("replace the " + purpose.sqlName() + " list", connection -> {
+        Event event = write("replace the " + purpose.sqlName() + " list", connection -> {
             List<StoredServer> old = readList(connection, purpose);
             try (PreparedStatement delete = connection.prepareStatement(
                     "DELETE FROM GANTRY.SERVER_LIST WHERE purpose = ?")) {
@@ -191,10 +209,10 @@ public final class Authority implements AutoCloseable {
             String description = purpose.sqlName() + " list now " + describe(list)
                     + (old.isEmpty() ? "" : " (was " + describe(old) + ")");
             String eventReason = reason == null || reason.isBlank() ? description : reason.strip() + "; " + description;
-            insertEvent(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
-            return redact(eventReason);
+            return insertEvent(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
         });
-        LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), text);
+        LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), event.reason());
+        published(event);
     }
 
     /**
@@ -208,7 +226,7 @@ public final class Authority implements AutoCloseable {
     public void setWeight(String hostPort, int weight) {
         Objects.requireNonNull(hostPort, "hostPort");
         checkWeight(weight);
-        String text = write("set the weight of " + hostPort, connection -> {
+        Event event = write("set the weight of " + hostPort, connection -> {
             String address = null;
             StringJoiner changes = new StringJoiner(", ");
             try (PreparedStatement select = connection.prepareStatement("SELECT purpose, host, port, weight "
@@ -232,10 +250,10 @@ public final class Authority implements AutoCloseable {
                 update.executeUpdate();
             }
             String reason = "weight of " + address + " changed: " + changes;
-            insertEvent(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED, reason);
-            return reason;
+            return insertEvent(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED, reason);
         });
-        LOG.info("authority: {}", text);
+        LOG.info("authority: {}", event.reason());
+        published(event);
     }
 
 
@@ -276,7 +294,7 @@ public final class Authority implements AutoCloseable {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(reason, "reason");
         return write("record a " + kind.sqlName() + " event", connection ->
-                insertEvent(connection, at, server, kind, reason));
+                insertEvent(connection, at, server, kind, reason)).id();
     }
 
     /**
@@ -674,7 +692,7 @@ public final class Authority implements AutoCloseable {
         }
     }
 
-    private static long insertEvent(Connection connection, Instant at, String server, EventKind kind, String reason)
+    private static Event insertEvent(Connection connection, Instant at, String server, EventKind kind, String reason)
             throws SQLException {
         String text = redact(reason);
         if (text.length() > MAX_REASON_LENGTH) {
@@ -690,7 +708,7 @@ public final class Authority implements AutoCloseable {
             insert.executeUpdate();
             try (ResultSet keys = insert.getGeneratedKeys()) {
                 keys.next();
-                return keys.getLong(1);
+                return new Event(keys.getLong(1), at, server, kind, text);
             }
         }
     }
