@@ -23,6 +23,8 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,75 +61,129 @@ public final class Gantry implements AutoCloseable {
                           Optional<CdcSettings> cdc) {
     }
 
+    private final Startup parts;
     private final Authority authority;
-    private final EventBus bus;
-    private final AuthorityRecorder recorder;
-    private final Pruner pruner;
     private final RunningProxy proxy;
-    private final ExecutorService admin;
     private final Optional<CdcStream> cdc;
 
-    private Gantry(Authority authority, EventBus bus, AuthorityRecorder recorder, Pruner pruner, RunningProxy proxy,
-                   ExecutorService admin, Optional<CdcStream> cdc) {
-        this.cdc = cdc;
+    private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc) {
+        this.parts = parts;
         this.authority = authority;
-        this.bus = bus;
-        this.recorder = recorder;
-        this.pruner = pruner;
         this.proxy = proxy;
-        this.admin = admin;
+        this.cdc = cdc;
     }
 
+    /**
+     * Starts every part in order. A part that fails to start stops those already started, last first, and the
+     * failure is thrown: nothing is left running, listening or holding the data directory.
+     */
     public static Gantry start(Options options) throws InterruptedException {
-        Authority authority = Authority.open(options.dataDir());
-        EventBus bus = new EventBus();
-        authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
-        AuthorityRecorder recorder = new AuthorityRecorder(authority, bus);
-        Pruner pruner = null;
-        Optional<CdcStream> cdcStream = Optional.empty();
-        // Admin statements run here, one at a time, never on an event loop.
-        ExecutorService adminWork = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "gantry-admin");
-            thread.setDaemon(true);
-            return thread;
-        });
+        Startup parts = new Startup();
         try {
+            Authority authority = parts.add(Authority.open(options.dataDir()));
+            EventBus bus = parts.add(new EventBus());
+            authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
+            parts.add(new AuthorityRecorder(authority, bus));
             List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
                     options.upstreamFlags());
-            List<UpstreamUrl> cdc = serverList(authority, Purpose.CDC,
+            List<UpstreamUrl> cdcList = serverList(authority, Purpose.CDC,
                     options.cdcFlags().isEmpty() ? options.upstreamFlags() : options.cdcFlags(), options.upstreamFlags());
             Set<String> adminUsers = options.adminUsers().isEmpty() ? Set.of(upstream.get(0).user())
                     : options.adminUsers();
-            Instant started = Instant.now();
-            RunningProxy[] proxyHolder = new RunningProxy[1];
-            ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
-                    options.proxy().connectRetries());
+            // Admin statements run here, one at a time, never on an event loop.
+            ExecutorService adminWork = Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "gantry-admin");
+                thread.setDaemon(true);
+                return thread;
+            });
+            parts.add(adminWork::shutdownNow);
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
-            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC(),
-                    bus));
-            Optional<CdcStream> stream = cdcStream;
-            RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), bus,
-                    upstreams -> new AdminSqlRunner(new AdminService(upstreams, authority, validator, cdc, stream,
-                            () -> engineStatus(proxyHolder[0], started)), adminUsers, adminWork));
-            proxyHolder[0] = proxy;
-            cdcStream.ifPresent(changes -> changes.start(address -> proxy.upstreams().find(address)
+            Optional<CdcStream> cdc = options.cdc().map(settings -> parts.add(CdcStream.open(authority, cdcList,
+                    settings, Clock.systemUTC(), bus)));
+            Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
+            EngineStatus status = new EngineStatus(Instant.now());
+            AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
+                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows);
+            RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
+                    bus, new AdminSqlRunner(admin, adminUsers, adminWork)));
+            status.listening(proxy);
+            cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
-            pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
+            parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
                     "Gantry started, listening on " + describe(proxy.address()))));
-            return new Gantry(authority, bus, recorder, pruner, proxy, adminWork, cdcStream);
-        } catch (RuntimeException | InterruptedException e) {
-            cdcStream.ifPresent(CdcStream::close);
-            adminWork.shutdownNow();
-            if (pruner != null) {
-                pruner.close();
-            }
-            recorder.close();
-            bus.close();
-            authority.close();
+            return new Gantry(parts, authority, proxy, cdc);
+        } catch (Exception e) {
+            // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
+            parts.close();
             throw e;
         }
+    }
+
+    /**
+     * What started so far, closed last first: by a start that fails part-way, and by {@link #close()}. Each close is
+     * isolated, so one that fails does not keep the others from closing.
+     */
+    private static final class Startup implements AutoCloseable {
+
+        private final Deque<AutoCloseable> started = new ArrayDeque<>();
+
+        <T extends AutoCloseable> T add(T part) {
+            started.push(part);
+            return part;
+        }
+
+        @Override
+        public void close() {
+            while (!started.isEmpty()) {
+                AutoCloseable part = started.pop();
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    LOG.error("gantry: stopping {} failed: {}", part.getClass().getSimpleName(), e.toString(), e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The rows of {@code SHOW GANTRY STATUS} only the engine knows. The proxy's rows (its address, sessions, read
+     * counters) come from the proxy once it listens: the admin statements it answers are made before it, so it is
+     * told of the proxy afterwards. No admin statement can run before then: the proxy port is not open yet.
+     */
+    private static final class EngineStatus {
+
+        private final Instant started;
+        private volatile RunningProxy proxy;
+
+        EngineStatus(Instant started) {
+            this.started = started;
+        }
+
+        void listening(RunningProxy running) {
+            this.proxy = running;
+        }
+
+        Map<String, String> rows() {
+            Map<String, String> status = new LinkedHashMap<>();
+            status.put("Version", version());
+            RunningProxy running = proxy;
+            if (running != null) {
+                status.put("Listening", describe(running.address()));
+                status.put("Client Sessions", Integer.toString(running.openSessions()));
+                status.putAll(running.readStatus());
+            }
+            status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
+            status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
+            return status;
+        }
+    }
+
+    /** Gantry's version, or {@code development build} outside a packaged jar. */
+    static String version() {
+        String version = Gantry.class.getPackage().getImplementationVersion();
+        return version == null ? "development build" : version;
     }
 
     /**
@@ -177,20 +233,6 @@ public final class Gantry implements AutoCloseable {
                         + "', whose password is never stored: give it in --upstream-db-url"));
     }
 
-    private static Map<String, String> engineStatus(RunningProxy proxy, Instant started) {
-        Map<String, String> status = new LinkedHashMap<>();
-        String version = Gantry.class.getPackage().getImplementationVersion();
-        status.put("Version", version == null ? "development build" : version);
-        if (proxy != null) {
-            status.put("Listening", describe(proxy.address()));
-            status.put("Client Sessions", Integer.toString(proxy.openSessions()));
-            status.putAll(proxy.readStatus());
-        }
-        status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
-        status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
-        return status;
-    }
-
     private static String describe(InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
     }
@@ -212,14 +254,9 @@ public final class Gantry implements AutoCloseable {
         return cdc;
     }
 
+    /** Stops every part, last started first. */
     @Override
     public void close() {
-        proxy.close();
-        cdc.ifPresent(CdcStream::close);
-        admin.shutdownNow();
-        pruner.close();
-        recorder.close();
-        bus.close();
-        authority.close();
+        parts.close();
     }
 }

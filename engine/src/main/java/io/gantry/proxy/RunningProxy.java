@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,27 +61,37 @@ public final class RunningProxy implements AutoCloseable {
             throws InterruptedException {
         EventBus bus = new EventBus();
         try {
-            return start(config, urls, healthInterval, bus, upstreams -> AdminSql.NONE, bus);
-        } catch (RuntimeException | InterruptedException e) {
+            return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE,
+                    bus);
+        } catch (Exception e) {
             bus.close();
             throw e;
         }
     }
 
     /**
-     * @param bus   where downs, ups, role changes, health rounds and blocked hosts are published (from the first
-     *              check on); the caller closes it
-     * @param admin makes the handler of Gantry's own SQL, given the live upstream list
+     * @param bus where blocked hosts are published, and where the greeting refresh hears of primary changes; the
+     *            caller closes it
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
-                                     EventBus bus, Function<Upstreams, AdminSql> admin)
-            throws InterruptedException {
-        return start(config, urls, healthInterval, bus, admin, null);
+                                     EventBus bus) throws InterruptedException {
+        return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE, null);
     }
 
-    private static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
-                                      EventBus bus, Function<Upstreams, AdminSql> admin, EventBus ownBus)
-            throws InterruptedException {
+    /**
+     * @param upstreams the list to serve, publishing to {@code bus} (downs, ups, role changes, health rounds)
+     * @param bus       where blocked hosts are published, and where the greeting refresh hears of primary
+     *                  changes; the caller closes it
+     * @param admin     answers Gantry's own SQL
+     */
+    public static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
+                                     EventBus bus, AdminSql admin) throws InterruptedException {
+        return start(config, upstreams, healthInterval, bus, admin, null);
+    }
+
+    private static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
+                                      EventBus bus, AdminSql admin, EventBus ownBus) throws InterruptedException {
+        List<UpstreamUrl> urls = upstreams.servers().stream().map(UpstreamServer::url).toList();
         ServerValidator.Report report = new ServerValidator(config.connectTimeout(), config.connectRetries())
                 .validate(urls);
         String problem = report.fatalProblem();
@@ -93,7 +102,6 @@ public final class RunningProxy implements AutoCloseable {
             LOG.warn("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
                     unreachable.reason());
         }
-        Upstreams upstreams = new Upstreams(urls, Clock.systemUTC(), bus);
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
             health.checkNow();
@@ -110,7 +118,7 @@ public final class RunningProxy implements AutoCloseable {
             GtidSampler sampler = new GtidSampler(upstreams, config.readGuarantees().sampleInterval(),
                     config.connectTimeout(), Clock.systemUTC());
             // The version shown is the primary's, read from its greeting below before the port opens.
-            ProxyServer server = new ProxyServer(config, upstreams, "", admin.apply(upstreams));
+            ProxyServer server = new ProxyServer(config, upstreams, "", admin);
             server.setEvents(bus);
             server.setSampler(sampler);
             EventBus.Subscription greetingRefresh = null;
@@ -121,7 +129,8 @@ public final class RunningProxy implements AutoCloseable {
                 InetSocketAddress bound = server.start();
                 health.start(healthInterval);
                 return new RunningProxy(upstreams, health, sampler, server, bound, greetingRefresh, ownBus);
-            } catch (RuntimeException | InterruptedException e) {
+            } catch (Exception e) {
+                // Any exception: Netty's sync() throws a failed bind's BindException though start() declares none.
                 if (greetingRefresh != null) {
                     greetingRefresh.close();
                 }
@@ -129,7 +138,7 @@ public final class RunningProxy implements AutoCloseable {
                 sampler.close();
                 throw e;
             }
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Exception e) {
             health.close();
             throw e;
         }

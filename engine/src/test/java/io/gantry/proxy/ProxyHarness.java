@@ -1,6 +1,5 @@
 package io.gantry.proxy;
 
-import io.gantry.admin.AdminSql;
 import io.gantry.events.EventBus;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
@@ -74,7 +73,7 @@ final class ProxyHarness implements AutoCloseable {
         bus.subscribe("test", 10_000, events);
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
-                    Duration.ofSeconds(1), bus, upstreams -> AdminSql.NONE), bus);
+                    Duration.ofSeconds(1), bus), bus);
         } catch (InterruptedException e) {
             bus.close();
             Thread.currentThread().interrupt();
