@@ -1,6 +1,10 @@
 package io.gantry;
 
 import io.gantry.admin.AdminService;
+import io.gantry.admin.AdminSocket;
+import io.gantry.admin.client.AdminClient;
+import io.gantry.admin.protocol.AdminProtocol;
+import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.AdminSqlRunner;
 import io.gantry.authority.Authority;
 import io.gantry.authority.Event;
@@ -18,6 +22,7 @@ import io.gantry.proxy.RunningProxy;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,8 +41,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole engine, started and stopped together: the Authority, the server lists (from the Authority after the
- * first start), validation, the health loop with its history, the change stream, the proxy and the admin SQL.
+ * The whole engine, started and stopped together: the Authority, the event bus, the server lists (from the
+ * Authority after the first start), validation, the health loop with its history, the change stream, the proxy,
+ * the admin SQL and the admin socket.
  */
 public final class Gantry implements AutoCloseable {
 
@@ -55,22 +61,63 @@ public final class Gantry implements AutoCloseable {
      * @param retention       {@code --health-retention} of health samples and events
      * @param adminUsers      accounts allowed to run admin statements; empty means the service account
      * @param cdc             how the change stream runs; empty turns it off ({@code --no-cdc})
+     * @param adminSocket     {@code --admin-socket}: where the admin socket is; empty for {@value
+     *                        AdminClient#SOCKET_FILE} in the data directory
+     * @param adminSocketSettings how the admin socket treats its clients
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
                           Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
-                          Optional<CdcSettings> cdc) {
+                          Optional<CdcSettings> cdc, Optional<Path> adminSocket,
+                          AdminSocket.Settings adminSocketSettings) {
+
+        /** With the admin socket in the data directory, with its default settings. */
+        public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
+                       Duration healthInterval, Retention retention, Set<String> adminUsers,
+                       Optional<CdcSettings> cdc) {
+            this(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    Optional.empty(), AdminSocket.Settings.DEFAULTS);
+        }
+
+        /** @param path {@code --admin-socket}, or null for the socket in the data directory */
+        public Options withAdminSocket(Path path) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    Optional.ofNullable(path), adminSocketSettings);
+        }
+
+        public Options withAdminSocketSettings(AdminSocket.Settings settings) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    adminSocket, settings);
+        }
+
+        /** Where the admin socket is made. */
+        public Path adminSocketPath() {
+            return adminSocket.orElseGet(() -> AdminClient.socketIn(dataDir));
+        }
     }
 
     private final Startup parts;
     private final Authority authority;
     private final RunningProxy proxy;
     private final Optional<CdcStream> cdc;
+    private final AdminSocket adminSocket;
 
-    private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc) {
+    private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
+                   AdminSocket adminSocket) {
         this.parts = parts;
         this.authority = authority;
         this.proxy = proxy;
         this.cdc = cdc;
+        this.adminSocket = adminSocket;
+    }
+
+    private static AdminSocket adminSocket(Options options, AdminSqlRunner sql, AdminService admin, EventBus bus,
+                                           ExecutorService work, Reply.Welcome welcome) {
+        try {
+            return AdminSocket.start(options.adminSocketPath(), sql, admin, bus, work, () -> welcome,
+                    options.adminSocketSettings());
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     /**
@@ -105,15 +152,19 @@ public final class Gantry implements AutoCloseable {
             EngineStatus status = new EngineStatus(Instant.now());
             AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
                     options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows);
+            AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork);
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
-                    bus, new AdminSqlRunner(admin, adminUsers, adminWork)));
+                    bus, sql));
             status.listening(proxy);
             cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
+            Reply.Welcome welcome = new Reply.Welcome(AdminProtocol.VERSION, version(), describe(proxy.address()),
+                    authority.dataDir().toAbsolutePath().toString());
+            AdminSocket socket = parts.add(adminSocket(options, sql, admin, bus, adminWork, welcome));
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
                     "Gantry started, listening on " + describe(proxy.address()))));
-            return new Gantry(parts, authority, proxy, cdc);
+            return new Gantry(parts, authority, proxy, cdc, socket);
         } catch (Exception e) {
             // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
             parts.close();
@@ -247,6 +298,11 @@ public final class Gantry implements AutoCloseable {
 
     public Authority authority() {
         return authority;
+    }
+
+    /** Where the admin socket listens. */
+    public Path adminSocket() {
+        return adminSocket.path();
     }
 
     /** The change stream, empty when it is off. */

@@ -57,6 +57,28 @@ class GantryStartIT {
                 assertThat(gantryThreads()).as("threads left by a stopped Gantry").isEqualTo(threadsBefore));
     }
 
+    @Test
+    void aStartWhoseAdminSocketCannotBeMadeStopsTheProxyItStarted() throws Exception {
+        Set<String> threadsBefore = gantryThreads();
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        java.nio.file.Files.createDirectories(dataDir);
+        Path notASocket = java.nio.file.Files.writeString(dataDir.resolve("admin.sock"), "not a socket");
+        assertThatThrownBy(() -> Gantry.start(options(port))).hasMessageContaining("exists and is not a socket");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(gantryThreads()).as("threads left by the failed start").isEqualTo(threadsBefore));
+        // The proxy port it had opened is free again.
+        try (ServerSocket again = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertThat(again.isBound()).isTrue();
+        }
+        java.nio.file.Files.delete(notASocket);
+        try (Gantry gantry = Gantry.start(options(port))) {
+            assertThat(gantry.adminSocket()).exists();
+        }
+    }
+
     /** Live threads of Gantry's own, by name without the numbers Netty and pools add. */
     private static Set<String> gantryThreads() {
         Set<String> names = new TreeSet<>();

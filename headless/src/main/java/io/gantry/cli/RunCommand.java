@@ -46,6 +46,11 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
+    @Option(names = "--admin-socket", paramLabel = "PATH",
+            description = "Where the admin socket is made, for gantry admin and the console: a Unix socket only "
+                    + "this OS user can open (default: admin.sock in --data-dir).")
+    Path adminSocket;
+
     @Option(names = "--health-retention", paramLabel = "AGE", defaultValue = "7d",
             description = "How long health samples and events are kept: 7d, 12h, 30m ... (default: ${DEFAULT-VALUE}).")
     String healthRetention;
@@ -65,7 +70,8 @@ final class RunCommand implements Callable<Integer> {
         String database = (cdcList.isEmpty() ? upstream : cdcList).stream().findFirst().map(UpstreamUrl::database)
                 .orElse("");
         Gantry.Options options = new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
-                retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database));
+                retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
+                .withAdminSocket(adminSocket);
         Gantry gantry = Gantry.start(options);
         awaitShutdown(gantry);
         return 0;
