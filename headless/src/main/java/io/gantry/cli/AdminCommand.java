@@ -129,16 +129,17 @@ final class AdminCommand implements Callable<Integer> {
     private int watch(Path socket, PrintWriter out, Duration timeout) throws IOException, InterruptedException {
         try (AdminClient client = AdminClient.connect(socket, "gantry admin --watch", timeout,
                 push -> printPush(push, out))) {
+            if (!json) {
+                Reply.Welcome engine = client.welcome();
+                // Before subscribing: the servers' state comes right after the subscription.
+                out.println("watching Gantry " + engine.version() + " (proxy " + engine.listen() + ", data "
+                        + engine.dataDir() + "); Ctrl-C to stop");
+                out.flush();
+            }
             Reply answer = client.call(id -> new Request.Subscribe(id, EnumSet.allOf(Topic.class)), timeout);
             if (answer instanceof Reply.Error error) {
                 spec.commandLine().getErr().println("gantry: " + error.error() + ": " + error.message());
                 return 1;
-            }
-            if (!json) {
-                Reply.Welcome engine = client.welcome();
-                out.println("watching Gantry " + engine.version() + " (proxy " + engine.listen() + ", data "
-                        + engine.dataDir() + "); Ctrl-C to stop");
-                out.flush();
             }
             try {
                 client.closed().get();
