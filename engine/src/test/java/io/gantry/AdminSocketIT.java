@@ -230,6 +230,25 @@ class AdminSocketIT {
     }
 
     @Test
+    void aSubscriberOfServersAloneGetsEveryServerThenOnlyChanges() throws Exception {
+        BlockingQueue<Reply> pushes = new LinkedBlockingQueue<>();
+        try (AdminClient watcher = AdminClient.connect(gantry.adminSocket(), "servers only", TIMEOUT, pushes::add)) {
+            Reply subscribed = watcher.call(id -> new Request.Subscribe(id, Set.of(Topic.SERVERS)), TIMEOUT);
+            assertThat(((Reply.Subscribed) subscribed).topics()).containsExactly(Topic.SERVERS);
+            List<String> initial = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                Reply push = pushes.poll(5, TimeUnit.SECONDS);
+                assertThat(push).isInstanceOf(Reply.ServerChanged.class);
+                initial.add(((Reply.ServerChanged) push).server().address());
+            }
+            assertThat(initial).containsExactlyInAnyOrderElementsOf(topology.servers().stream()
+                    .map(DatabaseServer::address).toList());
+            Reply unsubscribed = watcher.call(id -> new Request.Unsubscribe(id, Set.of(Topic.SERVERS)), TIMEOUT);
+            assertThat(((Reply.Subscribed) unsubscribed).topics()).isEmpty();
+        }
+    }
+
+    @Test
     void aSubscriberHearsOfAKilledReplicaWithinTwoSeconds() throws Exception {
         BlockingQueue<Reply> pushes = new LinkedBlockingQueue<>();
         DatabaseServer victim = topology.replicas().get(0);

@@ -253,16 +253,19 @@ public final class AdminSocket implements AutoCloseable {
         }
     }
 
-    /** On the feed thread: a new subscriber gets every server as it is now, then the changes. */
+    /**
+     * On the feed thread, where every other server push is made too: a new subscriber gets every server as it is
+     * now, then the changes.
+     */
     private void startServerPushes(Connection connection) {
         refresh();
         if (lastStates.isEmpty()) {
             lastStates.putAll(snapshot());
         }
+        connection.topics.add(Topic.SERVERS);
         for (ServerState state : lastStates.values()) {
             connection.push(AdminProtocol.encode(new Reply.ServerChanged(state)));
         }
-        connection.topics.add(Topic.SERVERS);
     }
 
     // ---- conversions -------------------------------------------------------------------------------------------
