@@ -1,7 +1,13 @@
 package io.gantry;
 
 import io.gantry.admin.AdminService;
+import io.gantry.admin.AdminSocket;
+import io.gantry.admin.client.AdminClient;
+import io.gantry.admin.protocol.AdminProtocol;
+import io.gantry.admin.protocol.Reply;
+import io.gantry.admin.AdminSqlRunner;
 import io.gantry.authority.Authority;
+import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.authority.Pruner;
 import io.gantry.authority.Purpose;
@@ -9,28 +15,36 @@ import io.gantry.authority.Retention;
 import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventBus;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The whole engine, started and stopped together: the Authority, the server lists (from the Authority after the
- * first start), validation, the health loop with its history, the change stream, the proxy and the admin SQL.
+ * The whole engine, started and stopped together: the Authority, the event bus, the server lists (from the
+ * Authority after the first start), validation, the health loop with its history, the change stream, the proxy,
+ * the admin SQL and the admin socket.
  */
 public final class Gantry implements AutoCloseable {
 
@@ -48,68 +62,180 @@ public final class Gantry implements AutoCloseable {
      * @param retention       {@code --health-retention} of health samples and events
      * @param adminUsers      accounts allowed to run admin statements; empty means the service account
      * @param cdc             how the change stream runs; empty turns it off ({@code --no-cdc})
+     * @param adminSocket     {@code --admin-socket}: where the admin socket is; empty for {@value
+     *                        AdminClient#SOCKET_FILE} in the data directory
+     * @param adminSocketSettings how the admin socket treats its clients
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
                           Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
-                          Optional<CdcSettings> cdc) {
+                          Optional<CdcSettings> cdc, Optional<Path> adminSocket,
+                          AdminSocket.Settings adminSocketSettings) {
+
+        /** With the admin socket in the data directory, with its default settings. */
+        public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
+                       Duration healthInterval, Retention retention, Set<String> adminUsers,
+                       Optional<CdcSettings> cdc) {
+            this(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    Optional.empty(), AdminSocket.Settings.DEFAULTS);
+        }
+
+        /** @param path {@code --admin-socket}, or null for the socket in the data directory */
+        public Options withAdminSocket(Path path) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    Optional.ofNullable(path), adminSocketSettings);
+        }
+
+        public Options withAdminSocketSettings(AdminSocket.Settings settings) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    adminSocket, settings);
+        }
+
+        /** Where the admin socket is made. */
+        public Path adminSocketPath() {
+            return adminSocket.orElseGet(() -> AdminClient.socketIn(dataDir));
+        }
     }
 
+    private final Startup parts;
     private final Authority authority;
-    private final HealthRecorder recorder;
-    private final Pruner pruner;
     private final RunningProxy proxy;
-    private final AdminService admin;
     private final Optional<CdcStream> cdc;
+    private final AdminSocket adminSocket;
 
-    private Gantry(Authority authority, HealthRecorder recorder, Pruner pruner, RunningProxy proxy,
-                   AdminService admin, Optional<CdcStream> cdc) {
-        this.cdc = cdc;
+    private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
+                   AdminSocket adminSocket) {
+        this.parts = parts;
         this.authority = authority;
-        this.recorder = recorder;
-        this.pruner = pruner;
         this.proxy = proxy;
-        this.admin = admin;
+        this.cdc = cdc;
+        this.adminSocket = adminSocket;
     }
 
-    public static Gantry start(Options options) throws InterruptedException {
-        Authority authority = Authority.open(options.dataDir());
-        HealthRecorder recorder = new HealthRecorder(authority, Clock.systemUTC());
-        Pruner pruner = null;
-        Optional<CdcStream> cdcStream = Optional.empty();
+    private static AdminSocket adminSocket(Options options, AdminSqlRunner sql, AdminService admin, EventBus bus,
+                                           ExecutorService work, Reply.Welcome welcome) {
         try {
+            return AdminSocket.start(options.adminSocketPath(), sql, admin, bus, work, () -> welcome,
+                    options.adminSocketSettings());
+        } catch (IOException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Starts every part in order. A part that fails to start stops those already started, last first, and the
+     * failure is thrown: nothing is left running, listening or holding the data directory.
+     */
+    public static Gantry start(Options options) throws InterruptedException {
+        Startup parts = new Startup();
+        try {
+            Authority authority = parts.add(Authority.open(options.dataDir()));
+            EventBus bus = parts.add(new EventBus());
+            authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
+            parts.add(new AuthorityRecorder(authority, bus));
             List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
                     options.upstreamFlags());
-            List<UpstreamUrl> cdc = serverList(authority, Purpose.CDC,
+            List<UpstreamUrl> cdcList = serverList(authority, Purpose.CDC,
                     options.cdcFlags().isEmpty() ? options.upstreamFlags() : options.cdcFlags(), options.upstreamFlags());
             Set<String> adminUsers = options.adminUsers().isEmpty() ? Set.of(upstream.get(0).user())
                     : options.adminUsers();
-            Instant started = Instant.now();
-            AdminService[] adminHolder = new AdminService[1];
-            RunningProxy[] proxyHolder = new RunningProxy[1];
-            ServerValidator validator = new ServerValidator(options.proxy().connectTimeout(),
-                    options.proxy().connectRetries());
+            // Admin statements run here, one at a time, never on an event loop.
+            ExecutorService adminWork = Executors.newSingleThreadExecutor(runnable -> {
+                Thread thread = new Thread(runnable, "gantry-admin");
+                thread.setDaemon(true);
+                return thread;
+            });
+            parts.add(adminWork::shutdownNow);
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
-            cdcStream = options.cdc().map(settings -> CdcStream.open(authority, cdc, settings, Clock.systemUTC()));
-            Optional<CdcStream> stream = cdcStream;
-            RunningProxy proxy = RunningProxy.start(options.proxy(), upstream, options.healthInterval(), recorder,
-                    upstreams -> adminHolder[0] = new AdminService(upstreams, authority, validator, adminUsers, cdc,
-                            stream, () -> engineStatus(proxyHolder[0], started)));
-            proxyHolder[0] = proxy;
-            cdcStream.ifPresent(changes -> changes.start(address -> proxy.upstreams().find(address)
+            Optional<CdcStream> cdc = options.cdc().map(settings -> parts.add(CdcStream.open(authority, cdcList,
+                    settings, Clock.systemUTC(), bus)));
+            Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
+            EngineStatus status = new EngineStatus(Instant.now());
+            AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
+                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows);
+            AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork);
+            RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
+                    bus, sql));
+            status.listening(proxy);
+            cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
-            pruner = Pruner.start(authority, options.retention(), Clock.systemUTC());
-            recorder.record(null, EventKind.STARTUP, "Gantry started, listening on " + describe(proxy.address()));
-            return new Gantry(authority, recorder, pruner, proxy, adminHolder[0], cdcStream);
-        } catch (RuntimeException | InterruptedException e) {
-            cdcStream.ifPresent(CdcStream::close);
-            if (pruner != null) {
-                pruner.close();
-            }
-            recorder.close();
-            authority.close();
+            parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
+            Reply.Welcome welcome = new Reply.Welcome(AdminProtocol.VERSION, version(), describe(proxy.address()),
+                    authority.dataDir().toAbsolutePath().toString());
+            AdminSocket socket = parts.add(adminSocket(options, sql, admin, bus, adminWork, welcome));
+            bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
+                    "Gantry started, listening on " + describe(proxy.address()))));
+            return new Gantry(parts, authority, proxy, cdc, socket);
+        } catch (Exception e) {
+            // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
+            parts.close();
             throw e;
         }
+    }
+
+    /**
+     * What started so far, closed last first: by a start that fails part-way, and by {@link #close()}. Each close is
+     * isolated, so one that fails does not keep the others from closing.
+     */
+    private static final class Startup implements AutoCloseable {
+
+        private final Deque<AutoCloseable> started = new ArrayDeque<>();
+
+        <T extends AutoCloseable> T add(T part) {
+            started.push(part);
+            return part;
+        }
+
+        @Override
+        public void close() {
+            while (!started.isEmpty()) {
+                AutoCloseable part = started.pop();
+                try {
+                    part.close();
+                } catch (Exception e) {
+                    LOG.error("gantry: stopping {} failed: {}", part.getClass().getSimpleName(), e.toString(), e);
+                }
+            }
+        }
+    }
+
+    /**
+     * The rows of {@code SHOW GANTRY STATUS} only the engine knows. The proxy's rows (its address, sessions, read
+     * counters) come from the proxy once it listens: the admin statements it answers are made before it, so it is
+     * told of the proxy afterwards. No admin statement can run before then: the proxy port is not open yet.
+     */
+    private static final class EngineStatus {
+
+        private final Instant started;
+        private volatile RunningProxy proxy;
+
+        EngineStatus(Instant started) {
+            this.started = started;
+        }
+
+        void listening(RunningProxy running) {
+            this.proxy = running;
+        }
+
+        Map<String, String> rows() {
+            Map<String, String> status = new LinkedHashMap<>();
+            status.put("Version", version());
+            RunningProxy running = proxy;
+            if (running != null) {
+                status.put("Listening", describe(running.address()));
+                status.put("Client Sessions", Integer.toString(running.openSessions()));
+                status.putAll(running.readStatus());
+            }
+            status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
+            status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
+            return status;
+        }
+    }
+
+    /** Gantry's version, or {@code development build} outside a packaged jar. */
+    static String version() {
+        String version = Gantry.class.getPackage().getImplementationVersion();
+        return version == null ? "development build" : version;
     }
 
     /**
@@ -160,20 +286,6 @@ public final class Gantry implements AutoCloseable {
                         + "', whose password is never stored: give it in --upstream-db-url"));
     }
 
-    private static Map<String, String> engineStatus(RunningProxy proxy, Instant started) {
-        Map<String, String> status = new LinkedHashMap<>();
-        String version = Gantry.class.getPackage().getImplementationVersion();
-        status.put("Version", version == null ? "development build" : version);
-        if (proxy != null) {
-            status.put("Listening", describe(proxy.address()));
-            status.put("Client Sessions", Integer.toString(proxy.openSessions()));
-            status.putAll(proxy.readStatus());
-        }
-        status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
-        status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
-        return status;
-    }
-
     private static String describe(InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
     }
@@ -188,6 +300,11 @@ public final class Gantry implements AutoCloseable {
 
     public Authority authority() {
         return authority;
+    }
+
+    /** Where the admin socket listens. */
+    public Path adminSocket() {
+        return adminSocket.path();
     }
 
     /** The change stream, empty when it is off. */
@@ -209,13 +326,9 @@ public final class Gantry implements AutoCloseable {
         return proxy.busySessions();
     }
 
+    /** Stops every part, last started first. */
     @Override
     public void close() {
-        proxy.close();
-        cdc.ifPresent(CdcStream::close);
-        admin.close();
-        pruner.close();
-        recorder.close();
-        authority.close();
+        parts.close();
     }
 }

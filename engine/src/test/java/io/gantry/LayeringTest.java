@@ -1,10 +1,15 @@
 package io.gantry;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import io.gantry.admin.AdminResult;
+import io.gantry.admin.AdminSql;
 import org.junit.jupiter.api.Test;
 
 /** The package dependencies of DESIGN.md, held by a test so they stay true. */
@@ -61,10 +66,44 @@ class LayeringTest {
     }
 
     @Test
-    void nothingButTheCompositionRootReadsAdminAndNothingUsesJavaFx() {
-        noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry")
+    void authorityDependsOnNothingOfOurs() {
+        noClasses().that().resideInAPackage("io.gantry.authority..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.wire..", "io.gantry.gtid..",
+                        "io.gantry.topology..", "io.gantry.route..", "io.gantry.proxy..", "io.gantry.cdc..",
+                        "io.gantry.cache..", "io.gantry.admin..", "io.netty..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void theEventBusCarriesTheAuthoritysValuesAndKnowsNoPublisher() {
+        noClasses().that().resideInAPackage("io.gantry.events..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.wire..", "io.gantry.topology..",
+                        "io.gantry.route..", "io.gantry.proxy..", "io.gantry.cdc..", "io.gantry.cache..",
+                        "io.gantry.admin..", "io.netty..", "java.sql..")
+                .check(ENGINE);
+        noClasses().that().resideInAPackage("io.gantry.events..")
+                .should().dependOnClassesThat().belongToAnyOf(io.gantry.authority.Authority.class)
+                .check(ENGINE);
+    }
+
+    @Test
+    void theProxyReadsOnlyTheAdminSeamAndNothingElseReadsAdmin() {
+        noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry.proxy..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")
                 .check(ENGINE);
+        // The proxy port asks AdminSql and writes an AdminResult; the statements and operations stay behind it.
+        noClasses().that().resideInAPackage("io.gantry.proxy..")
+                .should().dependOnClassesThat(resideInAPackage("io.gantry.admin..")
+                        .and(not(belongToAnyOf(AdminSql.class, AdminResult.class))))
+                .check(ENGINE);
+        // The admin API carries no wire types: the proxy turns results into packets.
+        noClasses().that().resideInAPackage("io.gantry.admin..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy..", "io.gantry.wire..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void nothingUsesJavaFx() {
         noClasses().should().dependOnClassesThat().resideInAPackage("javafx..").check(ENGINE);
     }
 }

@@ -17,10 +17,8 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -78,7 +76,6 @@ public final class Authority implements AutoCloseable {
     private static final int PRUNE_BATCH = 10_000;
     private static final Pattern URL_PASSWORD = Pattern.compile("([A-Za-z][A-Za-z0-9+.-]*://[^\\s:/@,]*):[^\\s,]*@");
     private static final Pattern PASSWORD_SETTING = Pattern.compile("(?i)(password\\s*=\\s*)[^\\s&;,]+");
-    private static final DateTimeFormatter SQL_TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS");
 
     private final Path dataDir;
     private final Clock clock;
@@ -87,6 +84,7 @@ public final class Authority implements AutoCloseable {
     private final Connection writer;
     private final Connection reader;
     private volatile boolean closed;
+    private volatile Consumer<Event> publisher = event -> { };
 
     private Authority(Path dataDir, Clock clock, Connection writer, Connection reader) {
         this.dataDir = dataDir;
@@ -139,6 +137,23 @@ public final class Authority implements AutoCloseable {
     }
 
 
+    /**
+     * Where the timeline entries the Authority records itself, in the same transaction as the change they record
+     * (list and weight changes), are told once stored: the composition root hands them to the event bus. Called on
+     * the thread that made the change, after the commit; it must not block.
+     */
+    public void publishStoredEventsTo(Consumer<Event> publisher) {
+        this.publisher = Objects.requireNonNull(publisher, "publisher");
+    }
+
+    private void published(Event event) {
+        try {
+            publisher.accept(event);
+        } catch (RuntimeException e) {
+            LOG.error("authority: telling of a {} event failed: {}", event.kind().sqlName(), e.toString(), e);
+        }
+    }
+
     /** The stored list for this purpose in its stored order, or empty if none was ever stored. */
     public Optional<List<StoredServer>> serverList(Purpose purpose) {
         Objects.requireNonNull(purpose, "purpose");
@@ -167,7 +182,7 @@ public final class Authority implements AutoCloseable {
                         + " twice");
             }
         }
-        String text = write("replace the " + purpose.sqlName() + " list", connection -> {
+        Event event = write("replace the " + purpose.sqlName() + " list", connection -> {
             List<StoredServer> old = readList(connection, purpose);
             try (PreparedStatement delete = connection.prepareStatement(
                     "DELETE FROM GANTRY.SERVER_LIST WHERE purpose = ?")) {
@@ -194,10 +209,10 @@ public final class Authority implements AutoCloseable {
             String description = purpose.sqlName() + " list now " + describe(list)
                     + (old.isEmpty() ? "" : " (was " + describe(old) + ")");
             String eventReason = reason == null || reason.isBlank() ? description : reason.strip() + "; " + description;
-            insertEvent(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
-            return redact(eventReason);
+            return insertEvent(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
         });
-        LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), text);
+        LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), event.reason());
+        published(event);
     }
 
     /**
@@ -211,7 +226,7 @@ public final class Authority implements AutoCloseable {
     public void setWeight(String hostPort, int weight) {
         Objects.requireNonNull(hostPort, "hostPort");
         checkWeight(weight);
-        String text = write("set the weight of " + hostPort, connection -> {
+        Event event = write("set the weight of " + hostPort, connection -> {
             String address = null;
             StringJoiner changes = new StringJoiner(", ");
             try (PreparedStatement select = connection.prepareStatement("SELECT purpose, host, port, weight "
@@ -235,10 +250,10 @@ public final class Authority implements AutoCloseable {
                 update.executeUpdate();
             }
             String reason = "weight of " + address + " changed: " + changes;
-            insertEvent(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED, reason);
-            return reason;
+            return insertEvent(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED, reason);
         });
-        LOG.info("authority: {}", text);
+        LOG.info("authority: {}", event.reason());
+        published(event);
     }
 
 
@@ -279,7 +294,7 @@ public final class Authority implements AutoCloseable {
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(reason, "reason");
         return write("record a " + kind.sqlName() + " event", connection ->
-                insertEvent(connection, at, server, kind, reason));
+                insertEvent(connection, at, server, kind, reason)).id();
     }
 
     /**
@@ -328,6 +343,16 @@ public final class Authority implements AutoCloseable {
         return samples;
     }
 
+    /** Like {@link #healthHistory(Instant, Instant, Optional)}, the first {@code limit} samples only. */
+    public List<HealthSample> healthHistory(Instant since, Instant until, Optional<String> server, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, not " + limit);
+        }
+        List<HealthSample> samples = new ArrayList<>();
+        healthSamples(since, until, server, limit, samples::add);
+        return samples;
+    }
+
     /**
      * Like {@link #healthHistory}, but hands each sample to {@code each} as it is read instead of building a list,
      * for exports of any size. Runs on the read connection: writes go on meanwhile.
@@ -336,6 +361,12 @@ public final class Authority implements AutoCloseable {
      */
     public long forEachHealthSample(Instant since, Instant until, Optional<String> server,
                                     Consumer<HealthSample> each) {
+        return healthSamples(since, until, server, 0, each);
+    }
+
+    /** @param limit at most this many, 0 for all */
+    private long healthSamples(Instant since, Instant until, Optional<String> server, int limit,
+                               Consumer<HealthSample> each) {
         Objects.requireNonNull(server, "server");
         StringBuilder sql = new StringBuilder(
                 "SELECT at, server, health, role, rtt_ms, lag_ms FROM GANTRY.HEALTH_HISTORY WHERE TRUE");
@@ -349,6 +380,9 @@ public final class Authority implements AutoCloseable {
             sql.append(" AND server = ?");
         }
         sql.append(" ORDER BY at, server");
+        if (limit > 0) {
+            sql.append(" FETCH FIRST ").append(limit).append(" ROWS ONLY");
+        }
         return read("read the health history", connection -> {
             try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
                 int index = 1;
@@ -463,8 +497,8 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
-     * Runs one read-only statement like {@link #query} and returns its columns and rows as text, at most
-     * {@link #MAX_ADMIN_ROWS} rows. See {@link QueryResult} for how values are written.
+     * Runs one read-only statement like {@link #query} and returns its columns, their types and the rows, at most
+     * {@link #MAX_ADMIN_ROWS} rows. See {@link QueryResult} for the values' types and their text.
      */
     public QueryResult select(String sql) {
         return query(sql, Authority::toQueryResult);
@@ -658,7 +692,7 @@ public final class Authority implements AutoCloseable {
         }
     }
 
-    private static long insertEvent(Connection connection, Instant at, String server, EventKind kind, String reason)
+    private static Event insertEvent(Connection connection, Instant at, String server, EventKind kind, String reason)
             throws SQLException {
         String text = redact(reason);
         if (text.length() > MAX_REASON_LENGTH) {
@@ -674,7 +708,7 @@ public final class Authority implements AutoCloseable {
             insert.executeUpdate();
             try (ResultSet keys = insert.getGeneratedKeys()) {
                 keys.next();
-                return keys.getLong(1);
+                return new Event(keys.getLong(1), at, server, kind, text);
             }
         }
     }
@@ -713,50 +747,92 @@ public final class Authority implements AutoCloseable {
         ResultSetMetaData meta = rows.getMetaData();
         int count = meta.getColumnCount();
         List<String> columns = new ArrayList<>(count);
+        List<QueryResult.ValueType> types = new ArrayList<>(count);
         for (int i = 1; i <= count; i++) {
             String label = meta.getColumnLabel(i);
             columns.add(label.matches("[A-Z][A-Z0-9_]*") ? label.toLowerCase(Locale.ROOT) : label);
+            types.add(valueType(meta.getColumnType(i)));
         }
-        List<List<String>> values = new ArrayList<>();
+        List<List<Object>> values = new ArrayList<>();
         while (rows.next()) {
-            List<String> row = new ArrayList<>(count);
+            List<Object> row = new ArrayList<>(count);
             for (int i = 1; i <= count; i++) {
-                row.add(text(rows.getObject(i)));
+                row.add(value(types.get(i - 1), rows.getObject(i)));
             }
             values.add(row);
         }
-        return new QueryResult(columns, values);
+        return new QueryResult(columns, types, values);
     }
 
-    /** A value as MySQL's text protocol would show it. */
-    static String text(Object value) {
+    private static QueryResult.ValueType valueType(int sqlType) {
+        return switch (sqlType) {
+            case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT -> QueryResult.ValueType.INTEGER;
+            case Types.DECIMAL, Types.NUMERIC -> QueryResult.ValueType.DECIMAL;
+            case Types.REAL, Types.FLOAT, Types.DOUBLE -> QueryResult.ValueType.DOUBLE;
+            case Types.BOOLEAN, Types.BIT -> QueryResult.ValueType.BOOLEAN;
+            case Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE -> QueryResult.ValueType.TIMESTAMP;
+            case Types.BINARY, Types.VARBINARY, Types.LONGVARBINARY, Types.BLOB -> QueryResult.ValueType.BINARY;
+            default -> QueryResult.ValueType.TEXT;
+        };
+    }
+
+    /**
+     * A JDBC value as the Java type of its column's {@link QueryResult.ValueType}. Timestamps without a zone are
+     * read as UTC, as Gantry writes them; a value that does not fit its column's type (H2 would not give one) is
+     * kept as text.
+     */
+    static Object value(QueryResult.ValueType type, Object value) {
         if (value == null) {
             return null;
         }
+        switch (type) {
+            case INTEGER, DOUBLE, DECIMAL -> {
+                if (value instanceof Number number) {
+                    return type == QueryResult.ValueType.INTEGER ? (Object) number.longValue()
+                            : type == QueryResult.ValueType.DOUBLE ? (Object) number.doubleValue()
+                            : number instanceof BigDecimal decimal ? decimal : new BigDecimal(number.toString());
+                }
+            }
+            case BOOLEAN -> {
+                if (value instanceof Boolean flag) {
+                    return flag;
+                }
+            }
+            case TIMESTAMP -> {
+                Object time = plain(value);
+                if (time instanceof Instant) {
+                    return time;
+                }
+            }
+            case BINARY -> {
+                if (value instanceof byte[] bytes) {
+                    return bytes;
+                }
+            }
+            case TEXT -> {
+                if (value instanceof String text) {
+                    return text;
+                }
+            }
+        }
+        return QueryResult.text(plain(value));
+    }
+
+    /** Date-times as UTC instants and floats as doubles, so that {@link QueryResult#text} writes them right. */
+    private static Object plain(Object value) {
         if (value instanceof OffsetDateTime time) {
-            return SQL_TIME.format(time.withOffsetSameInstant(ZoneOffset.UTC));
+            return time.toInstant();
         }
         if (value instanceof Timestamp time) {
-            return SQL_TIME.format(time.toLocalDateTime());
+            return time.toLocalDateTime().toInstant(ZoneOffset.UTC);
         }
         if (value instanceof LocalDateTime time) {
-            return SQL_TIME.format(time);
+            return time.toInstant(ZoneOffset.UTC);
         }
-        if (value instanceof Boolean flag) {
-            return flag ? "1" : "0";
+        if (value instanceof Float number) {
+            return number.doubleValue();
         }
-        if (value instanceof Double || value instanceof Float) {
-            double number = ((Number) value).doubleValue();
-            return Double.isFinite(number) ? BigDecimal.valueOf(number).stripTrailingZeros().toPlainString()
-                    : value.toString();
-        }
-        if (value instanceof BigDecimal number) {
-            return number.toPlainString();
-        }
-        if (value instanceof byte[] bytes) {
-            return "0x" + HexFormat.of().formatHex(bytes);
-        }
-        return value.toString();
+        return value;
     }
 
     private static OffsetDateTime utc(Instant at) {

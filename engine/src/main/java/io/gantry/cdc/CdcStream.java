@@ -2,7 +2,10 @@ package io.gantry.cdc;
 
 import io.gantry.authority.Authority;
 import io.gantry.authority.CdcPosition;
+import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventPublisher;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.Gtid;
 import io.gantry.gtid.GtidSet;
@@ -27,7 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The change stream: one binlog stream at a time, from the highest-weight CDC server that answers, applied to its
- * listeners (the change sink first) with the position saved in the Authority.
+ * listeners (the change sink first) with the position saved in the Authority. Its starts, moves, skips and stops
+ * are published as timeline entries, and each change of its state as a state change.
  *
  * <p>The parts: {@link FailoverPolicy} decides which server to use next and from which position;
  * {@link BinlogSession} checks one server and reads its binlog; {@link AppliedPosition} holds what was applied and
@@ -82,7 +86,7 @@ public final class CdcStream implements AutoCloseable {
                          double rowsPerSecond, double transactionsPerSecond, String lastError) {
     }
 
-    private final Authority authority;
+    private final EventPublisher events;
     private final CdcSettings settings;
     private final Clock clock;
     private final JsonlSink sink;
@@ -115,9 +119,10 @@ public final class CdcStream implements AutoCloseable {
     private volatile boolean snapshotPending;
     private volatile boolean stoppedForGood;
 
-    private CdcStream(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock,
-                      JsonlSink sink, ChangeListeners listeners, AppliedPosition position, boolean snapshotPending) {
-        this.authority = authority;
+    private CdcStream(Authority authority, EventPublisher events, List<UpstreamUrl> servers, CdcSettings settings,
+                      Clock clock, JsonlSink sink, ChangeListeners listeners, AppliedPosition position,
+                      boolean snapshotPending) {
+        this.events = events;
         this.servers = List.copyOf(servers);
         this.settings = settings;
         this.clock = clock;
@@ -143,12 +148,12 @@ public final class CdcStream implements AutoCloseable {
 
     /**
      * Recovers the sink and the saved position, then starts streaming on its own thread, taking every server as up,
-     * with the system clock.
+     * with the system clock, publishing its events nowhere.
      *
      * @throws UncheckedIOException when the sink cannot be opened or recovered; nothing is started
      */
     public static CdcStream start(Authority authority, List<UpstreamUrl> servers, CdcSettings settings) {
-        CdcStream stream = open(authority, servers, settings, Clock.systemUTC());
+        CdcStream stream = open(authority, servers, settings, Clock.systemUTC(), EventPublisher.NONE);
         stream.start(address -> false);
         return stream;
     }
@@ -157,10 +162,12 @@ public final class CdcStream implements AutoCloseable {
      * Recovers the sink and the saved position; {@link #start(Predicate)} then starts streaming. Status and
      * commands work in between (the stream shows {@code starting}), and listeners are added then.
      *
-     * @param clock gives the time of events, errors, state changes, snapshots and rates
+     * @param clock  gives the time of events, errors, state changes, snapshots and rates
+     * @param events where the stream's timeline entries and state changes are published
      * @throws UncheckedIOException when the sink cannot be opened or recovered
      */
-    public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock) {
+    public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock,
+                                 EventPublisher events) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("the CDC server list is empty");
         }
@@ -176,7 +183,8 @@ public final class CdcStream implements AutoCloseable {
         AppliedPosition position = new AppliedPosition((gtids, server) -> authority.savePosition(STREAM, gtids,
                 server), listeners, saved.map(CdcPosition::gtidSet), recovered);
         boolean snapshot = sink != null && (settings.snapshot() || !position.known());
-        CdcStream stream = new CdcStream(authority, servers, settings, clock, sink, listeners, position, snapshot);
+        CdcStream stream = new CdcStream(authority, events, servers, settings, clock, sink, listeners, position,
+                snapshot);
         LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}",
                 describe(FailoverPolicy.byWeight(servers)),
                 saved.map(p -> "saved position " + p.gtidSet()).orElse("no saved position"),
@@ -243,8 +251,8 @@ public final class CdcStream implements AutoCloseable {
             stopRequested = true;
             interruptLocked("STOP GANTRY REPLICATION by '" + by + "'");
         }
-        authority.recordEvent(clock.instant(), null, EventKind.CDC_STOPPED, "STOP GANTRY REPLICATION by '" + by
-                + "'; position " + positionText());
+        recordEvent(null, EventKind.CDC_STOPPED, "STOP GANTRY REPLICATION by '" + by + "'; position "
+                + positionText());
         return true;
     }
 
@@ -555,12 +563,15 @@ public final class CdcStream implements AutoCloseable {
             return;
         }
         state = next;
-        position.announce(new StateChange(next, Optional.ofNullable(server).map(UpstreamUrl::address), reason,
-                clock.instant()));
+        Optional<String> address = Optional.ofNullable(server).map(UpstreamUrl::address);
+        position.announce(new StateChange(next, address, reason, clock.instant()));
+        events.publish(new EngineEvent.StateChanged(address.orElse(null), "change stream " + next.displayName()
+                + ": " + reason));
     }
 
+    /** A timeline entry, published for the recorder to store and for subscribers to show. */
     private void recordEvent(String server, EventKind kind, String reason) {
-        authority.recordEvent(clock.instant(), server, kind, reason);
+        events.publish(new EngineEvent.Timeline(new Event(0, clock.instant(), server, kind, reason)));
     }
 
     private String stamped(String message) {

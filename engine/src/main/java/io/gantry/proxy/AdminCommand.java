@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.admin.AdminResult;
 import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.Packet;
 import io.gantry.wire.TextResultSet;
@@ -9,7 +10,10 @@ import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
-/** Gantry's own SQL on the proxy port: the reply is computed off the event loop and written back on it. */
+/**
+ * Gantry's own SQL on the proxy port: the result is computed off the event loop and written back on it, as MySQL
+ * packets (rows as a text result set, done as OK, a failure as ERR).
+ */
 final class AdminCommand {
 
     private final SessionContext session;
@@ -18,7 +22,7 @@ final class AdminCommand {
         this.session = session;
     }
 
-    Reply answer(CompletionStage<AdminReply> reply) {
+    Reply answer(CompletionStage<AdminResult> reply) {
         session.phase = SessionContext.Phase.RUNNING;
         reply.whenComplete((answer, failure) -> session.ctx.executor().execute(() -> {
             if (failure != null) {
@@ -31,28 +35,28 @@ final class AdminCommand {
         return Reply.LATER;
     }
 
-    private Reply write(AdminReply reply) {
+    private Reply write(AdminResult result) {
         if (session.isClosed()) {
             return Reply.LATER;
         }
-        if (reply instanceof AdminReply.Rows rows) {
+        if (result instanceof AdminResult.Rows rows) {
             List<ColumnDefinition> columns = rows.columns().stream()
-                    .map(name -> ColumnDefinition.text("gantry", "", name)).toList();
+                    .map(column -> ColumnDefinition.text("gantry", "", column.name())).toList();
             int sequence = 1;
-            for (ByteBuf payload : TextResultSet.encode(columns, rows.rows(), session.capabilities,
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.text(), session.capabilities,
                     session.mariaDbCapabilities, session.localStatus(), session.ctx.alloc())) {
                 session.ctx.write(new Packet(sequence++ & 0xFF, payload));
             }
             session.ctx.flush();
             return Reply.DONE;
         }
-        if (reply instanceof AdminReply.Ok ok) {
+        if (result instanceof AdminResult.Done done) {
             // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
-            LOG.info("session {}: admin statement done: {}", session.id, ok.message());
-            session.writeOk(1, ok.affectedRows());
+            LOG.info("session {}: admin statement done: {}", session.id, done.message());
+            session.writeOk(1, done.affectedRows());
             session.ctx.flush();
             return Reply.DONE;
         }
-        return Reply.error(((AdminReply.Error) reply).error());
+        return Reply.error(SessionErrors.adminStatementRefused((AdminResult.Failed) result));
     }
 }

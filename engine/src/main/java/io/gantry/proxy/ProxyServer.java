@@ -1,11 +1,15 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminSql;
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventPublisher;
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
-import io.gantry.topology.TopologyListener;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.PacketFrameDecoder;
@@ -25,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,7 +66,7 @@ public final class ProxyServer implements AutoCloseable {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private volatile GtidSampler sampler;
-    private final AdminHandler adminHandler;
+    private final AdminSql adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
     private final AccountLookup accounts;
@@ -74,7 +79,7 @@ public final class ProxyServer implements AutoCloseable {
     /** Warnings a peer can cause at will: at most 20 of a kind a minute. */
     private final RateLimitedLog peerWarnings = new RateLimitedLog(LoggerFactory.getLogger(ClientSession.class), 20,
             Duration.ofMinutes(1), Clock.systemUTC());
-    private volatile TopologyListener events = TopologyListener.NONE;
+    private volatile EventPublisher events = EventPublisher.NONE;
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
@@ -90,12 +95,12 @@ public final class ProxyServer implements AutoCloseable {
      *                       {@link #probeGreeting})
      */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion) {
-        this(config, upstreams, serverVersion, AdminHandler.NONE);
+        this(config, upstreams, serverVersion, AdminSql.NONE);
     }
 
     /** @param adminHandler answers Gantry's own SQL on the proxy port */
     public ProxyServer(ProxyConfig config, Upstreams upstreams, String serverVersion,
-                       AdminHandler adminHandler) {
+                       AdminSql adminHandler) {
         this.adminHandler = adminHandler;
         this.config = config;
         this.upstreams = upstreams;
@@ -106,9 +111,9 @@ public final class ProxyServer implements AutoCloseable {
         this.loginGate = new LoginGate(config.login(), Clock.systemUTC());
     }
 
-    /** Where a blocked host is told, for the timeline ({@link TopologyListener.Change#HOST_BLOCKED}). */
-    void setEvents(TopologyListener listener) {
-        this.events = listener;
+    /** Where a blocked host is told, for the timeline ({@link EventKind#HOST_BLOCKED}). */
+    void setEvents(EventPublisher events) {
+        this.events = events;
     }
 
     LoginGate loginGate() {
@@ -124,7 +129,8 @@ public final class ProxyServer implements AutoCloseable {
         String reason = blocked.failures() + " failed logins in a row; new connections from it are refused for "
                 + config.login().blockFor().toSeconds() + " s (--max-auth-errors-until-block, --auth-block-secs)";
         LOG.warn("proxy: blocked host {}: {}", blocked.host(), reason);
-        events.onChange(blocked.host(), TopologyListener.Change.HOST_BLOCKED, reason);
+        events.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), blocked.host(), EventKind.HOST_BLOCKED,
+                reason)));
     }
 
     /** Whether logged-in sessions already fill {@code --max-client-connections}. */
@@ -274,7 +280,7 @@ public final class ProxyServer implements AutoCloseable {
         return serverIds;
     }
 
-    AdminHandler adminHandler() {
+    AdminSql adminHandler() {
         return adminHandler;
     }
 

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.admin.AdminResult;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
@@ -51,7 +52,7 @@ final class QueryCommand {
             packet.release();
             return ownSetting;
         }
-        Optional<CompletionStage<AdminReply>> adminReply = session.proxy.adminHandler()
+        Optional<CompletionStage<AdminResult>> adminReply = session.proxy.adminHandler()
                 .handle(sql, session.user, session.sqlMode());
         if (adminReply.isPresent()) {
             packet.release();

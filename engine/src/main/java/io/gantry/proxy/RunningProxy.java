@@ -1,9 +1,13 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminSql;
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventBus;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
-import io.gantry.topology.TopologyListener;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -17,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,14 +37,19 @@ public final class RunningProxy implements AutoCloseable {
     private final GtidSampler sampler;
     private final ProxyServer server;
     private final InetSocketAddress address;
+    private final EventBus.Subscription greetingRefresh;
+    /** The bus this proxy made for itself, closed with it; null when the caller gave one. */
+    private final EventBus ownBus;
 
     private RunningProxy(Upstreams upstreams, HealthChecker health, GtidSampler sampler, ProxyServer server,
-                         InetSocketAddress address) {
+                         InetSocketAddress address, EventBus.Subscription greetingRefresh, EventBus ownBus) {
         this.upstreams = upstreams;
         this.health = health;
         this.sampler = sampler;
         this.server = server;
         this.address = address;
+        this.greetingRefresh = greetingRefresh;
+        this.ownBus = ownBus;
     }
 
     /**
@@ -52,16 +60,39 @@ public final class RunningProxy implements AutoCloseable {
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval)
             throws InterruptedException {
-        return start(config, urls, healthInterval, TopologyListener.NONE, upstreams -> AdminHandler.NONE);
+        EventBus bus = new EventBus();
+        try {
+            return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE,
+                    bus);
+        } catch (Exception e) {
+            bus.close();
+            throw e;
+        }
     }
 
     /**
-     * @param listener hears downs, ups, role changes and health rounds (from the first check on)
-     * @param admin    makes the handler of Gantry's own SQL, given the live upstream list
+     * @param bus where blocked hosts are published, and where the greeting refresh hears of primary changes; the
+     *            caller closes it
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
-                                     TopologyListener listener, Function<Upstreams, AdminHandler> admin)
-            throws InterruptedException {
+                                     EventBus bus) throws InterruptedException {
+        return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE, null);
+    }
+
+    /**
+     * @param upstreams the list to serve, publishing to {@code bus} (downs, ups, role changes, health rounds)
+     * @param bus       where blocked hosts are published, and where the greeting refresh hears of primary
+     *                  changes; the caller closes it
+     * @param admin     answers Gantry's own SQL
+     */
+    public static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
+                                     EventBus bus, AdminSql admin) throws InterruptedException {
+        return start(config, upstreams, healthInterval, bus, admin, null);
+    }
+
+    private static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
+                                      EventBus bus, AdminSql admin, EventBus ownBus) throws InterruptedException {
+        List<UpstreamUrl> urls = upstreams.servers().stream().map(UpstreamServer::url).toList();
         ServerValidator.Report report = new ServerValidator(config.connectTimeout(), config.connectRetries())
                 .validate(urls);
         String problem = report.fatalProblem();
@@ -72,8 +103,6 @@ public final class RunningProxy implements AutoCloseable {
             LOG.warn("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
                     unreachable.reason());
         }
-        Upstreams upstreams = new Upstreams(urls, Clock.systemUTC());
-        upstreams.setListener(listener);
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
             health.checkNow();
@@ -90,22 +119,27 @@ public final class RunningProxy implements AutoCloseable {
             GtidSampler sampler = new GtidSampler(upstreams, config.readGuarantees().sampleInterval(),
                     config.connectTimeout(), Clock.systemUTC());
             // The version shown is the primary's, read from its greeting below before the port opens.
-            ProxyServer server = new ProxyServer(config, upstreams, "", admin.apply(upstreams));
-            server.setEvents(listener);
+            ProxyServer server = new ProxyServer(config, upstreams, "", admin);
+            server.setEvents(bus);
             server.setSampler(sampler);
+            EventBus.Subscription greetingRefresh = null;
             try {
                 sampler.start();
                 mirrorGreeting(server, upstreams, config.connectTimeout());
-                upstreams.setListener(withGreetingRefresh(listener, server, upstreams));
+                greetingRefresh = bus.subscribe("greeting", 1000, event -> refreshGreeting(event, server, upstreams));
                 InetSocketAddress bound = server.start();
                 health.start(healthInterval);
-                return new RunningProxy(upstreams, health, sampler, server, bound);
-            } catch (RuntimeException | InterruptedException e) {
+                return new RunningProxy(upstreams, health, sampler, server, bound, greetingRefresh, ownBus);
+            } catch (Exception e) {
+                // Any exception: Netty's sync() throws a failed bind's BindException though start() declares none.
+                if (greetingRefresh != null) {
+                    greetingRefresh.close();
+                }
                 server.close();
                 sampler.close();
                 throw e;
             }
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Exception e) {
             health.close();
             throw e;
         }
@@ -126,23 +160,14 @@ public final class RunningProxy implements AutoCloseable {
         }
     }
 
-    /** {@code listener}, and a new greeting probe whenever the primary changes or comes back up. */
-    private static TopologyListener withGreetingRefresh(TopologyListener listener, ProxyServer server,
-                                                        Upstreams upstreams) {
-        return new TopologyListener() {
-            @Override
-            public void onChange(String address, Change change, String reason) {
-                listener.onChange(address, change, reason);
-                if (address != null && (change == Change.PRIMARY_CHANGE || change == Change.UP)) {
-                    upstreams.primary().filter(p -> p.address().equals(address)).ifPresent(server::refreshGreeting);
-                }
+    /** A new greeting probe whenever the primary changes or comes back up. */
+    private static void refreshGreeting(EngineEvent event, ProxyServer server, Upstreams upstreams) {
+        if (event instanceof EngineEvent.Timeline timeline && timeline.event().server() != null) {
+            Event entry = timeline.event();
+            if (entry.kind() == EventKind.ROLE_CHANGE || entry.kind() == EventKind.UP) {
+                upstreams.primary().filter(p -> p.address().equals(entry.server())).ifPresent(server::refreshGreeting);
             }
-
-            @Override
-            public void onHealthRound(List<UpstreamServer> servers) {
-                listener.onHealthRound(servers);
-            }
-        };
+        }
     }
 
     private static UpstreamServer greetingSource(Upstreams upstreams) {
@@ -189,5 +214,9 @@ public final class RunningProxy implements AutoCloseable {
         server.close();
         sampler.close();
         health.close();
+        greetingRefresh.close();
+        if (ownBus != null) {
+            ownBus.close();
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminResult;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
@@ -126,6 +127,19 @@ final class SessionErrors {
 
     static ErrPacket adminStatementFailed(Throwable failure) {
         return ErrPacket.of(1105, "HY000", "Gantry admin statement failed: " + failure.getMessage());
+    }
+
+    /**
+     * An admin statement's failure as a MySQL client expects it: a malformed statement is ER_PARSE_ERROR (1064,
+     * 42000), an account outside {@code --admin-users} ER_SPECIFIC_ACCESS_DENIED_ERROR (1227, 42000), and a refusal
+     * or failure ER_UNKNOWN_ERROR (1105, HY000).
+     */
+    static ErrPacket adminStatementRefused(AdminResult.Failed failed) {
+        return switch (failed.failure()) {
+            case INVALID_STATEMENT -> ErrPacket.of(1064, "42000", failed.message());
+            case ACCESS_DENIED -> ErrPacket.of(1227, "42000", failed.message());
+            case REFUSED, FAILED -> ErrPacket.of(1105, "HY000", failed.message());
+        };
     }
 
     static ErrPacket unknownStatement(long clientId, String where) {

@@ -1,5 +1,7 @@
 package io.gantry.topology;
 
+import io.gantry.authority.HealthSample;
+import io.gantry.events.EngineEvent;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
 import java.sql.Connection;
@@ -7,9 +9,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -90,7 +94,21 @@ public final class HealthChecker implements AutoCloseable {
 
     private void afterRound(Map<UpstreamServer, Probe> results) {
         checkReplication(results);
-        upstreams.listener().onHealthRound(upstreams.servers());
+        upstreams.events().publish(new EngineEvent.HealthRound(samples(upstreams.servers())));
+    }
+
+    /** What the round found about each server, for the health history; broken and diverged replicas are events. */
+    private List<HealthSample> samples(List<UpstreamServer> servers) {
+        Instant at = upstreams.clock().instant();
+        List<HealthSample> samples = new ArrayList<>(servers.size());
+        for (UpstreamServer server : servers) {
+            boolean answered = server.isReachable();
+            samples.add(new HealthSample(at, server.address(), answered ? HealthSample.UP : HealthSample.DOWN,
+                    server.role().name().toLowerCase(Locale.ROOT), answered && server.rttMicros() >= 0
+                    ? server.rttMicros() / 1000.0 : null, answered && server.lagMillis() >= 0
+                    ? server.lagMillis() : null));
+        }
+        return samples;
     }
 
     private void roundSafely() {

@@ -1,5 +1,9 @@
 package io.gantry.topology;
 
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
+import io.gantry.events.EventPublisher;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The live upstream list: every server with its current role and health, and which one is the primary. Thread-safe;
- * routing reads it on every statement, the health loop and failing sessions write it.
+ * routing reads it on every statement, the health loop and failing sessions write it. What changes is published:
+ * downs, ups, broken and diverged replicas and role changes as timeline entries, weights and lists as state changes.
  */
 public final class Upstreams {
 
@@ -16,23 +21,34 @@ public final class Upstreams {
 
     private volatile List<UpstreamServer> servers;
     private final Clock clock;
-    private volatile TopologyListener listener = TopologyListener.NONE;
+    private final EventPublisher events;
     private volatile UpstreamServer primary;
     private volatile String noPrimaryReason = "no health check has run yet";
     private volatile ListReplacer listReplacer;
 
+    /** A list whose changes are told to no one. */
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
+        this(urls, clock, EventPublisher.NONE);
+    }
+
+    /** @param events where downs, ups, role, weight and list changes are told (from the first check on) */
+    public Upstreams(List<UpstreamUrl> urls, Clock clock, EventPublisher events) {
         this.servers = urls.stream().map(UpstreamServer::new).toList();
         this.clock = clock;
+        this.events = events;
     }
 
-    /** Who hears about downs, ups, role and list changes. */
-    public void setListener(TopologyListener listener) {
-        this.listener = listener;
+    /** Where what happens to the servers is told; the health loop tells its rounds there too. */
+    EventPublisher events() {
+        return events;
     }
 
-    TopologyListener listener() {
-        return listener;
+    Clock clock() {
+        return clock;
+    }
+
+    private void timeline(String server, EventKind kind, String reason) {
+        events.publish(new EngineEvent.Timeline(new Event(0, clock.instant(), server, kind, reason)));
     }
 
     /**
@@ -90,7 +106,8 @@ public final class Upstreams {
         servers = next;
         LOG.warn("topology: server list changed to {} ({})", next.stream().map(UpstreamServer::address).toList(),
                 reason);
-        listener.onChange(null, TopologyListener.Change.LIST_CHANGED, reason);
+        // The Authority records the list change on the timeline, with the lists before and after.
+        events.publish(new EngineEvent.StateChanged(null, "upstream list changed: " + reason));
     }
 
     /** The primary a health round found among the servers it checked, or null with the reason. */
@@ -104,7 +121,8 @@ public final class Upstreams {
         int before = server.weight();
         server.setWeight(weight);
         LOG.info("topology: weight of {} changed from {} to {}", address, before, weight);
-        listener.onChange(address, TopologyListener.Change.WEIGHT_CHANGED, "weight " + before + " -> " + weight);
+        // The Authority records the weight change on the timeline.
+        events.publish(new EngineEvent.StateChanged(address, "weight " + before + " -> " + weight));
     }
 
     /** Every server, in list order. */
@@ -151,7 +169,7 @@ public final class Upstreams {
     public void markDown(UpstreamServer server, String reason) {
         if (server.markDown(reason, clock.instant())) {
             LOG.warn("topology: {} is DOWN: {}", server.address(), reason);
-            listener.onChange(server.address(), TopologyListener.Change.DOWN, reason);
+            timeline(server.address(), EventKind.DOWN, reason);
         }
     }
 
@@ -167,15 +185,15 @@ public final class Upstreams {
                 String reason = "replication is healthy again (was " + before.health().sqlName() + ": "
                         + before.detail() + ")";
                 LOG.info("topology: replica {} is UP again: {}; it serves reads again", server.address(), reason);
-                listener.onChange(server.address(), TopologyListener.Change.UP, reason);
+                timeline(server.address(), EventKind.UP, reason);
             }
             return;
         }
         if (before == null || before.health() != problem.health()) {
             String reason = problem.describe(server.address());
             LOG.warn("topology: {}; it serves no reads until it recovers", reason);
-            listener.onChange(server.address(), problem.health() == Health.BROKEN
-                    ? TopologyListener.Change.BROKEN : TopologyListener.Change.DIVERGED, reason);
+            timeline(server.address(), problem.health() == Health.BROKEN ? EventKind.BROKEN : EventKind.DIVERGED,
+                    reason);
         }
     }
 
@@ -184,12 +202,12 @@ public final class Upstreams {
         Role before = server.role();
         if (server.checkSucceeded(role, rttMicros, clock.instant())) {
             LOG.info("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
-            listener.onChange(server.address(), TopologyListener.Change.UP, "health check succeeded");
+            timeline(server.address(), EventKind.UP, "health check succeeded");
         }
         if (before != Role.UNKNOWN && before != role) {
             String change = "role changed from " + before.name().toLowerCase() + " to " + role.name().toLowerCase();
             LOG.warn("topology: {} {}", server.address(), change);
-            listener.onChange(server.address(), TopologyListener.Change.ROLE_CHANGE, change);
+            timeline(server.address(), EventKind.ROLE_CHANGE, change);
         }
     }
 
@@ -207,11 +225,10 @@ public final class Upstreams {
                 LOG.warn("topology: primary moved from {} to {}; writes follow", before.address(),
                         newPrimary.address());
             }
-            listener.onChange(newPrimary == null ? null : newPrimary.address(),
-                    TopologyListener.Change.PRIMARY_CHANGE, newPrimary == null
-                            ? "no primary: " + reasonWhenNone
-                            : "primary is now " + newPrimary.address()
-                            + (before == null ? "" : " (was " + before.address() + ")"));
+            timeline(newPrimary == null ? null : newPrimary.address(), EventKind.ROLE_CHANGE, newPrimary == null
+                    ? "no primary: " + reasonWhenNone
+                    : "primary is now " + newPrimary.address() + (before == null ? "" : " (was " + before.address()
+                    + ")"));
         }
     }
 }

@@ -372,6 +372,38 @@ class AuthorityTest {
     }
 
     @Test
+    void adminSqlResultsAreTypedAndTheirTextIsWhatTheProxyPortShows() {
+        authority.replaceLiveServers(List.of(new LiveServerRow("db1", 3306, "shop", "gantry_svc", 50, "proxy", true,
+                "up", null, T0.plusMillis(5), 12, "primary", 7L, 0.25)));
+
+        QueryResult result = authority.select("SELECT host, port, active_cdc, last_ok, down_since, lag_ms, rtt_ms, "
+                + "CAST(1.50 AS DECIMAL(4, 2)) AS d, X'CAFE' AS b FROM gantry.upstream_servers");
+        assertThat(result.types()).containsExactly(QueryResult.ValueType.TEXT, QueryResult.ValueType.INTEGER,
+                QueryResult.ValueType.BOOLEAN, QueryResult.ValueType.TIMESTAMP, QueryResult.ValueType.TIMESTAMP,
+                QueryResult.ValueType.INTEGER, QueryResult.ValueType.DOUBLE, QueryResult.ValueType.DECIMAL,
+                QueryResult.ValueType.BINARY);
+        List<Object> row = result.values().get(0);
+        assertThat(row.subList(0, 8)).containsExactly("db1", 3306L, true, T0.plusMillis(5), null, 7L, 0.25,
+                new java.math.BigDecimal("1.50"));
+        assertThat((byte[]) row.get(8)).containsExactly(0xCA, 0xFE);
+        assertThat(result.rows()).containsExactly(Arrays.asList("db1", "3306", "1", "2026-11-30 21:00:00.005", null,
+                "7", "0.25", "1.50", "0xcafe"));
+    }
+
+    @Test
+    void healthHistoryWithALimitGivesTheOldestSamples() {
+        authority.recordHealth(List.of(
+                sample("2026-11-30T21:00:02Z", "db1:3306", "up", "primary", 0.5, null),
+                sample("2026-11-30T21:00:00Z", "db1:3306", "up", "primary", 0.5, null),
+                sample("2026-11-30T21:00:01Z", "db1:3306", "up", "primary", 0.5, null)));
+
+        assertThat(authority.healthHistory(null, null, Optional.empty(), 2)).extracting(HealthSample::at)
+                .containsExactly(Instant.parse("2026-11-30T21:00:00Z"), Instant.parse("2026-11-30T21:00:01Z"));
+        assertThatThrownBy(() -> authority.healthHistory(null, null, Optional.empty(), 0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void adminSqlReadsEventsAndHealthHistory() {
         authority.recordEvent(T0, "db1:3306", EventKind.DOWN, "connection refused");
         authority.recordHealth(List.of(sample("2026-11-30T21:00:00Z", "db1:3306", "down", "unknown", null, null)));

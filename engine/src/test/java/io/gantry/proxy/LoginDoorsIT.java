@@ -4,6 +4,7 @@ import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gantry.events.EngineEvent;
 import io.gantry.proxy.ProxyFailureIT.RawClient;
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.sandbox.Sandboxes;
@@ -119,7 +120,12 @@ class LoginDoorsIT {
         List<String> events = new CopyOnWriteArrayList<>();
         try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
                 new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_AUTH_ERRORS, BLOCK_FOR)), l -> l,
-                (server, change, reason) -> events.add(change + " " + server + ": " + reason))) {
+                event -> {
+                    if (event instanceof EngineEvent.Timeline timeline) {
+                        events.add(timeline.event().kind() + " " + timeline.event().server() + ": "
+                                + timeline.event().reason());
+                    }
+                })) {
             for (int i = 0; i < MAX_AUTH_ERRORS; i++) {
                 assertThatThrownBy(() -> login(guarded, "wrong-password")).isInstanceOfSatisfying(SQLException.class,
                         e -> assertThat(e.getErrorCode()).isEqualTo(1045));
@@ -130,8 +136,9 @@ class LoginDoorsIT {
                         assertThat(e.getErrorCode()).isEqualTo(1129);
                         assertThat(e.getMessage()).contains("blocked");
                     });
-            assertThat(events).anySatisfy(event -> assertThat(event).startsWith("HOST_BLOCKED 127.0.0.1")
-                    .contains(MAX_AUTH_ERRORS + " failed logins"));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(events).anySatisfy(
+                    event -> assertThat(event).startsWith("HOST_BLOCKED 127.0.0.1")
+                            .contains(MAX_AUTH_ERRORS + " failed logins")));
             Awaitility.await().atMost(BLOCK_FOR.plusSeconds(3)).ignoreExceptions().untilAsserted(() -> {
                 try (Connection again = login(guarded, topology.appAccount().password())) {
                     assertThat(queryString(again, "SELECT 'back'")).isEqualTo("back");

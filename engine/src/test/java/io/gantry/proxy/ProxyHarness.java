@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.events.EventBus;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.topology.UpstreamUrl;
@@ -40,10 +41,12 @@ final class ProxyHarness implements AutoCloseable {
 
     final Topology topology;
     final RunningProxy proxy;
+    private final EventBus bus;
 
-    private ProxyHarness(Topology topology, RunningProxy proxy) {
+    private ProxyHarness(Topology topology, RunningProxy proxy, EventBus bus) {
         this.topology = topology;
         this.proxy = proxy;
+        this.bus = bus;
     }
 
     static ProxyHarness start(Topology topology) {
@@ -56,22 +59,28 @@ final class ProxyHarness implements AutoCloseable {
      */
     static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
                               UnaryOperator<List<UpstreamUrl>> tuneList) {
-        return start(topology, tuneConfig, tuneList, io.gantry.topology.TopologyListener.NONE);
+        return start(topology, tuneConfig, tuneList, event -> { });
     }
 
-    /** @param listener hears the proxy's events (servers down and up, hosts blocked) */
+    /** @param events hears the proxy's events (servers down and up, hosts blocked), on the bus's thread */
     static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
-                              UnaryOperator<List<UpstreamUrl>> tuneList, io.gantry.topology.TopologyListener listener) {
+                              UnaryOperator<List<UpstreamUrl>> tuneList, EventBus.Subscriber events) {
         ProxyConfig config = tuneConfig.apply(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withMaxClientConnections(100)
                 .withConnectTimeout(Duration.ofSeconds(2))
                 .withConnectRetries(0));
+        EventBus bus = new EventBus();
+        bus.subscribe("test", 10_000, events);
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
-                    Duration.ofSeconds(1), listener, upstreams -> AdminHandler.NONE));
+                    Duration.ofSeconds(1), bus), bus);
         } catch (InterruptedException e) {
+            bus.close();
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        } catch (RuntimeException e) {
+            bus.close();
+            throw e;
         }
     }
 
@@ -158,5 +167,6 @@ final class ProxyHarness implements AutoCloseable {
     @Override
     public void close() {
         proxy.close();
+        bus.close();
     }
 }

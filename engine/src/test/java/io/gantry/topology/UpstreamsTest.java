@@ -2,6 +2,7 @@ package io.gantry.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.events.EngineEvent;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 class UpstreamsTest {
 
     private final List<String> events = new ArrayList<>();
+    private boolean recording;
     private Upstreams upstreams;
     private UpstreamServer primary;
     private UpstreamServer replica;
@@ -18,13 +20,18 @@ class UpstreamsTest {
     @BeforeEach
     void twoServers() {
         upstreams = new Upstreams(List.of(UpstreamUrl.parse("mysql://svc:pw@10.0.0.1:3306/app"),
-                UpstreamUrl.parse("mysql://svc:pw@10.0.0.2:3306/app")), Clock.systemUTC());
+                UpstreamUrl.parse("mysql://svc:pw@10.0.0.2:3306/app")), Clock.systemUTC(), event -> {
+                    if (recording && event instanceof EngineEvent.Timeline timeline) {
+                        events.add(timeline.event().kind() + " " + timeline.event().server() + ": "
+                                + timeline.event().reason());
+                    }
+                });
         primary = upstreams.servers().get(0);
         replica = upstreams.servers().get(1);
         upstreams.markChecked(primary, Role.PRIMARY, 100);
         upstreams.markChecked(replica, Role.REPLICA, 100);
         upstreams.setPrimary(primary, "");
-        upstreams.setListener((server, change, reason) -> events.add(change + " " + server + ": " + reason));
+        recording = true;
     }
 
     @Test

@@ -160,6 +160,8 @@ final class DemoCommand implements Callable<Integer> {
         out.println("Change stream: " + gantry.cdc().map(stream -> "reads the binlog of the highest-weight server "
                 + "(SHOW GANTRY STATUS through Gantry shows it); " + sink.map(path -> "row changes go to " + path)
                 .orElse("no sink (--cdc-sink jsonl:PATH writes every row change)")).orElse("off (--no-cdc)"));
+        out.println("Admin socket: " + gantry.adminSocket() + "; watch the servers live with:");
+        out.println("  ./gantry admin --admin-socket " + gantry.adminSocket() + " --watch");
         out.println();
         out.println("Press Ctrl-C to stop Gantry and every server.");
         out.flush();

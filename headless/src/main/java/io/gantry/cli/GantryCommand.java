@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
         versionProvider = GantryVersion.class,
         description = "A MySQL/MariaDB proxy: read/write split across replicas, bounded-staleness reads, "
                 + "CDC that survives failover.",
-        subcommands = {RunCommand.class, DemoCommand.class, ExportHealthCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {RunCommand.class, DemoCommand.class, AdminCommand.class, ExportHealthCommand.class,
+                CommandLine.HelpCommand.class})
 public final class GantryCommand implements Runnable {
 
     @CommandLine.Spec

@@ -73,6 +73,11 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
+    @Option(names = "--admin-socket", paramLabel = "PATH",
+            description = "Where the admin socket is made, for gantry admin and the console: a Unix socket only "
+                    + "this OS user can open (default: admin.sock in --data-dir).")
+    Path adminSocket;
+
     @Option(names = "--health-retention", paramLabel = "AGE", defaultValue = "7d",
             description = "How long health samples and events are kept: 7d, 12h, 30m, 90s (default: ${DEFAULT-VALUE}).")
     String healthRetention;
@@ -147,7 +152,8 @@ final class RunCommand implements Callable<Integer> {
         String database = (cdcList.isEmpty() ? upstream : cdcList).stream().findFirst().map(UpstreamUrl::database)
                 .orElse("");
         return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
-                retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database));
+                retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
+                .withAdminSocket(adminSocket);
     }
 
     /**

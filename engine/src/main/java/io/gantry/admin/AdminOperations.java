@@ -1,0 +1,99 @@
+package io.gantry.admin;
+
+import io.gantry.authority.Event;
+import io.gantry.authority.HealthSample;
+import io.gantry.authority.LiveServerRow;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What an operator can ask of and do to a running Gantry, typed. The admin SQL ({@link AdminSqlRunner}, on the
+ * proxy port and the admin socket), the admin socket's own requests and, through the socket, the console and
+ * {@code gantry admin} all come down to these calls.
+ *
+ * <p>Every method blocks (the Authority, server checks): call them off the event loops. A refusal or failure is an
+ * {@link AdminException} with its {@link AdminResult.Failure kind}. {@code by} names who asked, for the log and the
+ * timeline ("'admin'", "the admin socket").
+ */
+public interface AdminOperations {
+
+    /** Most samples in one {@link #healthHistory} page. */
+    int MAX_HEALTH_PAGE = 10_000;
+
+    /** Most events in one {@link #events} answer. */
+    int MAX_EVENTS = 10_000;
+
+    /**
+     * Runs a query on the {@code gantry} tables, over the live server state copied in first.
+     *
+     * @throws AdminException {@code INVALID_STATEMENT} for a statement the Authority does not run (a write,
+     *                        several statements), {@code FAILED} when H2 refuses or fails it (with H2's reason)
+     */
+    AdminResult.Rows query(String sql);
+
+    /** {@code SHOW GANTRY STATUS}: every status variable, in display order. */
+    List<StatusVariable> status();
+
+    /** Sets a server's weight on every list that has it (read share on the proxy list, preference for CDC). */
+    AdminResult.Done setWeight(String hostPort, int weight, String by);
+
+    /** Replaces the proxy's server list; checked first: a list that fails a check is refused and the old one stays. */
+    AdminResult.Done changeUpstream(String urls, String by);
+
+    /** Replaces the change stream's server list, checked the same way. */
+    AdminResult.Done changeCdc(String urls, String by);
+
+    /** {@code START GANTRY REPLICATION}. */
+    AdminResult.Done startReplication(String by);
+
+    /** {@code STOP GANTRY REPLICATION}. */
+    AdminResult.Done stopReplication(String by);
+
+    /** Every server of either list and its live state, proxy list first, in list order. */
+    List<LiveServerRow> servers();
+
+    /**
+     * Health samples with {@code from <= at < until}, oldest first, at most {@code limit} of them; a page never
+     * splits the samples of one instant (one health round), and {@link HealthPage#next()} says where the next
+     * page starts.
+     *
+     * @param from   null for no lower bound
+     * @param until  null for no upper bound
+     * @param server {@code host:port} to keep only that server's samples
+     * @param limit  1..{@value #MAX_HEALTH_PAGE}
+     */
+    HealthPage healthHistory(Instant from, Instant until, Optional<String> server, int limit);
+
+    /**
+     * The failover timeline: the latest {@code limit} events at or after {@code since}, oldest first.
+     *
+     * @param since null for no lower bound
+     * @param limit 1..{@value #MAX_EVENTS}
+     */
+    List<Event> events(Instant since, int limit);
+
+    /** A row of {@code SHOW GANTRY STATUS}. */
+    record StatusVariable(String name, String value) {
+
+        public StatusVariable {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(value, "value");
+        }
+    }
+
+    /**
+     * One page of health history.
+     *
+     * @param samples oldest first
+     * @param next    where the next page starts ({@code from} of the next call), empty when this is the last
+     */
+    record HealthPage(List<HealthSample> samples, Optional<Instant> next) {
+
+        public HealthPage {
+            samples = List.copyOf(samples);
+            Objects.requireNonNull(next, "next");
+        }
+    }
+}

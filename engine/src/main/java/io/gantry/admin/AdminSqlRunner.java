@@ -1,0 +1,132 @@
+package io.gantry.admin;
+
+import io.gantry.route.SqlMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gantry's admin SQL, the same statements and results on the proxy port and the admin socket: parses the text
+ * ({@link AdminStatements}), checks the account on the proxy port, and runs the statement as {@link AdminOperations}
+ * calls on the admin executor, never on an event loop.
+ */
+public final class AdminSqlRunner implements AdminSql {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AdminSqlRunner.class);
+    private static final List<String> TABLES = List.of("events", "health_history", "upstream_servers");
+
+    private final AdminOperations operations;
+    private final Set<String> adminUsers;
+    private final Executor executor;
+
+    /**
+     * @param adminUsers the accounts that may run admin statements on the proxy port
+     * @param executor   where statements run (one thread, {@code gantry-admin}, in Gantry)
+     */
+    public AdminSqlRunner(AdminOperations operations, Set<String> adminUsers, Executor executor) {
+        this.operations = operations;
+        this.adminUsers = Set.copyOf(adminUsers);
+        this.executor = executor;
+    }
+
+    @Override
+    public Optional<CompletionStage<AdminResult>> handle(String sql, String user, SqlMode mode) {
+        Optional<AdminStatement> statement = AdminStatements.parse(sql, mode);
+        if (statement.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!adminUsers.contains(user)) {
+            LOG.warn("admin: '{}' is not an admin user; refused: {}", user, statement.get().getClass().getSimpleName());
+            return Optional.of(CompletableFuture.completedFuture(new AdminResult.Failed(
+                    AdminResult.Failure.ACCESS_DENIED,
+                    "Access denied; only the --admin-users accounts may run Gantry admin statements")));
+        }
+        return Optional.of(run(statement.get(), user));
+    }
+
+    /**
+     * Runs admin SQL for a caller that is trusted already (the admin socket, which only its owner can open). Text
+     * that is not an admin statement is refused: there is no server behind this door.
+     *
+     * @param by who asked, for the log and the timeline
+     */
+    public CompletionStage<AdminResult> run(String sql, String by) {
+        Optional<AdminStatement> statement = AdminStatements.parse(sql);
+        if (statement.isEmpty()) {
+            return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
+                    "not a Gantry admin statement: only SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY "
+                            + "REPLICATION, SHOW TABLES FROM gantry and queries on the gantry tables run here"));
+        }
+        return run(statement.get(), by);
+    }
+
+    private CompletionStage<AdminResult> run(AdminStatement statement, String by) {
+        return CompletableFuture.supplyAsync(() -> execute(statement, by), executor);
+    }
+
+    /** Runs one statement; never throws. */
+    AdminResult execute(AdminStatement statement, String by) {
+        try {
+            if (statement instanceof AdminStatement.TableQuery query) {
+                return operations.query(query.sql());
+            }
+            if (statement instanceof AdminStatement.ShowTables show) {
+                return showTables(show);
+            }
+            if (statement instanceof AdminStatement.ShowStatus) {
+                List<List<String>> rows = new ArrayList<>();
+                for (AdminOperations.StatusVariable variable : operations.status()) {
+                    rows.add(List.of(variable.name(), variable.value()));
+                }
+                return AdminResult.Rows.ofText(List.of("Variable_name", "Value"), rows);
+            }
+            if (statement instanceof AdminStatement.SetWeight setWeight) {
+                return operations.setWeight(setWeight.hostPort(), setWeight.weight(), by);
+            }
+            if (statement instanceof AdminStatement.ChangeUpstream change) {
+                return operations.changeUpstream(change.urls(), by);
+            }
+            if (statement instanceof AdminStatement.ChangeCdc change) {
+                return operations.changeCdc(change.urls(), by);
+            }
+            if (statement instanceof AdminStatement.StopReplication) {
+                return operations.stopReplication(by);
+            }
+            if (statement instanceof AdminStatement.StartReplication) {
+                return operations.startReplication(by);
+            }
+            return new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
+                    ((AdminStatement.Invalid) statement).message());
+        } catch (AdminException e) {
+            return e.result();
+        } catch (IllegalArgumentException e) {
+            return new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("admin: {} failed: {}", statement.getClass().getSimpleName(), e.toString(), e);
+            return new AdminResult.Failed(AdminResult.Failure.FAILED,
+                    e.getMessage() == null ? e.toString() : e.getMessage());
+        }
+    }
+
+    private static AdminResult showTables(AdminStatement.ShowTables show) {
+        List<List<String>> rows = new ArrayList<>();
+        for (String table : TABLES) {
+            if (show.pattern() == null || matchesLike(table, show.pattern())) {
+                rows.add(show.full() ? List.of(table, "BASE TABLE") : List.of(table));
+            }
+        }
+        return AdminResult.Rows.ofText(show.full() ? List.of("Tables_in_gantry", "Table_type")
+                : List.of("Tables_in_gantry"), rows);
+    }
+
+    private static boolean matchesLike(String value, String pattern) {
+        String regex = pattern.replace("\\", "\\\\").replace(".", "\\.").replace("%", ".*").replace("_", ".");
+        return value.matches("(?i)" + regex);
+    }
+}

@@ -1,0 +1,165 @@
+package io.gantry.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.authority.Event;
+import io.gantry.authority.LiveServerRow;
+import io.gantry.authority.QueryResult;
+import io.gantry.route.SqlMode;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.Test;
+
+/** The admin SQL front: which text it takes, who may run it, and how each statement becomes an operation. */
+class AdminSqlRunnerTest {
+
+    private final List<String> calls = new ArrayList<>();
+    private final AdminSqlRunner runner = new AdminSqlRunner(new RecordingOperations(), Set.of("admin"), Runnable::run);
+
+    @Test
+    void ordinaryStatementsAreNotItsOwn() {
+        assertThat(runner.handle("SELECT * FROM orders", "admin", SqlMode.DEFAULT)).isEmpty();
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void onlyAdminUsersMayRunAdminStatements() {
+        AdminResult result = result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "app", SqlMode.DEFAULT)
+                .orElseThrow());
+        assertThat(result).isEqualTo(new AdminResult.Failed(AdminResult.Failure.ACCESS_DENIED,
+                "Access denied; only the --admin-users accounts may run Gantry admin statements"));
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void eachStatementIsOneOperationCalledWithWhoAsked() {
+        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "admin", SqlMode.DEFAULT)
+                .orElseThrow())).isEqualTo(new AdminResult.Done(1, "weight"));
+        result(runner.handle("ALTER GANTRY CHANGE UPSTREAM TO 'mysql://a:b@db1:3306/app'", "admin", SqlMode.DEFAULT)
+                .orElseThrow());
+        result(runner.handle("ALTER GANTRY CHANGE CDC TO 'mysql://a:b@db2:3306/app'", "admin", SqlMode.DEFAULT)
+                .orElseThrow());
+        result(runner.handle("STOP GANTRY REPLICATION", "admin", SqlMode.DEFAULT).orElseThrow());
+        result(runner.handle("START GANTRY REPLICATION", "admin", SqlMode.DEFAULT).orElseThrow());
+        result(runner.handle("SELECT * FROM gantry.events", "admin", SqlMode.DEFAULT).orElseThrow());
+        assertThat(calls).containsExactly("setWeight db1:3306 5 admin",
+                "changeUpstream mysql://a:b@db1:3306/app admin", "changeCdc mysql://a:b@db2:3306/app admin",
+                "stopReplication admin", "startReplication admin", "query SELECT * FROM gantry.events");
+    }
+
+    @Test
+    void showGantryStatusIsTwoTextColumns() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW GANTRY STATUS", "admin",
+                SqlMode.DEFAULT).orElseThrow());
+        assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Variable_name", "Value");
+        assertThat(rows.columns()).extracting(AdminResult.Column::type).containsOnly(QueryResult.ValueType.TEXT);
+        assertThat(rows.text()).containsExactly(List.of("Primary", "db1:3306"));
+    }
+
+    @Test
+    void showTablesIsAnsweredWithoutTheOperations() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW FULL TABLES FROM gantry LIKE 'e%'",
+                "admin", SqlMode.DEFAULT).orElseThrow());
+        assertThat(rows.text()).containsExactly(List.of("events", "BASE TABLE"));
+        assertThat(calls).isEmpty();
+    }
+
+    @Test
+    void failuresBecomeTypedResults() {
+        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 0", "admin", SqlMode.DEFAULT)
+                .orElseThrow())).isEqualTo(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
+                "ALTER GANTRY SET WEIGHT expects 'host:port' TO 1..100, got 'TO 0'"));
+        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'nowhere:1' TO 5", "admin", SqlMode.DEFAULT)
+                .orElseThrow())).isEqualTo(new AdminResult.Failed(AdminResult.Failure.REFUSED, "no server nowhere:1"));
+        assertThat(result(runner.handle("SELECT * FROM gantry.nothing", "admin", SqlMode.DEFAULT).orElseThrow()))
+                .isEqualTo(new AdminResult.Failed(AdminResult.Failure.FAILED, "Table \"NOTHING\" not found"));
+        assertThat(result(runner.handle("SELECT 1; SELECT * FROM gantry.events", "admin", SqlMode.DEFAULT)
+                .orElseThrow())).isInstanceOf(AdminResult.Failed.class)
+                .extracting(r -> ((AdminResult.Failed) r).failure()).isEqualTo(AdminResult.Failure.INVALID_STATEMENT);
+    }
+
+    @Test
+    void aTrustedCallerRunsAdminStatementsButNothingForTheServers() {
+        assertThat(result(runner.run("STOP GANTRY REPLICATION", "the admin socket")))
+                .isEqualTo(new AdminResult.Done(0, "stopped"));
+        assertThat(calls).containsExactly("stopReplication the admin socket");
+        AdminResult refused = result(runner.run("SELECT * FROM orders", "the admin socket"));
+        assertThat(refused).isInstanceOf(AdminResult.Failed.class);
+        assertThat(((AdminResult.Failed) refused).failure()).isEqualTo(AdminResult.Failure.INVALID_STATEMENT);
+        assertThat(((AdminResult.Failed) refused).message()).startsWith("not a Gantry admin statement");
+    }
+
+    private static AdminResult result(CompletionStage<AdminResult> stage) {
+        return stage.toCompletableFuture().join();
+    }
+
+    /** Records each call; a weight for "nowhere" is refused, a query on gantry.nothing fails as H2 would. */
+    private final class RecordingOperations implements AdminOperations {
+
+        @Override
+        public AdminResult.Rows query(String sql) {
+            if (sql.contains("nothing")) {
+                throw new io.gantry.authority.AuthorityException("Table \"NOTHING\" not found", null);
+            }
+            calls.add("query " + sql);
+            return AdminResult.Rows.ofText(List.of("n"), List.of(List.of("1")));
+        }
+
+        @Override
+        public List<StatusVariable> status() {
+            return List.of(new StatusVariable("Primary", "db1:3306"));
+        }
+
+        @Override
+        public AdminResult.Done setWeight(String hostPort, int weight, String by) {
+            if (hostPort.startsWith("nowhere")) {
+                throw new AdminException(AdminResult.Failure.REFUSED, "no server " + hostPort);
+            }
+            calls.add("setWeight " + hostPort + " " + weight + " " + by);
+            return new AdminResult.Done(1, "weight");
+        }
+
+        @Override
+        public AdminResult.Done changeUpstream(String urls, String by) {
+            calls.add("changeUpstream " + urls + " " + by);
+            return new AdminResult.Done(1, "list");
+        }
+
+        @Override
+        public AdminResult.Done changeCdc(String urls, String by) {
+            calls.add("changeCdc " + urls + " " + by);
+            return new AdminResult.Done(1, "list");
+        }
+
+        @Override
+        public AdminResult.Done startReplication(String by) {
+            calls.add("startReplication " + by);
+            return new AdminResult.Done(0, "started");
+        }
+
+        @Override
+        public AdminResult.Done stopReplication(String by) {
+            calls.add("stopReplication " + by);
+            return new AdminResult.Done(0, "stopped");
+        }
+
+        @Override
+        public List<LiveServerRow> servers() {
+            return List.of();
+        }
+
+        @Override
+        public HealthPage healthHistory(Instant from, Instant until, Optional<String> server, int limit) {
+            return new HealthPage(List.of(), Optional.empty());
+        }
+
+        @Override
+        public List<Event> events(Instant since, int limit) {
+            return List.of();
+        }
+    }
+}
