@@ -90,15 +90,16 @@ class GantryAdminIT {
             int reads = 1_000;
             try (Statement statement = session.createStatement()) {
                 for (int i = 0; i < reads; i++) {
+                    // Monotonic reads keep the session on the replica it just read from until that replica is
+                    // sampled again: only then is the next read a new weighted pick (under load that takes longer
+                    // than any fixed pause, and reads kept on one replica would skew the share).
+                    awaitNothingPending(statement);
                     try (ResultSet rows = statement.executeQuery("SELECT @@server_id")) {
                         rows.next();
                         if (rows.getInt(1) == heavy.port()) {
                             onHeavy++;
                         }
                     }
-                    // Monotonic reads keep the session on the replica it just read from until the next position
-                    // sample (a few ms): reads further apart than that are each a new weighted pick.
-                    Thread.sleep(10);
                 }
             }
             System.out.printf("GantryAdminIT: %d of %d reads on the weight-80 replica%n", onHeavy, reads);
@@ -345,5 +346,25 @@ class GantryAdminIT {
             }
         }
         return rows;
+    }
+
+    /** Waits until the session's last read has been settled by a sample ({@code EXPLAIN GANTRY ROUTE} runs nothing). */
+    private static void awaitNothingPending(Statement statement) throws Exception {
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
+        while (true) {
+            try (ResultSet rows = statement.executeQuery("EXPLAIN GANTRY ROUTE SELECT @@server_id")) {
+                boolean pending = true;
+                while (rows.next()) {
+                    if (rows.getString(1).equals("pending")) {
+                        pending = !rows.getString(2).equals("none");
+                    }
+                }
+                if (!pending) {
+                    return;
+                }
+            }
+            assertThat(System.nanoTime()).as("the session's last read was never sampled").isLessThan(deadline);
+            Thread.sleep(2);
+        }
     }
 }
