@@ -17,6 +17,7 @@ import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
+import io.gantry.metrics.GantryMetrics;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.topology.ServerValidator;
@@ -65,11 +66,20 @@ public final class Gantry implements AutoCloseable {
      * @param adminSocket     {@code --admin-socket}: where the admin socket is; empty for {@value
      *                        AdminClient#SOCKET_FILE} in the data directory
      * @param adminSocketSettings how the admin socket treats its clients
+     * @param metricsListen   {@code --metrics-listen}: where Prometheus scrapes {@code /metrics}; empty for none
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
                           Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
                           Optional<CdcSettings> cdc, Optional<Path> adminSocket,
-                          AdminSocket.Settings adminSocketSettings) {
+                          AdminSocket.Settings adminSocketSettings, Optional<InetSocketAddress> metricsListen) {
+
+        /** Without {@code --metrics-listen}. */
+        public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
+                       Duration healthInterval, Retention retention, Set<String> adminUsers,
+                       Optional<CdcSettings> cdc, Optional<Path> adminSocket, AdminSocket.Settings adminSocketSettings) {
+            this(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc, adminSocket,
+                    adminSocketSettings, Optional.empty());
+        }
 
         /** With the admin socket in the data directory, with its default settings. */
         public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
@@ -82,12 +92,18 @@ public final class Gantry implements AutoCloseable {
         /** @param path {@code --admin-socket}, or null for the socket in the data directory */
         public Options withAdminSocket(Path path) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    Optional.ofNullable(path), adminSocketSettings);
+                    Optional.ofNullable(path), adminSocketSettings, metricsListen);
         }
 
         public Options withAdminSocketSettings(AdminSocket.Settings settings) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, settings);
+                    adminSocket, settings, metricsListen);
+        }
+
+        /** @param listen {@code --metrics-listen}, or null for no metrics */
+        public Options withMetricsListen(InetSocketAddress listen) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    adminSocket, adminSocketSettings, Optional.ofNullable(listen));
         }
 
         /** Where the admin socket is made. */
@@ -101,9 +117,11 @@ public final class Gantry implements AutoCloseable {
     private final RunningProxy proxy;
     private final Optional<CdcStream> cdc;
     private final AdminSocket adminSocket;
+    private final Optional<GantryMetrics> metrics;
 
     private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
-                   AdminSocket adminSocket) {
+                   AdminSocket adminSocket, Optional<GantryMetrics> metrics) {
+        this.metrics = metrics;
         this.parts = parts;
         this.authority = authority;
         this.proxy = proxy;
@@ -157,6 +175,8 @@ public final class Gantry implements AutoCloseable {
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
                     bus, sql));
             status.listening(proxy);
+            Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
+                    GantryMetrics.start(listen, proxy, upstreams, cdc)));
             cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
@@ -165,7 +185,7 @@ public final class Gantry implements AutoCloseable {
             AdminSocket socket = parts.add(adminSocket(options, sql, admin, bus, adminWork, welcome));
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
                     "Gantry started, listening on " + describe(proxy.address()))));
-            return new Gantry(parts, authority, proxy, cdc, socket);
+            return new Gantry(parts, authority, proxy, cdc, socket, metrics);
         } catch (Exception e) {
             // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
             parts.close();
@@ -305,6 +325,11 @@ public final class Gantry implements AutoCloseable {
     /** Where the admin socket listens. */
     public Path adminSocket() {
         return adminSocket.path();
+    }
+
+    /** Where {@code /metrics} is served, empty without {@code --metrics-listen}. */
+    public Optional<InetSocketAddress> metricsAddress() {
+        return metrics.map(GantryMetrics::address);
     }
 
     /** The change stream, empty when it is off. */

@@ -60,8 +60,20 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
                         "io.gantry.proxy..", "io.gantry.route..", "io.gantry.admin..")
                 .check(ENGINE);
-        noClasses().that().resideOutsideOfPackages("io.gantry.cdc..", "io.gantry.admin..", "io.gantry")
+        noClasses().that().resideOutsideOfPackages("io.gantry.cdc..", "io.gantry.admin..", "io.gantry.metrics..",
+                        "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.cdc..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void metricsReadTheEngineAndNothingReadsThem() {
+        // The data path counts through ProxyMetrics (proxy); only Gantry itself starts the Micrometer registry.
+        noClasses().that().resideOutsideOfPackages("io.gantry.metrics..", "io.gantry")
+                .should().dependOnClassesThat().resideInAPackage("io.gantry.metrics..")
+                .check(ENGINE);
+        noClasses().that().resideOutsideOfPackages("io.gantry.metrics..")
+                .should().dependOnClassesThat().resideInAPackage("io.micrometer..")
                 .check(ENGINE);
     }
 

@@ -80,6 +80,7 @@ public final class ProxyServer implements AutoCloseable {
     private final RateLimitedLog peerWarnings = new RateLimitedLog(LoggerFactory.getLogger(ClientSession.class), 20,
             Duration.ofMinutes(1), Clock.systemUTC());
     private volatile EventPublisher events = EventPublisher.NONE;
+    private volatile ProxyMetrics metrics = ProxyMetrics.NONE;
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
@@ -114,6 +115,20 @@ public final class ProxyServer implements AutoCloseable {
     /** Where a blocked host is told, for the timeline ({@link EventKind#HOST_BLOCKED}). */
     void setEvents(EventPublisher events) {
         this.events = events;
+    }
+
+    /** Where each statement's route, answer time and Gantry's own errors are counted. */
+    void setMetrics(ProxyMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    /** Client sessions connected now, logged in or not. */
+    public int sessionCount() {
+        return sessions.size();
     }
 
     LoginGate loginGate() {

@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.route.RouteTarget;
+import io.gantry.topology.Role;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
@@ -45,6 +47,7 @@ final class ResponseForwarder {
      */
     void forward(Packet command, BackendConnection connection, SessionBackends.AfterResponse after,
                  ResponseRewriter rewriter) {
+        long sentAt = System.nanoTime();
         connection.execute(command, new BackendConnection.ResponseListener() {
             @Override
             public void onPacket(Packet packet, ResponseFraming framing) {
@@ -70,6 +73,8 @@ final class ResponseForwarder {
             @Override
             public void onComplete(ResponseFraming framing) {
                 flushBatch();
+                session.proxy.metrics().answered(connection.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+                        : RouteTarget.REPLICA, System.nanoTime() - sentAt);
                 awaitingClientData = null;
                 noteStatus(connection, framing.serverStatus());
                 backends.scheduleRetentionClose(connection);

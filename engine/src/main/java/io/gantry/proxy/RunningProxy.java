@@ -192,6 +192,16 @@ public final class RunningProxy implements AutoCloseable {
     }
 
     /** Where reads went and why, and what sampling positions costs, for {@code SHOW GANTRY STATUS}. */
+    /** Counts every statement's route and answer time, and Gantry's own errors, from now on. */
+    public void useMetrics(ProxyMetrics metrics) {
+        server.setMetrics(metrics);
+    }
+
+    /** Client sessions connected now. */
+    public int sessionCount() {
+        return server.sessionCount();
+    }
+
     public Map<String, String> readStatus() {
         Map<String, String> rows = new LinkedHashMap<>(server.readStatus());
         rows.put("Lag_sample_interval_ms", Long.toString(sampler.interval().toMillis()));

@@ -237,6 +237,7 @@ final class SessionContext {
             return;
         }
         if (reply instanceof Reply.Close close) {
+            proxy.metrics().gantryError(close.error().errorCode());
             sendErrorAndClose(1, close.error());
             return;
         }
@@ -244,6 +245,7 @@ final class SessionContext {
             writeOk(1);
             ctx.flush();
         } else if (reply instanceof Reply.Error error) {
+            proxy.metrics().gantryError(error.error().errorCode());
             writeError(1, error.error());
             ctx.flush();
         }

@@ -197,6 +197,7 @@ final class SessionRouting {
                 backends.endTransactionOn(readOnly.server());
             }
             session.routeState = routeState.afterRouting(decision);
+            proxy.metrics().routed(decision.target(), decision.reason());
             if (statement.kind() == StatementKind.READ && waitFor == null) {
                 count(decision, refused); // a read that waits is counted once the wait is over
             }

@@ -91,6 +91,11 @@ final class RunCommand implements Callable<Integer> {
                     + "are refused and idle sessions closed at once; 0 stops at once (default: ${DEFAULT-VALUE}).")
     long drainTimeoutSeconds;
 
+    @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
+            description = "Serve Prometheus metrics at http://HOST:PORT/metrics (default: off). Give a loopback "
+                    + "address unless the scraper runs elsewhere: the metrics need no password.")
+    String metricsListen;
+
     @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
             description = "Log lines on standard error as text, or as one JSON object per line (timestamp, level, "
                     + "logger, thread, message) for log shippers (default: ${DEFAULT-VALUE}).")
@@ -153,7 +158,16 @@ final class RunCommand implements Callable<Integer> {
                 .orElse("");
         return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
-                .withAdminSocket(adminSocket);
+                .withAdminSocket(adminSocket)
+                .withMetricsListen(metricsListen());
+    }
+
+    private InetSocketAddress metricsListen() {
+        try {
+            return metricsListen == null ? null : hostAndPort("--metrics-listen", metricsListen);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /**
@@ -386,21 +400,26 @@ final class RunCommand implements Callable<Integer> {
         }
 
         InetSocketAddress listenAddress() {
-            int colon = listen.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("--listen must be HOST:PORT, not '" + listen + "'");
+            return hostAndPort("--listen", listen);
+        }
+    }
+
+    /** {@code HOST:PORT} ({@code [v6]:PORT} too) of a flag, or an error naming the flag and what was wrong. */
+    static InetSocketAddress hostAndPort(String flag, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException(flag + " must be HOST:PORT, not '" + value + "'");
+        }
+        String host = value.substring(0, colon).replace("[", "").replace("]", "");
+        try {
+            int port = Integer.parseInt(value.substring(colon + 1));
+            if (port < 0 || port > 65535) {
+                throw new NumberFormatException();
             }
-            String host = listen.substring(0, colon).replace("[", "").replace("]", "");
-            try {
-                int port = Integer.parseInt(listen.substring(colon + 1));
-                if (port < 0 || port > 65535) {
-                    throw new NumberFormatException();
-                }
-                return new InetSocketAddress(host, port);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--listen: '" + listen.substring(colon + 1)
-                        + "' is not a port number (0..65535)");
-            }
+            return new InetSocketAddress(host, port);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(flag + ": '" + value.substring(colon + 1)
+                    + "' is not a port number (0..65535)");
         }
     }
 }

@@ -1,0 +1,222 @@
+package io.gantry.metrics;
+
+import com.sun.net.httpserver.HttpServer;
+import io.gantry.cdc.CdcStream;
+import io.gantry.proxy.ProxyMetrics;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.RouteReason;
+import io.gantry.route.RouteTarget;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gantry's Prometheus metrics ({@code --metrics-listen}): Micrometer meters, scraped at {@code /metrics} in the
+ * Prometheus text format. The data path only adds to counters and histograms made here in advance
+ * ({@link ProxyMetrics}); everything else (servers, sessions, reads, the change stream) is read when scraped.
+ */
+public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GantryMetrics.class);
+    /** Statement latency buckets: from a fast point select to a slow report. */
+    private static final Duration[] LATENCY_SLOS = {Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5),
+        Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50), Duration.ofMillis(100),
+        Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5)};
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Map<RouteTarget, Map<RouteReason, Counter>> routed = new EnumMap<>(RouteTarget.class);
+    private final Map<RouteTarget, Timer> answered = new EnumMap<>(RouteTarget.class);
+    private final Map<Integer, Counter> errors = new ConcurrentHashMap<>();
+    private final Upstreams upstreams;
+    private final List<MultiGauge> serverGauges = new ArrayList<>();
+    private final HttpServer http;
+
+    private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
+                          Optional<CdcStream> cdc) throws IOException {
+        this.upstreams = upstreams;
+        for (RouteTarget target : RouteTarget.values()) {
+            Map<RouteReason, Counter> byReason = new EnumMap<>(RouteReason.class);
+            for (RouteReason reason : RouteReason.values()) {
+                byReason.put(reason, Counter.builder("gantry.statements.routed")
+                        .description("Statements routed, by where they went and why")
+                        .tags("target", name(target), "reason", name(reason)).register(registry));
+            }
+            routed.put(target, byReason);
+            answered.put(target, Timer.builder("gantry.statement.latency")
+                    .description("Time from sending a command to a server to the end of its answer")
+                    .tags("target", name(target)).serviceLevelObjectives(LATENCY_SLOS).register(registry));
+        }
+        Gauge.builder("gantry.client.sessions", proxy, RunningProxy::sessionCount)
+                .description("Client sessions connected now").register(registry);
+        readCounters(proxy);
+        serverGauges.add(serverGauge("gantry.upstream.up", "1 when the server is up (health checks pass)",
+                server -> server.isUp() ? 1 : 0));
+        serverGauges.add(serverGauge("gantry.upstream.primary", "1 for the primary, 0 for a replica",
+                server -> server.role() == Role.PRIMARY ? 1 : 0));
+        serverGauges.add(serverGauge("gantry.upstream.lag.seconds", "Replication lag from the position samples",
+                server -> server.lagMillis() / 1000.0));
+        serverGauges.add(serverGauge("gantry.upstream.rtt.seconds", "Round trip of the last health check",
+                server -> server.rttMicros() / 1_000_000.0));
+        serverGauges.add(serverGauge("gantry.upstream.weight", "Share of reads (weight 1..100)",
+                UpstreamServer::weight));
+        serverGauges.add(serverGauge("gantry.backend.connections", "Gantry's open connections to the server",
+                UpstreamServer::connections));
+        cdc.ifPresent(this::changeStream);
+        http = HttpServer.create(listen, 16);
+        http.createContext("/metrics", exchange -> {
+            try (exchange) {
+                refreshServers();
+                byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+                exchange.sendResponseHeaders(200, body.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+        });
+        http.setExecutor(Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "gantry-metrics");
+            thread.setDaemon(true);
+            return thread;
+        }));
+        http.start();
+    }
+
+    /**
+     * Serves the metrics on {@code listen} ({@code /metrics}) and counts the proxy's statements from now on.
+     *
+     * @throws IllegalStateException naming the address when it cannot be bound
+     */
+    public static GantryMetrics start(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
+                                      Optional<CdcStream> cdc) {
+        try {
+            GantryMetrics metrics = new GantryMetrics(listen, proxy, upstreams, cdc);
+            proxy.useMetrics(metrics);
+            LOG.info("metrics: serving Prometheus metrics on http://{}:{}/metrics", listen.getHostString(),
+                    metrics.address().getPort());
+            return metrics;
+        } catch (IOException e) {
+            throw new IllegalStateException("--metrics-listen " + listen.getHostString() + ":" + listen.getPort()
+                    + ": cannot listen there: " + e.getMessage(), e);
+        }
+    }
+
+    /** Where {@code /metrics} is served (the port chosen when 0 was asked for). */
+    public InetSocketAddress address() {
+        return http.getAddress();
+    }
+
+    @Override
+    public void routed(RouteTarget target, RouteReason reason) {
+        routed.get(target).get(reason).increment();
+    }
+
+    @Override
+    public void answered(RouteTarget target, long nanos) {
+        answered.get(target).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void gantryError(int code) {
+        errors.computeIfAbsent(code, c -> Counter.builder("gantry.errors")
+                .description("Errors Gantry answered itself, by MySQL error code")
+                .tags("code", Integer.toString(c)).register(registry)).increment();
+    }
+
+    /** {@code SHOW GANTRY STATUS}'s read counters, as Prometheus counters. */
+    private void readCounters(RunningProxy proxy) {
+        readCounter(proxy, "gantry.reads", "Reads_served_by_replicas", Tags.of("served_by", "replica"),
+                "Autocommit reads, by the server that served them");
+        readCounter(proxy, "gantry.reads", "Reads_served_by_primary", Tags.of("served_by", "primary"),
+                "Autocommit reads, by the server that served them");
+        for (ReplicaRefusal refusal : ReplicaRefusal.values()) {
+            readCounter(proxy, "gantry.consistent.prefix.failed.reads",
+                    "Consistent_prefix_failed_reads_" + refusal.counterName(), Tags.of("reason", refusal.counterName()),
+                    "Reads sent to the primary because no replica met the session's read guarantees");
+        }
+        readCounter(proxy, "gantry.causal.waits", "Causal_waits", Tags.empty(), "Reads that waited on a replica");
+        FunctionCounter.builder("gantry.causal.wait.seconds", proxy,
+                        p -> Double.parseDouble(p.readStatus().get("Causal_wait_time_ms")) / 1000.0)
+                .description("Time reads spent waiting on replicas").register(registry);
+        FunctionCounter.builder("gantry.position.samples", proxy,
+                        p -> Double.parseDouble(p.readStatus().get("Position_samples_sent")))
+                .description("GTID position samples sent to the servers").register(registry);
+    }
+
+    private void readCounter(RunningProxy proxy, String name, String row, Tags tags, String description) {
+        FunctionCounter.builder(name, proxy, p -> Double.parseDouble(p.readStatus().get(row)))
+                .tags(tags).description(description).register(registry);
+    }
+
+    private void changeStream(CdcStream stream) {
+        for (CdcStream.State state : CdcStream.State.values()) {
+            Gauge.builder("gantry.cdc.state", stream, s -> s.status().state() == state ? 1 : 0)
+                    .tags("state", state.displayName()).description("1 for the change stream's state now")
+                    .register(registry);
+        }
+        Gauge.builder("gantry.cdc.rows.per.second", stream, s -> s.status().rowsPerSecond())
+                .description("Row changes applied per second, over the last ten seconds").register(registry);
+        Gauge.builder("gantry.cdc.transactions.per.second", stream, s -> s.status().transactionsPerSecond())
+                .description("Transactions applied per second, over the last ten seconds").register(registry);
+    }
+
+    private MultiGauge serverGauge(String name, String description, ToDoubleFunction<UpstreamServer> value) {
+        MultiGauge gauge = MultiGauge.builder(name).description(description).register(registry);
+        gauge.register(rows(value), true);
+        return gauge;
+    }
+
+    /** The server list may change (ALTER GANTRY CHANGE UPSTREAM): the per-server gauges follow it at each scrape. */
+    private void refreshServers() {
+        List<ToDoubleFunction<UpstreamServer>> values = List.of(s -> s.isUp() ? 1 : 0,
+                s -> s.role() == Role.PRIMARY ? 1 : 0, s -> s.lagMillis() / 1000.0, s -> s.rttMicros() / 1_000_000.0,
+                UpstreamServer::weight, UpstreamServer::connections);
+        for (int i = 0; i < serverGauges.size(); i++) {
+            serverGauges.get(i).register(rows(values.get(i)), true);
+        }
+    }
+
+    private List<MultiGauge.Row<?>> rows(ToDoubleFunction<UpstreamServer> value) {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        for (UpstreamServer server : upstreams.servers()) {
+            rows.add(MultiGauge.Row.of(Tags.of("server", server.address()), server, value));
+        }
+        return rows;
+    }
+
+    private static String name(Enum<?> value) {
+        return value.name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public void close() {
+        http.stop(0);
+        registry.close();
+    }
+}
