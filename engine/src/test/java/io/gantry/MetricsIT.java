@@ -80,6 +80,14 @@ class MetricsIT {
                 }
                 assertThat(during.get("gantry_upstream_primary{server=\"" + topology.primary().address() + "\"}"))
                         .isEqualTo(1.0);
+                // Every series the sample Grafana dashboard plots exists.
+                String dashboard = java.nio.file.Files.readString(Path.of("..", "assets", "grafana-dashboard.json"));
+                Matcher used = Pattern.compile("gantry_[a-z_]+").matcher(dashboard);
+                while (used.find()) {
+                    String name = used.group();
+                    assertThat(during.keySet()).as("dashboard series %s", name)
+                            .anyMatch(key -> key.equals(name) || key.startsWith(name + "{"));
+                }
                 // Exactly one state at a time (the shared servers may have no app table yet: then it is retrying).
                 assertThat(sum(scrape(metrics), "gantry_cdc_state")).isEqualTo(1.0);
             }
