@@ -99,15 +99,22 @@ class RunCommandIT {
                 "upstream-password-file = " + passwordFile("rw-------"),
                 "listen = 127.0.0.1:0",
                 "data-dir = " + dataDir,
-                "drain-timeout-secs = 60");
+                "drain-timeout-secs = 60",
+                "metrics-listen = 127.0.0.1:0");
         Gantry gantry = start(Map.of(), "--config", config.toString());
 
         Connection admin = client(gantry.connect(SERVICE_USER, SERVICE_PASSWORD));
         Connection inTransaction = client(gantry.connect("app", "app"));
         Connection idle = client(gantry.connect("app", "app"));
         // What an operator or a scraper sees holds no password.
+        String metricsPort = gantry.matchOf(Pattern.compile("metrics: serving Prometheus metrics on "
+                + "http://127\\.0\\.0\\.1:(\\d+)/metrics"));
+        String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(metrics).contains("gantry_upstream_up{server=\"" + topology.primary().address() + "\"}");
         String status = dump(admin, "SHOW GANTRY STATUS") + dump(admin, "SELECT * FROM gantry.upstream_servers")
-                + dump(admin, "SELECT * FROM gantry.events");
+                + dump(admin, "SELECT * FROM gantry.events") + metrics;
         assertThat(status).contains(topology.primary().address()).doesNotContain(SERVICE_PASSWORD);
         update(admin, "DELETE FROM drained");
         String before = awaitStreamedUpTo(admin, primaryPosition());
