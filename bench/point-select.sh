@@ -13,8 +13,10 @@
 # Usage: bench/point-select.sh [--rounds N] [--time SECONDS] [--threads N] [--warmup SECONDS]
 #                              [--profile] [--base-port PORT] [--gantry-port PORT]
 #                              [--haproxy-port PORT] [--haproxy-nbthread N] [--out DIR]
-#                              [--gantry-arg ARG]... [--jar PATH]
+#                              [--gantry-arg ARG]... [--jar PATH] [--ps-mode disable|auto]
 #
+# --ps-mode auto runs sysbench with server-side prepared statements (its default, and what JDBC pools
+# with useServerPrepStmts do); disable (the default here) with text queries.
 # --jar PATH runs that gantry.jar instead of building headless/target/gantry.jar with ./gantry
 # (useful to benchmark a fixed build while the sources are being edited).
 set -euo pipefail
@@ -43,6 +45,7 @@ out=""
 gantry_args=()
 tables=4
 table_size=10000
+ps_mode=disable
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -59,6 +62,7 @@ while (($#)); do
     --haproxy-nbthread) haproxy_nbthread="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --gantry-arg) gantry_args+=("$2"); shift 2 ;;
+    --ps-mode) ps_mode="$2"; shift 2 ;;
     --jar) jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; prebuilt_jar=true; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "point-select.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -67,6 +71,7 @@ done
 for n in "$rounds" "$duration" "$threads" "$warmup" "$base_port" "$gantry_port" "$haproxy_port" "$haproxy_nbthread"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "point-select.sh: '$n' is not a number" >&2; exit 2; }
 done
+[[ $ps_mode == disable || $ps_mode == auto ]] || { echo "point-select.sh: --ps-mode must be disable or auto, not '$ps_mode'" >&2; exit 2; }
 ((rounds >= 1 && duration >= 1 && threads >= 1)) || { echo "point-select.sh: rounds, time and threads must be >= 1" >&2; exit 2; }
 
 primary_port=$base_port
@@ -197,8 +202,7 @@ machine_cpu() { awk '$1 == "cpu" {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $
 port_of() { case "$1" in direct) echo "$replica1_port" ;; haproxy) echo "$haproxy_port" ;; gantry) echo "$gantry_port" ;; esac; }
 pid_of() { case "$1" in haproxy) echo "$haproxy_pid" ;; gantry) echo "$gantry_pid" ;; *) echo "" ;; esac; }
 
-# All three targets run with --db-ps-mode=disable: Gantry does not support server-side prepared
-# statements (COM_STMT_*) yet, so every target gets the same text-protocol queries.
+# All three targets run with the same --db-ps-mode (--ps-mode).
 run_sysbench() { # target seconds logfile [perf-stat-file]
   # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct"
   local target=$1 secs=$2 logf=$3 perf_file=${4:-} port pid u0=0 s0=0 u1=0 s1=0 i0 t0 i1 t1 perf_pid=""
@@ -210,7 +214,7 @@ run_sysbench() { # target seconds logfile [perf-stat-file]
   fi
   read -r i0 t0 < <(machine_cpu)
   if ! sysbench oltp_point_select "${sb_common[@]}" --mysql-port="$port" --threads="$threads" \
-      --time="$secs" --events=0 --report-interval=0 --percentile=95 --db-ps-mode=disable \
+      --time="$secs" --events=0 --report-interval=0 --percentile=95 --db-ps-mode="$ps_mode" \
       --mysql-ignore-errors=none run >"$logf" 2>&1; then
     [[ -n "$perf_pid" ]] && kill -INT "$perf_pid" 2>/dev/null
     tail -20 "$logf" >&2; die "sysbench against $target (port $port) failed; log: $logf"
@@ -257,7 +261,7 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
 
 {
   echo
-  echo "oltp_point_select, $threads threads, $tables x $table_size rows, --db-ps-mode=disable, $rounds rounds x ${duration} s interleaved (medians)"
+  echo "oltp_point_select, $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
   echo
   echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | machine idle % | qps of each round |"
   echo "|---|---:|---:|---:|---:|---|"
