@@ -54,7 +54,8 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private final Map<RouteTarget, Timer> answered = new EnumMap<>(RouteTarget.class);
     private final Map<Integer, Counter> errors = new ConcurrentHashMap<>();
     private final Upstreams upstreams;
-    private final List<MultiGauge> serverGauges = new ArrayList<>();
+    /** One gauge per server for each of these; the rows follow the server list at each scrape. */
+    private final List<ServerGauge> serverGauges = new ArrayList<>();
     private final HttpServer http;
 
     private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
@@ -186,19 +187,19 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 .description("Transactions applied per second, over the last ten seconds").register(registry);
     }
 
-    private MultiGauge serverGauge(String name, String description, ToDoubleFunction<UpstreamServer> value) {
+    private record ServerGauge(MultiGauge gauge, ToDoubleFunction<UpstreamServer> value) {
+    }
+
+    private ServerGauge serverGauge(String name, String description, ToDoubleFunction<UpstreamServer> value) {
         MultiGauge gauge = MultiGauge.builder(name).description(description).register(registry);
         gauge.register(rows(value), true);
-        return gauge;
+        return new ServerGauge(gauge, value);
     }
 
     /** The server list may change (ALTER GANTRY CHANGE UPSTREAM): the per-server gauges follow it at each scrape. */
     private void refreshServers() {
-        List<ToDoubleFunction<UpstreamServer>> values = List.of(s -> s.isUp() ? 1 : 0,
-                s -> s.role() == Role.PRIMARY ? 1 : 0, s -> s.lagMillis() / 1000.0, s -> s.rttMicros() / 1_000_000.0,
-                UpstreamServer::weight, UpstreamServer::connections);
-        for (int i = 0; i < serverGauges.size(); i++) {
-            serverGauges.get(i).register(rows(values.get(i)), true);
+        for (ServerGauge serverGauge : serverGauges) {
+            serverGauge.gauge().register(rows(serverGauge.value()), true);
         }
     }
 

@@ -13,6 +13,7 @@ import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -166,7 +167,7 @@ final class QueryCommand {
             at++;
         }
         return sql.regionMatches(true, at, "SET", 0, 3) && sql.length() > at + 15
-                && sql.toUpperCase(java.util.Locale.ROOT).contains("TRANSACTION");
+                && sql.toUpperCase(Locale.ROOT).contains("TRANSACTION");
     }
 
     /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */

@@ -105,6 +105,33 @@ public final class AdminProtocol {
 
     /** Reads a request line. */
     public static Decoded<Request> decodeRequest(String line) {
+        return decode(line, AdminProtocol::request);
+    }
+
+    private static Request request(String id, String type, JsonNode node) throws BadMessage {
+        return switch (type) {
+            case "hello" -> new Request.Hello(requiredInt(node, "protocol"), optionalText(node, "client", "?"));
+            case "sql" -> new Request.Sql(id, requiredText(node, "sql"));
+            case "servers" -> new Request.Servers(id);
+            case "health" -> new Request.Health(id, optionalInstant(node, "from"), optionalInstant(node, "until"),
+                    optionalText(node, "server", null), optionalInt(node, "limit", DEFAULT_HEALTH_LIMIT));
+            case "events" -> new Request.Events(id, optionalInstant(node, "since"),
+                    optionalInt(node, "limit", DEFAULT_EVENTS_LIMIT));
+            case "subscribe" -> new Request.Subscribe(id, topics(node));
+            case "unsubscribe" -> new Request.Unsubscribe(id, topics(node));
+            case "ping" -> new Request.Ping(id);
+            default -> throw new BadMessage("unknown_type", "unknown request type '" + type + "' (known: hello, "
+                    + "sql, servers, health, events, subscribe, unsubscribe, ping)");
+        };
+    }
+
+    /** What a line's body reads as, once it is known to be an object with a type. */
+    private interface Body<T> {
+        T read(String id, String type, JsonNode node) throws BadMessage;
+    }
+
+    /** The envelope of every line: one JSON object with a {@code type} and, but for pushes, an {@code id}. */
+    private static <T> Decoded<T> decode(String line, Body<T> body) {
         JsonNode node;
         try {
             node = object(line);
@@ -114,22 +141,7 @@ public final class AdminProtocol {
         String id = null;
         try {
             id = id(node);
-            String type = type(node);
-            Request request = switch (type) {
-                case "hello" -> new Request.Hello(requiredInt(node, "protocol"), optionalText(node, "client", "?"));
-                case "sql" -> new Request.Sql(id, requiredText(node, "sql"));
-                case "servers" -> new Request.Servers(id);
-                case "health" -> new Request.Health(id, optionalInstant(node, "from"), optionalInstant(node, "until"),
-                        optionalText(node, "server", null), optionalInt(node, "limit", DEFAULT_HEALTH_LIMIT));
-                case "events" -> new Request.Events(id, optionalInstant(node, "since"),
-                        optionalInt(node, "limit", DEFAULT_EVENTS_LIMIT));
-                case "subscribe" -> new Request.Subscribe(id, topics(node));
-                case "unsubscribe" -> new Request.Unsubscribe(id, topics(node));
-                case "ping" -> new Request.Ping(id);
-                default -> throw new BadMessage("unknown_type", "unknown request type '" + type + "' (known: hello, "
-                        + "sql, servers, health, events, subscribe, unsubscribe, ping)");
-            };
-            return new Decoded.Valid<>(request);
+            return new Decoded.Valid<>(body.read(id, type(node), node));
         } catch (BadMessage e) {
             return new Decoded.Invalid<>(id, e.error, e.getMessage());
         }
@@ -186,56 +198,46 @@ public final class AdminProtocol {
 
     /** Reads a reply line. */
     public static Decoded<Reply> decodeReply(String line) {
-        JsonNode node;
-        try {
-            node = object(line);
-        } catch (BadMessage e) {
-            return new Decoded.Invalid<>(null, e.error, e.getMessage());
-        }
-        String id = null;
-        try {
-            id = id(node);
-            String type = type(node);
-            Reply reply = switch (type) {
-                case "hello" -> new Reply.Welcome(requiredInt(node, "protocol"), optionalText(node, "version", ""),
-                        optionalText(node, "listen", ""), optionalText(node, "data_dir", ""));
-                case "rows" -> rows(id, node);
-                case "ok" -> new Reply.Done(id, requiredLong(node, "affected_rows"), requiredText(node, "message"));
-                case "error" -> new Reply.Error(id, requiredText(node, "error"), requiredText(node, "message"));
-                case "servers" -> {
-                    List<ServerState> servers = new ArrayList<>();
-                    for (JsonNode server : array(node, "servers")) {
-                        servers.add(server(server));
-                    }
-                    yield new Reply.Servers(id, servers);
+        return decode(line, AdminProtocol::reply);
+    }
+
+    private static Reply reply(String id, String type, JsonNode node) throws BadMessage {
+        return switch (type) {
+            case "hello" -> new Reply.Welcome(requiredInt(node, "protocol"), optionalText(node, "version", ""),
+                    optionalText(node, "listen", ""), optionalText(node, "data_dir", ""));
+            case "rows" -> rows(id, node);
+            case "ok" -> new Reply.Done(id, requiredLong(node, "affected_rows"), requiredText(node, "message"));
+            case "error" -> new Reply.Error(id, requiredText(node, "error"), requiredText(node, "message"));
+            case "servers" -> {
+                List<ServerState> servers = new ArrayList<>();
+                for (JsonNode server : array(node, "servers")) {
+                    servers.add(server(server));
                 }
-                case "health" -> {
-                    List<HealthPoint> samples = new ArrayList<>();
-                    for (JsonNode sample : array(node, "samples")) {
-                        samples.add(new HealthPoint(requiredInstant(sample, "at"), requiredText(sample, "server"),
-                                requiredText(sample, "health"), requiredText(sample, "role"),
-                                optionalDouble(sample, "rtt_ms"), optionalLong(sample, "lag_ms")));
-                    }
-                    yield new Reply.Health(id, samples, optionalInstant(node, "next"));
+                yield new Reply.Servers(id, servers);
+            }
+            case "health" -> {
+                List<HealthPoint> samples = new ArrayList<>();
+                for (JsonNode sample : array(node, "samples")) {
+                    samples.add(new HealthPoint(requiredInstant(sample, "at"), requiredText(sample, "server"),
+                            requiredText(sample, "health"), requiredText(sample, "role"),
+                            optionalDouble(sample, "rtt_ms"), optionalLong(sample, "lag_ms")));
                 }
-                case "events" -> {
-                    List<TimelineEvent> events = new ArrayList<>();
-                    for (JsonNode event : array(node, "events")) {
-                        events.add(event(event));
-                    }
-                    yield new Reply.Events(id, events);
+                yield new Reply.Health(id, samples, optionalInstant(node, "next"));
+            }
+            case "events" -> {
+                List<TimelineEvent> events = new ArrayList<>();
+                for (JsonNode event : array(node, "events")) {
+                    events.add(event(event));
                 }
-                case "subscribed" -> new Reply.Subscribed(id, topics(node));
-                case "pong" -> new Reply.Pong(id);
-                case "server" -> new Reply.ServerChanged(server(requiredObject(node, "server")));
-                case "server_removed" -> new Reply.ServerRemoved(requiredText(node, "address"));
-                case "event" -> new Reply.Event(event(requiredObject(node, "event")));
-                default -> throw new BadMessage("unknown_type", "unknown reply type '" + type + "'");
-            };
-            return new Decoded.Valid<>(reply);
-        } catch (BadMessage e) {
-            return new Decoded.Invalid<>(id, e.error, e.getMessage());
-        }
+                yield new Reply.Events(id, events);
+            }
+            case "subscribed" -> new Reply.Subscribed(id, topics(node));
+            case "pong" -> new Reply.Pong(id);
+            case "server" -> new Reply.ServerChanged(server(requiredObject(node, "server")));
+            case "server_removed" -> new Reply.ServerRemoved(requiredText(node, "address"));
+            case "event" -> new Reply.Event(event(requiredObject(node, "event")));
+            default -> throw new BadMessage("unknown_type", "unknown reply type '" + type + "'");
+        };
     }
 
     // ---- values ------------------------------------------------------------------------------------------------

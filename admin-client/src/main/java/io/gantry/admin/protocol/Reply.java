@@ -21,6 +21,19 @@ public sealed interface Reply {
         return false;
     }
 
+    /** A push of a subscribed topic: it answers no request. */
+    sealed interface Push extends Reply {
+        @Override
+        default String id() {
+            return null;
+        }
+
+        @Override
+        default boolean isPush() {
+            return true;
+        }
+    }
+
     /**
      * The answer to {@link Request.Hello}.
      *
@@ -111,44 +124,14 @@ public sealed interface Reply {
     }
 
     /** Push ({@link Topic#SERVERS}): a server's state, whole, when anything in it changed. */
-    record ServerChanged(ServerState server) implements Reply {
-
-        @Override
-        public String id() {
-            return null;
-        }
-
-        @Override
-        public boolean isPush() {
-            return true;
-        }
+    record ServerChanged(ServerState server) implements Push {
     }
 
     /** Push ({@link Topic#SERVERS}): a server left both lists. */
-    record ServerRemoved(String address) implements Reply {
-
-        @Override
-        public String id() {
-            return null;
-        }
-
-        @Override
-        public boolean isPush() {
-            return true;
-        }
+    record ServerRemoved(String address) implements Push {
     }
 
     /** Push ({@link Topic#EVENTS}): a new timeline entry. */
-    record Event(TimelineEvent event) implements Reply {
-
-        @Override
-        public String id() {
-            return null;
-        }
-
-        @Override
-        public boolean isPush() {
-            return true;
-        }
+    record Event(TimelineEvent event) implements Push {
     }
 }
