@@ -2,10 +2,10 @@ package io.gantry;
 
 import io.gantry.admin.AdminService;
 import io.gantry.admin.AdminSocket;
+import io.gantry.admin.AdminSqlRunner;
 import io.gantry.admin.client.AdminClient;
 import io.gantry.admin.protocol.AdminProtocol;
 import io.gantry.admin.protocol.Reply;
-import io.gantry.admin.AdminSqlRunner;
 import io.gantry.authority.Authority;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
@@ -17,6 +17,7 @@ import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
+import io.gantry.gtid.GtidSet;
 import io.gantry.metrics.GantryMetrics;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.proxy.RunningProxy;
@@ -170,7 +171,7 @@ public final class Gantry implements AutoCloseable {
             Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
             EngineStatus status = new EngineStatus(Instant.now());
             AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
-                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows);
+                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows, status::lagMillisOf);
             AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork);
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
                     bus, sql));
@@ -235,6 +236,12 @@ public final class Gantry implements AutoCloseable {
 
         void listening(RunningProxy running) {
             this.proxy = running;
+        }
+
+        /** See {@link RunningProxy#lagMillisOf}; unknown (-1) until the proxy runs. */
+        long lagMillisOf(GtidSet position) {
+            RunningProxy running = proxy;
+            return running == null ? -1 : running.lagMillisOf(position);
         }
 
         Map<String, String> rows() {

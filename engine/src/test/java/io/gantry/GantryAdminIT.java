@@ -228,12 +228,18 @@ class GantryAdminIT {
             assertThat(rows(admin, "SELECT host, port FROM gantry.upstream_servers WHERE active_cdc"))
                     .singleElement().satisfies(r -> assertThat(r.get("HOST") + ":" + r.get("PORT")).isEqualTo(server));
 
+            // Caught up, the stream's lag is 0; stopped while the primary commits, it grows; started, back to 0.
+            waitFor(() -> status(admin).get("CDC Lag ms").equals("0"));
             execute(admin, "STOP GANTRY REPLICATION");
             waitFor(() -> status(admin).get("CDC Status").equals("stopped"));
             assertThat(status(admin).get("CDC Server")).isEqualTo("none");
             assertThat(rows(admin, "SELECT host FROM gantry.upstream_servers WHERE active_cdc")).isEmpty();
+            execute(admin, "CREATE TABLE gantry_admin_cdc_lag_probe (id INT)");
+            waitFor(() -> Long.parseLong(status(admin).get("CDC Lag ms")) > 200);
+            execute(admin, "DROP TABLE gantry_admin_cdc_lag_probe");
             execute(admin, "START GANTRY REPLICATION");
             waitFor(() -> status(admin).get("CDC Status").equals("streaming"));
+            waitFor(() -> status(admin).get("CDC Lag ms").equals("0"));
             assertThat(rows(admin, "SELECT kind FROM gantry.events WHERE kind LIKE 'cdc%' ORDER BY id"))
                     .extracting(r -> r.get("KIND")).containsExactly("cdc_started", "cdc_stopped", "cdc_started");
 

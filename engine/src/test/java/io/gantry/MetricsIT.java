@@ -90,6 +90,7 @@ class MetricsIT {
                 }
                 // Exactly one state at a time (the shared servers may have no app table yet: then it is retrying).
                 assertThat(sum(scrape(metrics), "gantry_cdc_state")).isEqualTo(1.0);
+                assertThat(during).containsKey("gantry_cdc_lag_seconds");
             }
         }
     }

@@ -7,6 +7,7 @@ import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.Purpose;
 import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcStream;
+import io.gantry.gtid.GtidSet;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,7 @@ public final class AdminService implements AdminOperations {
     private final ServerValidator validator;
     private final Supplier<Map<String, String>> engineStatus;
     private final Optional<CdcStream> cdc;
+    private final ToLongFunction<GtidSet> lagBehindPrimary;
     private volatile List<UpstreamUrl> cdcList;
 
     /**
@@ -45,16 +48,19 @@ public final class AdminService implements AdminOperations {
      * @param cdc          the change stream, empty when it is turned off ({@code --no-cdc})
      * @param engineStatus rows for {@code SHOW GANTRY STATUS} that only the engine knows (listen address,
      *                     sessions, uptime), in display order
+     * @param lagBehindPrimary how far a GTID set is behind the primary in milliseconds, -1 when unknown (the
+     *                     position sampler's measure): the change stream's lag
      */
     public AdminService(Upstreams upstreams, Authority authority, ServerValidator validator,
                         List<UpstreamUrl> cdcList, Optional<CdcStream> cdc,
-                        Supplier<Map<String, String>> engineStatus) {
+                        Supplier<Map<String, String>> engineStatus, ToLongFunction<GtidSet> lagBehindPrimary) {
         this.upstreams = upstreams;
         this.authority = authority;
         this.validator = validator;
         this.cdcList = List.copyOf(cdcList);
         this.cdc = cdc;
         this.engineStatus = engineStatus;
+        this.lagBehindPrimary = lagBehindPrimary;
     }
 
     @Override
@@ -93,6 +99,8 @@ public final class AdminService implements AdminOperations {
         values.put("CDC Server", status.server().orElse("none"));
         values.put("CDC Status", status.state().displayName());
         values.put("CDC Position", status.position());
+        long lag = cdc.get().position().map(lagBehindPrimary::applyAsLong).orElse(-1L);
+        values.put("CDC Lag ms", lag < 0 ? "unknown" : Long.toString(lag));
         values.put("Snapshot Status", status.snapshot());
         values.put("CDC Events/s", String.format(Locale.ROOT, "%.1f", status.rowsPerSecond()));
         values.put("CDC Transactions/s", String.format(Locale.ROOT, "%.1f", status.transactionsPerSecond()));

@@ -319,6 +319,11 @@ public final class CdcStream implements AutoCloseable {
         return position.text();
     }
 
+    /** The applied position, once the first server's flavour has fixed it. */
+    public Optional<GtidSet> position() {
+        return position.current();
+    }
+
     public Status status() {
         throughput.sample(position.counts());
         Throughput.Rates rates = throughput.rates();

@@ -88,7 +88,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 UpstreamServer::weight));
         serverGauges.add(serverGauge("gantry.backend.connections", "Gantry's open connections to the server",
                 UpstreamServer::connections));
-        cdc.ifPresent(this::changeStream);
+        cdc.ifPresent(stream -> changeStream(stream, proxy));
         http = HttpServer.create(listen, 16);
         http.createContext("/metrics", exchange -> {
             try (exchange) {
@@ -175,7 +175,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 .tags(tags).description(description).register(registry);
     }
 
-    private void changeStream(CdcStream stream) {
+    private void changeStream(CdcStream stream, RunningProxy proxy) {
         for (CdcStream.State state : CdcStream.State.values()) {
             Gauge.builder("gantry.cdc.state", stream, s -> s.status().state() == state ? 1 : 0)
                     .tags("state", state.displayName()).description("1 for the change stream's state now")
@@ -185,6 +185,15 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 .description("Row changes applied per second, over the last ten seconds").register(registry);
         Gauge.builder("gantry.cdc.transactions.per.second", stream, s -> s.status().transactionsPerSecond())
                 .description("Transactions applied per second, over the last ten seconds").register(registry);
+        Gauge.builder("gantry.cdc.lag.seconds", stream, s -> lagSeconds(s, proxy))
+                .description("How far the change stream's applied position is behind the primary (NaN: unknown)")
+                .register(registry);
+    }
+
+    /** By the replicas' measure (the position samples); NaN before the first position or the first sample. */
+    private static double lagSeconds(CdcStream stream, RunningProxy proxy) {
+        long millis = stream.position().map(proxy::lagMillisOf).orElse(-1L);
+        return millis < 0 ? Double.NaN : millis / 1000.0;
     }
 
     private record ServerGauge(MultiGauge gauge, ToDoubleFunction<UpstreamServer> value) {

@@ -5,6 +5,7 @@ import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
+import io.gantry.gtid.GtidSet;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
@@ -207,6 +208,11 @@ public final class RunningProxy implements AutoCloseable {
         rows.put("Lag_sample_interval_ms", Long.toString(sampler.interval().toMillis()));
         rows.put("Position_samples_sent", Long.toString(sampler.queriesSent()));
         return rows;
+    }
+
+    /** How far {@code position} is behind the primary in milliseconds, -1 when unknown: {@link GtidSampler#lagMillisOf}. */
+    public long lagMillisOf(GtidSet position) {
+        return sampler.lagMillisOf(position);
     }
 
     /** Starts the drain before a stop; see {@link ProxyServer#drain}. */

@@ -43,6 +43,7 @@ public final class GtidSampler implements AutoCloseable {
     private final Duration interval;
     private final Duration connectTimeout;
     private final Clock clock;
+    /** Guarded by itself: the sampler writes it, and {@link #lagMillisOf} reads it from other threads. */
     private final ReplicationLag lag = new ReplicationLag(Duration.ofMinutes(15));
     /** The lag history's resolution: a fifth of the interval. */
     private final Duration lagHistoryStep;
@@ -95,6 +96,18 @@ public final class GtidSampler implements AutoCloseable {
     /** Position queries sent so far, all servers together (for the sampler's cost). */
     public long queriesSent() {
         return queries.get();
+    }
+
+    /**
+     * How far {@code position} is behind the primary, by the same measure as a replica's lag: 0 when it holds the
+     * newest primary sample, else how long ago the newest sample it holds was taken; -1 when that cannot be told
+     * (no primary sample yet, or another server flavour). The change stream's lag is its applied position's. Safe
+     * from any thread.
+     */
+    public long lagMillisOf(GtidSet position) {
+        synchronized (lag) {
+            return lag.lagOf(position, clock.instant()).millis();
+        }
     }
 
     /** Asks for a sample soon; cheap, and safe from any thread (an event loop included). */
@@ -156,7 +169,9 @@ public final class GtidSampler implements AutoCloseable {
                 if (lastLagSample == null || !at.isBefore(lastLagSample.plus(lagHistoryStep))) {
                     // Samples come up to every 5 ms when sessions ask; the lag history keeps one per step, which
                     // bounds its memory and its scans while keeping lag precise to well under a sampling interval.
-                    lag.sample(at, executed);
+                    synchronized (lag) {
+                        lag.sample(at, executed);
+                    }
                     lastLagSample = at;
                 }
                 primary.get().positionSampled(new SampledPosition(executed, at, at), 0);
@@ -173,9 +188,13 @@ public final class GtidSampler implements AutoCloseable {
                 continue;
             }
             // Behind every primary sample kept (or no primary yet): a known position of unknown freshness (EPOCH).
-            Instant safe = lag.safeTime(executed).orElse(Instant.EPOCH);
-            server.positionSampled(new SampledPosition(executed, at, safe),
-                    lag.lagOf(executed, clock.instant()).millis());
+            Instant safe;
+            long lagMillis;
+            synchronized (lag) {
+                safe = lag.safeTime(executed).orElse(Instant.EPOCH);
+                lagMillis = lag.lagOf(executed, clock.instant()).millis();
+            }
+            server.positionSampled(new SampledPosition(executed, at, safe), lagMillis);
         }
     }
 

@@ -38,7 +38,7 @@ class AdminServiceTest {
         authority = Authority.open(dir);
         List<UpstreamUrl> urls = SERVERS.stream().map(s -> UpstreamUrl.parse("mysql://svc:pw@" + s + "/app")).toList();
         admin = new AdminService(new Upstreams(urls, Clock.systemUTC()), authority,
-                new ServerValidator(Duration.ofSeconds(1), 0), urls, Optional.empty(), Map::of);
+                new ServerValidator(Duration.ofSeconds(1), 0), urls, Optional.empty(), Map::of, position -> -1);
     }
 
     @AfterEach
