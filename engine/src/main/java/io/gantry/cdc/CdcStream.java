@@ -390,11 +390,13 @@ public final class CdcStream implements AutoCloseable {
         enter(State.RETRYING, server, failure.reason());
         FailoverPolicy.Next next = policy.failed(order, failure.reason(), failure.retryable());
         if (next instanceof FailoverPolicy.Retry retry) {
-            LOG.warn("cdc: {} failed ({}); retry {} of {}", server.address(), failure.reason(), retry.retry(),
-                    retry.retries());
+            LOG.atWarn().addKeyValue("server", server.address())
+                    .log("cdc: {} failed ({}); retry {} of {}", server.address(), failure.reason(), retry.retry(),
+                            retry.retries());
         } else if (failure.retryable()) {
-            LOG.warn("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure.reason(),
-                    settings.connectRetries());
+            LOG.atWarn().addKeyValue("server", server.address())
+                    .log("cdc: {} failed ({}); {} retries used, moving on", server.address(), failure.reason(),
+                            settings.connectRetries());
         }
         if (next instanceof FailoverPolicy.MoveOn move && move.roundFailed()) {
             LOG.warn("cdc: no CDC server can serve the stream now ({} tried); trying again in {} ms",
@@ -435,8 +437,9 @@ public final class CdcStream implements AutoCloseable {
             snapshot(server, candidate.flavour());
         } else if (resume instanceof FailoverPolicy.From from && from.fresh()) {
             position.startAt(from.position(), server.address());
-            LOG.info("cdc: no saved position and no change sink: streaming from {}'s current position {}",
-                    server.address(), from.position());
+            LOG.atInfo().addKeyValue("server", server.address())
+                    .log("cdc: no saved position and no change sink: streaming from {}'s current position {}",
+                            server.address(), from.position());
         }
         GtidSet start = position.current().orElseThrow();
         synchronized (lock) {
@@ -498,7 +501,8 @@ public final class CdcStream implements AutoCloseable {
         Instant started = clock.instant();
         Snapshotter snapshotter = new Snapshotter(server, flavour, settings.tables(), progress,
                 this::commandPending, clock);
-        LOG.info("cdc: taking a snapshot of {} from {}", settings.tables(), server.address());
+        LOG.atInfo().addKeyValue("server", server.address())
+                .log("cdc: taking a snapshot of {} from {}", settings.tables(), server.address());
         try (Connection connection = Snapshotter.open(server, settings.connectTimeout())) {
             Snapshotter.Start start = snapshotter.begin(connection);
             SnapshotWriter writer = sink.beginSnapshot(start.position());

@@ -197,7 +197,8 @@ final class Snapshotter {
             }
             progress.rowsDone(table, done);
             total += done;
-            LOG.info("cdc: snapshot of {} from {}: {} rows", table, server.address(), done);
+            LOG.atInfo().addKeyValue("server", server.address())
+                    .log("cdc: snapshot of {} from {}: {} rows", table, server.address(), done);
         }
         connection.commit();
         return total;

@@ -26,7 +26,8 @@ final class AdminCommand {
         session.phase = SessionContext.Phase.RUNNING;
         reply.whenComplete((answer, failure) -> session.ctx.executor().execute(() -> {
             if (failure != null) {
-                LOG.error("session {}: admin statement failed: {}", session.id, failure.toString(), failure);
+                LOG.atError().addKeyValue("session", session.id)
+                        .log("session {}: admin statement failed: {}", session.id, failure.toString(), failure);
                 session.finish(Reply.error(SessionErrors.adminStatementFailed(failure)));
             } else {
                 session.finish(write(answer));
@@ -52,7 +53,8 @@ final class AdminCommand {
         }
         if (result instanceof AdminResult.Done done) {
             // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
-            LOG.info("session {}: admin statement done: {}", session.id, done.message());
+            LOG.atInfo().addKeyValue("session", session.id)
+                    .log("session {}: admin statement done: {}", session.id, done.message());
             session.writeOk(1, done.affectedRows());
             session.ctx.flush();
             return Reply.DONE;

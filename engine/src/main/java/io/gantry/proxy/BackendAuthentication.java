@@ -178,8 +178,9 @@ final class BackendAuthentication {
         addExtendedMetadata = CapabilityFlags.has(login.mariaDbCapabilities(), MARIADB_CLIENT_EXTENDED_METADATA)
                 && !CapabilityFlags.has(mariaDbCapabilities, MARIADB_CLIENT_EXTENDED_METADATA);
         if (addExtendedMetadata && WITHOUT_EXTENDED_METADATA.add(address)) {
-            LOG.warn("backend {}: no extended column metadata (MariaDB 10.5+ only) though the client negotiated it; "
-                    + "its column definitions are forwarded with an empty extended-metadata field", address);
+            LOG.atWarn().addKeyValue("server", address)
+                    .log("backend {}: no extended column metadata (MariaDB 10.5+ only) though the client negotiated "
+                            + "it; its column definitions are forwarded with an empty extended-metadata field", address);
         }
         seed = greeting.authPluginData();
         authPlugin = greeting.authPluginName().isEmpty() ? NativePassword.PLUGIN_NAME : greeting.authPluginName();

@@ -209,8 +209,9 @@ final class ClientLogin {
                         }
                         if (failure != null) {
                             Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-                            LOG.error("session {}: cannot look up the account '{}': {}", session.id,
-                                    printable(session.user), cause.getMessage());
+                            LOG.atError().addKeyValue("session", session.id)
+                                    .log("session {}: cannot look up the account '{}': {}", session.id,
+                                            printable(session.user), cause.getMessage());
                             session.sendErrorAndClose(next, SessionErrors.accountLookupFailed(session.user, cause));
                             return;
                         }

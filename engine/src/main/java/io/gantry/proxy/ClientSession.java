@@ -132,7 +132,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             malformed(packet, before, e);
         } catch (RuntimeException e) {
             SessionContext.releaseIfHeld(packet);
-            SessionContext.LOG.error("session {}: closing after an unexpected error: {}", id, e.toString(), e);
+            SessionContext.LOG.atError().addKeyValue("session", id)
+                    .log("session {}: closing after an unexpected error: {}", id, e.toString(), e);
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.internalError(e));
         }
     }
@@ -180,8 +181,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (packet.sequenceId() != 0) {
             // Every command starts a new exchange at sequence 0; anything else means client and proxy disagree.
             packet.release();
-            SessionContext.LOG.warn("session {}: closing, command packet with sequence id {} instead of 0", id,
-                    packet.sequenceId());
+            SessionContext.LOG.atWarn().addKeyValue("session", id)
+                    .log("session {}: closing, command packet with sequence id {} instead of 0", id,
+                            packet.sequenceId());
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
             return;
         }

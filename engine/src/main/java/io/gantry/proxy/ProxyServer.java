@@ -255,11 +255,13 @@ public final class ProxyServer implements AutoCloseable {
     void refreshGreeting(UpstreamServer server) {
         probeGreeting(server).whenComplete((greeting, failure) -> {
             if (failure != null) {
-                LOG.warn("proxy: cannot read the greeting of {} for clients ({}); they keep seeing the last one",
-                        server.address(), failure.getMessage());
+                LOG.atWarn().addKeyValue("server", server.address())
+                        .log("proxy: cannot read the greeting of {} for clients ({}); they keep seeing the last one",
+                                server.address(), failure.getMessage());
             } else {
-                LOG.info("proxy: clients now see the greeting of {}: version {}", server.address(),
-                        greeting.serverVersion());
+                LOG.atInfo().addKeyValue("server", server.address())
+                        .log("proxy: clients now see the greeting of {}: version {}", server.address(),
+                                greeting.serverVersion());
             }
         });
     }

@@ -112,8 +112,9 @@ final class QueryCommand {
         boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
                 && routed.server().role() == Role.REPLICA && !backends.isConnectedTo(routed.server());
         Runnable elsewhere = fresh ? () -> {
-            LOG.info("session {}: {} cannot be reached; routing the read again", session.id,
-                    routed.server().address());
+            LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", routed.server().address())
+                    .log("session {}: {} cannot be reached; routing the read again", session.id,
+                            routed.server().address());
             session.finish(runQuery(command, sql, withId, false));
         } : null;
         if (routed.waits()) {

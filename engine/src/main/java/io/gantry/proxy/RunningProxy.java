@@ -101,8 +101,9 @@ public final class RunningProxy implements AutoCloseable {
             throw new IllegalStateException(problem);
         }
         for (ServerValidator.Unreachable unreachable : report.unreachable()) {
-            LOG.warn("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
-                    unreachable.reason());
+            LOG.atWarn().addKeyValue("server", unreachable.url().address())
+                    .log("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
+                            unreachable.reason());
         }
         HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
         try {
@@ -112,8 +113,9 @@ public final class RunningProxy implements AutoCloseable {
                         upstreams.servers().stream().map(s -> s.address() + ": " + s.lastError()).toList()));
             }
             upstreams.primary().ifPresentOrElse(
-                    p -> LOG.info("proxy: primary is {}; replicas: {}", p.address(),
-                            upstreams.upReplicas().stream().map(UpstreamServer::address).toList()),
+                    p -> LOG.atInfo().addKeyValue("server", p.address())
+                            .log("proxy: primary is {}; replicas: {}", p.address(),
+                                    upstreams.upReplicas().stream().map(UpstreamServer::address).toList()),
                     () -> LOG.warn("proxy: starting without a primary ({}); writes are refused until one appears",
                             upstreams.noPrimaryReason()));
             // Positions are sampled once before the port opens, so the first reads know each replica's.
@@ -210,7 +212,7 @@ public final class RunningProxy implements AutoCloseable {
         return rows;
     }
 
-    /** How far {@code position} is behind the primary in milliseconds, -1 when unknown: {@link GtidSampler#lagMillisOf}. */
+    /** How far {@code position} is behind the primary in ms, -1 when unknown: {@link GtidSampler#lagMillisOf}. */
     public long lagMillisOf(GtidSet position) {
         return sampler.lagMillisOf(position);
     }

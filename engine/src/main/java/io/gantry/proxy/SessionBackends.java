@@ -204,9 +204,10 @@ final class SessionBackends {
         String setup = SessionTracking.setupStatement(connection.flavour());
         InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
             if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
-                LOG.warn("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
-                        + "of the primary instead of the session's own GTIDs", connection.server().address(),
-                        error.message());
+                LOG.atWarn().addKeyValue("server", connection.server().address())
+                        .log("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
+                                + "of the primary instead of the session's own GTIDs", connection.server().address(),
+                                error.message());
             }
             then.run();
         }, failure -> session.backendFailed(connection.server(), failure));
@@ -231,16 +232,18 @@ final class SessionBackends {
         if (use != null && !session.isClosed()) {
             if (!use.held.isEmpty()) {
                 String held = HeldState.describe(use.held);
-                LOG.warn("session {}: {} closed the session's connection, which held {}; ending the session, as a "
-                        + "direct connection would end", session.id, key.hostPort(), held);
+                LOG.atWarn().addKeyValue("session", session.id).addKeyValue("server", key.hostPort())
+                        .log("session {}: {} closed the session's connection, which held {}; ending the session, as a "
+                                + "direct connection would end", session.id, key.hostPort(), held);
                 session.endSession(SessionErrors.sessionEnded("Gantry: " + key.hostPort() + " closed this "
                         + "session's connection, which held " + held + "; this session is closed"), this::closeAll);
                 return;
             }
             if (use.lastCommand == session.commands) {
-                LOG.info("session {}: {} closed the session's connection while the session was idle (its "
-                        + "wait_timeout, or the server went away); ending the session, as the server would",
-                        session.id, key.hostPort());
+                LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", key.hostPort())
+                        .log("session {}: {} closed the session's connection while the session was idle (its "
+                                + "wait_timeout, or the server went away); ending the session, as the server would",
+                                session.id, key.hostPort());
                 session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
                 return;
             }
@@ -420,7 +423,8 @@ final class SessionBackends {
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
     void keepOnThisConnection(BackendConnection connection, String why) {
-        LOG.info("session {}: {}; the session stays on the primary", session.id, why);
+        LOG.atInfo().addKeyValue("session", session.id)
+                .log("session {}: {}; the session stays on the primary", session.id, why);
         BackendUse use = uses.get(connection);
         if (use != null) {
             use.held.add(HeldState.UNREPLAYED_SETTINGS);

@@ -324,8 +324,9 @@ final class SessionContext {
     /** As {@link #backendFailed(UpstreamServer, Throwable)}, the error with the given sequence id. */
     void backendFailed(int sequenceId, UpstreamServer server, Throwable cause) {
         if (SessionErrors.endsSession(cause)) {
-            LOG.warn("session {}: closing, backend {} failed: {}", id, server.address(),
-                    SessionErrors.describe(cause));
+            LOG.atWarn().addKeyValue("session", id).addKeyValue("server", server.address())
+                    .log("session {}: closing, backend {} failed: {}", id, server.address(),
+                            SessionErrors.describe(cause));
         }
         sendErrorAndClose(sequenceId, SessionErrors.backendFailed(server, cause));
     }

@@ -105,8 +105,9 @@ final class SessionRouting {
         }
         if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
                 && !session.routeState.pinned()) {
-            LOG.info("session {}: more than {} distinct session settings; staying on the primary", session.id,
-                    SessionStateLog.MAX_DISTINCT_COMMANDS);
+            LOG.atInfo().addKeyValue("session", session.id)
+                    .log("session {}: more than {} distinct session settings; staying on the primary", session.id,
+                            SessionStateLog.MAX_DISTINCT_COMMANDS);
             session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
         }
         SessionRouteState routeState = session.routeState;
@@ -310,8 +311,9 @@ final class SessionRouting {
             BackendConnection holder = backends.holding(true);
             if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
                 String held = backends.describeHeld(holder);
-                LOG.warn("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
-                        session.id, decision.server().hostPort(), held, holder.server().address());
+                LOG.atWarn().addKeyValue("session", session.id).addKeyValue("server", holder.server().address())
+                        .log("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
+                                session.id, decision.server().hostPort(), held, holder.server().address());
                 return Reply.close(SessionErrors.sessionEnded("Gantry: the primary is now "
                         + decision.server().hostPort() + ", but this session's " + held + " stayed on "
                         + holder.server().address() + "; this session is closed, reconnect"));

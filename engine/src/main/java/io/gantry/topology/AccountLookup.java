@@ -61,8 +61,9 @@ public final class AccountLookup implements AutoCloseable {
             try {
                 List<AccountEntry> entries = entriesOn(server, user);
                 if (!failures.isEmpty()) {
-                    LOG.info("accounts: '{}' looked up on {} because {}", user, server.address(),
-                            String.join("; ", failures));
+                    LOG.atInfo().addKeyValue("server", server.address())
+                            .log("accounts: '{}' looked up on {} because {}", user, server.address(),
+                                    String.join("; ", failures));
                 }
                 return entries;
             } catch (SQLException e) {

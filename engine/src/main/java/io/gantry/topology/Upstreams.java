@@ -168,7 +168,8 @@ public final class Upstreams {
      */
     public void markDown(UpstreamServer server, String reason) {
         if (server.markDown(reason, clock.instant())) {
-            LOG.warn("topology: {} is DOWN: {}", server.address(), reason);
+            LOG.atWarn().addKeyValue("server", server.address())
+                    .log("topology: {} is DOWN: {}", server.address(), reason);
             timeline(server.address(), EventKind.DOWN, reason);
         }
     }
@@ -184,7 +185,8 @@ public final class Upstreams {
             if (before != null) {
                 String reason = "replication is healthy again (was " + before.health().sqlName() + ": "
                         + before.detail() + ")";
-                LOG.info("topology: replica {} is UP again: {}; it serves reads again", server.address(), reason);
+                LOG.atInfo().addKeyValue("server", server.address())
+                        .log("topology: replica {} is UP again: {}; it serves reads again", server.address(), reason);
                 timeline(server.address(), EventKind.UP, reason);
             }
             return;
@@ -201,12 +203,13 @@ public final class Upstreams {
     void markChecked(UpstreamServer server, Role role, long rttMicros) {
         Role before = server.role();
         if (server.checkSucceeded(role, rttMicros, clock.instant())) {
-            LOG.info("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
+            LOG.atInfo().addKeyValue("server", server.address())
+                    .log("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
             timeline(server.address(), EventKind.UP, "health check succeeded");
         }
         if (before != Role.UNKNOWN && before != role) {
             String change = "role changed from " + before.name().toLowerCase() + " to " + role.name().toLowerCase();
-            LOG.warn("topology: {} {}", server.address(), change);
+            LOG.atWarn().addKeyValue("server", server.address()).log("topology: {} {}", server.address(), change);
             timeline(server.address(), EventKind.ROLE_CHANGE, change);
         }
     }
@@ -220,10 +223,12 @@ public final class Upstreams {
             if (newPrimary == null) {
                 LOG.error("topology: no primary: {}; writes are refused until one is found", reasonWhenNone);
             } else if (before == null) {
-                LOG.info("topology: primary is {}", newPrimary.address());
+                LOG.atInfo().addKeyValue("server", newPrimary.address())
+                        .log("topology: primary is {}", newPrimary.address());
             } else {
-                LOG.warn("topology: primary moved from {} to {}; writes follow", before.address(),
-                        newPrimary.address());
+                LOG.atWarn().addKeyValue("server", newPrimary.address())
+                        .log("topology: primary moved from {} to {}; writes follow", before.address(),
+                                newPrimary.address());
             }
             timeline(newPrimary == null ? null : newPrimary.address(), EventKind.ROLE_CHANGE, newPrimary == null
                     ? "no primary: " + reasonWhenNone

@@ -10,7 +10,8 @@ import org.slf4j.LoggerFactory;
 /**
  * How Gantry writes its log lines: {@code text} ({@code logback.xml}: time, level, component, message) or
  * {@code json}, one JSON object per line from Logback's own {@link JsonEncoder} ({@code timestamp} in epoch
- * milliseconds, {@code level}, {@code loggerName}, {@code threadName}, {@code mdc}, {@code formattedMessage},
+ * milliseconds, {@code level}, {@code loggerName}, {@code threadName}, {@code mdc}, {@code kvpList} (the
+ * {@code session} and {@code server} a line is about, where it is about one), {@code formattedMessage},
  * {@code throwable}), for log shippers.
  */
 enum LogFormat {

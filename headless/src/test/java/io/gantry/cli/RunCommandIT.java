@@ -198,14 +198,20 @@ class RunCommandIT {
         assertThat(gantry.process().waitFor(20, TimeUnit.SECONDS)).as(gantry.output()).isTrue();
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         List<String> messages = new ArrayList<>();
+        List<String> serverFields = new ArrayList<>();
         for (String line : gantry.lines()) {
             com.fasterxml.jackson.databind.JsonNode entry = json.readTree(line);
             assertThat(entry.path("level").asText()).as(line).isIn("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
             assertThat(entry.path("loggerName").asText()).as(line).startsWith("io.gantry.");
             assertThat(entry.path("timestamp").asLong()).as(line).isPositive();
             messages.add(entry.path("formattedMessage").asText());
+            if (entry.path("formattedMessage").asText().startsWith("proxy: primary is ")) {
+                serverFields.add(entry.path("kvpList").findPath("server").asText());
+            }
         }
         assertThat(messages).anyMatch(message -> message.startsWith("proxy: listening on 127.0.0.1:"));
+        assertThat(serverFields).as("the server a line is about, as a field").containsExactly(
+                topology.primary().address());
         assertThat(gantry.output()).doesNotContain(SERVICE_PASSWORD);
     }
 
