@@ -6,7 +6,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.time.Duration;
 
 /**
@@ -21,10 +20,10 @@ interface BackendChannels {
      */
     ChannelFuture connect(UpstreamServer server, EventLoop loop, Duration connectTimeout, ChannelHandler handler);
 
-    /** TCP with Nagle off: commands and responses are small and latency-bound. */
+    /** TCP with Nagle off (commands and responses are small and latency-bound), on {@link SocketTransport}. */
     BackendChannels TCP = (server, loop, connectTimeout, handler) -> new Bootstrap()
             .group(loop)
-            .channel(NioSocketChannel.class)
+            .channel(SocketTransport.CHOSEN.socketChannel())
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
             .option(ChannelOption.TCP_NODELAY, true)
             .handler(handler)

@@ -19,8 +19,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -82,9 +80,9 @@ public final class ProxyServer implements AutoCloseable {
     private volatile EventPublisher events = EventPublisher.NONE;
     private volatile ProxyMetrics metrics = ProxyMetrics.NONE;
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
-    private final EventLoopGroup boss = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-accept"));
+    private final EventLoopGroup boss = SocketTransport.CHOSEN.newGroup(1, new DefaultThreadFactory("gantry-accept"));
     /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
-    private final EventLoopGroup workers = new NioEventLoopGroup(Runtime.getRuntime().availableProcessors(),
+    private final EventLoopGroup workers = SocketTransport.CHOSEN.newGroup(Runtime.getRuntime().availableProcessors(),
             new DefaultThreadFactory("gantry-io"));
     private Channel listener;
     private volatile boolean draining;
@@ -166,13 +164,14 @@ public final class ProxyServer implements AutoCloseable {
     public InetSocketAddress start() throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(SocketTransport.CHOSEN.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(clientPipeline());
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
-        LOG.info("proxy: listening on {}:{}", bound.getHostString(), bound.getPort());
+        LOG.info("proxy: listening on {}:{} ({})", bound.getHostString(), bound.getPort(),
+                SocketTransport.CHOSEN.describe());
         return bound;
     }
 
