@@ -1,5 +1,6 @@
 package io.gantry.cli;
 
+import io.netty.util.ResourceLeakDetector;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -18,7 +19,21 @@ public final class GantryCommand implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        withoutLeakTracing();
         System.exit(newCommandLine().execute(args));
+    }
+
+    /**
+     * Netty's default leak detection records a stack trace for one buffer in 128 and at each of its later uses:
+     * under a point-select load about a thousand stack traces a second (a JFR recording of the demo at 6 000
+     * queries a second), work on every event loop for a check meant for development. The tests run the engine
+     * without this launcher, so they keep it; {@code -Dio.netty.leakDetection.level=simple} (in
+     * {@code GANTRY_JAVA_OPTS}) turns it back on here.
+     */
+    private static void withoutLeakTracing() {
+        if (System.getProperty("io.netty.leakDetection.level") == null) {
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        }
     }
 
     /** The command line with Gantry's error handling, reading settings from the process's environment. */
