@@ -17,9 +17,14 @@ target="$5"         # installers/target
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [[ -f "$jar" ]] || { echo "build-deb: $jar is missing: build headless first (mvn -Pinstallers -pl installers -am package)" >&2; exit 1; }
 
-# The modules jdeps finds in the jar (the JDBC drivers, H2, Netty), plus the elliptic-curve ciphers TLS needs.
-modules="java.base,java.compiler,java.desktop,java.instrument,java.management,java.naming,java.scripting"
-modules+=",java.security.sasl,java.sql,jdk.net,jdk.unsupported,jdk.crypto.ec,jdk.zipfs"
+# The runtime gets the modules jdeps finds the jar using (read at every build, so a new dependency cannot leave
+# one out: a list kept by hand once lacked jdk.httpserver, and the package's /metrics failed), plus what only
+# reflection or a service reaches: the elliptic-curve ciphers TLS needs and the zip file system.
+echo "build-deb: finding the modules gantry.jar uses (jdeps)"
+modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 17 -q "$jar")"
+[[ "$modules" == java.base* ]] || { echo "build-deb: jdeps found no modules in $jar: '$modules'" >&2; exit 1; }
+modules+=",jdk.crypto.ec,jdk.zipfs"
+echo "build-deb: runtime modules: $modules"
 
 rm -rf "$target/jpackage-input" "$target/app-image" "$target/deb-root"
 mkdir -p "$target/jpackage-input" "$target/app-image"
