@@ -32,7 +32,7 @@ cp "$jar" "$target/jpackage-input/gantry.jar"
 jpackage --type app-image --name gantry --app-version "$app_version" \
   --description "Gantry MySQL/MariaDB proxy" --vendor "Gantry" \
   --input "$target/jpackage-input" --main-jar gantry.jar --main-class io.gantry.cli.GantryCommand \
-  --add-modules "$modules" --jlink-options "--strip-debug --no-man-pages --no-header-files" \
+  --add-modules "$modules" --jlink-options "--strip-debug --no-man-pages --no-header-files --generate-cds-archive" \
   --java-options "-XX:+ExitOnOutOfMemoryError" \
   --dest "$target/app-image"
 
