@@ -132,7 +132,7 @@ final class ServerProcesses {
         if (ours && RUNNING.keySet().stream().anyMatch(p -> p.pid() == serverPid)) {
             return false;
         }
-        if (isLive(serverPid) && commandLine(serverPid).contains(directory)) {
+        if (isLive(serverPid) && mentionsDirectory(commandLine(serverPid), Path.of(directory))) {
             LOG.warn("sandbox: stopping server pid {} left behind by a JVM that is gone (pid {}), data in {}",
                     serverPid, ownerPid, directory);
             ProcessHandle.of(serverPid).ifPresent(ProcessHandle::destroyForcibly);
@@ -179,18 +179,25 @@ final class ServerProcesses {
         }
     }
 
-    /** Live {@code mariadbd} and {@code mysqld} processes whose command line mentions {@code pathFragment}. */
-    static List<Long> liveServersUnder(Path pathFragment) {
-        String fragment = pathFragment.toAbsolutePath().toString();
+    /** Live {@code mariadbd} and {@code mysqld} processes whose command line names a file under {@code directory}. */
+    static List<Long> liveServersUnder(Path directory) {
         return ProcessHandle.allProcesses()
                 .map(ProcessHandle::pid)
                 .filter(pid -> {
                     String commandLine = commandLine(pid);
                     return (commandLine.contains("mariadbd") || commandLine.contains("mysqld"))
-                            && commandLine.contains(fragment);
+                            && mentionsDirectory(commandLine, directory);
                 })
                 .filter(ServerProcesses::isLive)
                 .toList();
+    }
+
+    /**
+     * Whether a command line names a file under {@code directory} (a server's {@code --defaults-file=DIR/my.cnf}):
+     * the directory followed by a separator, so that {@code /tmp/demo} does not match a server of {@code /tmp/demo2}.
+     */
+    static boolean mentionsDirectory(String commandLine, Path directory) {
+        return commandLine.contains(directory.toAbsolutePath().normalize() + java.io.File.separator);
     }
 
     private static void awaitGone(long pid, Duration timeout) {
