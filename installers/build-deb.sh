@@ -13,6 +13,14 @@ version="$2"        # the project version, 0.1.0-SNAPSHOT
 app_version="$3"    # digits only, for jpackage
 deb_version="$4"    # 0.1.0~SNAPSHOT
 target="$5"         # installers/target
+java_home="$6"      # the JDK running Maven
+
+jdeps="$java_home/bin/jdeps"
+jpackage="$java_home/bin/jpackage"
+for tool in "$jdeps" "$jpackage"; do
+  [[ -x "$tool" ]] || { echo "build-deb: $tool is missing: the .deb needs a full JDK 17 (jdeps, jlink, jpackage); build without the package with -P '!installers'" >&2; exit 1; }
+done
+command -v dpkg-deb >/dev/null || { echo "build-deb: dpkg-deb is missing (install dpkg), or build without the package with -P '!installers'" >&2; exit 1; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [[ -f "$jar" ]] || { echo "build-deb: $jar is missing: build headless first (mvn -Pinstallers -pl installers -am package)" >&2; exit 1; }
@@ -21,7 +29,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # one out: a list kept by hand once lacked jdk.httpserver, and the package's /metrics failed), plus what only
 # reflection or a service reaches: the elliptic-curve ciphers TLS needs and the zip file system.
 echo "build-deb: finding the modules gantry.jar uses (jdeps)"
-modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 17 -q "$jar")"
+modules="$("$jdeps" --ignore-missing-deps --print-module-deps --multi-release 17 -q "$jar")"
 [[ "$modules" == java.base* ]] || { echo "build-deb: jdeps found no modules in $jar: '$modules'" >&2; exit 1; }
 modules+=",jdk.crypto.ec,jdk.zipfs"
 echo "build-deb: runtime modules: $modules"
@@ -29,7 +37,7 @@ echo "build-deb: runtime modules: $modules"
 rm -rf "$target/jpackage-input" "$target/app-image" "$target/deb-root"
 mkdir -p "$target/jpackage-input" "$target/app-image"
 cp "$jar" "$target/jpackage-input/gantry.jar"
-jpackage --type app-image --name gantry --app-version "$app_version" \
+"$jpackage" --type app-image --name gantry --app-version "$app_version" \
   --description "Gantry MySQL/MariaDB proxy" --vendor "Gantry" \
   --input "$target/jpackage-input" --main-jar gantry.jar --main-class io.gantry.cli.GantryCommand \
   --add-modules "$modules" --jlink-options "--strip-debug --no-man-pages --no-header-files --generate-cds-archive" \
