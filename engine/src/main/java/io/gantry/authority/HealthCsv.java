@@ -1,18 +1,16 @@
 package io.gantry.authority;
 
+import io.gantry.admin.protocol.HealthCsvFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 
 /**
- * Writes health samples as RFC 4180 CSV: a header row {@value #HEADER}, CRLF after every row, a field quoted when it
- * holds a comma, a double quote, CR or LF (with its double quotes doubled), times in ISO-8601 UTC with milliseconds
- * ({@code 2026-11-30T21:51:05.123Z}), numbers in plain decimal notation, and an empty field for a null.
+ * Writes health samples as the health history's CSV ({@link HealthCsvFormat}: RFC 4180, a header row
+ * {@value #HEADER}, ISO-8601 UTC times with milliseconds, an empty field for a null): the same rows as the console's
+ * export, which writes them with the same format.
  *
  * <p>Use: {@code HealthCsv csv = HealthCsv.start(writer); authority.forEachHealthSample(..., csv::append);} then
  * flush the writer. The writer is never closed here.
@@ -20,11 +18,9 @@ import java.util.Objects;
 public final class HealthCsv {
 
     /** The header row, without its line end. */
-    public static final String HEADER = "at,server,health,role,rtt_ms,lag_ms";
+    public static final String HEADER = HealthCsvFormat.HEADER;
 
-    private static final String CRLF = "\r\n";
-    private static final DateTimeFormatter TIME =
-            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+    private static final String CRLF = HealthCsvFormat.CRLF;
 
     private final Writer out;
     private long rows;
@@ -73,33 +69,17 @@ public final class HealthCsv {
 
     /** One sample as a CSV row, with its CRLF. */
     public static String row(HealthSample sample) {
-        return time(sample.at()) + ',' + field(sample.server()) + ',' + field(sample.health()) + ','
-                + field(sample.role()) + ',' + number(sample.rttMs()) + ',' + number(sample.lagMs()) + CRLF;
+        return HealthCsvFormat.row(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(),
+                sample.lagMs());
     }
 
     /** {@code 2026-11-30T21:51:05.123Z}: UTC, always three fraction digits. */
     public static String time(Instant at) {
-        return TIME.format(at);
+        return HealthCsvFormat.time(at);
     }
 
     /** The field as RFC 4180 wants it: as is, or in double quotes with inner double quotes doubled; "" for null. */
     public static String field(String value) {
-        if (value == null) {
-            return "";
-        }
-        if (value.indexOf(',') < 0 && value.indexOf('"') < 0 && value.indexOf('\r') < 0 && value.indexOf('\n') < 0) {
-            return value;
-        }
-        return '"' + value.replace("\"", "\"\"") + '"';
-    }
-
-    private static String number(Number value) {
-        if (value == null) {
-            return "";
-        }
-        if (value instanceof Double number) {
-            return BigDecimal.valueOf(number).stripTrailingZeros().toPlainString();
-        }
-        return value.toString();
+        return HealthCsvFormat.field(value);
     }
 }
