@@ -16,13 +16,14 @@ import javafx.application.Application;
 public final class ConsoleLauncher {
 
     static final String USAGE = """
-            Usage: gantry console [--data-dir DIR | --socket PATH]
+            Usage: gantry console [--data-dir DIR | --socket PATH] [--tab NAME] [--window W]
             The desktop console of a running Gantry: live server table, failover timeline, lag and RTT chart,
             weight sliders, health CSV export. It talks to the engine only through its admin socket, and waits
             (and says so) until the engine is there, reconnecting by itself when it restarts.
               --data-dir DIR   the running Gantry's data directory; its socket is DIR/admin.sock (default: gantry-data)
               --socket PATH    the admin socket itself (gantry run --admin-socket, gantry demo prints it, or forwarded)
               --tab NAME       open on this tab: timeline (default), chart or weights
+              --window W       the chart's window: 5m, 15m (default), 1h, 6h or 1d
               -h, --help       this help
               -V, --version    the version""";
 
@@ -41,6 +42,7 @@ public final class ConsoleLauncher {
         Path dataDir = null;
         Path socket = null;
         String tab = "timeline";
+        String window = "15m";
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -57,6 +59,12 @@ public final class ConsoleLauncher {
                         return bad(err, "--tab must be timeline, chart or weights");
                     }
                     tab = args[++i];
+                }
+                case "--window" -> {
+                    if (i + 1 >= args.length || !ConsoleApp.WINDOWS.containsKey(args[i + 1])) {
+                        return bad(err, "--window must be one of " + String.join(", ", ConsoleApp.WINDOWS.keySet()));
+                    }
+                    window = args[++i];
                 }
                 case "--data-dir", "--socket", "--admin-socket" -> {
                     if (i + 1 >= args.length) {
@@ -92,7 +100,7 @@ public final class ConsoleLauncher {
                     + " --watch");
             return 1;
         }
-        Application.launch(ConsoleApp.class, "--socket=" + target, "--tab=" + tab);
+        Application.launch(ConsoleApp.class, "--socket=" + target, "--tab=" + tab, "--window=" + window);
         return -1;
     }
 

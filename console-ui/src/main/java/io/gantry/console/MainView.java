@@ -49,7 +49,7 @@ public final class MainView extends BorderPane {
         tabs.getTabs().addAll(timeline, chart, weights);
         SplitPane split = new SplitPane(table, tabs);
         split.setOrientation(Orientation.VERTICAL);
-        split.setDividerPositions(0.34);
+        split.setDividerPositions(0.25);
         setCenter(split);
         setBottom(new StatusBarView(models.connection()));
     }

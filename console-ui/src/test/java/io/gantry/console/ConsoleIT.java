@@ -313,11 +313,47 @@ class ConsoleIT {
         String slow = topology.replicas().get(1).address();
         assertThat(series.maxLag().get(slow)).isGreaterThan(series.maxLag().get(topology.replicas().get(0).address()));
         assertThat(series.lag().get(slow)).hasSizeLessThanOrEqualTo(300);
-        Runtime runtime = Runtime.getRuntime();
-        System.gc();
         System.out.println("ConsoleIT: the chart holds " + fx(() -> console.models().chart().samplesHeld())
-                + " samples (an hour at 1 s for 3 servers); heap of the whole test JVM (engine, console, JavaFX) after GC: "
-                + (runtime.totalMemory() - runtime.freeMemory()) / (1024 * 1024) + " MiB");
+                + " samples (an hour at 1 s for 3 servers)");
+        measureAConsoleOfItsOwnOnTheHour();
+    }
+
+    /**
+     * The console's memory, alone in its process (Monocle, as here): started on the chart with the hour's window,
+     * given 10 s to load it and draw, then a full GC; heap used and resident size, as jcmd and /proc tell them.
+     */
+    private static void measureAConsoleOfItsOwnOnTheHour() throws Exception {
+        Path javaHome = Path.of(System.getProperty("java.home"));
+        Process process = new ProcessBuilder(javaHome.resolve("bin/java").toString(), "-Dprism.order=sw",
+                "-Dglass.platform=Monocle", "-Dmonocle.platform=Headless", "-Dheadless.geometry=1600x1200-32", "-cp", System.getProperty("java.class.path"),
+                ConsoleLauncher.class.getName(), "--socket", gantry.adminSocket().toString(), "--tab", "chart",
+                "--window", "1h").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Thread.sleep(10_000);
+            assertThat(process.isAlive()).isTrue();
+            String jcmd = javaHome.resolve("bin/jcmd").toString();
+            run(jcmd, Long.toString(process.pid()), "GC.run");
+            String heap = run(jcmd, Long.toString(process.pid()), "GC.heap_info");
+            java.util.regex.Matcher used = java.util.regex.Pattern.compile("used (\\d+)K").matcher(heap);
+            assertThat(used.find()).as(heap).isTrue();
+            long heapMiB = Long.parseLong(used.group(1)) / 1024;
+            String status = Files.readString(Path.of("/proc", Long.toString(process.pid()), "status"));
+            java.util.regex.Matcher rss = java.util.regex.Pattern.compile("VmRSS:\\s+(\\d+) kB").matcher(status);
+            assertThat(rss.find()).isTrue();
+            System.out.println("ConsoleIT: a console of its own on the hour's chart: heap used after a "
+                    + "full GC " + heapMiB + " MiB, resident " + Long.parseLong(rss.group(1)) / 1024 + " MiB");
+            assertThat(heapMiB).isLessThan(128);
+        } finally {
+            process.destroy();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return output;
     }
 
     @Test

@@ -135,6 +135,8 @@ public final class HealthChartView extends BorderPane {
         chart.setAnimated(false);
         chart.setLegendVisible(true);
         chart.setMinHeight(150);
+        // Room for the last tick's label at the right edge.
+        chart.setPadding(new javafx.geometry.Insets(4, 28, 4, 4));
         return chart;
     }
 }

@@ -14,7 +14,9 @@ public final class StatusBarView extends StatusBar {
         state.textProperty().bind(model.stateProperty().asString());
         model.stateProperty().addListener((o, was, now) -> style(state, now));
         style(state, model.stateProperty().get());
-        getLeftItems().add(state);
+        javafx.scene.layout.Region gap = new javafx.scene.layout.Region();
+        gap.setPrefWidth(8);
+        getLeftItems().addAll(state, gap);
     }
 
     private static void style(Label label, ConnectionViewModel.State state) {

@@ -32,8 +32,11 @@ import javafx.scene.text.Text;
 public final class TimelineView extends BorderPane {
 
     private static final double LANE_LABEL_WIDTH = 140;
-    private static final double LANE_HEIGHT = 34;
+    private static final double MIN_LANE_HEIGHT = 34;
+    private static final double MAX_LANE_HEIGHT = 64;
     private static final double AXIS_HEIGHT = 24;
+    /** Room right of the present, so the newest entry and its label are never cut off. */
+    private static final double RIGHT_MARGIN = 90;
 
     private final TimelineViewModel model;
     private final Pane canvas = new Pane();
@@ -64,7 +67,7 @@ public final class TimelineView extends BorderPane {
         setTop(new ToolBar(zoomIn, zoomOut, back, forward, live, window, error));
 
         canvas.setId("timeline-lanes");
-        canvas.setMinHeight(3 * LANE_HEIGHT + AXIS_HEIGHT);
+        canvas.setMinHeight(3 * MIN_LANE_HEIGHT + AXIS_HEIGHT);
         canvas.setStyle("-fx-background-color: white;");
         Rectangle clip = new Rectangle();
         clip.widthProperty().bind(canvas.widthProperty());
@@ -115,28 +118,31 @@ public final class TimelineView extends BorderPane {
     private void redraw() {
         double width = canvas.getWidth();
         List<String> lanes = model.lanes();
-        canvas.setPrefHeight(lanes.size() * LANE_HEIGHT + AXIS_HEIGHT);
+        canvas.setPrefHeight(lanes.size() * MIN_LANE_HEIGHT + AXIS_HEIGHT);
         canvas.getChildren().clear();
+        // Lanes share the height there is, within bounds.
+        double laneHeight = Math.max(MIN_LANE_HEIGHT, Math.min(MAX_LANE_HEIGHT,
+                (canvas.getHeight() - AXIS_HEIGHT) / Math.max(1, lanes.size())));
         if (width <= LANE_LABEL_WIDTH) {
             return;
         }
         Instant start = model.windowStart();
         Instant end = model.windowEndProperty().get();
         double span = Math.max(1, end.toEpochMilli() - start.toEpochMilli());
-        double plot = width - LANE_LABEL_WIDTH - 10;
+        double plot = width - LANE_LABEL_WIDTH - RIGHT_MARGIN;
         for (int i = 0; i < lanes.size(); i++) {
-            double y = i * LANE_HEIGHT;
-            Rectangle band = new Rectangle(0, y, width, LANE_HEIGHT);
+            double y = i * laneHeight;
+            Rectangle band = new Rectangle(0, y, width, laneHeight);
             band.setFill(i % 2 == 0 ? Color.web("#f7f7f7") : Color.WHITE);
             band.setMouseTransparent(true);
-            Text name = new Text(8, y + LANE_HEIGHT / 2, lanes.get(i));
+            Text name = new Text(8, y + laneHeight / 2, lanes.get(i));
             name.setTextOrigin(VPos.CENTER);
             name.setFont(Font.font(12));
             name.setMouseTransparent(true);
             canvas.getChildren().addAll(band, name);
         }
-        double axisY = lanes.size() * LANE_HEIGHT;
-        Line axis = new Line(LANE_LABEL_WIDTH, axisY, width - 10, axisY);
+        double axisY = lanes.size() * laneHeight;
+        Line axis = new Line(LANE_LABEL_WIDTH, axisY, LANE_LABEL_WIDTH + plot, axisY);
         axis.setStroke(Color.GRAY);
         canvas.getChildren().add(axis);
         long step = tickStep((long) span);
@@ -154,6 +160,9 @@ public final class TimelineView extends BorderPane {
             canvas.getChildren().addAll(grid, label);
         }
         TimelineEvent selected = model.selectedProperty().get();
+        // Per lane, where the last label above and below its dots ends: a label that would overlap is left out.
+        double[] aboveEnds = new double[lanes.size()];
+        double[] belowEnds = new double[lanes.size()];
         for (TimelineEvent event : model.events()) {
             if (event.at().isBefore(start) || event.at().isAfter(end)) {
                 continue;
@@ -163,7 +172,7 @@ public final class TimelineView extends BorderPane {
                 continue;
             }
             double x = LANE_LABEL_WIDTH + (event.at().toEpochMilli() - start.toEpochMilli()) / span * plot;
-            double y = lane * LANE_HEIGHT + LANE_HEIGHT / 2;
+            double y = lane * laneHeight + laneHeight / 2;
             Circle dot = new Circle(x, y, event == selected ? 7 : 5.5, colour(event.kind()));
             dot.setStroke(event == selected ? Color.BLACK : Color.WHITE);
             dot.setStrokeWidth(event == selected ? 2 : 1);
@@ -176,11 +185,24 @@ public final class TimelineView extends BorderPane {
                 e.consume();
             });
             dot.setOnMousePressed(javafx.event.Event::consume);
-            Text kind = new Text(x + 8, y - 8, event.kind().replace('_', ' '));
+            canvas.getChildren().add(dot);
+            Text kind = new Text(event.kind().replace('_', ' '));
             kind.setFont(Font.font(10));
+            double labelEnd = x + 8 + kind.getLayoutBounds().getWidth();
+            if (x + 8 > aboveEnds[lane]) {
+                kind.setX(x + 8);
+                kind.setY(y - 7);
+                aboveEnds[lane] = labelEnd + 4;
+            } else if (x + 8 > belowEnds[lane]) {
+                kind.setX(x + 8);
+                kind.setY(y + 14);
+                belowEnds[lane] = labelEnd + 4;
+            } else {
+                continue;
+            }
             kind.setFill(colour(event.kind()).darker());
             kind.setMouseTransparent(true);
-            canvas.getChildren().addAll(dot, kind);
+            canvas.getChildren().add(kind);
         }
     }
 

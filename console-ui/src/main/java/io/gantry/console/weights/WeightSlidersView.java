@@ -42,12 +42,14 @@ public final class WeightSlidersView extends ScrollPane {
         int row = 1;
         for (WeightItem item : model.items()) {
             Label address = new Label(item.address());
-            Slider slider = new Slider(1, 100, item.valueProperty().get());
+            // 0 to 100 for round ticks; the view-model sends at least 1, the lowest weight.
+            Slider slider = new Slider(0, 100, item.valueProperty().get());
             slider.setId("weight-slider-" + item.address());
             slider.setShowTickMarks(true);
             slider.setShowTickLabels(true);
             slider.setMajorTickUnit(25);
             slider.setMinorTickCount(4);
+            slider.setBlockIncrement(5);
             slider.valueProperty().bindBidirectional(item.valueProperty());
             slider.valueChangingProperty().addListener((o, was, changing) -> {
                 if (changing) {
