@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -133,7 +134,11 @@ public final class EngineConnection implements AdminCalls, AutoCloseable {
                 String reason = failure == null ? "the engine closed the admin connection"
                         : (failure instanceof CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure).getMessage();
-                connector.execute(() -> retry(reason));
+                try {
+                    connector.execute(() -> retry(reason));
+                } catch (RejectedExecutionException closing) {
+                    // closed meanwhile: no more attempts
+                }
             }
         });
         try {
@@ -165,7 +170,11 @@ public final class EngineConnection implements AdminCalls, AutoCloseable {
         for (Listener listener : listeners) {
             listener.disconnected(reason, Duration.ofMillis(delay), attempt);
         }
-        connector.schedule(this::attempt, delay, TimeUnit.MILLISECONDS);
+        try {
+            connector.schedule(this::attempt, delay, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile: no more attempts
+        }
     }
 
     @Override

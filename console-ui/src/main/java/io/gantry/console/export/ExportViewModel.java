@@ -1,7 +1,6 @@
 package io.gantry.console.export;
 
-import io.gantry.admin.protocol.HealthCsvFormat;
-import io.gantry.admin.protocol.HealthPoint;
+import io.gantry.admin.protocol.HealthCsv;
 import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.console.engine.AdminCalls;
@@ -42,7 +41,7 @@ import javafx.collections.ObservableList;
 
 /**
  * Exports the health history as CSV, the same file {@code gantry export-health} writes for the same range and
- * server ({@link HealthCsvFormat}): pages of the admin socket's {@code health} written to a file beside the target,
+ * server ({@link HealthCsv}): pages of the admin socket's {@code health} written to a file beside the target,
  * moved into place at the end (a failed or cancelled export leaves no half file). Progress is the share of the time
  * range read.
  */
@@ -194,8 +193,7 @@ public final class ExportViewModel {
             try {
                 long rows = 0;
                 try (BufferedWriter writer = Files.newBufferedWriter(temporary, StandardCharsets.UTF_8)) {
-                    writer.write(HealthCsvFormat.HEADER);
-                    writer.write(HealthCsvFormat.CRLF);
+                    HealthCsv csv = HealthCsv.start(writer);
                     Instant page = start;
                     Instant firstSeen = start;
                     while (true) {
@@ -208,8 +206,10 @@ public final class ExportViewModel {
                             throw new IOException("the engine refused the export: " + refused.message());
                         }
                         Reply.Health health = (Reply.Health) reply;
-                        for (HealthPoint point : health.samples()) {
-                            writer.write(HealthCsvFormat.row(point));
+                        try {
+                            health.samples().forEach(csv::append);
+                        } catch (UncheckedIOException e) {
+                            throw e.getCause();
                         }
                         rows += health.samples().size();
                         if (firstSeen == null && !health.samples().isEmpty()) {
