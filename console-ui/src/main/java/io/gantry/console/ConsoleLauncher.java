@@ -21,7 +21,8 @@ public final class ConsoleLauncher {
             weight sliders, health CSV export. It talks to the engine only through its admin socket, and waits
             (and says so) until the engine is there, reconnecting by itself when it restarts.
               --data-dir DIR   the running Gantry's data directory; its socket is DIR/admin.sock (default: gantry-data)
-              --socket PATH    the admin socket itself (gantry run --admin-socket, gantry demo prints it, or forwarded)
+              --socket PATH    the admin socket itself (gantry run --admin-socket, gantry demo prints it, or forwarded);
+                               --admin-socket PATH is the same, as for gantry admin
               --tab NAME       open on this tab: timeline (default), chart or weights
               --window W       the chart's window: 5m, 15m (default), 1h, 6h or 1d
               -h, --help       this help
