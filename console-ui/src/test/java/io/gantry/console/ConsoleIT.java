@@ -211,7 +211,8 @@ class ConsoleIT {
         Path dir = Files.createTempDirectory("gantry-console-export");
         Path fromConsole = dir.resolve("console.csv");
         Path fromCli = dir.resolve("cli.csv");
-        Instant until = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(1);
+        // A few seconds back, so that every round before it is stored before either export reads.
+        Instant until = Instant.now().truncatedTo(ChronoUnit.SECONDS).minusSeconds(5);
         Instant since = until.minus(Duration.ofMinutes(20));
         String server = topology.replicas().get(1).address();
         ExportViewModel export = console.models().export();
