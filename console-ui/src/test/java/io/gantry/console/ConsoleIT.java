@@ -332,9 +332,10 @@ class ConsoleIT {
         try {
             Thread.sleep(10_000);
             assertThat(process.isAlive()).isTrue();
-            String jcmd = javaHome.resolve("bin/jcmd").toString();
-            run(jcmd, Long.toString(process.pid()), "GC.run");
-            String heap = run(jcmd, Long.toString(process.pid()), "GC.heap_info");
+            // One jcmd for both commands: each jcmd is a JVM of its own to start.
+            Path commands = Files.writeString(Files.createTempFile(dataDir, "jcmd", ".txt"), "GC.run\nGC.heap_info\n");
+            String heap = run(javaHome.resolve("bin/jcmd").toString(), Long.toString(process.pid()), "-f",
+                    commands.toString());
             java.util.regex.Matcher used = java.util.regex.Pattern.compile("used (\\d+)K").matcher(heap);
             assertThat(used.find()).as(heap).isTrue();
             long heapMiB = Long.parseLong(used.group(1)) / 1024;
