@@ -164,7 +164,7 @@ public final class EngineConnection implements AdminCalls, AutoCloseable {
             return;
         }
         int attempt = failures.incrementAndGet();
-        long base = Math.min(MAX_RETRY.toMillis(), FIRST_RETRY.toMillis() << Math.min(attempt - 1, 10));
+        long base = backoff(attempt).toMillis();
         // Jitter, so consoles of one engine do not all knock at once when it comes back.
         long delay = base - ThreadLocalRandom.current().nextLong(base / 5 + 1);
         for (Listener listener : listeners) {
@@ -175,6 +175,12 @@ public final class EngineConnection implements AdminCalls, AutoCloseable {
         } catch (RejectedExecutionException closing) {
             // closed meanwhile: no more attempts
         }
+    }
+
+    /** The wait before the attempt after {@code failures} failed ones, before jitter: 200 ms, doubling, at most 2 s. */
+    static Duration backoff(int failures) {
+        return Duration.ofMillis(Math.min(MAX_RETRY.toMillis(),
+                FIRST_RETRY.toMillis() << Math.min(Math.max(failures, 1) - 1, 10)));
     }
 
     @Override
