@@ -7,7 +7,6 @@
  *       position, the live {@code gantry.upstream_servers} table, read-only admin SQL).</li>
  *   <li>{@link io.gantry.authority.Pruner} and {@link io.gantry.authority.Retention}: {@code --health-retention}
  *       and the hourly pruning of old samples and events.</li>
- *   <li>{@link io.gantry.authority.HealthCsv}: the RFC 4180 export behind {@code gantry export-health}.</li>
  * </ul>
  *
  * <p>Tables, all in schema {@code GANTRY} (queried as {@code gantry.xxx}; H2 folds unquoted names to upper case):

@@ -54,6 +54,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "The primary's port; replicas use the next ones (default: ${DEFAULT-VALUE}).")
     int basePort;
 
+    @Option(names = "--no-console",
+            description = "Do not open the desktop console (it opens by itself when there is a display and the "
+                    + "console's jar is found).")
+    boolean noConsole;
+
     @CommandLine.Mixin
     RunCommand.ProxyOptions proxy = new RunCommand.ProxyOptions();
 
@@ -107,9 +112,12 @@ final class DemoCommand implements Callable<Integer> {
             topology.close();
             throw e;
         }
+        printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink), config.tls());
+        Optional<Process> console = openConsole(out, gantry);
         Thread stopOnExit = new Thread(() -> {
             out.println("Stopping Gantry and the sandbox ...");
             out.flush();
+            console.ifPresent(Process::destroy);
             gantry.close();
             topology.close();
             out.println("Sandbox stopped.");
@@ -117,7 +125,8 @@ final class DemoCommand implements Callable<Integer> {
             stopped.countDown();
         }, "gantry-demo-stop");
         Runtime.getRuntime().addShutdownHook(stopOnExit);
-        printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink), config.tls());
+        out.println("Press Ctrl-C to stop Gantry and every server.");
+        out.flush();
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -163,7 +172,33 @@ final class DemoCommand implements Callable<Integer> {
         out.println("Admin socket: " + gantry.adminSocket() + "; watch the servers live with:");
         out.println("  ./gantry admin --admin-socket " + gantry.adminSocket() + " --watch");
         out.println();
-        out.println("Press Ctrl-C to stop Gantry and every server.");
         out.flush();
+    }
+
+    /** Opens the console as a process of its own when it can, and says either way. */
+    private Optional<Process> openConsole(PrintWriter out, Gantry gantry) {
+        ConsoleProcess.Decision decision = ConsoleProcess.decide(noConsole, System.getenv(), ConsoleProcess.ownJar());
+        if (decision instanceof ConsoleProcess.Decision.Skip skip) {
+            out.println("Console: not opened: " + skip.reason() + ". Open it on a desktop with:");
+            out.println("  ./gantry console --socket " + gantry.adminSocket());
+            out.println();
+            out.flush();
+            return Optional.empty();
+        }
+        Path jar = ((ConsoleProcess.Decision.Open) decision).jar();
+        Path log = directory.toAbsolutePath().resolve("console.log");
+        try {
+            Process process = ConsoleProcess.start(jar, gantry.adminSocket(), log);
+            out.println("Console: opened (" + jar + ", pid " + process.pid() + ", output in " + log
+                    + "); --no-console skips it.");
+            out.println();
+            out.flush();
+            return Optional.of(process);
+        } catch (java.io.IOException e) {
+            out.println("Console: not opened: cannot start " + jar + ": " + e.getMessage());
+            out.println();
+            out.flush();
+            return Optional.empty();
+        }
     }
 }

@@ -1,7 +1,8 @@
 package io.gantry.cli;
 
 import io.gantry.authority.Authority;
-import io.gantry.authority.HealthCsv;
+import io.gantry.admin.protocol.HealthCsv;
+import io.gantry.authority.HealthSample;
 import io.gantry.authority.Retention;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -95,7 +96,7 @@ final class ExportHealthCommand implements Callable<Integer> {
             return write(commandLine, (writer) -> {
                 HealthCsv csv = HealthCsv.start(writer);
                 try {
-                    source.forEach(from, to, Optional.ofNullable(server), csv::append);
+                    source.forEach(from, to, Optional.ofNullable(server), sample -> append(csv, sample));
                 } catch (java.sql.SQLException e) {
                     throw new IOException("cannot read the health history through " + fromUrl.replaceAll(
                             "(//[^:/@]*):[^@]*@", "$1:***@") + ": " + e.getMessage(), e);
@@ -114,13 +115,17 @@ final class ExportHealthCommand implements Callable<Integer> {
             return write(commandLine, writer -> {
                 HealthCsv csv = HealthCsv.start(writer);
                 try {
-                    authority.forEachHealthSample(from, to, Optional.ofNullable(server), csv::append);
+                    authority.forEachHealthSample(from, to, Optional.ofNullable(server), sample -> append(csv, sample));
                 } catch (UncheckedIOException e) {
                     throw e.getCause();
                 }
                 return csv.rows();
             });
         }
+    }
+
+    private static void append(HealthCsv csv, HealthSample sample) {
+        csv.append(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(), sample.lagMs());
     }
 
     /** Writes CSV from a source; returns the number of rows. */

@@ -39,10 +39,14 @@ class DemoCommandIT {
         int basePort = freeBasePort(4);
         int proxyPort = basePort + 3;
         Path sink = directory.resolve("changes.jsonl");
-        Process demo = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(), "demo",
-                "--flavour", flavour, "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
+        ProcessBuilder start = new ProcessBuilder(javaBinary(), "-jar", Path.of("target", "gantry.jar").toString(),
+                "demo", "--flavour", flavour, "--dir", directory.toString(), "--base-port", Integer.toString(basePort),
                 "--cdc-sink", "jsonl:" + sink, "--listen", "127.0.0.1:" + proxyPort)
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true);
+        // As on a server without a desktop: the demo must say it does not open the console, and why.
+        start.environment().remove("DISPLAY");
+        start.environment().remove("WAYLAND_DISPLAY");
+        Process demo = start.start();
         List<String> output = new CopyOnWriteArrayList<>();
         CountDownLatch ready = new CountDownLatch(1);
         Thread reader = new Thread(() -> collect(demo, output, ready), "demo-output");
@@ -52,6 +56,8 @@ class DemoCommandIT {
 
             assertThat(output).anySatisfy(line -> assertThat(line).startsWith("Gantry demo sandbox: "
                     + (flavour.equals("mysql") ? "MySQL 8.0.15" : "MariaDB 11.4.5")));
+            assertThat(output).contains("Console: not opened: no display (neither DISPLAY nor WAYLAND_DISPLAY is set)."
+                    + " Open it on a desktop with:");
             String primaryCommand = commandFor(output, "primary");
             String replicaCommand = commandFor(output, "replica2");
             assertThat(primaryCommand).contains("-P " + basePort);

@@ -1,4 +1,4 @@
-package io.gantry.authority;
+package io.gantry.admin.protocol;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,12 +10,14 @@ import java.time.format.DateTimeFormatter;
 import java.util.Objects;
 
 /**
- * Writes health samples as RFC 4180 CSV: a header row {@value #HEADER}, CRLF after every row, a field quoted when it
- * holds a comma, a double quote, CR or LF (with its double quotes doubled), times in ISO-8601 UTC with milliseconds
- * ({@code 2026-11-30T21:51:05.123Z}), numbers in plain decimal notation, and an empty field for a null.
+ * Writes the health history as RFC 4180 CSV: a header row {@value #HEADER}, CRLF after every row, a field quoted
+ * when it holds a comma, a double quote, CR or LF (with its double quotes doubled), times in ISO-8601 UTC with
+ * milliseconds ({@code 2026-11-30T21:51:05.123Z}), numbers in plain decimal notation, and an empty field for a null.
  *
- * <p>Use: {@code HealthCsv csv = HealthCsv.start(writer); authority.forEachHealthSample(..., csv::append);} then
- * flush the writer. The writer is never closed here.
+ * <p>The one writer of that file: {@code gantry export-health} (from the Authority or a proxy port) and the console's
+ * export (from the admin socket) both write with it, so the two files are the same. Use:
+ * {@code HealthCsv csv = HealthCsv.start(writer);} then {@link #append} each sample, then flush the writer. The
+ * writer is never closed here.
  */
 public final class HealthCsv {
 
@@ -41,29 +43,23 @@ public final class HealthCsv {
         return new HealthCsv(out);
     }
 
-    /** Writes the header and every sample. */
-    public static long writeAll(Writer out, Iterable<HealthSample> samples) throws IOException {
-        HealthCsv csv = start(out);
-        try {
-            samples.forEach(csv::append);
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-        return csv.rows();
-    }
-
     /**
-     * Writes one sample as a row.
+     * Writes one sample as a row (the fields of {@link HealthPoint}).
      *
      * @throws UncheckedIOException if the writer fails (so this fits a {@link java.util.function.Consumer})
      */
-    public void append(HealthSample sample) {
+    public void append(Instant at, String server, String health, String role, Double rttMs, Long lagMs) {
         try {
-            out.write(row(sample));
+            out.write(row(at, server, health, role, rttMs, lagMs));
             rows++;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Writes one sample of the admin socket's health history as a row. */
+    public void append(HealthPoint point) {
+        append(point.at(), point.server(), point.health(), point.role(), point.rttMs(), point.lagMs());
     }
 
     /** Data rows written so far (the header not counted). */
@@ -72,9 +68,9 @@ public final class HealthCsv {
     }
 
     /** One sample as a CSV row, with its CRLF. */
-    public static String row(HealthSample sample) {
-        return time(sample.at()) + ',' + field(sample.server()) + ',' + field(sample.health()) + ','
-                + field(sample.role()) + ',' + number(sample.rttMs()) + ',' + number(sample.lagMs()) + CRLF;
+    public static String row(Instant at, String server, String health, String role, Double rttMs, Long lagMs) {
+        return time(at) + ',' + field(server) + ',' + field(health) + ',' + field(role) + ',' + number(rttMs) + ','
+                + number(lagMs) + CRLF;
     }
 
     /** {@code 2026-11-30T21:51:05.123Z}: UTC, always three fraction digits. */

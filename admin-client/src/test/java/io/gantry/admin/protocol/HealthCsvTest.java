@@ -1,30 +1,29 @@
-package io.gantry.authority;
+package io.gantry.admin.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class HealthCsvTest {
 
-    @TempDir
-    Path dir;
+    private static long writeAll(StringWriter out, List<HealthPoint> samples) throws IOException {
+        HealthCsv csv = HealthCsv.start(out);
+        samples.forEach(csv::append);
+        return csv.rows();
+    }
 
     @Test
     void writesTheHeaderIsoTimesAndEmptyFieldsForNull() throws IOException {
         StringWriter out = new StringWriter();
-        long rows = HealthCsv.writeAll(out, List.of(
-                new HealthSample(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.25, null),
-                new HealthSample(Instant.parse("2026-11-30T21:51:06Z"), "db2:3306", "down", "unknown", null, null),
-                new HealthSample(Instant.parse("2026-11-30T21:51:07Z"), "db3:3306", "up", "replica", 12.0, 1500L)));
+        long rows = writeAll(out, List.of(
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.25, null),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:06Z"), "db2:3306", "down", "unknown", null, null),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:07Z"), "db3:3306", "up", "replica", 12.0, 1500L)));
 
         assertThat(rows).isEqualTo(3);
         assertThat(out.toString()).isEqualTo("at,server,health,role,rtt_ms,lag_ms\r\n"
@@ -46,47 +45,27 @@ class HealthCsvTest {
 
     @Test
     void aStrictParserReadsTheRowsBackEqual() throws IOException {
-        List<HealthSample> samples = List.of(
-                new HealthSample(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.001, null),
-                new HealthSample(Instant.parse("2026-11-30T21:51:05.124Z"), "odd,host:3306", "down", "unknown", null,
+        List<HealthPoint> samples = List.of(
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.001, null),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.124Z"), "odd,host:3306", "down", "unknown", null,
                         null),
-                new HealthSample(Instant.parse("2026-11-30T21:51:05.125Z"), "quo\"ted\":3306", "up", "replica",
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.125Z"), "quo\"ted\":3306", "up", "replica",
                         123456789.5, 42L),
-                new HealthSample(Instant.parse("2026-11-30T21:51:05.126Z"), "multi\r\nline\n:3306", "up", "replica",
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.126Z"), "multi\r\nline\n:3306", "up", "replica",
                         7.0, 0L));
         StringWriter out = new StringWriter();
-        HealthCsv.writeAll(out, samples);
+        writeAll(out, samples);
 
         List<List<String>> parsed = Rfc4180.parse(out.toString());
 
         assertThat(parsed.get(0)).containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms");
-        List<HealthSample> back = new ArrayList<>();
+        List<HealthPoint> back = new ArrayList<>();
         for (List<String> row : parsed.subList(1, parsed.size())) {
-            back.add(new HealthSample(Instant.parse(row.get(0)), row.get(1), row.get(2), row.get(3),
+            back.add(new HealthPoint(Instant.parse(row.get(0)), row.get(1), row.get(2), row.get(3),
                     row.get(4).isEmpty() ? null : Double.valueOf(row.get(4)),
                     row.get(5).isEmpty() ? null : Long.valueOf(row.get(5))));
         }
         assertThat(back).isEqualTo(samples);
-    }
-
-    @Test
-    void theAuthorityHistoryExportsAndParsesBack() throws IOException {
-        List<HealthSample> samples = List.of(
-                new HealthSample(Instant.parse("2026-11-30T21:00:00Z"), "db1:3306", "up", "primary", 0.5, null),
-                new HealthSample(Instant.parse("2026-11-30T21:00:00.001Z"), "db2:3306", "up", "replica", 0.7, 30L),
-                new HealthSample(Instant.parse("2026-11-30T21:00:10Z"), "db2:3306", "down", "unknown", null, null));
-        StringWriter out = new StringWriter();
-        try (Authority authority = Authority.open(dir)) {
-            authority.recordHealth(samples);
-            HealthCsv csv = HealthCsv.start(out);
-            long count = authority.forEachHealthSample(null, null, Optional.empty(), csv::append);
-            assertThat(count).isEqualTo(3).isEqualTo(csv.rows());
-        }
-        List<List<String>> rows = Rfc4180.parse(out.toString());
-        assertThat(rows).hasSize(4);
-        assertThat(rows.get(2)).containsExactly("2026-11-30T21:00:00.001Z", "db2:3306", "up", "replica", "0.7", "30");
-        assertThat(rows.get(3)).isEqualTo(Arrays.asList("2026-11-30T21:00:10.000Z", "db2:3306", "down", "unknown",
-                "", ""));
     }
 
     /** A strict RFC 4180 reader: CRLF row ends, quoted fields may hold anything, "" inside quotes is one quote. */

@@ -1,0 +1,109 @@
+package io.gantry.console.weights;
+
+import io.gantry.admin.protocol.Reply;
+import io.gantry.admin.protocol.ServerState;
+import io.gantry.console.engine.AdminCalls;
+import io.gantry.console.engine.EngineConnection;
+import io.gantry.console.engine.Failures;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+/**
+ * A weight slider per server. Releasing one sends {@code ALTER GANTRY SET WEIGHT 'host:port' TO n}; the weight shown
+ * is the engine's, so the new one appears when the engine confirms it; on an error the message is shown and the
+ * slider goes back to the engine's weight.
+ */
+public final class WeightSlidersViewModel implements EngineConnection.Listener {
+
+    private final Executor ui;
+    private final AdminCalls engine;
+    private final ObservableList<WeightItem> items = FXCollections.observableArrayList();
+    private final Map<String, WeightItem> byAddress = new HashMap<>();
+
+    public WeightSlidersViewModel(Executor ui, AdminCalls engine) {
+        this.ui = ui;
+        this.engine = engine;
+    }
+
+    public ObservableList<WeightItem> items() {
+        return items;
+    }
+
+    public Optional<WeightItem> item(String address) {
+        return Optional.ofNullable(byAddress.get(address));
+    }
+
+    @Override
+    public void connected(Reply.Welcome welcome) {
+        ui.execute(() -> {
+            items.clear();
+            byAddress.clear();
+        });
+    }
+
+    @Override
+    public void push(Reply push) {
+        if (push instanceof Reply.ServerChanged changed) {
+            ui.execute(() -> apply(changed.server()));
+        } else if (push instanceof Reply.ServerRemoved removed) {
+            ui.execute(() -> {
+                WeightItem item = byAddress.remove(removed.address());
+                if (item != null) {
+                    items.remove(item);
+                }
+            });
+        }
+    }
+
+    void apply(ServerState state) {
+        WeightItem item = byAddress.get(state.address());
+        if (item == null) {
+            item = new WeightItem(state.address(), state.weight());
+            byAddress.put(state.address(), item);
+            items.add(item);
+            items.sort((a, b) -> io.gantry.console.timeline.TimelineViewModel.compareAddresses(a.address(),
+                    b.address()));
+            return;
+        }
+        item.engineWeightProperty().set(state.weight());
+        if (!item.draggingProperty().get() && !item.pendingProperty().get()) {
+            item.valueProperty().set(state.weight());
+        }
+    }
+
+    /** The operator let go of the slider: sends its value unless it is the engine's already. On the UI thread. */
+    public void release(WeightItem item) {
+        item.draggingProperty().set(false);
+        int weight = (int) Math.max(1, Math.min(100, Math.round(item.valueProperty().get())));
+        item.valueProperty().set(weight);
+        if (weight == item.engineWeightProperty().get() || item.pendingProperty().get()) {
+            return;
+        }
+        item.pendingProperty().set(true);
+        item.failedProperty().set(false);
+        item.messageProperty().set("setting " + weight + " ...");
+        engine.sql("ALTER GANTRY SET WEIGHT '" + item.address() + "' TO " + weight).whenComplete((reply, failure) ->
+                ui.execute(() -> answered(item, weight, reply, failure)));
+    }
+
+    private void answered(WeightItem item, int weight, Reply reply, Throwable failure) {
+        item.pendingProperty().set(false);
+        if (reply instanceof Reply.Done done) {
+            // The engine confirmed it: its weight is this now (its push says the same, maybe a little later).
+            item.engineWeightProperty().set(weight);
+            item.failedProperty().set(false);
+            item.messageProperty().set(done.message());
+            return;
+        }
+        String error = failure != null ? Failures.message(failure)
+                : reply instanceof Reply.Error refused ? refused.error() + ": " + refused.message()
+                : "unexpected answer " + reply;
+        item.failedProperty().set(true);
+        item.messageProperty().set("not changed: " + error);
+        item.valueProperty().set(item.engineWeightProperty().get());
+    }
+}
