@@ -25,7 +25,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -56,7 +57,8 @@ class BackendConnectionExtendedMetadataTest {
             ColumnDefinition.UTF8MB4_GENERAL_CI, 0xFFFF_FFFFL, FieldType.BLOB.code(), ColumnDefinition.BLOB_FLAG, 0)
             .withExtendedMetadata("", "json");
 
-    private final NioEventLoopGroup group = new NioEventLoopGroup(1);
+    /** The proxy's own transport: backend channels must match their event loop's. */
+    private final EventLoopGroup group = SocketTransport.CHOSEN.newGroup(1, new DefaultThreadFactory("test-io"));
 
     @AfterEach
     void stopLoop() {
