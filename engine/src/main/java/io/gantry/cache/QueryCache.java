@@ -1,0 +1,185 @@
+package io.gantry.cache;
+
+import io.gantry.gtid.GtidSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One live cache: its definition, the eviction state its entries are judged by, its account checks and counters.
+ *
+ * <p><b>Freshness.</b> Evictions are counted: a row change to a table the query reads advances the count and marks
+ * the whole cache (or, for a key-shaped cache, the changed key) evicted at that count; an entry counts only if its
+ * fill started at or after the latest eviction that concerns it. Evicting is therefore O(1) on the change stream's
+ * thread, whatever the number of entries; the entries left behind are removed at their next look-up or by a sweep.
+ * A fill that started before an eviction can never be stored as current, and a fill is stored only when the server
+ * it came from had at least the position of the cache's last eviction ({@link #mayStore}).
+ *
+ * <p>Written by the change stream's thread (evictions) and read by the event loops (look-ups, fills).
+ */
+public final class QueryCache {
+
+    /** A key-evicted map larger than this is folded into one eviction of the whole cache. */
+    private static final int MAX_EVICTED_KEYS = 100_000;
+
+    private final String name;
+    private final String select;
+    private final QueryShape shape;
+    private final boolean shallow;
+    private final Duration ttl;
+    private final Duration refresh;
+    private final Instant createdAt;
+
+    private volatile long evictions;
+    private volatile long wholeEvictedAt;
+    /** The latest eviction of any single key: what an entry without a key is judged by as well. */
+    private volatile long anyKeyEvictedAt;
+    private final Map<Long, Long> keyEvictedAt = new ConcurrentHashMap<>();
+    private volatile GtidSet lastEvictionPosition;
+    /** Accounts that ran the query on a server, and when; a cached answer is only served to them. */
+    private final Map<String, Long> accountCheckedAt = new ConcurrentHashMap<>();
+
+    final LongAdder hits = new LongAdder();
+    final LongAdder misses = new LongAdder();
+    final LongAdder evictedByChange = new LongAdder();
+    final LongAdder evictedByTtl = new LongAdder();
+    final LongAdder evictedByMemory = new LongAdder();
+    final AtomicLong entries = new AtomicLong();
+    final AtomicLong bytes = new AtomicLong();
+    private volatile long lastFillMillis;
+
+    QueryCache(String name, String select, QueryShape shape, boolean shallow, Duration ttl, Duration refresh,
+               Instant createdAt) {
+        this.name = name;
+        this.select = select;
+        this.shape = shape;
+        this.shallow = shallow;
+        this.ttl = ttl;
+        this.refresh = refresh;
+        this.createdAt = createdAt;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String select() {
+        return select;
+    }
+
+    public QueryShape shape() {
+        return shape;
+    }
+
+    /** Kept fresh by the TTL alone, never by the change stream. */
+    public boolean shallow() {
+        return shallow;
+    }
+
+    /** How long an entry lives after its fill; zero for no limit. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** The refresh-ahead period; zero for none. */
+    public Duration refresh() {
+        return refresh;
+    }
+
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    // ---- freshness -----------------------------------------------------------------------------------------------
+
+    /** Taken when a fill starts: the entry it makes is current only if no eviction concerning it came since. */
+    public long fillTicket() {
+        return evictions;
+    }
+
+    /** Whether an entry is still current: no eviction of the cache, or of its key, since its fill started. */
+    public boolean isCurrent(CachedResult entry) {
+        long ticket = entry.ticket();
+        if (ticket < wholeEvictedAt) {
+            return false;
+        }
+        if (entry.key() == null) {
+            return ticket >= anyKeyEvictedAt;
+        }
+        Long keyAt = keyEvictedAt.get(entry.key());
+        return keyAt == null || ticket >= keyAt;
+    }
+
+    /**
+     * Whether a fill may be stored: no eviction since its ticket, and its server had the position of the last
+     * eviction, so that the answer cannot bring back a value the eviction removed.
+     *
+     * @param serverPosition what the filling server had executed before it ran the query
+     */
+    boolean mayStore(long ticket, GtidSet serverPosition) {
+        if (ticket != evictions) {
+            return false;
+        }
+        GtidSet evictedAt = lastEvictionPosition;
+        return evictedAt == null || (evictedAt.flavour() == serverPosition.flavour()
+                && serverPosition.contains(evictedAt));
+    }
+
+    /** A change to a table the query reads: every entry goes. Called by the change stream's thread only. */
+    void evictAll(GtidSet position) {
+        lastEvictionPosition = position;
+        long at = evictions + 1;
+        evictions = at;
+        wholeEvictedAt = at;
+        keyEvictedAt.clear();
+    }
+
+    /** A change to the row with this key: the entries for it go. Called by the change stream's thread only. */
+    void evictKey(long key, GtidSet position) {
+        if (keyEvictedAt.size() >= MAX_EVICTED_KEYS) {
+            evictAll(position);
+            return;
+        }
+        lastEvictionPosition = position;
+        long at = evictions + 1;
+        evictions = at;
+        keyEvictedAt.put(key, at);
+        anyKeyEvictedAt = at;
+    }
+
+    /** The position of the last eviction, or null if none happened since Gantry started. */
+    public GtidSet lastEvictionPosition() {
+        return lastEvictionPosition;
+    }
+
+    // ---- accounts ------------------------------------------------------------------------------------------------
+
+    /** Whether {@code account} ran the query on a server within {@code recheck} before {@code nowMillis}. */
+    boolean accountChecked(String account, long nowMillis, Duration recheck) {
+        Long at = accountCheckedAt.get(account);
+        return at != null && nowMillis - at < recheck.toMillis();
+    }
+
+    void accountRan(String account, long nowMillis) {
+        accountCheckedAt.put(account, nowMillis);
+    }
+
+    /** Forgets every account's check: they run the query on a server again before a cached answer is theirs. */
+    void forgetAccounts() {
+        accountCheckedAt.clear();
+    }
+
+    // ---- counters ------------------------------------------------------------------------------------------------
+
+    void filled(long atMillis) {
+        lastFillMillis = atMillis;
+    }
+
+    /** When the last fill was stored, or 0 for never. */
+    long lastFillMillis() {
+        return lastFillMillis;
+    }
+}
