@@ -7,6 +7,7 @@ import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.gantry.authority.Authority;
 import io.gantry.authority.StoredCache;
 import io.gantry.cdc.CdcStream;
+import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
 import io.gantry.route.SqlMode;
@@ -80,6 +81,7 @@ public final class QueryCaches implements AutoCloseable {
     // Changed under `this` by the admin thread; read without a lock through the volatile snapshots.
     private final Map<String, QueryCache> byName = new LinkedHashMap<>();
     private volatile ShapeIndex index = ShapeIndex.EMPTY;
+    private volatile int generation;
     private volatile Map<String, List<QueryCache>> byTable = Map.of();
 
     // The change stream's state, written by its thread (CacheInvalidation) and the freshness check.
@@ -139,8 +141,20 @@ public final class QueryCaches implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
     }
 
-    /** Loads the definitions kept in the Authority; one that no longer passes the checks is logged and left out. */
+    /**
+     * Loads the definitions kept in the Authority; one that no longer passes the checks is logged and left out. The
+     * change stream resumes from its saved position: that is where the caches start to be kept fresh from.
+     */
     public void load() {
+        authority.loadPosition(CdcStream.STREAM).filter(saved -> !saved.gtidSet().isBlank()).ifPresent(saved -> {
+            try {
+                streamPosition = GtidSet.parse(saved.gtidSet(), saved.gtidSet().indexOf(':') >= 0 ? Flavour.MYSQL
+                        : Flavour.MARIADB);
+            } catch (IllegalArgumentException unreadable) {
+                LOG.warn("cache: the saved change-stream position '{}' is unreadable: {}", saved.gtidSet(),
+                        unreadable.getMessage());
+            }
+        });
         for (StoredCache stored : authority.queryCaches()) {
             try {
                 register(build(stored.name(), stored.select(), stored.shallow(), Duration.ofSeconds(stored.ttlSeconds()),
@@ -169,6 +183,16 @@ public final class QueryCaches implements AutoCloseable {
     /** The cache whose shape is {@code shape}, or null; allocates nothing. */
     public QueryCache find(CharSequence shape) {
         return index.find(shape);
+    }
+
+    /** Changes whenever a cache is created or dropped: what a session learnt of the shapes is then out of date. */
+    public int generation() {
+        return generation;
+    }
+
+    /** The database unqualified table names are read in; sessions on another one do not use the caches. */
+    public String defaultDatabase() {
+        return defaultDatabase;
     }
 
     /** The largest result that is stored. */
@@ -483,6 +507,11 @@ public final class QueryCaches implements AutoCloseable {
     }
 
     private synchronized void register(QueryCache cache) {
+        GtidSet applied = streamPosition;
+        if (applied != null) {
+            // What the stream applied before the cache existed evicted nothing of it: a fill must be at least as new.
+            cache.evictAll(applied);
+        }
         byName.put(cache.name(), cache);
         reindex();
     }
@@ -497,6 +526,7 @@ public final class QueryCaches implements AutoCloseable {
         tables.replaceAll((k, v) -> List.copyOf(v));
         byTable = Map.copyOf(tables);
         index = ShapeIndex.of(byName.values());
+        generation++;
     }
 
     @Override

@@ -79,6 +79,14 @@ public final class SessionConsistency {
         writeFloor = union(writeFloor, gtids);
     }
 
+    /**
+     * The session read data at least as new as {@code position} without a server (a query-cache hit): from now on
+     * its reads must not be older (monotonic reads).
+     */
+    public void readAt(GtidSet position) {
+        readFloor = union(readFloor, position);
+    }
+
     /** Whether some completion still waits for a sample (the sampler should be asked for one). */
     public boolean hasPending() {
         return !pending.isEmpty();
