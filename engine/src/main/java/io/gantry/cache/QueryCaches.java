@@ -63,6 +63,11 @@ public final class QueryCaches implements AutoCloseable {
     public record Table(List<String> columns, List<List<String>> rows) {
     }
 
+    /** The counters {@link #total} sums over every cache. */
+    public enum Counter {
+        HITS, MISSES, EVICTED_BY_CHANGE, EVICTED_BY_TTL, EVICTED_BY_MEMORY, ENTRIES, BYTES
+    }
+
     /** Where an entry of a cache is kept: the cache, the protocol, the session's result format and the parameters. */
     public record EntryKey(QueryCache cache, boolean binary, String format, String parameters) {
     }
@@ -134,7 +139,9 @@ public final class QueryCaches implements AutoCloseable {
                         return current;
                     }
                 })
-                .executor(worker)
+                // Maintenance (eviction, the removal counters) runs on the thread that wrote: a few counter
+                // updates, and no hand-off to another thread per fill.
+                .executor(Runnable::run)
                 .removalListener((EntryKey key, CachedResult entry, RemovalCause cause) -> removed(key, entry, cause))
                 .build();
         worker.scheduleWithFixedDelay(this::checkFreshnessSafely, FRESHNESS_CHECK_MILLIS, FRESHNESS_CHECK_MILLIS,
@@ -459,6 +466,23 @@ public final class QueryCaches implements AutoCloseable {
         }
         return new Table(List.of("name", "query", "tables", "eviction", "policy", "freshness", "entries", "bytes",
                 "hits", "misses", "evicted_by_change", "evicted_by_ttl", "evicted_by_memory", "last_fill"), rows);
+    }
+
+    /** One counter summed over every live cache, for the metrics. */
+    public long total(Counter counter) {
+        long sum = 0;
+        for (QueryCache cache : snapshot()) {
+            sum += switch (counter) {
+                case HITS -> cache.hits.sum();
+                case MISSES -> cache.misses.sum();
+                case EVICTED_BY_CHANGE -> cache.evictedByChange.sum();
+                case EVICTED_BY_TTL -> cache.evictedByTtl.sum();
+                case EVICTED_BY_MEMORY -> cache.evictedByMemory.sum();
+                case ENTRIES -> Math.max(0, cache.entries.get());
+                case BYTES -> Math.max(0, cache.bytes.get());
+            };
+        }
+        return sum;
     }
 
     /** {@code SHOW PROXIED QUERIES}: the shapes seen, most frequent first. */

@@ -124,7 +124,7 @@ class QueryCachesTest {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         assertThat(caches.fill(key(cache, "big"), entry(cache, 1, null, 1_001))).isFalse();
         for (int i = 0; i < 100; i++) {
-            caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900));
+            assertThat(caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900))).isTrue();
         }
         QueryCaches.Table shown = caches.show();
         List<String> row = shown.rows().get(0);
