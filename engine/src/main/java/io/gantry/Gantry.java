@@ -198,7 +198,7 @@ public final class Gantry implements AutoCloseable {
                     TableCatalog.of(upstreams, options.proxy().connectTimeout()),
                     options.cdc().map(settings -> (BiPredicate<String, String>) settings.tables()::selects)
                             .orElse(null), upstreams, Clock.systemUTC()));
-            cdc.ifPresent(stream -> stream.addListener(new CacheInvalidation(caches)));
+            cdc.ifPresent(stream -> stream.addListener(new CacheInvalidation(caches, stream::positionText)));
             AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork, caches);
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
                     bus, sql));

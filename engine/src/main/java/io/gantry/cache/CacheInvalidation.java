@@ -4,9 +4,13 @@ import io.gantry.cdc.AppliedTransaction;
 import io.gantry.cdc.ChangeListener;
 import io.gantry.cdc.RowChange;
 import io.gantry.cdc.StateChange;
+import io.gantry.cdc.CdcStream;
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The caches' side of the change stream: each row change evicts the entries of the caches that read its table, all
@@ -17,9 +21,12 @@ import java.util.Map;
 public final class CacheInvalidation implements ChangeListener {
 
     private final QueryCaches caches;
+    private final Supplier<String> position;
 
-    public CacheInvalidation(QueryCaches caches) {
+    /** @param position the stream's applied position as text ({@link io.gantry.cdc.CdcStream#positionText()}) */
+    public CacheInvalidation(QueryCaches caches, Supplier<String> position) {
         this.caches = caches;
+        this.position = position;
     }
 
     @Override
@@ -56,7 +63,12 @@ public final class CacheInvalidation implements ChangeListener {
 
     @Override
     public void onStateChange(StateChange change) {
-        caches.streamStateChanged(change.state(), change.server(), change.reason());
+        GtidSet resumed = null;
+        String text = position.get();
+        if (change.state() == CdcStream.State.STREAMING && !text.isBlank()) {
+            resumed = GtidSet.parse(text, text.indexOf(':') >= 0 ? Flavour.MYSQL : Flavour.MARIADB);
+        }
+        caches.streamStateChanged(change.state(), change.server(), change.reason(), resumed);
     }
 
     /** The row's key as an integer, or null when the row is absent or the value is not one. */

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
  * fill started at or after the latest eviction that concerns it. Evicting is therefore O(1) on the change stream's
  * thread, whatever the number of entries; the entries left behind are removed at their next look-up or by a sweep.
  * A fill that started before an eviction can never be stored as current, and a fill is stored only when the server
- * it came from had at least the position of the cache's last eviction ({@link #mayStore}).
+ * it came from had at least the position of the evictions that concern it ({@link #mayStore}).
  *
  * <p>Written by the change stream's thread (evictions) and read by the event loops (look-ups, fills).
  */
@@ -33,11 +33,16 @@ public final class QueryCache {
     private final Duration refresh;
     private final Instant createdAt;
 
+    /** An eviction of one key: its count, and the position of the change that caused it. */
+    private record KeyEviction(long at, GtidSet position) {
+    }
+
     private volatile long evictions;
     private volatile long wholeEvictedAt;
+    private volatile GtidSet wholeEvictionPosition;
     /** The latest eviction of any single key: what an entry without a key is judged by as well. */
     private volatile long anyKeyEvictedAt;
-    private final Map<Long, Long> keyEvictedAt = new ConcurrentHashMap<>();
+    private final Map<Long, KeyEviction> keyEvictions = new ConcurrentHashMap<>();
     private volatile GtidSet lastEvictionPosition;
     /** Accounts that ran the query on a server, and when; a cached answer is only served to them. */
     private final Map<String, Long> accountCheckedAt = new ConcurrentHashMap<>();
@@ -102,28 +107,45 @@ public final class QueryCache {
 
     /** Whether an entry is still current: no eviction of the cache, or of its key, since its fill started. */
     public boolean isCurrent(CachedResult entry) {
-        long ticket = entry.ticket();
+        return isCurrent(entry.ticket(), entry.key());
+    }
+
+    private boolean isCurrent(long ticket, Long key) {
         if (ticket < wholeEvictedAt) {
             return false;
         }
-        if (entry.key() == null) {
+        if (key == null) {
             return ticket >= anyKeyEvictedAt;
         }
-        Long keyAt = keyEvictedAt.get(entry.key());
-        return keyAt == null || ticket >= keyAt;
+        KeyEviction eviction = keyEvictions.get(key);
+        return eviction == null || ticket >= eviction.at();
     }
 
     /**
-     * Whether a fill may be stored: no eviction since its ticket, and its server had the position of the last
-     * eviction, so that the answer cannot bring back a value the eviction removed.
+     * Whether a fill may be stored: no eviction concerning it since its ticket, and its server had the position of
+     * the evictions that concern it (the cache's, and its key's), so that the answer cannot bring back a value an
+     * eviction removed. The primary has every transaction the change stream applied (the stream reads the primary
+     * or its replicas): a fill from it needs no position.
      *
-     * @param serverPosition what the filling server had executed before it ran the query
+     * @param entry the fill; its {@link CachedResult#filledAt()} is what its server had executed before the query
      */
-    boolean mayStore(long ticket, GtidSet serverPosition) {
-        if (ticket != evictions) {
+    boolean mayStore(CachedResult entry, boolean fromPrimary) {
+        if (!isCurrent(entry.ticket(), entry.key())) {
             return false;
         }
-        GtidSet evictedAt = lastEvictionPosition;
+        if (fromPrimary) {
+            return true;
+        }
+        GtidSet serverPosition = entry.filledAt();
+        if (entry.key() == null) {
+            return holds(serverPosition, lastEvictionPosition);
+        }
+        KeyEviction eviction = keyEvictions.get(entry.key());
+        return holds(serverPosition, wholeEvictionPosition) && (eviction == null
+                || holds(serverPosition, eviction.position()));
+    }
+
+    private static boolean holds(GtidSet serverPosition, GtidSet evictedAt) {
         return evictedAt == null || (evictedAt.flavour() == serverPosition.flavour()
                 && serverPosition.contains(evictedAt));
     }
@@ -131,22 +153,23 @@ public final class QueryCache {
     /** A change to a table the query reads: every entry goes. Called by the change stream's thread only. */
     void evictAll(GtidSet position) {
         lastEvictionPosition = position;
+        wholeEvictionPosition = position;
         long at = evictions + 1;
         evictions = at;
         wholeEvictedAt = at;
-        keyEvictedAt.clear();
+        keyEvictions.clear();
     }
 
     /** A change to the row with this key: the entries for it go. Called by the change stream's thread only. */
     void evictKey(long key, GtidSet position) {
-        if (keyEvictedAt.size() >= MAX_EVICTED_KEYS) {
+        if (keyEvictions.size() >= MAX_EVICTED_KEYS) {
             evictAll(position);
             return;
         }
         lastEvictionPosition = position;
         long at = evictions + 1;
         evictions = at;
-        keyEvictedAt.put(key, at);
+        keyEvictions.put(key, new KeyEviction(at, position));
         anyKeyEvictedAt = at;
     }
 
@@ -165,11 +188,6 @@ public final class QueryCache {
 
     void accountRan(String account, long nowMillis) {
         accountCheckedAt.put(account, nowMillis);
-    }
-
-    /** Forgets every account's check: they run the query on a server again before a cached answer is theirs. */
-    void forgetAccounts() {
-        accountCheckedAt.clear();
     }
 
     // ---- counters ------------------------------------------------------------------------------------------------

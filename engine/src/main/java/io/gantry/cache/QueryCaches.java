@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +83,8 @@ public final class QueryCaches implements AutoCloseable {
     private final Cache<EntryKey, CachedResult> store;
     private final ScheduledExecutorService worker;
     private final ProxiedQueries proxied;
+    /** Entries a session is filling again ahead of their TTL, and since when. */
+    private final Map<EntryKey, Long> refreshing = new ConcurrentHashMap<>();
 
     // Changed under `this` by the admin thread; read without a lock through the volatile snapshots.
     private final Map<String, QueryCache> byName = new LinkedHashMap<>();
@@ -265,22 +268,43 @@ public final class QueryCaches implements AutoCloseable {
     }
 
     /**
-     * Stores a fill, unless an eviction came since it started, its server lacked the last eviction's position, or it
-     * is too large.
+     * Stores a fill, unless an eviction that concerns it came since it started, its server lacked such an eviction's
+     * position, or it is too large.
+     *
+     * @param fromPrimary the answer came from the primary, which has every transaction the stream applied
      *
      * @return whether it was stored
      */
-    public boolean fill(EntryKey key, CachedResult entry) {
+    public boolean fill(EntryKey key, CachedResult entry, boolean fromPrimary) {
         QueryCache cache = key.cache();
-        if (entry.packets().length > settings.maxEntryBytes() || !cache.mayStore(entry.ticket(), entry.filledAt())
+        if (entry.packets().length > settings.maxEntryBytes() || !cache.mayStore(entry, fromPrimary)
                 || byName.get(cache.name()) != cache) {
             return false;
         }
         store.put(key, entry);
+        refreshing.remove(key);
         cache.entries.incrementAndGet();
         cache.bytes.addAndGet(entry.packets().length);
         cache.filled(entry.filledMillis());
         return true;
+    }
+
+    /**
+     * Refresh-ahead: whether the session that hit {@code entry} should fill it again instead of being served it
+     * (the others go on being served it meanwhile). True for one session at a time per entry, once the entry is as
+     * old as its cache's {@code REFRESH EVERY} period; a claim whose refill never came back lapses after the period.
+     */
+    public boolean claimRefresh(EntryKey key, CachedResult entry, long nowMillis) {
+        long period = key.cache().refresh().toMillis();
+        if (period == 0 || nowMillis - entry.filledMillis() < period) {
+            return false;
+        }
+        Long claimed = refreshing.get(key);
+        if (claimed != null && nowMillis - claimed < period) {
+            return false;
+        }
+        return claimed == null ? refreshing.putIfAbsent(key, nowMillis) == null
+                : refreshing.replace(key, claimed, nowMillis);
     }
 
     /** Whether {@code account} may be served {@code cache}'s entries: it ran the query on a server lately. */
@@ -318,9 +342,20 @@ public final class QueryCaches implements AutoCloseable {
         streamPosition = position;
     }
 
-    void streamStateChanged(CdcStream.State state, Optional<String> server, String reason) {
+    /**
+     * @param resumed with {@link CdcStream.State#STREAMING}: the position the stream streams from; caches whose
+     *                entries may predate it (the stream started from a server's current position, or a position
+     *                other than the one applied last) are emptied, so that only fills at least that new remain
+     */
+    void streamStateChanged(CdcStream.State state, Optional<String> server, String reason, GtidSet resumed) {
         streamState = state;
         streamServer = server.orElse("");
+        if (resumed != null && !resumed.equals(streamPosition)) {
+            for (QueryCache cache : snapshot()) {
+                cache.evictAll(resumed);
+            }
+            streamPosition = resumed;
+        }
         if (state == CdcStream.State.SNAPSHOTTING) {
             // The position jumps past transactions that are never delivered: nothing cached can be trusted.
             for (QueryCache cache : snapshot()) {
@@ -330,13 +365,6 @@ public final class QueryCaches implements AutoCloseable {
         }
         checkFreshness();
         LOG.debug("cache: change stream {} {}: {}", state.displayName(), streamServer, reason);
-    }
-
-    /** Account checks are forgotten: grants changed (or may have). */
-    void grantsChanged() {
-        for (QueryCache cache : snapshot()) {
-            cache.forgetAccounts();
-        }
     }
 
     private void checkFreshnessSafely() {
@@ -431,6 +459,7 @@ public final class QueryCaches implements AutoCloseable {
             byName.remove(name);
             reindex();
             store.asMap().keySet().removeIf(key -> key.cache() == cache);
+            refreshing.keySet().removeIf(key -> key.cache() == cache);
         }
         LOG.info("cache: {} dropped by {}", name, by);
         return "cache " + name + " dropped";
@@ -442,6 +471,7 @@ public final class QueryCaches implements AutoCloseable {
         byName.clear();
         reindex();
         store.invalidateAll();
+        refreshing.clear();
         LOG.info("cache: every cache dropped by {} ({})", by, count);
         return count + " caches dropped";
     }

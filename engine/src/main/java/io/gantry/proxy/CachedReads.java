@@ -18,6 +18,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.gantry.route.ServerId;
+import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -161,7 +162,8 @@ final class CachedReads {
         if (entry == null) {
             return miss(caches, cache, entryKey, key);
         }
-        if (!caches.accountChecked(cache, session.user, now) || !newEnough(caches, entry, now)) {
+        if (!caches.accountChecked(cache, session.user, now) || !newEnough(caches, entry, now)
+                || caches.claimRefresh(entryKey, entry, now)) {
             caches.notServed(cache);
             return miss(caches, cache, entryKey, key);
         }
@@ -182,19 +184,21 @@ final class CachedReads {
     /**
      * Whether a hit keeps the session's guarantees: an entry is as new as its fill's position, and while the stream
      * keeps the caches fresh as new as the stream's position too; it must hold the session's floor (what it wrote,
-     * under read-your-writes, and what it read), and be no staler than the session's bounds. A completion still
-     * waiting for a sample makes the floor unknown: no hit then.
+     * under read-your-writes, and what it read, as settled by position samples), and be no staler than the
+     * session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
+     * hit then. A read still waiting for one does not hold hits back: every miss is such a read, and a session that
+     * reads without pause would otherwise never hit again (see the README's limits).
      */
     private boolean newEnough(QueryCaches caches, CachedResult entry, long now) {
+        ReadGuarantees guarantees = session.guarantees;
         if (session.consistency.hasPending()) {
             // Hits ask no server, so the samples taken since the session's last read are looked at here.
             Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
             session.consistency.settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
-            if (session.consistency.hasPending()) {
+            if (guarantees.readYourWrites() && session.consistency.hasPendingWrite()) {
                 return false;
             }
         }
-        ReadGuarantees guarantees = session.guarantees;
         GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
         if (floor != null && !contains(entry.filledAt(), floor)
                 && !(caches.freshness().live() && contains(caches.streamPosition(), floor))) {
@@ -297,6 +301,7 @@ final class CachedReads {
         private long ticket;
         private GtidSet filledAt;
         private long startedMillis;
+        private boolean fromPrimary;
         private ByteBuf captured;
         private boolean abandoned;
 
@@ -318,6 +323,7 @@ final class CachedReads {
             SampledPosition position = connection.server().position();
             filledAt = position == null ? null : position.executed();
             startedMillis = System.currentTimeMillis();
+            fromPrimary = connection.server().role() == Role.PRIMARY;
             abandoned = filledAt == null;
         }
 
@@ -369,7 +375,7 @@ final class CachedReads {
             if (!abandoned && captured != null && status != ResponseFraming.NO_STATUS
                     && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)) {
                 caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
-                        startedMillis, key));
+                        startedMillis, key), fromPrimary);
             }
             release();
         }

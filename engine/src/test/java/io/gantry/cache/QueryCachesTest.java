@@ -50,7 +50,7 @@ class QueryCachesTest {
         QueryCaches opened = new QueryCaches(settings, authority, "app", CATALOG, (db, table) -> true,
                 new Upstreams(List.of(new UpstreamUrl("127.0.0.1", 1, "app", "u", "p", 50)), Clock.systemUTC()),
                 Clock.systemUTC());
-        invalidation = new CacheInvalidation(opened);
+        invalidation = new CacheInvalidation(opened, () -> "");
         return opened;
     }
 
@@ -90,8 +90,8 @@ class QueryCachesTest {
     void aChangeToTheKeyEvictsItsEntriesOnly() {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         assertThat(cache.shape().keyColumn()).isEqualTo("id");
-        assertThat(caches.fill(key(cache, "1"), entry(cache, 1, 1L, 10))).isTrue();
-        assertThat(caches.fill(key(cache, "2"), entry(cache, 1, 2L, 10))).isTrue();
+        assertThat(caches.fill(key(cache, "1"), entry(cache, 1, 1L, 10), false)).isTrue();
+        assertThat(caches.fill(key(cache, "2"), entry(cache, 1, 2L, 10), false)).isTrue();
         change(2, "t", 2L, 2L);
         long now = System.currentTimeMillis();
         assertThat(caches.lookup(key(cache, "1"), now)).isNotNull();
@@ -102,7 +102,7 @@ class QueryCachesTest {
     void aChangeToAnotherTableEvictsNothingAndAnUnkeyedCacheLosesEverything() {
         QueryCache cache = create("SELECT c FROM t WHERE k > ?");
         assertThat(cache.shape().keyColumn()).isNull();
-        caches.fill(key(cache, "1"), entry(cache, 1, null, 10));
+        caches.fill(key(cache, "1"), entry(cache, 1, null, 10), false);
         change(2, "other", 1L, 1L);
         assertThat(caches.lookup(key(cache, "1"), System.currentTimeMillis())).isNotNull();
         change(3, "T", null, 9L);
@@ -114,17 +114,20 @@ class QueryCachesTest {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         CachedResult startedEarly = entry(cache, 1, 5L, 10);
         change(2, "t", 5L, 5L);
-        assertThat(caches.fill(key(cache, "5"), startedEarly)).isFalse();
-        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10))).as("server lacks the eviction").isFalse();
-        assertThat(caches.fill(key(cache, "5"), entry(cache, 2, 5L, 10))).isTrue();
+        assertThat(caches.fill(key(cache, "5"), startedEarly, true)).as("even from the primary").isFalse();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), false)).as("server lacks the eviction")
+                .isFalse();
+        assertThat(caches.fill(key(cache, "6"), entry(cache, 1, 6L, 10), false)).as("another key").isTrue();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), true)).as("the primary has it").isTrue();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 2, 5L, 10), false)).isTrue();
     }
 
     @Test
     void memoryIsBoundedAndLargeResultsAreNotCached() {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
-        assertThat(caches.fill(key(cache, "big"), entry(cache, 1, null, 1_001))).isFalse();
+        assertThat(caches.fill(key(cache, "big"), entry(cache, 1, null, 1_001), false)).isFalse();
         for (int i = 0; i < 100; i++) {
-            assertThat(caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900))).isTrue();
+            assertThat(caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900), false)).isTrue();
         }
         QueryCaches.Table shown = caches.show();
         List<String> row = shown.rows().get(0);
@@ -154,13 +157,31 @@ class QueryCachesTest {
     }
 
     @Test
+    void oneSessionAtATimeRefreshesAnEntryOlderThanItsRefreshPeriod() {
+        caches.create(new CacheStatement.Create(Optional.of("refreshed"), false, Optional.of(Duration.ofSeconds(60)),
+                Optional.of(Duration.ofSeconds(5)), "SELECT c FROM t WHERE id = ?"), "test");
+        QueryCache cache = caches.find("SELECT c FROM t WHERE id = ?");
+        long now = System.currentTimeMillis();
+        CachedResult fresh = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 1_000, 1L);
+        CachedResult aging = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 6_000, 1L);
+        assertThat(caches.claimRefresh(key(cache, "1"), fresh, now)).isFalse();
+        assertThat(caches.claimRefresh(key(cache, "1"), aging, now)).isTrue();
+        assertThat(caches.claimRefresh(key(cache, "1"), aging, now)).as("claimed already").isFalse();
+        assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_000)).as("the claim lapsed").isTrue();
+        assertThat(caches.fill(key(cache, "1"), new CachedResult(new byte[10], at(1), cache.fillTicket(), now, 1L),
+                false))
+                .isTrue();
+        assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_001)).as("refilled: a new claim").isTrue();
+    }
+
+    @Test
     void withoutAStreamingChangeStreamCachesLiveByTtl() {
         assertThat(caches.freshness().live()).isFalse();
         assertThat(caches.freshness().reason()).contains("TTL only");
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         CachedResult old = new CachedResult(new byte[10], at(1), cache.fillTicket(),
                 System.currentTimeMillis() - QueryCaches.DEFAULT_SHALLOW_TTL.toMillis() - 1, 1L);
-        caches.fill(key(cache, "1"), old);
+        caches.fill(key(cache, "1"), old, false);
         assertThat(caches.lookup(key(cache, "1"), System.currentTimeMillis())).isNull();
     }
 }

@@ -292,6 +292,20 @@ class CachedReadsIT {
             assertThat(hits.get()).as("hits of %d reads", reads.get()).isGreaterThan(100);
             assertThat(Long.parseLong(cache.get("hits"))).isGreaterThanOrEqualTo(hits.get());
             assertThat(Long.parseLong(cache.get("evicted_by_change"))).isGreaterThan(0);
+            try (Statement statement = admin.createStatement();
+                 ResultSet proxied = statement.executeQuery("SHOW PROXIED QUERIES")) {
+                boolean seen = false;
+                while (proxied.next()) {
+                    if (proxied.getString("query").equals("SELECT v FROM cached_kv WHERE id = ?")) {
+                        seen = true;
+                        assertThat(proxied.getString("cacheable")).isEqualTo("yes");
+                        assertThat(proxied.getString("cache")).isEqualTo("kv");
+                        assertThat(proxied.getLong("count")).isPositive();
+                        assertThat(proxied.getLong("p99_us")).isGreaterThanOrEqualTo(proxied.getLong("p50_us"));
+                    }
+                }
+                assertThat(seen).as("the misses of cache kv in SHOW PROXIED QUERIES").isTrue();
+            }
             execute(admin, "DROP CACHE kv");
         }
     }
