@@ -32,6 +32,7 @@ public final class CacheInvalidation implements ChangeListener {
     @Override
     public void onTransaction(AppliedTransaction transaction) {
         List<RowChange> changes = transaction.transaction().changes();
+        long now = System.currentTimeMillis();
         for (int i = 0; i < changes.size(); i++) {
             RowChange change = changes.get(i);
             for (QueryCache cache : caches.reading(change.database(), change.table())) {
@@ -40,20 +41,20 @@ public final class CacheInvalidation implements ChangeListener {
                 }
                 String keyColumn = cache.shape().keyColumn();
                 if (keyColumn == null) {
-                    cache.evictAll(transaction.position());
+                    cache.evictAll(transaction.position(), now);
                     continue;
                 }
                 Long before = key(change.before(), keyColumn);
                 Long after = key(change.after(), keyColumn);
                 if ((change.before() != null && before == null) || (change.after() != null && after == null)) {
-                    cache.evictAll(transaction.position()); // a key Gantry cannot read as an integer
+                    cache.evictAll(transaction.position(), now); // a key Gantry cannot read as an integer
                     continue;
                 }
                 if (before != null) {
-                    cache.evictKey(before, transaction.position());
+                    cache.evictKey(before, transaction.position(), now);
                 }
                 if (after != null && !after.equals(before)) {
-                    cache.evictKey(after, transaction.position());
+                    cache.evictKey(after, transaction.position(), now);
                 }
             }
         }

@@ -33,13 +33,23 @@ public final class QueryCache {
     private final Duration refresh;
     private final Instant createdAt;
 
-    /** An eviction of one key: its count, and the position of the change that caused it. */
-    private record KeyEviction(long at, GtidSet position) {
+    /**
+     * How long after a server reports a transaction (in its binlog, or in a position sample) a query there may still
+     * not see it: a server writes its binlog, which the change stream and the samples read, before the storage engine
+     * makes the transaction visible. A fill that started sooner than this (plus a replica's lag) after the eviction it
+     * is judged by is not stored.
+     */
+    static final long VISIBILITY_MARGIN_MILLIS = 50;
+
+    /** An eviction of one key: its count, the position of the change that caused it, and when it came. */
+    private record KeyEviction(long at, GtidSet position, long atMillis) {
     }
 
     private volatile long evictions;
     private volatile long wholeEvictedAt;
     private volatile GtidSet wholeEvictionPosition;
+    private volatile long wholeEvictionMillis;
+    private volatile long lastEvictionMillis;
     /** The latest eviction of any single key: what an entry without a key is judged by as well. */
     private volatile long anyKeyEvictedAt;
     private final Map<Long, KeyEviction> keyEvictions = new ConcurrentHashMap<>();
@@ -127,21 +137,28 @@ public final class QueryCache {
      * eviction removed. The primary has every transaction the change stream applied (the stream reads the primary
      * or its replicas): a fill from it needs no position.
      *
-     * @param entry the fill; its {@link CachedResult#filledAt()} is what its server had executed before the query
+     * @param entry           the fill; its {@link CachedResult#filledAt()} is what its server had executed before
+     *                        the query
+     * @param serverLagMillis how far the filling server was behind the primary (0 for the primary)
      */
-    boolean mayStore(CachedResult entry, boolean fromPrimary) {
+    boolean mayStore(CachedResult entry, boolean fromPrimary, long serverLagMillis) {
         if (!isCurrent(entry.ticket(), entry.key())) {
+            return false;
+        }
+        KeyEviction eviction = entry.key() == null ? null : keyEvictions.get(entry.key());
+        long evictedMillis = entry.key() == null ? lastEvictionMillis
+                : Math.max(wholeEvictionMillis, eviction == null ? 0 : eviction.atMillis());
+        // A replica applies the change about its lag later than the stream saw it, and only then may hide it briefly.
+        long margin = VISIBILITY_MARGIN_MILLIS + (fromPrimary ? 0 : Math.max(0, serverLagMillis));
+        if (evictedMillis != 0 && entry.filledMillis() < evictedMillis + margin) {
             return false;
         }
         if (fromPrimary) {
             return true;
         }
         GtidSet serverPosition = entry.filledAt();
-        if (entry.key() == null) {
-            return holds(serverPosition, lastEvictionPosition);
-        }
-        KeyEviction eviction = keyEvictions.get(entry.key());
-        return holds(serverPosition, wholeEvictionPosition) && (eviction == null
+        return entry.key() == null ? holds(serverPosition, lastEvictionPosition)
+                : holds(serverPosition, wholeEvictionPosition) && (eviction == null
                 || holds(serverPosition, eviction.position()));
     }
 
@@ -151,9 +168,11 @@ public final class QueryCache {
     }
 
     /** A change to a table the query reads: every entry goes. Called by the change stream's thread only. */
-    void evictAll(GtidSet position) {
+    void evictAll(GtidSet position, long nowMillis) {
         lastEvictionPosition = position;
         wholeEvictionPosition = position;
+        wholeEvictionMillis = nowMillis;
+        lastEvictionMillis = nowMillis;
         long at = evictions + 1;
         evictions = at;
         wholeEvictedAt = at;
@@ -161,15 +180,16 @@ public final class QueryCache {
     }
 
     /** A change to the row with this key: the entries for it go. Called by the change stream's thread only. */
-    void evictKey(long key, GtidSet position) {
+    void evictKey(long key, GtidSet position, long nowMillis) {
         if (keyEvictions.size() >= MAX_EVICTED_KEYS) {
-            evictAll(position);
+            evictAll(position, nowMillis);
             return;
         }
         lastEvictionPosition = position;
+        lastEvictionMillis = nowMillis;
         long at = evictions + 1;
         evictions = at;
-        keyEvictions.put(key, new KeyEviction(at, position));
+        keyEvictions.put(key, new KeyEviction(at, position, nowMillis));
         anyKeyEvictedAt = at;
     }
 

@@ -271,13 +271,14 @@ public final class QueryCaches implements AutoCloseable {
      * Stores a fill, unless an eviction that concerns it came since it started, its server lacked such an eviction's
      * position, or it is too large.
      *
-     * @param fromPrimary the answer came from the primary, which has every transaction the stream applied
+     * @param fromPrimary   the answer came from the primary, which has every transaction the stream applied
+     * @param serverLagMillis how far the filling server was behind the primary, by its position samples
      *
      * @return whether it was stored
      */
-    public boolean fill(EntryKey key, CachedResult entry, boolean fromPrimary) {
+    public boolean fill(EntryKey key, CachedResult entry, boolean fromPrimary, long serverLagMillis) {
         QueryCache cache = key.cache();
-        if (entry.packets().length > settings.maxEntryBytes() || !cache.mayStore(entry, fromPrimary)
+        if (entry.packets().length > settings.maxEntryBytes() || !cache.mayStore(entry, fromPrimary, serverLagMillis)
                 || byName.get(cache.name()) != cache) {
             return false;
         }
@@ -352,14 +353,14 @@ public final class QueryCaches implements AutoCloseable {
         streamServer = server.orElse("");
         if (resumed != null && !resumed.equals(streamPosition)) {
             for (QueryCache cache : snapshot()) {
-                cache.evictAll(resumed);
+                cache.evictAll(resumed, clock.millis());
             }
             streamPosition = resumed;
         }
         if (state == CdcStream.State.SNAPSHOTTING) {
             // The position jumps past transactions that are never delivered: nothing cached can be trusted.
             for (QueryCache cache : snapshot()) {
-                cache.evictAll(streamPosition);
+                cache.evictAll(streamPosition, clock.millis());
             }
             LOG.info("cache: the change stream takes a snapshot; every cache was emptied");
         }
@@ -564,7 +565,7 @@ public final class QueryCaches implements AutoCloseable {
         GtidSet applied = streamPosition;
         if (applied != null) {
             // What the stream applied before the cache existed evicted nothing of it: a fill must be at least as new.
-            cache.evictAll(applied);
+            cache.evictAll(applied, clock.millis());
         }
         byName.put(cache.name(), cache);
         reindex();

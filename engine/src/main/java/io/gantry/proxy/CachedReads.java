@@ -57,11 +57,14 @@ final class CachedReads {
     /** Each prepared statement's cache (or {@link #NO_CACHE}), for the caches as they were at {@link #indexed}. */
     private final Map<PreparedStatements.Statement, Object> preparedCaches = new IdentityHashMap<>();
     private static final Object NO_CACHE = new Object();
+    private static final int MAX_REMEMBERED_STATEMENTS = 1024;
     private QueryCaches indexed;
     private int indexedGeneration = -1;
     private String format;
     private long formatVersion = -1;
     private int sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
+    private String account;
+    private String accountUser;
 
     Answer lastAnswer = Answer.NONE;
     QueryCache lastCache;
@@ -144,6 +147,9 @@ final class CachedReads {
         }
         Object known = preparedCaches.get(statement);
         if (known == null) {
+            if (preparedCaches.size() >= MAX_REMEMBERED_STATEMENTS) {
+                preparedCaches.clear(); // closed statements stay here otherwise; the open ones are shaped again
+            }
             shape.setLength(0);
             literals.setLength(0);
             QueryCache found = startsWithSelect(statement.sql())
@@ -162,7 +168,7 @@ final class CachedReads {
         if (entry == null) {
             return miss(caches, cache, entryKey, key);
         }
-        if (!caches.accountChecked(cache, session.user, now) || !newEnough(caches, entry, now)
+        if (!caches.accountChecked(cache, account(), now) || !newEnough(caches, entry, now)
                 || caches.claimRefresh(entryKey, entry, now)) {
             caches.notServed(cache);
             return miss(caches, cache, entryKey, key);
@@ -178,7 +184,19 @@ final class CachedReads {
     private Fill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key) {
         lastAnswer = Answer.CACHE_MISS;
         lastCache = cache;
-        return new Fill(caches, cache, entryKey, key, session.user);
+        return new Fill(caches, cache, entryKey, key, account());
+    }
+
+    /**
+     * Whom the servers' grants are checked for: the user and the host the client came from (the servers match the
+     * account by both, so one user name from two hosts may have two sets of grants).
+     */
+    private String account() {
+        if (account == null || accountUser != session.user) {
+            accountUser = session.user;
+            account = session.user + "@" + session.host;
+        }
+        return account;
     }
 
     /**
@@ -302,6 +320,7 @@ final class CachedReads {
         private GtidSet filledAt;
         private long startedMillis;
         private boolean fromPrimary;
+        private long serverLagMillis;
         private ByteBuf captured;
         private boolean abandoned;
 
@@ -322,6 +341,7 @@ final class CachedReads {
             ticket = cache.fillTicket();
             SampledPosition position = connection.server().position();
             filledAt = position == null ? null : position.executed();
+            serverLagMillis = connection.server().lagMillis();
             startedMillis = System.currentTimeMillis();
             fromPrimary = connection.server().role() == Role.PRIMARY;
             abandoned = filledAt == null;
@@ -375,7 +395,7 @@ final class CachedReads {
             if (!abandoned && captured != null && status != ResponseFraming.NO_STATUS
                     && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)) {
                 caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
-                        startedMillis, key), fromPrimary);
+                        startedMillis, key), fromPrimary, serverLagMillis);
             }
             release();
         }

@@ -82,16 +82,18 @@ class QueryCachesTest {
         return new QueryCaches.EntryKey(cache, false, "format", parameters);
     }
 
+    /** A fill that starts now and runs a second later than any eviction so far (past the visibility margin). */
     private static CachedResult entry(QueryCache cache, long position, Long key, int bytes) {
-        return new CachedResult(new byte[bytes], at(position), cache.fillTicket(), System.currentTimeMillis(), key);
+        return new CachedResult(new byte[bytes], at(position), cache.fillTicket(), System.currentTimeMillis() + 1_000,
+                key);
     }
 
     @Test
     void aChangeToTheKeyEvictsItsEntriesOnly() {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         assertThat(cache.shape().keyColumn()).isEqualTo("id");
-        assertThat(caches.fill(key(cache, "1"), entry(cache, 1, 1L, 10), false)).isTrue();
-        assertThat(caches.fill(key(cache, "2"), entry(cache, 1, 2L, 10), false)).isTrue();
+        assertThat(caches.fill(key(cache, "1"), entry(cache, 1, 1L, 10), false, 0)).isTrue();
+        assertThat(caches.fill(key(cache, "2"), entry(cache, 1, 2L, 10), false, 0)).isTrue();
         change(2, "t", 2L, 2L);
         long now = System.currentTimeMillis();
         assertThat(caches.lookup(key(cache, "1"), now)).isNotNull();
@@ -102,7 +104,7 @@ class QueryCachesTest {
     void aChangeToAnotherTableEvictsNothingAndAnUnkeyedCacheLosesEverything() {
         QueryCache cache = create("SELECT c FROM t WHERE k > ?");
         assertThat(cache.shape().keyColumn()).isNull();
-        caches.fill(key(cache, "1"), entry(cache, 1, null, 10), false);
+        caches.fill(key(cache, "1"), entry(cache, 1, null, 10), false, 0);
         change(2, "other", 1L, 1L);
         assertThat(caches.lookup(key(cache, "1"), System.currentTimeMillis())).isNotNull();
         change(3, "T", null, 9L);
@@ -114,20 +116,33 @@ class QueryCachesTest {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         CachedResult startedEarly = entry(cache, 1, 5L, 10);
         change(2, "t", 5L, 5L);
-        assertThat(caches.fill(key(cache, "5"), startedEarly, true)).as("even from the primary").isFalse();
-        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), false)).as("server lacks the eviction")
+        assertThat(caches.fill(key(cache, "5"), startedEarly, true, 0)).as("even from the primary").isFalse();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), false, 0)).as("server lacks the eviction")
                 .isFalse();
-        assertThat(caches.fill(key(cache, "6"), entry(cache, 1, 6L, 10), false)).as("another key").isTrue();
-        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), true)).as("the primary has it").isTrue();
-        assertThat(caches.fill(key(cache, "5"), entry(cache, 2, 5L, 10), false)).isTrue();
+        assertThat(caches.fill(key(cache, "6"), entry(cache, 1, 6L, 10), false, 0)).as("another key").isTrue();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 1, 5L, 10), true, 0)).as("the primary has it").isTrue();
+        assertThat(caches.fill(key(cache, "5"), entry(cache, 2, 5L, 10), false, 0)).isTrue();
+    }
+
+    @Test
+    void aFillThatStartedRightAfterItsEvictionMayNotSeeTheChangeYetAndIsNotStored() {
+        QueryCache cache = create("SELECT c FROM t WHERE id = ?");
+        change(2, "t", 5L, 5L);
+        long now = System.currentTimeMillis();
+        CachedResult soon = new CachedResult(new byte[10], at(2), cache.fillTicket(), now + 10, 5L);
+        assertThat(caches.fill(key(cache, "5"), soon, true, 0)).as("within the margin, even on the primary").isFalse();
+        CachedResult later = new CachedResult(new byte[10], at(2), cache.fillTicket(), now + 1_000, 5L);
+        assertThat(caches.fill(key(cache, "5"), later, false, 2_000)).as("a replica 2 s behind").isFalse();
+        assertThat(caches.fill(key(cache, "5"), later, false, 10)).isTrue();
     }
 
     @Test
     void memoryIsBoundedAndLargeResultsAreNotCached() {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
-        assertThat(caches.fill(key(cache, "big"), entry(cache, 1, null, 1_001), false)).isFalse();
+        assertThat(caches.fill(key(cache, "big"), entry(cache, 1, null, 1_001), false, 0)).isFalse();
         for (int i = 0; i < 100; i++) {
-            assertThat(caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900), false)).isTrue();
+            assertThat(caches.fill(key(cache, Integer.toString(i)), entry(cache, 1, (long) i, 900), false, 0))
+                    .isTrue();
         }
         QueryCaches.Table shown = caches.show();
         List<String> row = shown.rows().get(0);
@@ -169,8 +184,7 @@ class QueryCachesTest {
         assertThat(caches.claimRefresh(key(cache, "1"), aging, now)).as("claimed already").isFalse();
         assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_000)).as("the claim lapsed").isTrue();
         assertThat(caches.fill(key(cache, "1"), new CachedResult(new byte[10], at(1), cache.fillTicket(), now, 1L),
-                false))
-                .isTrue();
+                false, 0)).isTrue();
         assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_001)).as("refilled: a new claim").isTrue();
     }
 
@@ -181,7 +195,7 @@ class QueryCachesTest {
         QueryCache cache = create("SELECT c FROM t WHERE id = ?");
         CachedResult old = new CachedResult(new byte[10], at(1), cache.fillTicket(),
                 System.currentTimeMillis() - QueryCaches.DEFAULT_SHALLOW_TTL.toMillis() - 1, 1L);
-        caches.fill(key(cache, "1"), old, false);
+        caches.fill(key(cache, "1"), old, false, 0);
         assertThat(caches.lookup(key(cache, "1"), System.currentTimeMillis())).isNull();
     }
 }
