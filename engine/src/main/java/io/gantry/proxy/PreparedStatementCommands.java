@@ -101,6 +101,10 @@ final class PreparedStatementCommands {
         } else {
             fill = session.cachedReads.execute(statement, packet.payload(), boundTypes);
             if (fill == CachedReads.Fill.ANSWERED) {
+                if (boundTypes != null) {
+                    // The client binds types once; the backend that runs its next execution must get them.
+                    prepared.typesBound(statement.clientId(), boundTypes);
+                }
                 packet.release();
                 return Reply.DONE;
             }
