@@ -13,6 +13,10 @@ import io.gantry.authority.Pruner;
 import io.gantry.authority.Purpose;
 import io.gantry.authority.Retention;
 import io.gantry.authority.StoredServer;
+import io.gantry.cache.CacheInvalidation;
+import io.gantry.cache.CacheSettings;
+import io.gantry.cache.QueryCaches;
+import io.gantry.cache.TableCatalog;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
 import io.gantry.events.EngineEvent;
@@ -40,6 +44,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BiPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,11 +73,22 @@ public final class Gantry implements AutoCloseable {
      *                        AdminClient#SOCKET_FILE} in the data directory
      * @param adminSocketSettings how the admin socket treats its clients
      * @param metricsListen   {@code --metrics-listen}: where Prometheus scrapes {@code /metrics}; empty for none
+     * @param caches          how the query caches run ({@code --cache-max-bytes} and the rest)
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
                           Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
                           Optional<CdcSettings> cdc, Optional<Path> adminSocket,
-                          AdminSocket.Settings adminSocketSettings, Optional<InetSocketAddress> metricsListen) {
+                          AdminSocket.Settings adminSocketSettings, Optional<InetSocketAddress> metricsListen,
+                          CacheSettings caches) {
+
+        /** With the default cache settings. */
+        public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
+                       Duration healthInterval, Retention retention, Set<String> adminUsers,
+                       Optional<CdcSettings> cdc, Optional<Path> adminSocket, AdminSocket.Settings adminSocketSettings,
+                       Optional<InetSocketAddress> metricsListen) {
+            this(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc, adminSocket,
+                    adminSocketSettings, metricsListen, CacheSettings.DEFAULTS);
+        }
 
         /** Without {@code --metrics-listen}. */
         public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
@@ -93,18 +109,23 @@ public final class Gantry implements AutoCloseable {
         /** @param path {@code --admin-socket}, or null for the socket in the data directory */
         public Options withAdminSocket(Path path) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    Optional.ofNullable(path), adminSocketSettings, metricsListen);
+                    Optional.ofNullable(path), adminSocketSettings, metricsListen, caches);
         }
 
         public Options withAdminSocketSettings(AdminSocket.Settings settings) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, settings, metricsListen);
+                    adminSocket, settings, metricsListen, caches);
         }
 
         /** @param listen {@code --metrics-listen}, or null for no metrics */
         public Options withMetricsListen(InetSocketAddress listen) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, adminSocketSettings, Optional.ofNullable(listen));
+                    adminSocket, adminSocketSettings, Optional.ofNullable(listen), caches);
+        }
+
+        public Options withCaches(CacheSettings settings) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    adminSocket, adminSocketSettings, metricsListen, settings);
         }
 
         /** Where the admin socket is made. */
@@ -119,9 +140,11 @@ public final class Gantry implements AutoCloseable {
     private final Optional<CdcStream> cdc;
     private final AdminSocket adminSocket;
     private final Optional<GantryMetrics> metrics;
+    private final QueryCaches caches;
 
     private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
-                   AdminSocket adminSocket, Optional<GantryMetrics> metrics) {
+                   AdminSocket adminSocket, Optional<GantryMetrics> metrics, QueryCaches caches) {
+        this.caches = caches;
         this.metrics = metrics;
         this.parts = parts;
         this.authority = authority;
@@ -171,13 +194,22 @@ public final class Gantry implements AutoCloseable {
             Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
             EngineStatus status = new EngineStatus(Instant.now());
             AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
-                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows, status::lagMillisOf);
-            AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork);
+                    options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows,
+                    status::lagMillisOf);
+            QueryCaches caches = parts.add(new QueryCaches(options.caches(), authority, upstream.get(0).database(),
+                    TableCatalog.of(upstreams, options.proxy().connectTimeout()),
+                    options.cdc().map(settings -> (BiPredicate<String, String>) settings.tables()::selects)
+                            .orElse(null), upstreams, Clock.systemUTC()));
+            cdc.ifPresent(stream -> stream.addListener(new CacheInvalidation(caches, stream::positionText)));
+            AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork, caches);
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
                     bus, sql));
             status.listening(proxy);
+            // After the proxy's first health round: the catalogue checks need a known primary.
+            caches.load();
+            proxy.useCaches(caches);
             Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
-                    GantryMetrics.start(listen, proxy, upstreams, cdc)));
+                    GantryMetrics.start(listen, proxy, upstreams, cdc, caches)));
             cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
@@ -186,7 +218,7 @@ public final class Gantry implements AutoCloseable {
             AdminSocket socket = parts.add(adminSocket(options, sql, admin, bus, adminWork, welcome));
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
                     "Gantry started, listening on " + describe(proxy.address()))));
-            return new Gantry(parts, authority, proxy, cdc, socket, metrics);
+            return new Gantry(parts, authority, proxy, cdc, socket, metrics, caches);
         } catch (Exception e) {
             // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
             parts.close();
@@ -337,6 +369,11 @@ public final class Gantry implements AutoCloseable {
     /** Where {@code /metrics} is served, empty without {@code --metrics-listen}. */
     public Optional<InetSocketAddress> metricsAddress() {
         return metrics.map(GantryMetrics::address);
+    }
+
+    /** The query caches. */
+    public QueryCaches caches() {
+        return caches;
     }
 
     /** The change stream, empty when it is off. */

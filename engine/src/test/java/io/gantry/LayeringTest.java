@@ -60,8 +60,9 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
                         "io.gantry.proxy..", "io.gantry.route..", "io.gantry.admin..")
                 .check(ENGINE);
+        // The caches are one of the stream's listeners (CacheInvalidation); the proxy reaches them, not the stream.
         noClasses().that().resideOutsideOfPackages("io.gantry.cdc..", "io.gantry.admin..", "io.gantry.metrics..",
-                        "io.gantry")
+                        "io.gantry.cache..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.cdc..")
                 .check(ENGINE);
     }
@@ -111,6 +112,14 @@ class LayeringTest {
         // The admin API carries no wire types: the proxy turns results into packets.
         noClasses().that().resideInAPackage("io.gantry.admin..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy..", "io.gantry.wire..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void cachesStayBelowTheProxyAndTheAdminSql() {
+        noClasses().that().resideInAPackage("io.gantry.cache..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
+                        "io.gantry.proxy..", "io.gantry.admin..")
                 .check(ENGINE);
     }
 

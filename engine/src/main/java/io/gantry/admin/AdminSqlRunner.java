@@ -1,5 +1,9 @@
 package io.gantry.admin;
 
+import io.gantry.cache.CacheException;
+import io.gantry.cache.CacheStatement;
+import io.gantry.cache.CacheStatements;
+import io.gantry.cache.QueryCaches;
 import io.gantry.route.SqlMode;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,30 +28,43 @@ public final class AdminSqlRunner implements AdminSql {
     private final AdminOperations operations;
     private final Set<String> adminUsers;
     private final Executor executor;
+    private final QueryCaches caches;
 
     /**
+     * Without query caches: their statements are refused.
+     *
      * @param adminUsers the accounts that may run admin statements on the proxy port
      * @param executor   where statements run (one thread, {@code gantry-admin}, in Gantry)
      */
     public AdminSqlRunner(AdminOperations operations, Set<String> adminUsers, Executor executor) {
+        this(operations, adminUsers, executor, null);
+    }
+
+    /** @param caches runs {@code CREATE CACHE}, {@code SHOW CACHES} and the rest; null for none */
+    public AdminSqlRunner(AdminOperations operations, Set<String> adminUsers, Executor executor,
+                          QueryCaches caches) {
         this.operations = operations;
         this.adminUsers = Set.copyOf(adminUsers);
         this.executor = executor;
+        this.caches = caches;
     }
 
     @Override
     public Optional<CompletionStage<AdminResult>> handle(String sql, String user, SqlMode mode) {
         Optional<AdminStatement> statement = AdminStatements.parse(sql, mode);
-        if (statement.isEmpty()) {
+        Optional<CacheStatement> cacheStatement = statement.isEmpty() ? CacheStatements.parse(sql, mode)
+                : Optional.empty();
+        if (statement.isEmpty() && cacheStatement.isEmpty()) {
             return Optional.empty();
         }
         if (!adminUsers.contains(user)) {
-            LOG.warn("admin: '{}' is not an admin user; refused: {}", user, statement.get().getClass().getSimpleName());
+            LOG.warn("admin: '{}' is not an admin user; refused: {}", user, statement.isPresent()
+                    ? statement.get().getClass().getSimpleName() : cacheStatement.get().getClass().getSimpleName());
             return Optional.of(CompletableFuture.completedFuture(new AdminResult.Failed(
                     AdminResult.Failure.ACCESS_DENIED,
                     "Access denied; only the --admin-users accounts may run Gantry admin statements")));
         }
-        return Optional.of(run(statement.get(), user));
+        return Optional.of(statement.isPresent() ? run(statement.get(), user) : run(cacheStatement.get(), user));
     }
 
     /**
@@ -59,15 +76,54 @@ public final class AdminSqlRunner implements AdminSql {
     public CompletionStage<AdminResult> run(String sql, String by) {
         Optional<AdminStatement> statement = AdminStatements.parse(sql);
         if (statement.isEmpty()) {
+            Optional<CacheStatement> cacheStatement = CacheStatements.parse(sql, SqlMode.DEFAULT);
+            if (cacheStatement.isPresent()) {
+                return run(cacheStatement.get(), by);
+            }
             return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
                     "not a Gantry admin statement: only SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY "
-                            + "REPLICATION, SHOW TABLES FROM gantry and queries on the gantry tables run here"));
+                            + "REPLICATION, SHOW TABLES FROM gantry, queries on the gantry tables and the cache "
+                            + "statements (CREATE CACHE, SHOW CACHES, DROP CACHE, ...) run here"));
         }
         return run(statement.get(), by);
     }
 
     private CompletionStage<AdminResult> run(AdminStatement statement, String by) {
         return CompletableFuture.supplyAsync(() -> execute(statement, by), executor);
+    }
+
+    private CompletionStage<AdminResult> run(CacheStatement statement, String by) {
+        return CompletableFuture.supplyAsync(() -> execute(statement, by), executor);
+    }
+
+    /** Runs one cache statement; never throws. */
+    AdminResult execute(CacheStatement statement, String by) {
+        if (statement instanceof CacheStatement.Invalid invalid) {
+            return new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT, invalid.message());
+        }
+        if (caches == null) {
+            return new AdminResult.Failed(AdminResult.Failure.REFUSED, "this Gantry has no query caches");
+        }
+        try {
+            if (statement instanceof CacheStatement.Create create) {
+                return new AdminResult.Done(1, caches.create(create, by));
+            }
+            if (statement instanceof CacheStatement.Drop drop) {
+                return new AdminResult.Done(1, caches.drop(drop.name(), by));
+            }
+            if (statement instanceof CacheStatement.DropAll) {
+                return new AdminResult.Done(caches.snapshot().size(), caches.dropAll(by));
+            }
+            QueryCaches.Table table = statement instanceof CacheStatement.ShowProxied ? caches.proxiedQueries()
+                    : caches.show();
+            return AdminResult.Rows.ofText(table.columns(), table.rows());
+        } catch (CacheException e) {
+            return new AdminResult.Failed(AdminResult.Failure.REFUSED, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.error("admin: {} failed: {}", statement.getClass().getSimpleName(), e.toString(), e);
+            return new AdminResult.Failed(AdminResult.Failure.FAILED,
+                    e.getMessage() == null ? e.toString() : e.getMessage());
+        }
     }
 
     /** Runs one statement; never throws. */

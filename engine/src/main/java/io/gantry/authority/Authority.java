@@ -505,6 +505,74 @@ public final class Authority implements AutoCloseable {
     }
 
 
+    /** The query caches' definitions, oldest first. */
+    public List<StoredCache> queryCaches() {
+        return read("read the query caches", connection -> {
+            List<StoredCache> caches = new ArrayList<>();
+            try (Statement statement = connection.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT name, select_text, shallow, ttl_seconds, "
+                         + "refresh_seconds, created_at FROM GANTRY.QUERY_CACHES ORDER BY created_at, name")) {
+                while (rows.next()) {
+                    caches.add(new StoredCache(rows.getString(1), rows.getString(2), rows.getBoolean(3),
+                            rows.getLong(4), rows.getLong(5), instant(rows, 6)));
+                }
+            }
+            return caches;
+        });
+    }
+
+    /**
+     * Stores a new query cache's definition.
+     *
+     * @throws IllegalArgumentException when a cache of that name exists
+     */
+    public void saveQueryCache(StoredCache cache) {
+        Objects.requireNonNull(cache, "cache");
+        write("store the query cache " + cache.name(), connection -> {
+            try (PreparedStatement exists = connection.prepareStatement(
+                    "SELECT 1 FROM GANTRY.QUERY_CACHES WHERE name = ?")) {
+                exists.setString(1, cache.name());
+                try (ResultSet rows = exists.executeQuery()) {
+                    if (rows.next()) {
+                        throw new IllegalArgumentException("a cache named " + cache.name() + " exists already");
+                    }
+                }
+            }
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO GANTRY.QUERY_CACHES(name, "
+                    + "select_text, shallow, ttl_seconds, refresh_seconds, created_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                insert.setString(1, cache.name());
+                insert.setString(2, cache.select());
+                insert.setBoolean(3, cache.shallow());
+                insert.setLong(4, cache.ttlSeconds());
+                insert.setLong(5, cache.refreshSeconds());
+                insert.setObject(6, utc(cache.createdAt()));
+                insert.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Removes query caches' definitions.
+     *
+     * @param name the cache to remove, or null for all of them
+     * @return how many were removed
+     */
+    public int dropQueryCaches(String name) {
+        return write(name == null ? "drop every query cache" : "drop the query cache " + name, connection -> {
+            if (name == null) {
+                try (Statement statement = connection.createStatement()) {
+                    return statement.executeUpdate("DELETE FROM GANTRY.QUERY_CACHES");
+                }
+            }
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "DELETE FROM GANTRY.QUERY_CACHES WHERE name = ?")) {
+                delete.setString(1, name);
+                return delete.executeUpdate();
+            }
+        });
+    }
+
     /** Saves the applied position of a stream, replacing the previous one; {@code updated_at} is now. */
     public void savePosition(String stream, String gtidSet, String server) {
         Objects.requireNonNull(stream, "stream");

@@ -90,7 +90,16 @@ final class Schema {
                     "GRANT SELECT ON SCHEMA GANTRY TO " + READER)),
             new Migration(2, "server lists keep each server's TLS settings", List.of(
                     // NULL: stored by a Gantry that did not keep them (they then come from the command line)
-                    "ALTER TABLE GANTRY.SERVER_LIST ADD COLUMN IF NOT EXISTS tls VARCHAR(2000)")));
+                    "ALTER TABLE GANTRY.SERVER_LIST ADD COLUMN IF NOT EXISTS tls VARCHAR(2000)")),
+            new Migration(3, "query cache definitions", List.of(
+                    """
+                    CREATE TABLE IF NOT EXISTS GANTRY.QUERY_CACHES(
+                        name VARCHAR(128) PRIMARY KEY,
+                        select_text VARCHAR(1000000) NOT NULL,
+                        shallow BOOLEAN NOT NULL,
+                        ttl_seconds BIGINT NOT NULL,
+                        refresh_seconds BIGINT NOT NULL,
+                        created_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

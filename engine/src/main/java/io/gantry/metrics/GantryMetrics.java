@@ -1,6 +1,7 @@
 package io.gantry.metrics;
 
 import com.sun.net.httpserver.HttpServer;
+import io.gantry.cache.QueryCaches;
 import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.ProxyMetrics;
 import io.gantry.proxy.RunningProxy;
@@ -59,7 +60,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private final HttpServer http;
 
     private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
-                          Optional<CdcStream> cdc) throws IOException {
+                          Optional<CdcStream> cdc, QueryCaches caches) throws IOException {
         this.upstreams = upstreams;
         for (RouteTarget target : RouteTarget.values()) {
             Map<RouteReason, Counter> byReason = new EnumMap<>(RouteReason.class);
@@ -89,6 +90,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         serverGauges.add(serverGauge("gantry.backend.connections", "Gantry's open connections to the server",
                 UpstreamServer::connections));
         cdc.ifPresent(stream -> changeStream(stream, proxy));
+        queryCaches(caches);
         http = HttpServer.create(listen, 16);
         http.createContext("/metrics", exchange -> {
             try (exchange) {
@@ -115,9 +117,9 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
      * @throws IllegalStateException naming the address when it cannot be bound
      */
     public static GantryMetrics start(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
-                                      Optional<CdcStream> cdc) {
+                                      Optional<CdcStream> cdc, QueryCaches caches) {
         try {
-            GantryMetrics metrics = new GantryMetrics(listen, proxy, upstreams, cdc);
+            GantryMetrics metrics = new GantryMetrics(listen, proxy, upstreams, cdc, caches);
             proxy.useMetrics(metrics);
             LOG.info("metrics: serving Prometheus metrics on http://{}:{}/metrics", listen.getHostString(),
                     metrics.address().getPort());
@@ -173,6 +175,27 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private void readCounter(RunningProxy proxy, String name, String row, Tags tags, String description) {
         FunctionCounter.builder(name, proxy, p -> Double.parseDouble(p.readStatus().get(row)))
                 .tags(tags).description(description).register(registry);
+    }
+
+    /** The query caches' counters, summed over every cache (SHOW CACHES has them per cache). */
+    private void queryCaches(QueryCaches caches) {
+        FunctionCounter.builder("gantry.cache.hits", caches, c -> c.total(QueryCaches.Counter.HITS))
+                .description("Statements answered from a query cache").register(registry);
+        FunctionCounter.builder("gantry.cache.misses", caches, c -> c.total(QueryCaches.Counter.MISSES))
+                .description("Statements of a cached shape that a server answered").register(registry);
+        for (QueryCaches.Counter cause : List.of(QueryCaches.Counter.EVICTED_BY_CHANGE,
+                QueryCaches.Counter.EVICTED_BY_TTL, QueryCaches.Counter.EVICTED_BY_MEMORY)) {
+            FunctionCounter.builder("gantry.cache.evictions", caches, c -> c.total(cause))
+                    .tags("cause", name(cause).substring("evicted_by_".length()))
+                    .description("Cache entries removed, by why").register(registry);
+        }
+        Gauge.builder("gantry.cache.entries", caches, c -> c.total(QueryCaches.Counter.ENTRIES))
+                .description("Entries in the query caches now").register(registry);
+        Gauge.builder("gantry.cache.bytes", caches, c -> c.total(QueryCaches.Counter.BYTES))
+                .description("Result bytes held by the query caches now").register(registry);
+        Gauge.builder("gantry.cache.stream.fresh", caches, c -> c.freshness().live() ? 1 : 0)
+                .description("1 while the change stream keeps the caches fresh, 0 while they live by TTL")
+                .register(registry);
     }
 
     private void changeStream(CdcStream stream, RunningProxy proxy) {

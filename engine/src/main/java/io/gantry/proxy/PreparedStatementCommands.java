@@ -89,6 +89,7 @@ final class PreparedStatementCommands {
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         UpstreamServer target;
         SessionBackends.AfterResponse after;
+        CachedReads.Fill fill = null;
         if (longData.isPresent()) {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
@@ -98,11 +99,25 @@ final class PreparedStatementCommands {
             target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
             after = backends.afterStatement(null, null, null);
         } else {
+            fill = session.cachedReads.execute(statement, packet.payload(), boundTypes);
+            if (fill == CachedReads.Fill.ANSWERED) {
+                if (boundTypes != null) {
+                    // The client binds types once; the backend that runs its next execution must get them.
+                    prepared.typesBound(statement.clientId(), boundTypes);
+                }
+                packet.release();
+                return Reply.DONE;
+            }
             SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true);
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
             }
+            if (fill == null) {
+                session.cachedReads.lastAnswer = CachedReads.Answer.PROXIED;
+                session.cachedReads.lastCache = null;
+            }
+            session.cachedReads.lastServer = routed.server().address();
             SessionBackends.AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() == StatementKind.SESSION_STATE) {
                 // A setting made through a prepared statement cannot be replayed on other backends.
@@ -115,12 +130,18 @@ final class PreparedStatementCommands {
             }
             target = routed.server();
         }
-        SessionBackends.AfterResponse afterExecute = after;
+        CachedReads.Fill executeFill = fill;
+        SessionBackends.AfterResponse afterExecute = fill == null ? after : fill.completing(after);
+        ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
+                : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
         backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
             Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                     backendId);
             prepared.executed(statement.clientId(), connection.server().address());
-            forwarder.forward(command, connection, afterExecute, ResponseForwarder.ResponseRewriter.NONE);
+            if (executeFill != null) {
+                executeFill.start(connection);
+            }
+            forwarder.forward(command, connection, afterExecute, rewriter);
         }, error -> {
             SessionContext.releaseIfHeld(packet);
             session.finish(Reply.error(error));

@@ -260,11 +260,23 @@ public final class PreparedStatements {
             throw new IllegalArgumentException("statement " + entry.statement.clientId() + " is not prepared on "
                     + hostPort);
         }
+        remember(entry, paramTypes);
+        entry.haveTypes.add(hostPort);
+    }
+
+    /**
+     * Remembers the parameter types of an execution that bound them but reached no backend (a query-cache hit): every
+     * backend's next execution is sent with them.
+     */
+    public void typesBound(long clientId, byte[] paramTypes) {
+        remember(require(clientId), paramTypes);
+    }
+
+    private static void remember(Entry entry, byte[] paramTypes) {
         if (entry.paramTypes == null || !Arrays.equals(entry.paramTypes, paramTypes)) {
             entry.paramTypes = paramTypes.clone();
             entry.haveTypes.clear();
         }
-        entry.haveTypes.add(hostPort);
     }
 
     /** The last parameter types the statement was executed with, if any were bound. */

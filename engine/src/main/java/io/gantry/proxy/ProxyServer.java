@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
+import io.gantry.cache.QueryCaches;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.events.EngineEvent;
@@ -64,6 +65,7 @@ public final class ProxyServer implements AutoCloseable {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private volatile GtidSampler sampler;
+    private volatile QueryCaches caches;
     private final AdminSql adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
@@ -272,6 +274,15 @@ public final class ProxyServer implements AutoCloseable {
     /** Where sessions ask for a fresh position sample (none in a proxy started without one). */
     void setSampler(GtidSampler sampler) {
         this.sampler = sampler;
+    }
+
+    /** The query caches sessions look statements up in; null for none. */
+    public void setCaches(QueryCaches caches) {
+        this.caches = caches;
+    }
+
+    QueryCaches caches() {
+        return caches;
     }
 
     /** A session needs positions sampled soon (it just read or wrote). */

@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.admin.AdminResult;
+import io.gantry.cache.CacheStatements;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
@@ -13,8 +14,10 @@ import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -53,6 +56,10 @@ final class QueryCommand {
             packet.release();
             return ownSetting;
         }
+        if (CacheStatements.isExplainLastStatement(sql, session.sqlMode())) {
+            packet.release();
+            return admin.answer(CompletableFuture.completedFuture(explainLastStatement()));
+        }
         Optional<CompletionStage<AdminResult>> adminReply = session.proxy.adminHandler()
                 .handle(sql, session.user, session.sqlMode());
         if (adminReply.isPresent()) {
@@ -86,7 +93,31 @@ final class QueryCommand {
             command = new Packet(0, session.queryPayload(withId));
             packet.release();
         }
-        return runQuery(command, sql, withId, true);
+        CachedReads.Fill fill = session.cachedReads.text(sql);
+        if (fill == CachedReads.Fill.ANSWERED) {
+            command.release();
+            return Reply.DONE;
+        }
+        return runQuery(command, sql, withId, true, fill);
+    }
+
+    /** {@code EXPLAIN LAST STATEMENT}: where the session's previous statement was answered. */
+    private AdminResult explainLastStatement() {
+        CachedReads reads = session.cachedReads;
+        String destination = switch (reads.lastAnswer) {
+            case NONE -> "none";
+            case CACHE_HIT -> "cache";
+            case CACHE_MISS -> "cache miss, then upstream";
+            case PROXIED -> "upstream";
+        };
+        String detail = switch (reads.lastAnswer) {
+            case NONE -> "no statement ran yet in this session";
+            case CACHE_HIT -> "answered from cache " + reads.lastCache.name() + ", no server asked";
+            case CACHE_MISS -> "cache " + reads.lastCache.name() + " had no entry this session could be served, so "
+                    + reads.lastServer + " answered";
+            case PROXIED -> "proxied to " + reads.lastServer + " (no cache has this query)";
+        };
+        return AdminResult.Rows.ofText(List.of("Query_destination", "Detail"), List.of(List.of(destination, detail)));
     }
 
     /**
@@ -95,8 +126,10 @@ final class QueryCommand {
      * @param sql the client's text; {@code withId} the text as sent (with the session id in place of
      *        {@code CONNECTION_ID()})
      * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
+     * @param fill           captures the answer for a cache that has the statement's shape, or null
      */
-    private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere) {
+    private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere,
+                           CachedReads.Fill fill) {
         SessionRouting.Routed routed = routing.route(withId, true, true);
         if (routed.refused()) {
             command.release();
@@ -104,7 +137,14 @@ final class QueryCommand {
         }
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(command.payload()) : null;
-        SessionBackends.AfterResponse after = backends.afterStatement(routed.statement(), withId, stateCommand);
+        SessionBackends.AfterResponse after = session.cachedReads.sampled(sql,
+                backends.afterStatement(routed.statement(), withId, stateCommand));
+        CachedReads reads = session.cachedReads;
+        if (fill == null) {
+            reads.lastAnswer = CachedReads.Answer.PROXIED;
+            reads.lastCache = null;
+        }
+        reads.lastServer = routed.server().address();
         ResponseForwarder.ResponseRewriter rewriter = withId == sql ? ResponseForwarder.ResponseRewriter.NONE
                 : connectionIdColumns(sql, withId);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
@@ -115,11 +155,20 @@ final class QueryCommand {
             LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", routed.server().address())
                     .log("session {}: {} cannot be reached; routing the read again", session.id,
                             routed.server().address());
-            session.finish(runQuery(command, sql, withId, false));
+            session.finish(runQuery(command, sql, withId, false, fill));
         } : null;
         if (routed.waits()) {
             backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
                     rewriter), elsewhere);
+            return Reply.LATER;
+        }
+        if (fill != null) {
+            SessionBackends.AfterResponse filling = fill.completing(after);
+            ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
+            backends.run(command, routed.server(), connection -> {
+                fill.start(connection);
+                forwarder.forward(command, connection, filling, capturing);
+            }, elsewhere);
             return Reply.LATER;
         }
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),

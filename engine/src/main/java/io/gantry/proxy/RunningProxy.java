@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
+import io.gantry.cache.QueryCaches;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.events.EngineEvent;
@@ -51,6 +52,11 @@ public final class RunningProxy implements AutoCloseable {
         this.address = address;
         this.greetingRefresh = greetingRefresh;
         this.ownBus = ownBus;
+    }
+
+    /** From now on sessions answer SELECTs from these query caches when they can. */
+    public void useCaches(QueryCaches caches) {
+        server.setCaches(caches);
     }
 
     /**

@@ -59,6 +59,7 @@ final class SessionContext {
     final SessionConsistency consistency = new SessionConsistency();
     /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
     final SessionTracking tracking = new SessionTracking(this);
+    final CachedReads cachedReads = new CachedReads(this);
 
     Phase phase = Phase.GREETING_SENT;
     /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */

@@ -1,6 +1,8 @@
 package io.gantry.proxy;
 
+import io.gantry.wire.CommandType;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,6 +22,9 @@ final class SessionStateLog {
 
     private final Map<ByteBuffer, Long> versionByCommand = new HashMap<>();
     private long version;
+    private boolean changedDatabase;
+    private String contents = "";
+    private long contentsVersion;
 
     /** The version after the latest recorded command; a backend that applied up to here is in sync. */
     long version() {
@@ -32,6 +37,7 @@ final class SessionStateLog {
 
     /** Records a command payload (command byte included) that succeeded; returns the new version. */
     long record(byte[] commandPayload) {
+        changedDatabase |= changesDatabase(commandPayload);
         version++;
         versionByCommand.put(ByteBuffer.wrap(commandPayload.clone()), version);
         return version;
@@ -62,6 +68,40 @@ final class SessionStateLog {
     /** Forgets everything (COM_RESET_CONNECTION). */
     void clear() {
         versionByCommand.clear();
+        changedDatabase = false;
         version++;
+    }
+
+    /** Whether a recorded command changed the default database ({@code USE}, COM_INIT_DB). */
+    boolean changedDatabase() {
+        return changedDatabase;
+    }
+
+    /**
+     * Every recorded command in replay order, as one text: two sessions with the same text read results in the same
+     * form (character sets, time zone, SQL mode), so the query caches tell result formats apart by it.
+     */
+    String contents() {
+        if (contentsVersion != version) {
+            StringBuilder text = new StringBuilder();
+            for (byte[] command : since(0)) {
+                text.append(new String(command, StandardCharsets.ISO_8859_1)).append('\0');
+            }
+            contents = text.toString();
+            contentsVersion = version;
+        }
+        return contents;
+    }
+
+    private static boolean changesDatabase(byte[] payload) {
+        if (payload.length > 0 && payload[0] == CommandType.COM_INIT_DB.code()) {
+            return true;
+        }
+        int at = 1;
+        while (at < payload.length && Character.isWhitespace(payload[at])) {
+            at++;
+        }
+        return payload.length > at + 3 && (payload[at] | 0x20) == 'u' && (payload[at + 1] | 0x20) == 's'
+                && (payload[at + 2] | 0x20) == 'e' && Character.isWhitespace(payload[at + 3]);
     }
 }

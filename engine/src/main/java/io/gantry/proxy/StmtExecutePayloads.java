@@ -59,7 +59,7 @@ public final class StmtExecutePayloads {
     private static final int STATEMENT_ID_OFFSET = 1;
     private static final long MAX_STATEMENT_ID = 0xFFFF_FFFFL;
     /** Command byte, statement_id, flags, iteration_count: where the NULL bitmap starts. */
-    private static final int NULL_BITMAP_OFFSET = 1 + 4 + 1 + 4;
+    static final int NULL_BITMAP_OFFSET = 1 + 4 + 1 + 4;
 
     private StmtExecutePayloads() {
     }
@@ -243,6 +243,84 @@ public final class StmtExecutePayloads {
         int flagOffset = NULL_BITMAP_OFFSET + bitmapLength;
         require(payload, flagOffset, 1, "COM_STMT_EXECUTE.new_params_bind_flag");
         return payload.getByte(payload.readerIndex() + flagOffset) != 0;
+    }
+
+    /**
+     * What an execution's answer depends on, for the query caches: its NULL bitmap, its parameter types (bound by it,
+     * or {@code rememberedTypes} when it binds none) and its values, one char per byte. Null when the execution opens
+     * a cursor (its answer then has no rows) or binds no types and none are remembered. Call after
+     * {@link #bindsNewTypes} has checked the header.
+     *
+     * @param rememberedTypes the types the client bound last, or null
+     */
+    public static String parameterKey(ByteBuf payload, int paramCount, byte[] rememberedTypes) {
+        int base = payload.readerIndex();
+        if (payload.getByte(base + STATEMENT_ID_OFFSET + 4) != 0) {
+            return null;
+        }
+        if (paramCount == 0) {
+            return "";
+        }
+        int bitmapLength = nullBitmapLength(paramCount);
+        int flagOffset = NULL_BITMAP_OFFSET + bitmapLength;
+        boolean bound = payload.getByte(base + flagOffset) != 0;
+        if (!bound && rememberedTypes == null) {
+            return null;
+        }
+        int valuesOffset = flagOffset + 1 + (bound ? 2 * paramCount : 0);
+        StringBuilder key = new StringBuilder(payload.readableBytes() + (bound ? 0 : 2 * paramCount));
+        appendBytes(key, payload, base + NULL_BITMAP_OFFSET, bitmapLength);
+        if (bound) {
+            appendBytes(key, payload, base + flagOffset + 1, 2 * paramCount);
+        } else {
+            for (byte type : rememberedTypes) {
+                key.append((char) (type & 0xFF));
+            }
+        }
+        appendBytes(key, payload, base + valuesOffset, payload.readableBytes() - valuesOffset);
+        return key.toString();
+    }
+
+    /**
+     * The first parameter's value when it is a non-NULL integer (TINY, SHORT, LONG, LONGLONG; unsigned above
+     * 2<sup>63</sup>-1 excepted), else null: the key of a query whose condition is {@code key = ?} first.
+     *
+     * @param types the execution's parameter types ({@code 2 * paramCount} bytes)
+     */
+    public static Long firstIntegerParameter(ByteBuf payload, int paramCount, byte[] types) {
+        int base = payload.readerIndex();
+        if (paramCount == 0 || types == null || (payload.getByte(base + NULL_BITMAP_OFFSET) & 1) != 0) {
+            return null;
+        }
+        int flagOffset = NULL_BITMAP_OFFSET + nullBitmapLength(paramCount);
+        boolean bound = payload.getByte(base + flagOffset) != 0;
+        int at = base + flagOffset + 1 + (bound ? 2 * paramCount : 0);
+        boolean unsigned = (types[1] & 0x80) != 0;
+        int size = switch (types[0] & 0xFF) {
+            case 0x01 -> 1;
+            case 0x02 -> 2;
+            case 0x03 -> 4;
+            case 0x08 -> 8;
+            default -> 0;
+        };
+        if (size == 0 || at + size > base + payload.readableBytes()) {
+            return null;
+        }
+        return switch (size) {
+            case 1 -> unsigned ? (long) payload.getUnsignedByte(at) : (long) payload.getByte(at);
+            case 2 -> unsigned ? (long) payload.getUnsignedShortLE(at) : (long) payload.getShortLE(at);
+            case 4 -> unsigned ? payload.getUnsignedIntLE(at) : (long) payload.getIntLE(at);
+            default -> {
+                long value = payload.getLongLE(at);
+                yield unsigned && value < 0 ? null : value;
+            }
+        };
+    }
+
+    private static void appendBytes(StringBuilder key, ByteBuf payload, int from, int length) {
+        for (int i = 0; i < length; i++) {
+            key.append((char) (payload.getByte(from + i) & 0xFF));
+        }
     }
 
     /**

@@ -79,6 +79,26 @@ public final class SessionConsistency {
         writeFloor = union(writeFloor, gtids);
     }
 
+    /**
+     * The session read data at least as new as {@code position} without a server (a query-cache hit): from now on
+     * its reads must not be older (monotonic reads).
+     */
+    public void readAt(GtidSet position) {
+        if (readFloor == null || readFloor.flavour() != position.flavour() || !readFloor.contains(position)) {
+            readFloor = union(readFloor, position); // every hit of a session passes here: no new set when it is held
+        }
+    }
+
+    /** Whether a write of the session still waits for a sample: until then no one knows what it wrote. */
+    public boolean hasPendingWrite() {
+        for (int i = 0; i < pending.size(); i++) {
+            if (pending.get(i).write()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether some completion still waits for a sample (the sampler should be asked for one). */
     public boolean hasPending() {
         return !pending.isEmpty();

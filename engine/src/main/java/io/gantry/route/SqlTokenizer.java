@@ -189,6 +189,40 @@ public final class SqlTokenizer {
         return List.of(tokens, new SqlTokenizer(sql, mode, false).tokens());
     }
 
+    /**
+     * Writes the <em>shape</em> of {@code sql}, as the query caches match statements: its tokens but comments, one
+     * space apart, with every string and number literal written as {@code ?} and its text (quotes included) appended
+     * to {@code literals}, each followed by {@code '\0'}; a {@code ?} placeholder stays {@code ?} and adds nothing to
+     * {@code literals}. Texts that differ only in blanks, comments and literal values have one shape. Allocates
+     * nothing but the builders' growth: it runs for every SELECT while a cache is defined.
+     *
+     * @return false when the text has no single shape: a conditional comment (servers read it differently) or a
+     *         token the text ends inside
+     */
+    public static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals) {
+        SqlTokenizer reader = new SqlTokenizer(sql, mode, true);
+        for (Type type = reader.next(); type != null; type = reader.next()) {
+            switch (type) {
+                case COMMENT -> {
+                    continue;
+                }
+                case UNTERMINATED -> {
+                    return false;
+                }
+                case STRING, NUMBER -> {
+                    literals.append(sql, reader.start, reader.pos).append('\0');
+                    separate(shape).append('?');
+                }
+                default -> separate(shape).append(sql, reader.start, reader.pos);
+            }
+        }
+        return !reader.sawConditionalComment;
+    }
+
+    private static StringBuilder separate(StringBuilder shape) {
+        return shape.isEmpty() ? shape : shape.append(' ');
+    }
+
     private List<Token> tokens() {
         List<Token> tokens = new ArrayList<>();
         for (Type type = next(); type != null; type = next()) {

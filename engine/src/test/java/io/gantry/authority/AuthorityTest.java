@@ -81,12 +81,12 @@ class AuthorityTest {
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
-                .containsExactly("CDC_POSITION", "EVENTS", "HEALTH_HISTORY", "SCHEMA_VERSION", "SERVER_LIST",
-                        "UPSTREAM_SERVERS");
+                .containsExactly("CDC_POSITION", "EVENTS", "HEALTH_HISTORY", "QUERY_CACHES", "SCHEMA_VERSION",
+                        "SERVER_LIST", "UPSTREAM_SERVERS");
     }
 
     @Test
@@ -447,7 +447,7 @@ class AuthorityTest {
             return rows.getLong(1);
         });
         assertThat(count).isEqualTo(1L);
-        assertThat(authority.select("SHOW TABLES FROM gantry").rows()).hasSize(6);
+        assertThat(authority.select("SHOW TABLES FROM gantry").rows()).hasSize(7);
         assertThat(authority.select("VALUES (1, 'a')").rows()).containsExactly(List.of("1", "a"));
     }
 

@@ -156,6 +156,18 @@ class PreparedStatementsTest {
     }
 
     @Test
+    void typesBoundByAnExecutionAnsweredFromACacheGoToEveryBackendNext() {
+        long id = register("SELECT c FROM t WHERE id = ?", PRIMARY, 5).clientId();
+        statements.addBackend(id, REPLICA, 9);
+        byte[] longs = {0x08, 0x00};
+        statements.typesBound(id, longs);
+        assertThat(statements.missingTypes(id, PRIMARY)).hasValueSatisfying(types -> assertThat(types)
+                .containsExactly(longs));
+        assertThat(statements.missingTypes(id, REPLICA)).hasValueSatisfying(types -> assertThat(types)
+                .containsExactly(longs));
+    }
+
+    @Test
     void tracksWhichBackendsKnowTheLatestParameterTypes() {
         long id = register("SELECT ? + ?", PRIMARY, 5).clientId();
         byte[] longs = {0x08, 0x00, 0x08, 0x00};

@@ -1,6 +1,7 @@
 package io.gantry.cli;
 
 import io.gantry.Gantry;
+import io.gantry.cache.CacheSettings;
 import io.gantry.authority.Retention;
 import io.gantry.proxy.ProxyConfig;
 import io.gantry.route.ReadBalance;
@@ -96,6 +97,20 @@ final class RunCommand implements Callable<Integer> {
                     + "address unless the scraper runs elsewhere: the metrics need no password.")
     String metricsListen;
 
+    @Option(names = "--cache-max-bytes", paramLabel = "BYTES", defaultValue = "268435456",
+            description = "Memory all query-cache entries may take together, by their result bytes (default: "
+                    + "${DEFAULT-VALUE}, 256 MiB); 0 caches nothing.")
+    long cacheMaxBytes;
+
+    @Option(names = "--cache-max-entry-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "A result larger than this is never cached (default: ${DEFAULT-VALUE}, 1 MiB).")
+    long cacheMaxEntryBytes;
+
+    @Option(names = "--cache-max-stream-lag-ms", paramLabel = "MS", defaultValue = "1000",
+            description = "When the change stream is stopped, down or further behind the primary than this, query "
+                    + "caches live by their TTL alone (default: ${DEFAULT-VALUE}).")
+    long cacheMaxStreamLagMs;
+
     @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
             description = "Log lines on standard error as text, or as one JSON object per line (timestamp, level, "
                     + "logger, thread, message) for log shippers (default: ${DEFAULT-VALUE}).")
@@ -159,7 +174,16 @@ final class RunCommand implements Callable<Integer> {
         return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
                 .withAdminSocket(adminSocket)
-                .withMetricsListen(metricsListen());
+                .withMetricsListen(metricsListen())
+                .withCaches(cacheSettings());
+    }
+
+    private CacheSettings cacheSettings() {
+        try {
+            return new CacheSettings(cacheMaxBytes, cacheMaxEntryBytes, Duration.ofMillis(cacheMaxStreamLagMs));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private InetSocketAddress metricsListen() {

@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# Point-select throughput with a query cache: Gantry answering from its cache, against a direct replica
+# connection and HAProxy (TCP mode) over the two replicas.
+#
+# Starts `gantry demo` (a MariaDB primary, two replicas and Gantry in front of them), HAProxy in TCP
+# mode round-robin over the same two replicas, loads 4 x 10 000 sysbench rows on the primary, waits
+# for the replicas, creates one cache per table on sysbench's point select
+# (CREATE CACHE FROM SELECT c FROM sbtestN WHERE id=?), then runs sysbench oltp_point_select at 64
+# threads against the three targets, interleaved, for N rounds. Prints the median qps and p95 of each
+# target, the ratios, the target (cached Gantry qps >= 1.5 x direct), the caches' hits and misses, and
+# the time from a write on the primary to the eviction of the entry it changes (median, p99 over
+# --eviction-samples writes, measured by bench/lib/EvictionLatency.java). Everything it starts is
+# stopped on exit, also on failure or Ctrl-C. All traffic stays on 127.0.0.1.
+#
+# Usage: bench/cached-point-select.sh [--rounds N] [--time SECONDS] [--threads N] [--warmup SECONDS]
+#                                     [--base-port PORT] [--gantry-port PORT] [--haproxy-port PORT]
+#                                     [--haproxy-nbthread N] [--out DIR] [--gantry-arg ARG]...
+#                                     [--jar PATH] [--ps-mode disable|auto] [--eviction-samples N]
+#
+# --ps-mode auto runs sysbench with server-side prepared statements (they hit the same caches);
+# disable (the default here) with text queries.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jar="$root/headless/target/gantry.jar"
+prebuilt_jar=false
+
+rounds=3
+duration=20
+threads=64
+# Unmeasured warm-up per target: with 5 s, Gantry's first measured round still ran a cold JIT (more
+# than twice the user CPU per query of the later rounds).
+warmup=15
+eviction_samples=100
+base_port=34061      # primary; replicas are base_port+1 and base_port+2
+gantry_port=34070
+haproxy_port=34071
+# HAProxy gets as many threads as there are cores, which is its own default (nbthread = CPUs the
+# process may run on) and matches Gantry, whose Netty event-loop group also sizes itself from the
+# core count (2 x cores): both proxies may use every core. One HAProxy thread is a different
+# trade-off, not a fairer one: in a pilot here nbthread 1 gave HAProxy ~11 % less throughput but a
+# ~27 % lower p95 than nbthread 2. Override with --haproxy-nbthread to check the other setting.
+haproxy_nbthread="$(nproc)"
+out=""
+gantry_args=()
+tables=4
+table_size=10000
+ps_mode=disable
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
+
+while (($#)); do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --time) duration="$2"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --eviction-samples) eviction_samples="$2"; shift 2 ;;
+    --base-port) base_port="$2"; shift 2 ;;
+    --gantry-port) gantry_port="$2"; shift 2 ;;
+    --haproxy-port) haproxy_port="$2"; shift 2 ;;
+    --haproxy-nbthread) haproxy_nbthread="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --gantry-arg) gantry_args+=("$2"); shift 2 ;;
+    --ps-mode) ps_mode="$2"; shift 2 ;;
+    --jar) jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; prebuilt_jar=true; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "cached-point-select.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+for n in "$rounds" "$duration" "$threads" "$warmup" "$base_port" "$gantry_port" "$haproxy_port" "$haproxy_nbthread" "$eviction_samples"; do
+  [[ "$n" =~ ^[0-9]+$ ]] || { echo "cached-point-select.sh: '$n' is not a number" >&2; exit 2; }
+done
+[[ $ps_mode == disable || $ps_mode == auto ]] || { echo "cached-point-select.sh: --ps-mode must be disable or auto, not '$ps_mode'" >&2; exit 2; }
+((rounds >= 1 && duration >= 1 && threads >= 1)) || { echo "cached-point-select.sh: rounds, time and threads must be >= 1" >&2; exit 2; }
+
+primary_port=$base_port
+replica1_port=$((base_port + 1))
+replica2_port=$((base_port + 2))
+mariadb_client="${GANTRY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry}/mariadb-11.4.5/bin/mariadb"
+
+# shellcheck source=lib/common.sh
+source "$root/bench/lib/common.sh"
+
+# ---------------------------------------------------------------- tools
+need_install=()
+command -v sysbench >/dev/null || need_install+=(sysbench)
+command -v haproxy >/dev/null || need_install+=(haproxy)
+if ((${#need_install[@]})); then
+  log "installing ${need_install[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y "${need_install[@]}" >/dev/null; then
+    apt-get update >/dev/null
+    apt-get install -y "${need_install[@]}" >/dev/null
+  fi
+fi
+command -v java >/dev/null || die "'java' not found (a JDK 17 is needed)"
+
+if [[ $prebuilt_jar == false ]]; then
+  log "building the jar if needed"
+  "$root/gantry" --version >/dev/null
+fi
+[[ -f "$jar" ]] || die "no $jar after the build"
+log "jar: $jar (sha256 $(sha256sum "$jar" | cut -c1-12), built $(date -r "$jar" '+%F %T'))"
+[[ -x "$mariadb_client" ]] || die "no mariadb client at $mariadb_client (the build unpacks it)"
+
+for p in "$primary_port" "$replica1_port" "$replica2_port" "$gantry_port" "$haproxy_port"; do
+  ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port/--haproxy-port"
+done
+
+# ---------------------------------------------------------------- clean-up
+work="$(mktemp -d "${TMPDIR:-/tmp}/gantry-cached-bench.XXXXXX")"
+if [[ -z "$out" ]]; then out="$work/results"; fi
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+demo_dir="$work/demo"
+gantry_pid=""
+haproxy_pid=""
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  [[ -n "$haproxy_pid" ]] && stop_pid "$haproxy_pid" 5
+  if [[ -n "$gantry_pid" ]]; then
+    stop_pid "$gantry_pid" 30
+    # If the demo had to be killed, its servers may have been left running: stop them by pid file.
+    stop_leftover_servers "$demo_dir"
+  fi
+  rm -rf "$demo_dir"
+  [[ "$out" == "$work"/* ]] || rmdir "$work" 2>/dev/null
+  if ((rc != 0)); then log "logs kept in $out"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- servers and Gantry
+log "starting gantry demo (primary $primary_port, replicas $replica1_port/$replica2_port, Gantry $gantry_port)"
+java ${GANTRY_JAVA_OPTS:-} -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" \
+  --listen "127.0.0.1:$gantry_port" ${gantry_args[@]+"${gantry_args[@]}"} >"$out/gantry.log" 2>&1 &
+gantry_pid=$!
+await_demo_ready "$gantry_pid" "$out/gantry.log"
+
+sql() { # port statement...
+  local port=$1; shift
+  "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "$port" -u app -papp -N -B app -e "$*"
+}
+
+# ---------------------------------------------------------------- HAProxy
+# TCP mode, round-robin per connection over the two replicas (what Gantry's default session balance
+# does too). No `check` on the servers: no health-check connections during the runs. maxconn 4096,
+# far above the 64 connections (HAProxy needs 2 fds per connection and refuses to start when its
+# maxconn needs more fds than `ulimit -n` allows). Long client/server timeouts so no idle benchmark
+# connection is cut.
+cat >"$out/haproxy.cfg" <<EOF
+global
+    nbthread $haproxy_nbthread
+    maxconn 4096
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client 10m
+    timeout server 10m
+    maxconn 4096
+listen replicas
+    bind 127.0.0.1:$haproxy_port
+    balance roundrobin
+    server replica1 127.0.0.1:$replica1_port maxconn 2048
+    server replica2 127.0.0.1:$replica2_port maxconn 2048
+EOF
+haproxy -c -q -f "$out/haproxy.cfg" || die "haproxy rejected $out/haproxy.cfg"
+log "starting haproxy on $haproxy_port (nbthread $haproxy_nbthread)"
+haproxy -db -f "$out/haproxy.cfg" >"$out/haproxy.log" 2>&1 &
+haproxy_pid=$!
+for ((i = 0; i < 100; i++)); do port_busy "$haproxy_port" && break; sleep 0.1; done
+port_busy "$haproxy_port" || { cat "$out/haproxy.log" >&2; die "haproxy is not listening"; }
+
+# ---------------------------------------------------------------- data
+sb_common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=app
+           --mysql-db=app --mysql-ssl=off --tables="$tables" --table-size="$table_size")
+log "preparing $tables tables x $table_size rows on the primary"
+sysbench oltp_point_select "${sb_common[@]}" --mysql-port="$primary_port" --threads="$tables" prepare \
+  >"$out/prepare.log" 2>&1 || { cat "$out/prepare.log" >&2; die "sysbench prepare"; }
+pos="$(sql "$primary_port" "SELECT @@gtid_binlog_pos")"
+count_sql="SELECT $(for ((t = 1; t <= tables; t++)); do printf '%s(SELECT COUNT(*) FROM sbtest%d)' "$( ((t > 1)) && echo '+')" "$t"; done)"
+for port in "$replica1_port" "$replica2_port"; do
+  [[ "$(sql "$port" "SELECT MASTER_GTID_WAIT('$pos', 120)")" == 0 ]] || die "replica $port did not reach $pos"
+  rows="$(sql "$port" "$count_sql")"
+  [[ "$rows" == $((tables * table_size)) ]] || die "replica $port has $rows rows, expected $((tables * table_size))"
+done
+log "replicas caught up at GTID $pos ($((tables * table_size)) rows each)"
+
+# ---------------------------------------------------------------- caches
+for ((t = 1; t <= tables; t++)); do
+  sql "$gantry_port" "CREATE CACHE sb$t FROM SELECT c FROM sbtest$t WHERE id=?" \
+    || die "CREATE CACHE on sbtest$t through Gantry"
+done
+log "caches: $(sql "$gantry_port" "SHOW CACHES" | awk -F'\t' '{printf "%s%s (%s, %s)", (NR > 1 ? "; " : ""), $1, $4, $6}')"
+
+# ---------------------------------------------------------------- runs
+clk_tck="$(getconf CLK_TCK)"
+proc_cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }          # utime stime (ticks) of a process
+machine_cpu() { awk '$1 == "cpu" {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }  # idle total
+
+port_of() { case "$1" in direct) echo "$replica1_port" ;; haproxy) echo "$haproxy_port" ;; gantry) echo "$gantry_port" ;; esac; }
+pid_of() { case "$1" in haproxy) echo "$haproxy_pid" ;; gantry) echo "$gantry_pid" ;; *) echo "" ;; esac; }
+
+# All three targets run with the same --db-ps-mode (--ps-mode).
+run_sysbench() { # target seconds logfile
+  # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct"
+  local target=$1 secs=$2 logf=$3 port pid u0=0 s0=0 u1=0 s1=0 i0 t0 i1 t1
+  port="$(port_of "$target")"; pid="$(pid_of "$target")"
+  if [[ -n "$pid" ]]; then read -r u0 s0 < <(proc_cpu "$pid"); fi
+  read -r i0 t0 < <(machine_cpu)
+  if ! sysbench oltp_point_select "${sb_common[@]}" --mysql-port="$port" --threads="$threads" \
+      --time="$secs" --events=0 --report-interval=0 --percentile=95 --db-ps-mode="$ps_mode" \
+      --mysql-ignore-errors=none run >"$logf" 2>&1; then
+    tail -20 "$logf" >&2; die "sysbench against $target (port $port) failed; log: $logf"
+  fi
+  read -r i1 t1 < <(machine_cpu)
+  if [[ -n "$pid" ]]; then read -r u1 s1 < <(proc_cpu "$pid"); fi
+  awk -v us="$(((u1 - u0)))" -v ss="$(((s1 - s0)))" -v tck="$clk_tck" \
+      -v idle="$(awk -v a="$((i1 - i0))" -v b="$((t1 - t0))" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}')" '
+    /queries:/ {n = $2; gsub(/[()]/, ""); qps = $3}
+    /ignored errors:/ {err = $3}
+    /95th percentile:/ {p95 = $3}
+    END {if (qps == "" || p95 == "") exit 1
+         printf "%s %s %s %s %.2f %.2f %s\n", qps, p95, err + 0, n, us / tck, ss / tck, idle}' "$logf" \
+    || die "could not parse $logf"
+}
+
+targets=(direct haproxy gantry)
+if ((warmup > 0)); then
+  log "warm-up: ${warmup} s against each target (not counted)"
+  for t in "${targets[@]}"; do res="$(run_sysbench "$t" "$warmup" "$out/warmup-$t.log")"; done
+fi
+
+results="$out/rounds.tsv"
+printf 'round\ttarget\tqps\tp95_ms\terrors\tqueries\tproxy_user_s\tproxy_sys_s\tmachine_idle_pct\n' >"$results"
+for ((r = 1; r <= rounds; r++)); do
+  # Rotate the order every round so no target always runs first (or right after another).
+  order=("${targets[@]:$(((r - 1) % 3))}" "${targets[@]:0:$(((r - 1) % 3))}")
+  for t in "${order[@]}"; do
+    res="$(run_sysbench "$t" "$duration" "$out/round$r-$t.log")"
+    read -r qps p95 err n us ss idle <<<"$res"
+    printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$qps" "$p95" "$err" "$n" "$us" "$ss" "$idle" >>"$results"
+    log "round $r/$rounds $t: $qps qps, p95 $p95 ms, errors $err, machine idle $idle%$( [[ $t != direct ]] && echo ", proxy CPU ${us}s user + ${ss}s sys")"
+  done
+done
+
+# ---------------------------------------------------------------- report
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+col() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t {print $c}' "$results"; }
+# CPU µs per query of the proxy process in each round, "user sys" -> median of each.
+cpu_per_query() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t {printf "%.1f\n", $c * 1e6 / $6}' "$results" | median; }
+declare -A mq mp
+for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t" 4 | median)"; done
+
+{
+  echo
+  echo "oltp_point_select with a cache per table, $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
+  echo
+  echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | machine idle % | qps of each round |"
+  echo "|---|---:|---:|---:|---:|---|"
+  for t in "${targets[@]}"; do
+    per_round="$(col "$t" 3 | awk '{printf "%s%.0f", (NR > 1 ? ", " : ""), $1}')"
+    idle="$(col "$t" 9 | median)"
+    if [[ $t == direct ]]; then
+      printf '| %s | %.0f | %.2f | - | %.1f | %s |\n' "direct (replica1)" "${mq[$t]}" "${mp[$t]}" "$idle" "$per_round"
+    else
+      printf '| %s | %.0f | %.2f | %.1f + %.1f | %.1f | %s |\n' "$( [[ $t == gantry ]] && echo "gantry (cached)" || echo "$t")" "${mq[$t]}" "${mp[$t]}" \
+        "$(cpu_per_query "$t" 7)" "$(cpu_per_query "$t" 8)" "$idle" "$per_round"
+    fi
+  done
+  echo
+  awk -v gq="${mq[gantry]}" -v hq="${mq[haproxy]}" -v dq="${mq[direct]}" \
+      -v gp="${mp[gantry]}" -v hp="${mp[haproxy]}" -v dp="${mp[direct]}" 'BEGIN {
+    printf "| ratio | qps | p95 |\n|---|---:|---:|\n"
+    printf "| cached Gantry / direct | %.3f | %.3f |\n", gq / dq, gp / dp
+    printf "| cached Gantry / HAProxy | %.3f | %.3f |\n", gq / hq, gp / hp
+    printf "| HAProxy / direct | %.3f | %.3f |\n", hq / dq, hp / dp
+    printf "\nTarget: cached Gantry qps >= 1.5 x direct: "
+    if (gq / dq >= 1.5) print "MET"
+    else printf "NOT MET (%.3f of direct)\n", gq / dq
+  }'
+  echo
+  echo "Caches after the runs (SHOW CACHES: name, entries, hits, misses, evicted by change/TTL/memory, freshness):"
+  sql "$gantry_port" "SHOW CACHES" | awk -F'\t' '{printf "  %s: %s entries, %s hits, %s misses, evicted %s/%s/%s, %s\n", $1, $7, $9, $10, $11, $12, $13, $6}'
+  echo
+  read -r ev_median ev_p99 ev_n < <(java -cp "$jar" "$root/bench/lib/EvictionLatency.java" "$gantry_port" "$primary_port" "$eviction_samples") \
+    || die "the eviction latency measurement failed"
+  echo "Write on the primary -> eviction of the cached entry it changes, as a client sees it: median $ev_median ms, p99 $ev_p99 ms ($ev_n writes)"
+  echo "sysbench errors over all rounds: $(awk -F'\t' 'NR > 1 {s += $5} END {print s + 0}' "$results")"
+} | tee "$out/summary.md"
+
+log "done; logs, per-round results and summaries in $out"

@@ -1,0 +1,407 @@
+package io.gantry.proxy;
+
+import io.gantry.cache.CachedResult;
+import io.gantry.cache.ProxiedQueries;
+import io.gantry.cache.QueryCache;
+import io.gantry.cache.QueryCaches;
+import io.gantry.gtid.GtidSet;
+import io.gantry.gtid.SampledPosition;
+import io.gantry.route.ReadGuarantees;
+import io.gantry.route.SessionRouteState;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.TransactionState;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketFrameEncoder;
+import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.ServerStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.gantry.route.ServerId;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * A session's use of the query caches. A SELECT (text, or a prepared statement's execution) whose shape has a cache
+ * is answered from memory when an entry for its parameters is current, the session's account ran the query on a
+ * server lately ({@link QueryCaches#ACCOUNT_RECHECK}), and the entry is as new as the session's read guarantees ask;
+ * the stored packets go out as they are (their sequence ids start at 1, as every answer to a new command does), and
+ * no server is asked. Otherwise the statement is proxied as usual and its answer captured on the way to the client
+ * ({@link Fill}), without decoding a row, for the next time.
+ *
+ * <p>Only sessions outside any transaction, in autocommit, with nothing held on one connection (temporary tables,
+ * user variables, locks pin a session) and on the upstream database use the caches. While no cache is defined a
+ * statement costs one volatile read here.
+ */
+final class CachedReads {
+
+    /** Status flags that make an answer unfit to replay to another command: it belongs to a transaction or a cursor, or
+     * carries more than one result or session state. */
+    private static final int UNSAFE_STATUS = ServerStatus.SERVER_STATUS_IN_TRANS
+            | ServerStatus.SERVER_MORE_RESULTS_EXISTS | ServerStatus.SERVER_SESSION_STATE_CHANGED
+            | ServerStatus.SERVER_STATUS_CURSOR_EXISTS | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;
+
+    /** Where a statement was answered, for {@code EXPLAIN LAST STATEMENT}. */
+    enum Answer {
+        NONE, CACHE_HIT, CACHE_MISS, PROXIED
+    }
+
+    private final SessionContext session;
+    private final Function<ServerId, SampledPosition> positions;
+    private final StringBuilder shape = new StringBuilder(128);
+    private final StringBuilder literals = new StringBuilder(32);
+    /** Each prepared statement's cache (or {@link #NO_CACHE}), for the caches as they were at {@link #indexed}. */
+    private final Map<PreparedStatements.Statement, Object> preparedCaches = new IdentityHashMap<>();
+    private static final Object NO_CACHE = new Object();
+    private static final int MAX_REMEMBERED_STATEMENTS = 1024;
+    private QueryCaches indexed;
+    private int indexedGeneration = -1;
+    private String format;
+    private long formatVersion = -1;
+    private int sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
+    private String account;
+    private String accountUser;
+
+    Answer lastAnswer = Answer.NONE;
+    QueryCache lastCache;
+    String lastServer;
+
+    CachedReads(SessionContext session) {
+        this.session = session;
+        this.positions = id -> {
+            UpstreamServer server = session.proxy.serverIds().find(id);
+            return server == null ? null : server.position();
+        };
+    }
+
+    /** The query caches when the session may use them now, else null. */
+    private QueryCaches usable() {
+        QueryCaches caches = session.proxy.caches();
+        if (caches == null || caches.isEmpty()) {
+            return null;
+        }
+        SessionRouteState state = session.routeState;
+        if (state.transaction() != TransactionState.NONE || !state.autocommit() || state.pinned()
+                || session.nextTransaction != null || session.stateLog.changedDatabase()
+                || !session.initialDatabase.equalsIgnoreCase(caches.defaultDatabase())) {
+            return null;
+        }
+        return caches;
+    }
+
+    /**
+     * A COM_QUERY's text: {@link Fill#ANSWERED} when a cache answered it, a fill to capture the answer with when a
+     * cache has its shape but no entry to serve, or null when no cache is concerned.
+     */
+    Fill text(String sql) {
+        QueryCaches caches = usable();
+        if (caches == null || !startsWithSelect(sql)) {
+            return null;
+        }
+        shape.setLength(0);
+        literals.setLength(0);
+        if (!SqlTokenizer.writeShape(sql, session.sqlMode(), shape, literals)) {
+            return null;
+        }
+        QueryCache cache = caches.find(shape);
+        if (cache == null) {
+            return null;
+        }
+        return lookUp(caches, cache, false, literals.toString(), textKey(cache));
+    }
+
+    /**
+     * A COM_STMT_EXECUTE of {@code statement}, as {@link #text}.
+     *
+     * @param boundTypes the types the execution binds, or null when it binds none
+     */
+    Fill execute(PreparedStatements.Statement statement, ByteBuf payload, byte[] boundTypes) {
+        QueryCaches caches = usable();
+        if (caches == null || payload.readableBytes() < StmtExecutePayloads.NULL_BITMAP_OFFSET) {
+            return null;
+        }
+        QueryCache cache = preparedCache(caches, statement);
+        if (cache == null) {
+            return null;
+        }
+        byte[] types = boundTypes != null || statement.paramCount() == 0 ? boundTypes
+                : session.prepared.paramTypes(statement.clientId()).orElse(null);
+        String parameters = StmtExecutePayloads.parameterKey(payload, statement.paramCount(), types);
+        if (parameters == null) {
+            return null;
+        }
+        Long key = cache.shape().keyParameter() == 0
+                ? StmtExecutePayloads.firstIntegerParameter(payload, statement.paramCount(), types) : null;
+        return lookUp(caches, cache, true, parameters, key);
+    }
+
+    private QueryCache preparedCache(QueryCaches caches, PreparedStatements.Statement statement) {
+        if (indexed != caches || indexedGeneration != caches.generation()) {
+            preparedCaches.clear();
+            indexed = caches;
+            indexedGeneration = caches.generation();
+        }
+        Object known = preparedCaches.get(statement);
+        if (known == null) {
+            if (preparedCaches.size() >= MAX_REMEMBERED_STATEMENTS) {
+                preparedCaches.clear(); // closed statements stay here otherwise; the open ones are shaped again
+            }
+            shape.setLength(0);
+            literals.setLength(0);
+            QueryCache found = startsWithSelect(statement.sql())
+                    && SqlTokenizer.writeShape(statement.sql(), session.sqlMode(), shape, literals)
+                    && literals.isEmpty() ? caches.find(shape) : null;
+            known = found == null ? NO_CACHE : found;
+            preparedCaches.put(statement, known);
+        }
+        return known == NO_CACHE ? null : (QueryCache) known;
+    }
+
+    private Fill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
+        long now = System.currentTimeMillis();
+        QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
+        CachedResult entry = caches.lookup(entryKey, now);
+        if (entry == null) {
+            return miss(caches, cache, entryKey, key);
+        }
+        if (!caches.accountChecked(cache, account(), now) || !newEnough(caches, entry, now)
+                || caches.claimRefresh(entryKey, entry, now)) {
+            caches.notServed(cache);
+            return miss(caches, cache, entryKey, key);
+        }
+        session.consistency.readAt(entry.filledAt());
+        session.ctx.writeAndFlush(Unpooled.wrappedBuffer(entry.packets()), session.ctx.voidPromise());
+        lastAnswer = Answer.CACHE_HIT;
+        lastCache = cache;
+        lastServer = null;
+        return Fill.ANSWERED;
+    }
+
+    private Fill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key) {
+        lastAnswer = Answer.CACHE_MISS;
+        lastCache = cache;
+        return new Fill(caches, cache, entryKey, key, account());
+    }
+
+    /**
+     * Whom the servers' grants are checked for: the user and the host the client came from (the servers match the
+     * account by both, so one user name from two hosts may have two sets of grants).
+     */
+    private String account() {
+        if (account == null || accountUser != session.user) {
+            accountUser = session.user;
+            account = session.user + "@" + session.host;
+        }
+        return account;
+    }
+
+    /**
+     * Whether a hit keeps the session's guarantees: an entry is as new as its fill's position, and while the stream
+     * keeps the caches fresh as new as the stream's position too; it must hold the session's floor (what it wrote,
+     * under read-your-writes, and what it read, as settled by position samples), and be no staler than the
+     * session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
+     * hit then. A read still waiting for one does not hold hits back: every miss is such a read, and a session that
+     * reads without pause would otherwise never hit again (see the README's limits).
+     */
+    private boolean newEnough(QueryCaches caches, CachedResult entry, long now) {
+        ReadGuarantees guarantees = session.guarantees;
+        if (session.consistency.hasPending()) {
+            // Hits ask no server, so the samples taken since the session's last read are looked at here.
+            Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+            session.consistency.settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
+            if (guarantees.readYourWrites() && session.consistency.hasPendingWrite()) {
+                return false;
+            }
+        }
+        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        if (floor != null && !contains(entry.filledAt(), floor)
+                && !(caches.freshness().live() && contains(caches.streamPosition(), floor))) {
+            return false;
+        }
+        long stale = caches.stalenessMillis(entry, now);
+        return (guarantees.followerReadStaleness().isZero() || stale <= guarantees.followerReadStaleness().toMillis())
+                && (guarantees.maxStaleReadBound().isZero() || stale <= guarantees.maxStaleReadBound().toMillis());
+    }
+
+    private static boolean contains(GtidSet position, GtidSet floor) {
+        return position != null && position.flavour() == floor.flavour() && position.contains(floor);
+    }
+
+    /** The text statement's key column value, when its literal there is a plain integer. */
+    private Long textKey(QueryCache cache) {
+        int wanted = cache.shape().keyParameter();
+        if (wanted < 0) {
+            return null;
+        }
+        int start = 0;
+        for (int i = 0; i < wanted; i++) {
+            start = literals.indexOf("\0", start) + 1;
+        }
+        int end = literals.indexOf("\0", start);
+        if (end <= start || end - start > 18) {
+            return null;
+        }
+        long value = 0;
+        for (int i = start; i < end; i++) {
+            char c = literals.charAt(i);
+            if (c < '0' || c > '9') {
+                return null;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value;
+    }
+
+    /**
+     * What else a result's bytes depend on besides the query and its parameters: the capabilities and collation of
+     * the login and the session settings made since (character sets, time zone, SQL mode).
+     */
+    private String format() {
+        long version = session.stateLog.version();
+        if (format == null || version != formatVersion) {
+            format = session.capabilities + "/" + session.mariaDbCapabilities + "/" + session.collationId + "/"
+                    + session.stateLog.contents();
+            formatVersion = version;
+        }
+        return format;
+    }
+
+    /**
+     * One SELECT in {@value ProxiedQueries#SAMPLE_EVERY} is recorded for {@code SHOW PROXIED QUERIES}: its shape,
+     * once it completed, and its latency. Null for the rest, and while no cache store exists.
+     */
+    SessionBackends.AfterResponse sampled(String sql, SessionBackends.AfterResponse after) {
+        QueryCaches caches = session.proxy.caches();
+        if (caches == null || --sampleCountdown > 0 || !startsWithSelect(sql)) {
+            return after;
+        }
+        sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
+        long started = System.nanoTime();
+        return (connection, framing, done) -> {
+            long nanos = System.nanoTime() - started;
+            shape.setLength(0);
+            literals.setLength(0);
+            if (SqlTokenizer.writeShape(sql, session.sqlMode(), shape, literals)) {
+                caches.proxied().record(shape.toString(), sql, nanos);
+            }
+            after.run(connection, framing, done);
+        };
+    }
+
+    private static boolean startsWithSelect(String sql) {
+        int at = 0;
+        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
+            at++;
+        }
+        return sql.regionMatches(true, at, "SELECT", 0, 6);
+    }
+
+    /**
+     * The capture of one proxied answer for a cache: every packet the client gets is copied as framed, up to
+     * {@code --cache-max-entry-bytes}; once the answer completed without an error, the account counts as allowed to
+     * read the query, and the copy is stored if the answer is a plain result set and its server held the cache's last
+     * eviction.
+     */
+    static final class Fill {
+
+        /** The statement was answered from a cache. */
+        static final Fill ANSWERED = new Fill(null, null, null, null, null);
+
+        private final QueryCaches caches;
+        private final QueryCache cache;
+        private final QueryCaches.EntryKey entryKey;
+        private final Long key;
+        private final String account;
+        private long ticket;
+        private GtidSet filledAt;
+        private long startedMillis;
+        private boolean fromPrimary;
+        private long serverLagMillis;
+        private ByteBuf captured;
+        private boolean abandoned;
+
+        private Fill(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key, String account) {
+            this.caches = caches;
+            this.cache = cache;
+            this.entryKey = entryKey;
+            this.key = key;
+            this.account = account;
+        }
+
+        QueryCache cache() {
+            return cache;
+        }
+
+        /** The statement goes to {@code connection} now: the position and eviction count its answer is judged by. */
+        void start(BackendConnection connection) {
+            ticket = cache.fillTicket();
+            SampledPosition position = connection.server().position();
+            filledAt = position == null ? null : position.executed();
+            serverLagMillis = connection.server().lagMillis();
+            startedMillis = System.currentTimeMillis();
+            fromPrimary = connection.server().role() == Role.PRIMARY;
+            abandoned = filledAt == null;
+        }
+
+        ResponseForwarder.ResponseRewriter capturing(ResponseForwarder.ResponseRewriter inner) {
+            return (response, framing) -> {
+                Packet out = inner.rewrite(response, framing);
+                capture(out, framing);
+                return out;
+            };
+        }
+
+        SessionBackends.AfterResponse completing(SessionBackends.AfterResponse inner) {
+            return (connection, framing, done) -> {
+                complete(framing);
+                inner.run(connection, framing, done);
+            };
+        }
+
+        private void capture(Packet packet, ResponseFraming framing) {
+            if (abandoned) {
+                return;
+            }
+            if (captured == null && framing.lastPacketKind() != ResponseFraming.PacketKind.COLUMN_COUNT) {
+                abandoned = true; // not a result set
+                return;
+            }
+            int length = packet.payload().readableBytes();
+            int size = (captured == null ? 0 : captured.writerIndex()) + length
+                    + Packet.HEADER_SIZE * Packet.frameCount(length);
+            if (size > caches.maxEntryBytes()) {
+                abandoned = true;
+                release();
+                return;
+            }
+            if (captured == null) {
+                captured = Unpooled.buffer(Math.max(256, size));
+            }
+            PacketFrameEncoder.writeFramed(packet, captured);
+        }
+
+        private void complete(ResponseFraming framing) {
+            if (framing.failed()) {
+                release();
+                return;
+            }
+            long now = System.currentTimeMillis();
+            caches.accountRan(cache, account, now);
+            int status = framing.serverStatus();
+            if (!abandoned && captured != null && status != ResponseFraming.NO_STATUS
+                    && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)) {
+                caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
+                        startedMillis, key), fromPrimary, serverLagMillis);
+            }
+            release();
+        }
+
+        private void release() {
+            captured = null; // a heap buffer: nothing to give back
+        }
+    }
+}
