@@ -164,11 +164,15 @@ final class CachedReads {
     private Fill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
         long now = System.currentTimeMillis();
         QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
+        // Read before the entry is judged current: the stream publishes its position after the evictions up to it,
+        // so every eviction this position covers is seen by the lookup below. Read after, a position could cover
+        // an eviction the lookup missed, and the entry it evicted would pass as new enough.
+        GtidSet streamPosition = caches.freshness().live() ? caches.streamPosition() : null;
         CachedResult entry = caches.lookup(entryKey, now);
         if (entry == null) {
             return miss(caches, cache, entryKey, key);
         }
-        if (!caches.accountChecked(cache, account(), now) || !newEnough(caches, entry, now)
+        if (!caches.accountChecked(cache, account(), now) || !newEnough(caches, entry, now, streamPosition)
                 || caches.claimRefresh(entryKey, entry, now)) {
             caches.notServed(cache);
             return miss(caches, cache, entryKey, key);
@@ -201,13 +205,14 @@ final class CachedReads {
 
     /**
      * Whether a hit keeps the session's guarantees: an entry is as new as its fill's position, and while the stream
-     * keeps the caches fresh as new as the stream's position too; it must hold the session's floor (what it wrote,
+     * keeps the caches fresh as new as the stream's position read before the entry was looked up
+     * ({@code streamPosition}, null when the stream does not keep them fresh); it must hold the session's floor (what it wrote,
      * under read-your-writes, and what it read, as settled by position samples), and be no staler than the
      * session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
      * hit then. A read still waiting for one does not hold hits back: every miss is such a read, and a session that
      * reads without pause would otherwise never hit again (see the README's limits).
      */
-    private boolean newEnough(QueryCaches caches, CachedResult entry, long now) {
+    private boolean newEnough(QueryCaches caches, CachedResult entry, long now, GtidSet streamPosition) {
         ReadGuarantees guarantees = session.guarantees;
         if (session.consistency.hasPending()) {
             // Hits ask no server, so the samples taken since the session's last read are looked at here.
@@ -218,8 +223,7 @@ final class CachedReads {
             }
         }
         GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
-        if (floor != null && !contains(entry.filledAt(), floor)
-                && !(caches.freshness().live() && contains(caches.streamPosition(), floor))) {
+        if (floor != null && !contains(entry.filledAt(), floor) && !contains(streamPosition, floor)) {
             return false;
         }
         long stale = caches.stalenessMillis(entry, now);
