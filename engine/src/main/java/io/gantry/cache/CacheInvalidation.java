@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * The caches' side of the change stream: each row change evicts the entries of the caches that read its table, all
  * of them, or, for a cache whose query picks one row by its integer primary key, those of the changed key (before
  * and after an update). Evicting only counts and marks ({@link QueryCache}), so it returns at once, as the stream
- * asks of its listeners. Shallow caches are left to their TTL.
+ * asks of its listeners. Shallow caches are left to their TTL. An account or privilege statement ({@code GRANT},
+ * {@code REVOKE}, {@code DROP USER}, ...) makes every account prove its right to each cached query again.
  */
 public final class CacheInvalidation implements ChangeListener {
 
@@ -31,6 +32,9 @@ public final class CacheInvalidation implements ChangeListener {
 
     @Override
     public void onTransaction(AppliedTransaction transaction) {
+        if (transaction.transaction().changesAccounts()) {
+            caches.forgetAccountChecks(transaction.gtid().toString());
+        }
         List<RowChange> changes = transaction.transaction().changes();
         long now = System.currentTimeMillis();
         for (int i = 0; i < changes.size(); i++) {

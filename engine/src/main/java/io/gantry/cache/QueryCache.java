@@ -210,6 +210,11 @@ public final class QueryCache {
         accountCheckedAt.put(account, nowMillis);
     }
 
+    /** Every account must run the query on a server again before it is served from the cache. */
+    void forgetAccountChecks() {
+        accountCheckedAt.clear();
+    }
+
     // ---- counters ------------------------------------------------------------------------------------------------
 
     void filled(long atMillis) {

@@ -308,6 +308,19 @@ public final class QueryCaches implements AutoCloseable {
                 : refreshing.replace(key, claimed, nowMillis);
     }
 
+    /**
+     * After a {@code GRANT}, {@code REVOKE}, {@code DROP USER} or other account statement in the change stream: no
+     * account is served from any cache until it has run the query on a server again.
+     */
+    public void forgetAccountChecks(String gtid) {
+        List<QueryCache> all = snapshot();
+        all.forEach(QueryCache::forgetAccountChecks);
+        if (!all.isEmpty()) {
+            LOG.info("cache: an account or privilege statement (GTID {}) came through the change stream; every "
+                    + "account runs each cached query on a server again before it is served from the cache", gtid);
+        }
+    }
+
     /** Whether {@code account} may be served {@code cache}'s entries: it ran the query on a server lately. */
     public boolean accountChecked(QueryCache cache, String account, long nowMillis) {
         return cache.accountChecked(account, nowMillis, ACCOUNT_RECHECK);

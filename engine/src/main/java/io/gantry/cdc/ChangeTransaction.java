@@ -12,8 +12,16 @@ import java.util.Objects;
  * @param server     {@code host:port} of the server the change was read from
  * @param commitTime when the transaction committed on its origin (binlog timestamps have whole seconds)
  * @param changes    the row changes of the selected tables; may be empty when the transaction touched none
+ * @param changesAccounts whether it changed accounts or privileges ({@code GRANT}, {@code REVOKE},
+ *                   {@code DROP USER}, ...: {@link AccountStatements}); not part of the sink's lines
  */
-public record ChangeTransaction(String gtid, String server, Instant commitTime, List<RowChange> changes) {
+public record ChangeTransaction(String gtid, String server, Instant commitTime, List<RowChange> changes,
+                                boolean changesAccounts) {
+
+    /** A transaction of row changes only. */
+    public ChangeTransaction(String gtid, String server, Instant commitTime, List<RowChange> changes) {
+        this(gtid, server, commitTime, changes, false);
+    }
 
     public ChangeTransaction {
         Objects.requireNonNull(gtid, "gtid");

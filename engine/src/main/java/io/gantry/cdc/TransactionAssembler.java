@@ -50,6 +50,8 @@ final class TransactionAssembler {
     private final List<RowChange> rows = new ArrayList<>();
     private Gtid current;
     private boolean insideBegin;
+    /** The open transaction ran a statement that changes accounts or privileges. */
+    private boolean changesAccounts;
 
     TransactionAssembler(String server, TableFilter filter, Output output) {
         this.server = Objects.requireNonNull(server, "server");
@@ -118,6 +120,9 @@ final class TransactionAssembler {
 
     private void onQuery(QueryEventData query, EventHeader header) {
         String sql = query.getSql().strip();
+        if (AccountStatements.changesAccounts(sql)) {
+            changesAccounts = true;
+        }
         if (sql.equalsIgnoreCase("BEGIN") || sql.regionMatches(true, 0, "XA START", 0, 8)) {
             insideBegin = true;
         } else if (sql.equalsIgnoreCase("COMMIT") || sql.equalsIgnoreCase("ROLLBACK")) {
@@ -130,6 +135,7 @@ final class TransactionAssembler {
 
     private void begin(Gtid gtid, boolean impliedBegin) {
         rows.clear();
+        changesAccounts = false;
         current = gtid;
         insideBegin = impliedBegin;
     }
@@ -140,9 +146,10 @@ final class TransactionAssembler {
         }
         Gtid gtid = current;
         ChangeTransaction transaction = new ChangeTransaction(gtid.toString(), server,
-                Instant.ofEpochMilli(header.getTimestamp()), rows);
+                Instant.ofEpochMilli(header.getTimestamp()), rows, changesAccounts);
         current = null;
         insideBegin = false;
+        changesAccounts = false;
         rows.clear();
         output.onTransaction(gtid, transaction);
     }

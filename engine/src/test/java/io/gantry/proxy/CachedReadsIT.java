@@ -372,6 +372,54 @@ class CachedReadsIT {
         }
     }
 
+    /**
+     * A REVOKE on the primary reaches the caches through the change stream: the account's next read goes to a
+     * server (and gets the server's refusal) at once, not after the 10 s re-check.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aRevokeSeenInTheChangeStreamEndsTheAccountsCachedReads() throws Exception {
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "DROP TABLE IF EXISTS app.cached_granted");
+            execute(root, "CREATE TABLE app.cached_granted (id INT PRIMARY KEY, note VARCHAR(20))");
+            execute(root, "INSERT INTO app.cached_granted VALUES (1, 'granted')");
+            execute(root, "DROP USER IF EXISTS 'cache_reader'@'%'");
+            execute(root, "CREATE USER 'cache_reader'@'%' IDENTIFIED BY 'reader'");
+            execute(root, "GRANT SELECT ON app.cached_granted TO 'cache_reader'@'%'");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        String query = "SELECT note FROM cached_granted WHERE id = 1";
+        try (Connection admin = throughGantry();
+             Connection reader = throughGantry("cache_reader", "reader", "");
+             Statement statement = reader.createStatement()) {
+            execute(admin, "CREATE CACHE granted FROM SELECT note FROM cached_granted WHERE id = ?");
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+                try (ResultSet rows = statement.executeQuery(query)) {
+                    rows.next();
+                    assertThat(rows.getString(1)).isEqualTo("granted");
+                }
+                return lastStatementDestination(reader).equals("cache");
+            });
+            long revoked;
+            try (Connection root = topology.connectAsAdmin(topology.primary())) {
+                execute(root, "REVOKE SELECT ON app.cached_granted FROM 'cache_reader'@'%'");
+                revoked = System.nanoTime();
+            }
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                try (ResultSet rows = statement.executeQuery(query)) {
+                    return false;
+                } catch (SQLException refused) {
+                    assertThat(refused.getErrorCode()).isEqualTo(1142); // SELECT command denied
+                    return true;
+                }
+            });
+            assertThat(Duration.ofNanos(System.nanoTime() - revoked))
+                    .as("refused well before the 10 s re-check").isLessThan(Duration.ofSeconds(5));
+            execute(admin, "DROP CACHE granted");
+        }
+    }
+
     @Test
     void uncacheableQueriesAreRefusedWithTheReason() throws Exception {
         try (Connection admin = throughGantry(); Statement statement = admin.createStatement()) {
