@@ -1,9 +1,9 @@
 package io.gantry.cli;
 
-import io.gantry.authority.Authority;
 import io.gantry.admin.protocol.HealthCsv;
+import io.gantry.admin.protocol.HealthTimes;
+import io.gantry.authority.Authority;
 import io.gantry.authority.HealthSample;
-import io.gantry.authority.Retention;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,11 +16,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -167,33 +162,10 @@ final class ExportHealthCommand implements Callable<Integer> {
     }
 
     private Instant parseTime(String flag, String text) {
-        String value = text.strip();
-        if (value.equalsIgnoreCase("now")) {
-            return clock.instant();
-        }
-        if (value.startsWith("-")) {
-            try {
-                return clock.instant().minus(Retention.parse(value.substring(1)).duration());
-            } catch (IllegalArgumentException e) {
-                throw badTime(flag, text);
-            }
-        }
         try {
-            return Instant.parse(value);
-        } catch (DateTimeParseException notAnInstant) {
-            try {
-                return OffsetDateTime.parse(value).toInstant();
-            } catch (DateTimeParseException notWithOffset) {
-                try {
-                    return LocalDateTime.parse(value).toInstant(ZoneOffset.UTC);
-                } catch (DateTimeParseException notLocal) {
-                    try {
-                        return LocalDate.parse(value).atStartOfDay().toInstant(ZoneOffset.UTC);
-                    } catch (DateTimeParseException notADate) {
-                        throw badTime(flag, text);
-                    }
-                }
-            }
+            return HealthTimes.parse(text, clock.instant());
+        } catch (IllegalArgumentException e) {
+            throw badTime(flag, text);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.gantry.console.export;
 
 import io.gantry.admin.protocol.HealthCsv;
+import io.gantry.admin.protocol.HealthTimes;
 import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.console.engine.AdminCalls;
@@ -16,11 +17,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -260,37 +256,11 @@ public final class ExportViewModel {
         if (text == null || text.isBlank()) {
             return null;
         }
-        String value = text.strip();
-        if (value.equalsIgnoreCase("now")) {
-            return now;
-        }
-        if (value.matches("-\\d+[smhd]")) {
-            long amount = Long.parseLong(value.substring(1, value.length() - 1));
-            Duration unit = switch (value.charAt(value.length() - 1)) {
-                case 's' -> Duration.ofSeconds(1);
-                case 'm' -> Duration.ofMinutes(1);
-                case 'h' -> Duration.ofHours(1);
-                default -> Duration.ofDays(1);
-            };
-            return now.minus(unit.multipliedBy(amount));
-        }
         try {
-            return Instant.parse(value);
-        } catch (DateTimeParseException notAnInstant) {
-            try {
-                return OffsetDateTime.parse(value).toInstant();
-            } catch (DateTimeParseException notWithOffset) {
-                try {
-                    return LocalDateTime.parse(value).toInstant(ZoneOffset.UTC);
-                } catch (DateTimeParseException notLocal) {
-                    try {
-                        return LocalDate.parse(value).atStartOfDay().toInstant(ZoneOffset.UTC);
-                    } catch (DateTimeParseException notADate) {
-                        throw new IllegalArgumentException("'" + field + "': '" + text + "' is not a time; use an "
-                                + "ISO-8601 time (2026-11-30T21:00:00Z), a date (2026-11-30), -1h, -7d or now");
-                    }
-                }
-            }
+            return HealthTimes.parse(text, now);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + field + "': '" + text + "' is not a time; use an "
+                    + "ISO-8601 time (2026-11-30T21:00:00Z), a date (2026-11-30), -1h, -7d or now");
         }
     }
 }
