@@ -5,8 +5,8 @@ import io.gantry.admin.protocol.ServerState;
 import io.gantry.console.engine.AdminCalls;
 import io.gantry.console.engine.EngineConnection;
 import io.gantry.console.engine.Failures;
-import java.util.HashMap;
-import java.util.Map;
+import io.gantry.console.servers.ServerItems;
+import io.gantry.console.timeline.TimelineViewModel;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import javafx.collections.FXCollections;
@@ -21,54 +21,36 @@ public final class WeightSlidersViewModel implements EngineConnection.Listener {
 
     private final Executor ui;
     private final AdminCalls engine;
-    private final ObservableList<WeightItem> items = FXCollections.observableArrayList();
-    private final Map<String, WeightItem> byAddress = new HashMap<>();
+    private final ServerItems<WeightItem> items;
 
     public WeightSlidersViewModel(Executor ui, AdminCalls engine) {
         this.ui = ui;
         this.engine = engine;
+        items = new ServerItems<>(ui, FXCollections.observableArrayList(),
+                state -> new WeightItem(state.address(), state.weight()), WeightSlidersViewModel::engineSays,
+                (a, b) -> TimelineViewModel.compareAddresses(a.address(), b.address()));
     }
 
     public ObservableList<WeightItem> items() {
-        return items;
+        return items.items();
     }
 
     public Optional<WeightItem> item(String address) {
-        return Optional.ofNullable(byAddress.get(address));
+        return items.item(address);
     }
 
     @Override
     public void connected(Reply.Welcome welcome) {
-        ui.execute(() -> {
-            items.clear();
-            byAddress.clear();
-        });
+        items.connected(welcome);
     }
 
     @Override
     public void push(Reply push) {
-        if (push instanceof Reply.ServerChanged changed) {
-            ui.execute(() -> apply(changed.server()));
-        } else if (push instanceof Reply.ServerRemoved removed) {
-            ui.execute(() -> {
-                WeightItem item = byAddress.remove(removed.address());
-                if (item != null) {
-                    items.remove(item);
-                }
-            });
-        }
+        items.push(push);
     }
 
-    void apply(ServerState state) {
-        WeightItem item = byAddress.get(state.address());
-        if (item == null) {
-            item = new WeightItem(state.address(), state.weight());
-            byAddress.put(state.address(), item);
-            items.add(item);
-            items.sort((a, b) -> io.gantry.console.timeline.TimelineViewModel.compareAddresses(a.address(),
-                    b.address()));
-            return;
-        }
+    /** The engine's weight changed: a slider the operator holds, or one waiting for its answer, stays put. */
+    private static void engineSays(WeightItem item, ServerState state) {
         item.engineWeightProperty().set(state.weight());
         if (!item.draggingProperty().get() && !item.pendingProperty().get()) {
             item.valueProperty().set(state.weight());
