@@ -16,7 +16,14 @@
 #                              [--profile] [--base-port PORT] [--gantry-port PORT]
 #                              [--haproxy-port PORT] [--haproxy-nbthread N] [--out DIR]
 #                              [--gantry-arg ARG]... [--jar PATH] [--ps-mode disable|auto]
-#                              [--cold-start SECONDS]
+#                              [--cold-start SECONDS] [--cached [--eviction-samples N]]
+#
+# --cached creates one query cache per table on sysbench's point select
+# (CREATE CACHE FROM SELECT c FROM sbtestN WHERE id=?) before the runs, so Gantry answers from its cache;
+# the summary then gives the caches' target (cached Gantry qps >= 1.5 x direct), their hits and misses,
+# and the time from a write on the primary to the eviction of the entry it changes (median, p99 over
+# --eviction-samples writes, default 100, measured by bench/lib/EvictionLatency.java).
+# bench/cached-point-select.sh runs this with --cached.
 #
 # --ps-mode auto runs sysbench with server-side prepared statements (its default, and what JDBC pools
 # with useServerPrepStmts do); disable (the default here) with text queries.
@@ -35,6 +42,8 @@ threads=64
 # than twice the user CPU per query of the later rounds).
 warmup=15
 cold_start=0
+cached=false
+eviction_samples=100
 profile=false
 base_port=34061      # primary; replicas are base_port+1 and base_port+2
 gantry_port=34070
@@ -60,6 +69,8 @@ while (($#)); do
     --threads) threads="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --cold-start) cold_start="$2"; shift 2 ;;
+    --cached) cached=true; shift ;;
+    --eviction-samples) eviction_samples="$2"; shift 2 ;;
     --profile) profile=true; shift ;;
     --base-port) base_port="$2"; shift 2 ;;
     --gantry-port) gantry_port="$2"; shift 2 ;;
@@ -73,7 +84,7 @@ while (($#)); do
     *) echo "point-select.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$rounds" "$duration" "$threads" "$warmup" "$base_port" "$gantry_port" "$haproxy_port" "$haproxy_nbthread"; do
+for n in "$rounds" "$duration" "$threads" "$warmup" "$base_port" "$gantry_port" "$haproxy_port" "$haproxy_nbthread" "$eviction_samples"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "point-select.sh: '$n' is not a number" >&2; exit 2; }
 done
 [[ $ps_mode == disable || $ps_mode == auto ]] || { echo "point-select.sh: --ps-mode must be disable or auto, not '$ps_mode'" >&2; exit 2; }
@@ -199,6 +210,14 @@ for port in "$replica1_port" "$replica2_port"; do
 done
 log "replicas caught up at GTID $pos ($((tables * table_size)) rows each)"
 
+if [[ $cached == true ]]; then
+  for ((t = 1; t <= tables; t++)); do
+    sql "$gantry_port" "CREATE CACHE sb$t FROM SELECT c FROM sbtest$t WHERE id=?" \
+      || die "CREATE CACHE on sbtest$t through Gantry"
+  done
+  log "caches: $(sql "$gantry_port" "SHOW CACHES" | awk -F'\t' '{printf "%s%s (%s, %s)", (NR > 1 ? "; " : ""), $1, $4, $6}')"
+fi
+
 # ---------------------------------------------------------------- runs
 clk_tck="$(getconf CLK_TCK)"
 proc_cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }          # utime stime (ticks) of a process
@@ -292,7 +311,7 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
 
 {
   echo
-  echo "oltp_point_select, $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
+  echo "oltp_point_select$( [[ $cached == true ]] && echo " with a cache per table"), $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
   echo
   echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | machine idle % | qps of each round |"
   echo "|---|---:|---:|---:|---:|---|"
@@ -302,25 +321,37 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
     if [[ $t == direct ]]; then
       printf '| %s | %.0f | %.2f | - | %.1f | %s |\n' "direct (replica1)" "${mq[$t]}" "${mp[$t]}" "$idle" "$per_round"
     else
-      printf '| %s | %.0f | %.2f | %.1f + %.1f | %.1f | %s |\n' "$t" "${mq[$t]}" "${mp[$t]}" \
+      label="$t"; [[ $t == gantry && $cached == true ]] && label="gantry (cached)"
+      printf '| %s | %.0f | %.2f | %.1f + %.1f | %.1f | %s |\n' "$label" "${mq[$t]}" "${mp[$t]}" \
         "$(cpu_per_query "$t" 7)" "$(cpu_per_query "$t" 8)" "$idle" "$per_round"
     fi
   done
   echo
-  awk -v gq="${mq[gantry]}" -v hq="${mq[haproxy]}" -v dq="${mq[direct]}" \
+  awk -v gq="${mq[gantry]}" -v hq="${mq[haproxy]}" -v dq="${mq[direct]}" -v cached="$cached" \
       -v gp="${mp[gantry]}" -v hp="${mp[haproxy]}" -v dp="${mp[direct]}" 'BEGIN {
     printf "| ratio | qps | p95 |\n|---|---:|---:|\n"
     printf "| Gantry / HAProxy | %.3f | %.3f |\n", gq / hq, gp / hp
     printf "| Gantry / direct | %.3f | %.3f |\n", gq / dq, gp / dp
     printf "| HAProxy / direct | %.3f | %.3f |\n", hq / dq, hp / dp
     # (Comparisons in parentheses: a bare > among printf arguments would redirect its output.)
+    if (cached == "true") exit  # the caches have their own target, below
     printf "\nTargets: Gantry qps >= 0.95 x HAProxy: %s (%.3f); p95 <= 1.0 x HAProxy: %s (%.3f)\n",
       ((gq / hq >= 0.95) ? "met" : "NOT MET"), gq / hq, ((gp / hp <= 1.0) ? "met" : "NOT MET"), gp / hp
   }'
   gc="$(awk -F'\t' 'NR > 1 && $2 == "gantry" {printf "%.2f\n", ($7 + $8) * 1e6 / $6}' "$results" | median)"
   hc="$(awk -F'\t' 'NR > 1 && $2 == "haproxy" {printf "%.2f\n", ($7 + $8) * 1e6 / $6}' "$results" | median)"
-  awk -v g="$gc" -v h="$hc" 'BEGIN {printf "Proxy CPU per query (user + sys, medians): Gantry %.1f µs, HAProxy %.1f µs: %.2f x; target <= 1.1 x: %s\n", g, h, g / h, ((g / h <= 1.1) ? "met" : "NOT MET")}'
+  [[ $cached == true ]] || awk -v g="$gc" -v h="$hc" 'BEGIN {printf "Proxy CPU per query (user + sys, medians): Gantry %.1f µs, HAProxy %.1f µs: %.2f x; target <= 1.1 x: %s\n", g, h, g / h, ((g / h <= 1.1) ? "met" : "NOT MET")}'
   if [[ -n "$cold_summary" ]]; then echo "Cold start (Gantry, ${cold_start} s): $cold_summary"; fi
+  if [[ $cached == true ]]; then
+    awk -v gq="${mq[gantry]}" -v dq="${mq[direct]}" 'BEGIN {
+      printf "\nTarget: cached Gantry qps >= 1.5 x direct: %s (%.3f)\n", ((gq / dq >= 1.5) ? "met" : "NOT MET"), gq / dq}'
+    echo
+    echo "Caches after the runs (SHOW CACHES: name, entries, hits, misses, evicted by change/TTL/memory, freshness):"
+    sql "$gantry_port" "SHOW CACHES" | awk -F'\t' '{printf "  %s: %s entries, %s hits, %s misses, evicted %s/%s/%s, %s\n", $1, $7, $9, $10, $11, $12, $13, $6}'
+    read -r ev_median ev_p99 ev_n < <(java -cp "$jar" "$root/bench/lib/EvictionLatency.java" "$gantry_port" "$primary_port" "$eviction_samples") \
+      || die "the eviction latency measurement failed"
+    echo "Write on the primary -> eviction of the cached entry it changes, as a client sees it: median $ev_median ms, p99 $ev_p99 ms ($ev_n writes)"
+  fi
   echo "sysbench errors over all rounds: $(awk -F'\t' 'NR > 1 {s += $5} END {print s + 0}' "$results")"
 } | tee "$out/summary.md"
 
