@@ -28,11 +28,13 @@ import java.util.Optional;
  *                             a session's failed connection is not retried: it marks the server down at once
  * @param login                what a peer may hold before it has logged in, and login throttling
  * @param readGuarantees       the read guarantees every session starts with (each may change its own)
+ * @param eventLoopThreads     the I/O threads that carry every session and its backend connections
+ *                             ({@code --event-loop-threads}, default one per core, as HAProxy's {@code nbthread})
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
-                          LoginLimits login, ReadGuarantees readGuarantees) {
+                          LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads) {
 
     /**
      * Limits on connections that have not logged in yet, and on failed logins.
@@ -75,6 +77,9 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
         }
     }
 
+    /** The most {@link #eventLoopThreads} accepted. */
+    public static final int MAX_EVENT_LOOP_THREADS = 256;
+
     /** Default for {@link #maxPacketSize}. */
     public static final int DEFAULT_MAX_PACKET_SIZE = 64 * 1024 * 1024;
 
@@ -101,6 +106,10 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
             throw new IllegalArgumentException("--upstream-connect-retries must be between 0 and 100, not "
                     + connectRetries);
         }
+        if (eventLoopThreads < 1 || eventLoopThreads > MAX_EVENT_LOOP_THREADS) {
+            throw new IllegalArgumentException("--event-loop-threads must be between 1 and " + MAX_EVENT_LOOP_THREADS
+                    + ", not " + eventLoopThreads);
+        }
         if (!defaultAuthPlugin.equals(NativePassword.PLUGIN_NAME)
                 && !defaultAuthPlugin.equals(CachingSha2Password.PLUGIN_NAME)) {
             throw new IllegalArgumentException("--default-auth-plugin must be mysql_native_password or "
@@ -112,56 +121,62 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
                 DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
-                ReadGuarantees.DEFAULTS);
+                ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors());
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees);
+                maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees,
+                eventLoopThreads);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees);
+                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value, connectRetries, login, readGuarantees);
+                maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads);
     }
 
     public ProxyConfig withReadGuarantees(ReadGuarantees value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads);
+    }
+
+    public ProxyConfig withEventLoopThreads(int value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads);
     }
 }

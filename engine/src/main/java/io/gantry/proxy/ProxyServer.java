@@ -83,9 +83,11 @@ public final class ProxyServer implements AutoCloseable {
     private volatile ProxyMetrics metrics = ProxyMetrics.NONE;
     private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
     private final EventLoopGroup boss = SocketTransport.CHOSEN.newGroup(1, new DefaultThreadFactory("gantry-accept"));
-    /** One I/O thread per core: more only adds context switches, as sessions never block their loop. */
-    private final EventLoopGroup workers = SocketTransport.CHOSEN.newGroup(Runtime.getRuntime().availableProcessors(),
-            new DefaultThreadFactory("gantry-io"));
+    /**
+     * The I/O threads ({@link ProxyConfig#eventLoopThreads}, one per core by default): more only adds context switches,
+     * as sessions never block their loop; fewer leave cores to the servers when they share the machine.
+     */
+    private final EventLoopGroup workers;
     private Channel listener;
     private volatile boolean draining;
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
@@ -104,6 +106,7 @@ public final class ProxyServer implements AutoCloseable {
                        AdminSql adminHandler) {
         this.adminHandler = adminHandler;
         this.config = config;
+        this.workers = SocketTransport.CHOSEN.newGroup(config.eventLoopThreads(), new DefaultThreadFactory("gantry-io"));
         this.upstreams = upstreams;
         this.serverIds = new ServerIds(upstreams);
         this.greetings = new ServerGreetings(serverVersion);
@@ -172,8 +175,8 @@ public final class ProxyServer implements AutoCloseable {
                 .childHandler(clientPipeline());
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
-        LOG.info("proxy: listening on {}:{} ({})", bound.getHostString(), bound.getPort(),
-                SocketTransport.CHOSEN.describe());
+        LOG.info("proxy: listening on {}:{} ({}, {} I/O thread{})", bound.getHostString(), bound.getPort(),
+                SocketTransport.CHOSEN.describe(), config.eventLoopThreads(), config.eventLoopThreads() == 1 ? "" : "s");
         return bound;
     }
 

@@ -288,6 +288,12 @@ final class RunCommand implements Callable<Integer> {
                         + "(default: ${DEFAULT-VALUE}).")
         int maxClientConnections;
 
+        @Option(names = "--event-loop-threads", paramLabel = "N",
+                description = "I/O threads carrying the client sessions and their server connections, 1 to "
+                        + ProxyConfig.MAX_EVENT_LOOP_THREADS + " (default: one per core). Fewer leave cores to "
+                        + "servers or clients on the same machine (as HAProxy's nbthread).")
+        Integer eventLoopThreads;
+
         @Option(names = "--upstream-connect-timeout", paramLabel = "SECONDS", defaultValue = "5",
                 description = "Bound on connecting to a server (default: ${DEFAULT-VALUE}).")
         double connectTimeoutSeconds;
@@ -411,6 +417,8 @@ final class RunCommand implements Callable<Integer> {
                         .withDefaultAuthPlugin(defaultAuthPlugin)
                         .withConnectRetries(connectRetries)
                         .withReadGuarantees(guarantees)
+                        .withEventLoopThreads(eventLoopThreads == null ? Runtime.getRuntime().availableProcessors()
+                                : eventLoopThreads)
                         .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
                                 maxPendingLogins, maxPendingLoginsPerHost, maxAuthErrors,
                                 Duration.ofSeconds(authBlockSeconds)));

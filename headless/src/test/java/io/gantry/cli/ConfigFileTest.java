@@ -163,7 +163,7 @@ class ConfigFileTest {
         if (type == boolean.class || type == Boolean.class) {
             return Boolean.toString(!Boolean.parseBoolean(option.defaultValue()));
         }
-        if (type == int.class || type == long.class) {
+        if (type == int.class || type == Integer.class || type == long.class) {
             return "7";
         }
         if (type == double.class) {

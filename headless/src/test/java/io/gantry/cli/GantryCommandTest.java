@@ -46,6 +46,18 @@ class GantryCommandTest {
     }
 
     @Test
+    void eventLoopThreadsOutOfRangeAreRefusedBeforeAnythingStarts() {
+        assertThat(run("demo", "--event-loop-threads", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("--event-loop-threads must be between 1 and 256, not 0");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--event-loop-threads", "257")).isEqualTo(2);
+        assertThat(err.toString()).contains("--event-loop-threads must be between 1 and 256, not 257");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--event-loop-threads", "two")).isEqualTo(2);
+        assertThat(err.toString()).contains("--event-loop-threads").contains("'two' is not an int");
+    }
+
+    @Test
     void badChangeStreamFlagsAreRefusedBeforeAnythingStarts() {
         assertThat(run("demo", "--cdc-sink", "kafka:orders")).isEqualTo(2);
         assertThat(err.toString()).contains("--cdc-sink 'kafka:orders' is not understood: expected jsonl:PATH");

@@ -38,7 +38,7 @@ class DebPackageIT {
     private static final Path DEB = Path.of(System.getProperty("gantry.deb", "target/gantry.deb"));
     private static final String VERSION = System.getProperty("gantry.version", "");
     private static final Pattern PROXY_LISTENING = Pattern.compile(
-            "proxy: listening on 127\\.0\\.0\\.1:(\\d+) \\((.*)\\)");
+            "proxy: listening on 127\\.0\\.0\\.1:(\\d+) \\((.*), \\d+ I/O threads?\\)");
     private static final Pattern METRICS_LISTENING = Pattern.compile("metrics: serving Prometheus metrics on "
             + "http://127\\.0\\.0\\.1:(\\d+)/metrics");
 
