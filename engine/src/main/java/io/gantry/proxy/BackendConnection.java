@@ -77,18 +77,12 @@ final class BackendConnection {
     private Runnable writableAgain;
     private boolean countedConnection;
     /** Fails the running command when it could not be sent; one listener per connection, not one per command. */
-    private final ChannelFutureListener commandSent;
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
         this.authentication = new BackendAuthentication(server, login);
         this.greetings = greetings;
         this.ready = loop.newPromise();
-        this.commandSent = future -> {
-            if (!future.isSuccess()) {
-                failCommand("cannot send to " + server.address() + ": " + describe(future.cause()));
-            }
-        };
     }
 
     /**
@@ -194,7 +188,8 @@ final class BackendConnection {
             return;
         }
         state = State.IN_COMMAND;
-        channel.writeAndFlush(command).addListener(commandSent);
+        // No promise per command: a failed write reaches Handler.exceptionCaught, which fails the command.
+        channel.writeAndFlush(command, channel.voidPromise());
     }
 
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */
