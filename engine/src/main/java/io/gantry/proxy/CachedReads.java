@@ -166,12 +166,24 @@ final class CachedReads {
         if (fill != Fill.ANSWERED && !cache.refresh().isZero()) {
             ByteBuf prepare = Unpooled.buffer(statement.sql().length() + 1);
             statement.writePrepare(prepare);
-            // The worker's connection has never seen the statement: its execution binds the types itself.
-            byte[] execute = statement.paramCount() == 0 || boundTypes != null ? ByteBufUtil.getBytes(payload)
-                    : ByteBufUtil.getBytes(StmtExecutePayloads.withParamTypes(payload, statement.paramCount(), types));
-            fill.rerun = new Rerun(resultFormat(), ByteBufUtil.getBytes(prepare), execute);
+            fill.rerun = new Rerun(resultFormat(), ByteBufUtil.getBytes(prepare), executeBindingTypes(statement,
+                    payload, boundTypes, types));
         }
         return fill;
+    }
+
+    /** The execution as a new connection needs it: one that has never seen the statement gets its types with it. */
+    private static byte[] executeBindingTypes(PreparedStatements.Statement statement, ByteBuf payload,
+                                              byte[] boundTypes, byte[] types) {
+        if (statement.paramCount() == 0 || boundTypes != null) {
+            return ByteBufUtil.getBytes(payload);
+        }
+        ByteBuf withTypes = StmtExecutePayloads.withParamTypes(payload, statement.paramCount(), types);
+        try {
+            return ByteBufUtil.getBytes(withTypes);
+        } finally {
+            withTypes.release();
+        }
     }
 
     private QueryCache preparedCache(QueryCaches caches, PreparedStatements.Statement statement) {

@@ -187,16 +187,16 @@ class CachedRefreshIT {
     void refreshWorkersRenewHitsWithTheServersBytesAndPickAnotherUpServerWhenTheirsDies() throws Exception {
         try (Connection root = topology.connectAsAdmin(topology.primary())) {
             execute(root, "CREATE TABLE app.refresh_kv (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-            execute(root, "INSERT INTO app.refresh_kv VALUES (1, 0)");
+            execute(root, "INSERT INTO app.refresh_kv VALUES (1, 0), (3, 0)");
             execute(root, "CREATE TABLE app.refresh_origin (id INT PRIMARY KEY, origin VARCHAR(40) NOT NULL)");
-            execute(root, "INSERT INTO app.refresh_origin VALUES (1, 'replicated')");
+            execute(root, "INSERT INTO app.refresh_origin VALUES (1, 'replicated'), (3, 'replicated')");
         }
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
         // Each server names itself in refresh_origin, behind replication's back: a row says which server answered.
         for (DatabaseServer server : topology.servers()) {
             try (Connection root = topology.connectAsAdmin(server)) {
                 execute(root, "SET SESSION sql_log_bin = 0");
-                execute(root, "UPDATE app.refresh_origin SET origin = '" + server.address() + "' WHERE id = 1");
+                execute(root, "UPDATE app.refresh_origin SET origin = '" + server.address() + "'");
             }
         }
         try (Connection admin = throughGantry("app", "app")) {
@@ -213,12 +213,22 @@ class CachedRefreshIT {
             clients.add(prepared);
             awaitHit(first, true);
             awaitHit(prepared, false);
+            // Row 3's entry is filled by an execution that binds no types (the first one did): a worker's connection
+            // has never seen the statement, so its execution must bind them itself.
+            Client untyped = client(0);
+            clients.add(untyped);
+            untyped.wire().execute(untyped.statementId(), 1);
+            Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                untyped.wire().execute(untyped.statementId(), 3, false);
+                return explain(untyped).contains("answered from cache refreshed");
+            });
             awaitSettled(first);
             awaitSettled(prepared);
+            awaitSettled(untyped);
 
             long changed = System.nanoTime();
             try (Connection direct = topology.connectAsApp(topology.primary())) {
-                execute(direct, "UPDATE refresh_kv SET v = 1 WHERE id = 1");
+                execute(direct, "UPDATE refresh_kv SET v = 1");
             }
             // Every read is a hit; a refresh brings the change in within a few seconds.
             Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
@@ -226,6 +236,11 @@ class CachedRefreshIT {
             long refreshedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - changed);
             Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50))
                     .until(() -> binaryValue(hit(prepared, false)) == 1);
+            Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                List<byte[]> answer = untyped.wire().execute(untyped.statementId(), 3, false);
+                assertThat(explain(untyped)).contains("answered from cache refreshed");
+                return binaryValue(answer) == 1;
+            });
             System.out.println("CachedRefreshIT: the change on the primary reached the hits " + refreshedMillis
                     + " ms after it was made");
 

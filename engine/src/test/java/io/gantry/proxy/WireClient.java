@@ -78,10 +78,22 @@ final class WireClient implements AutoCloseable {
 
     /** Executes a prepared statement of one parameter, bound as a BIGINT, and returns every packet of the answer. */
     List<byte[]> execute(long statementId, long parameter) throws IOException {
+        return execute(statementId, parameter, true);
+    }
+
+    /**
+     * Like {@link #execute(long, long)}; without {@code bindTypes} the execution sends no types, as clients do after
+     * the first one.
+     */
+    List<byte[]> execute(long statementId, long parameter, boolean bindTypes) throws IOException {
         ByteBuf body = Unpooled.buffer().writeIntLE((int) statementId).writeByte(0).writeIntLE(1)
-                .writeByte(0) // NULL bitmap: no NULL
-                .writeByte(1).writeShortLE(0x08) // types bound: LONGLONG, signed
-                .writeLongLE(parameter);
+                .writeByte(0); // NULL bitmap: no NULL
+        if (bindTypes) {
+            body.writeByte(1).writeShortLE(0x08); // types bound: LONGLONG, signed
+        } else {
+            body.writeByte(0);
+        }
+        body.writeLongLE(parameter);
         return command(CommandType.COM_STMT_EXECUTE, ByteBufUtil.getBytes(body));
     }
 
