@@ -53,6 +53,8 @@ final class CacheRefreshWorkers implements QueryCaches.Refresher, AutoCloseable 
     private static final Logger LOG = LoggerFactory.getLogger(CacheRefreshWorkers.class);
     /** A worker's connection unused for this long is closed. */
     static final Duration IDLE_CLOSE = Duration.ofSeconds(60);
+    /** A refresh without an answer for this long is given up and its connection closed. */
+    static final Duration REFRESH_TIMEOUT = Duration.ofSeconds(30);
     /** How often the refreshes done are summed up in the log, per cache and server. */
     private static final Duration SUMMARY_EVERY = Duration.ofMinutes(1);
 
@@ -188,53 +190,49 @@ final class CacheRefreshWorkers implements QueryCaches.Refresher, AutoCloseable 
                 }
                 return;
             }
+            Refresh refresh = new Refresh(request, () -> loop.execute(this::next));
             try {
-                run(request, () -> loop.execute(this::next));
+                run(refresh);
             } catch (RuntimeException e) {
-                failed(request.key(), "(none)", e.toString());
                 LOG.error("cache refresh worker {}: {}", number, e.toString(), e);
-                loop.execute(this::next);
+                refresh.failed(refresh.connection == null ? "(none)" : refresh.connection.server().address(),
+                        e.toString());
             }
         }
 
-        private void run(Request request, Runnable done) {
-            QueryCaches.EntryKey key = request.key();
-            Rerun rerun = request.entry().rerun();
+        private void run(Refresh refresh) {
+            Rerun rerun = refresh.request.entry().rerun();
             connection(rerun.format(), connection -> {
+                refresh.connection = connection;
                 if (!rerun.binary()) {
-                    execute(request, connection, Unpooled.wrappedBuffer(rerun.command()), done);
+                    execute(refresh, Unpooled.wrappedBuffer(rerun.command()), refresh::end);
                     return;
                 }
                 InternalCommand.run(connection, Unpooled.wrappedBuffer(rerun.prepare()), (first, error) -> {
                     if (error != null) {
-                        failed(key, connection.server().address(), "preparing it: " + error.message());
-                        done.run();
+                        refresh.failed("preparing it: " + error.message());
                         return;
                     }
                     long statementId = StmtPrepareOk.decode(Unpooled.wrappedBuffer(first)).statementId();
                     ByteBuf execute = Unpooled.copiedBuffer(rerun.command());
                     StmtExecutePayloads.setStatementId(execute, statementId);
-                    execute(request, connection, execute, () -> {
-                        ByteBuf close = Unpooled.buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
-                                .writeIntLE((int) statementId);
-                        InternalCommand.run(connection, close, (ok, ignored) -> { }, failure -> { });
-                        done.run();
+                    execute(refresh, execute, () -> {
+                        if (connection.isUsable()) {
+                            ByteBuf close = Unpooled.buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
+                                    .writeIntLE((int) statementId);
+                            InternalCommand.run(connection, close, (ok, ignored) -> { }, failure -> { });
+                        }
+                        refresh.end();
                     });
-                }, failure -> {
-                    lost(rerun.format(), connection);
-                    failed(key, connection.server().address(), failure.getMessage());
-                    done.run();
-                });
-            }, why -> {
-                failed(key, why.server(), why.message());
-                done.run();
-            });
+                }, refresh::connectionFailed);
+            }, why -> refresh.failed(why.server(), why.message()));
         }
 
         /** Runs the statement and replaces the entry with its answer, by the rules of a session's fill. */
-        private void execute(Request request, BackendConnection connection, ByteBuf command, Runnable done) {
-            QueryCaches.EntryKey key = request.key();
-            CachedReads.Fill fill = CachedReads.Fill.refresh(caches, key, request.entry());
+        private void execute(Refresh refresh, ByteBuf command, Runnable then) {
+            QueryCaches.EntryKey key = refresh.request.key();
+            BackendConnection connection = refresh.connection;
+            CachedReads.Fill fill = CachedReads.Fill.refresh(caches, key, refresh.request.entry());
             fill.start(connection);
             connection.execute(new Packet(0, command), new BackendConnection.ResponseListener() {
                 private ErrPacket error;
@@ -259,26 +257,95 @@ final class CacheRefreshWorkers implements QueryCaches.Refresher, AutoCloseable 
                 @Override
                 public void onComplete(ResponseFraming framing) {
                     if (fill.complete(framing)) {
-                        stored(key, connection.server());
+                        refresh.stored();
                     } else if (error != null) {
-                        failed(key, connection.server().address(), error.errorCode() + " " + error.message());
+                        refresh.failed(error.errorCode() + " " + error.message());
                     } else {
-                        // A change came while it ran, its server had not applied the cache's last eviction, or the
-                        // answer is not a plain result of at most --cache-max-entry-bytes: not a server's failure.
-                        caches.refreshed(key, false);
-                        LOG.debug("cache {}: a refresh from {} was not stored", key.cache().name(),
-                                connection.server().address());
+                        refresh.notStored();
                     }
-                    done.run();
+                    then.run();
                 }
 
                 @Override
                 public void onFailure(BackendFailure failure) {
-                    lost(request.entry().rerun().format(), connection);
-                    failed(key, connection.server().address(), failure.getMessage());
-                    done.run();
+                    refresh.connectionFailed(failure);
                 }
             });
+        }
+
+        /**
+         * One request being refreshed: its outcome is counted once, and the worker goes on to the next request once,
+         * when the answer came, the connection failed, or {@link #REFRESH_TIMEOUT} passed without either (the
+         * connection is then closed, and a late answer is ignored).
+         */
+        private final class Refresh {
+            final Request request;
+            final Runnable done;
+            final ScheduledFuture<?> timeout;
+            BackendConnection connection;
+            boolean counted;
+            boolean ended;
+
+            Refresh(Request request, Runnable done) {
+                this.request = request;
+                this.done = done;
+                this.timeout = loop.schedule(this::timedOut, REFRESH_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+
+            void stored() {
+                if (!counted) {
+                    counted = true;
+                    CacheRefreshWorkers.this.stored(request.key(), connection.server());
+                }
+            }
+
+            /** A change came while it ran, its server lacked the cache's last eviction, or the answer is not a
+             *  plain result of at most --cache-max-entry-bytes: not a server's failure, so not a warning. */
+            void notStored() {
+                if (!counted) {
+                    counted = true;
+                    caches.refreshed(request.key(), false);
+                    LOG.debug("cache {}: a refresh from {} was not stored", request.key().cache().name(),
+                            connection.server().address());
+                }
+            }
+
+            void failed(String why) {
+                failed(connection.server().address(), why);
+            }
+
+            void failed(String server, String why) {
+                if (!counted) {
+                    counted = true;
+                    CacheRefreshWorkers.this.failed(request.key(), server, why);
+                }
+                end();
+            }
+
+            /** The connection failed under the refresh: the next one goes to a server picked again. */
+            void connectionFailed(BackendFailure failure) {
+                Worker.this.lost(request.entry().rerun().format(), connection);
+                failed(failure.getMessage());
+            }
+
+            private void timedOut() {
+                if (ended) {
+                    return;
+                }
+                String server = connection == null ? "(connecting)" : connection.server().address();
+                if (connection != null) {
+                    Worker.this.lost(request.entry().rerun().format(), connection);
+                }
+                failed(server, "no answer within " + REFRESH_TIMEOUT.toSeconds() + " s");
+            }
+
+            void end() {
+                if (!ended) {
+                    ended = true;
+                    timeout.cancel(false);
+                    done.run();
+                }
+            }
         }
 
         /** Why no connection could be had: the server (or "(none)") and the error. */

@@ -211,20 +211,20 @@ class CachedRefreshIT {
             Client prepared = client(0);
             clients.add(first);
             clients.add(prepared);
-            awaitHit(first, true);
-            awaitHit(prepared, false);
+            awaitSettledHit(first, true);
+            awaitSettledHit(prepared, false);
             // Row 3's entry is filled by an execution that binds no types (the first one did): a worker's connection
             // has never seen the statement, so its execution must bind them itself.
             Client untyped = client(0);
             clients.add(untyped);
             untyped.wire().execute(untyped.statementId(), 1);
             Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                if (!settled(untyped)) {
+                    return false;
+                }
                 untyped.wire().execute(untyped.statementId(), 3, false);
                 return explain(untyped).contains("answered from cache refreshed");
             });
-            awaitSettled(first);
-            awaitSettled(prepared);
-            awaitSettled(untyped);
 
             long changed = System.nanoTime();
             try (Connection direct = topology.connectAsApp(topology.primary())) {
@@ -261,8 +261,7 @@ class CachedRefreshIT {
             for (int zone = 1; zone <= 8 && onReplica == null; zone++) {
                 Client next = client(zone);
                 clients.add(next);
-                awaitHit(next, true);
-                awaitSettled(next);
+                awaitSettledHit(next, true);
                 long refreshes = refreshes();
                 Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                         .until(() -> hit(next, true) != null && refreshes() > refreshes);
@@ -316,25 +315,28 @@ class CachedRefreshIT {
         return answer;
     }
 
-    private static void awaitHit(Client client, boolean text) {
+    /**
+     * Waits until a position sample settled the session's reads, and then a read is a hit. Until it is settled, a hit
+     * settles it with a sample taken later, which may hold a change made since, and rightly refuses an entry older
+     * than that (monotonic reads): a session whose next reads must all be hits must start from a settled floor.
+     */
+    private static void awaitSettledHit(Client client, boolean text) {
         Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            if (!settled(client)) {
+                return false;
+            }
             read(client, text);
             return explain(client).contains("answered from cache refreshed");
         });
     }
 
-    /**
-     * Waits until a position sample settled the session's miss: until then, a hit settles it with a sample taken
-     * later, which may hold a change made since, and rightly refuses the older entry (monotonic reads).
-     */
-    private static void awaitSettled(Client client) {
-        Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            StringBuilder all = new StringBuilder();
-            for (byte[] packet : client.wire().query("EXPLAIN GANTRY ROUTE " + JOINED + "1")) {
-                all.append(new String(packet, StandardCharsets.ISO_8859_1));
-            }
-            return all.toString().contains("\u0007pending\u0004none");
-        });
+    /** Whether no read of the session waits for a position sample ({@code EXPLAIN GANTRY ROUTE}: pending none). */
+    private static boolean settled(Client client) throws Exception {
+        StringBuilder all = new StringBuilder();
+        for (byte[] packet : client.wire().query("EXPLAIN GANTRY ROUTE " + JOINED + "1")) {
+            all.append(new String(packet, StandardCharsets.ISO_8859_1));
+        }
+        return all.toString().contains("\u0007pending\u0004none");
     }
 
     private static String explain(Client client) throws Exception {
