@@ -178,16 +178,18 @@ class CachedRefreshIT {
     private record Client(WireClient wire, long statementId) {
     }
 
-    private static final String JOINED = "SELECT k.v, o.origin FROM refresh_kv k JOIN refresh_origin o ON o.id = k.id "
-            + "WHERE k.id = ";
+    private static final String JOINED = "SELECT k.v, o.origin, k.ts FROM refresh_kv k JOIN refresh_origin o "
+            + "ON o.id = k.id WHERE k.id = ";
 
     @Test
     @Order(2)
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void refreshWorkersRenewHitsWithTheServersBytesAndPickAnotherUpServerWhenTheirsDies() throws Exception {
         try (Connection root = topology.connectAsAdmin(topology.primary())) {
-            execute(root, "CREATE TABLE app.refresh_kv (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-            execute(root, "INSERT INTO app.refresh_kv VALUES (1, 0), (3, 0)");
+            // ts reads differently in each time zone: a refresh in another zone would not give the session's bytes.
+            execute(root, "CREATE TABLE app.refresh_kv (id INT PRIMARY KEY, v BIGINT NOT NULL, "
+                    + "ts TIMESTAMP NOT NULL DEFAULT '2026-06-01 12:00:00')");
+            execute(root, "INSERT INTO app.refresh_kv (id, v) VALUES (1, 0), (3, 0)");
             execute(root, "CREATE TABLE app.refresh_origin (id INT PRIMARY KEY, origin VARCHAR(40) NOT NULL)");
             execute(root, "INSERT INTO app.refresh_origin VALUES (1, 'replicated'), (3, 'replicated')");
         }
@@ -255,17 +257,25 @@ class CachedRefreshIT {
                 assertSamePackets(binary, direct.execute(direct.prepare(JOINED + "?"), 1), "binary");
             }
 
-            // More formats, each with its own refresh connection on a server picked at random, until one is on a
-            // replica (each is with odds 2 in 3).
+            // More formats (time zones), each with its own refresh connection on a server picked at random: at least
+            // one, and more until one is on a replica (each is with odds 2 in 3).
             Client onReplica = topology.replicas().contains(origin) ? first : null;
-            for (int zone = 1; zone <= 8 && onReplica == null; zone++) {
+            for (int zone = 1; zone <= 8 && (zone == 1 || onReplica == null); zone++) {
                 Client next = client(zone);
                 clients.add(next);
                 awaitSettledHit(next, true);
                 long refreshes = refreshes();
                 Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
                         .until(() -> hit(next, true) != null && refreshes() > refreshes);
-                if (topology.replicas().contains(server(textRow(hit(next, true)).get(1)))) {
+                // Refreshed on a connection with the session's time zone: the bytes of a direct session in that zone.
+                List<byte[]> refreshed = hit(next, true);
+                DatabaseServer from = server(textRow(refreshed).get(1));
+                try (WireClient direct = WireClient.login(from.port(), "app", "app", "app",
+                        WireClient.BASE_CAPABILITIES)) {
+                    direct.query("SET time_zone = '+0" + zone + ":00'");
+                    assertSamePackets(refreshed, direct.query(JOINED + "1"), "text in time zone +0" + zone + ":00");
+                }
+                if (topology.replicas().contains(from)) {
                     onReplica = next;
                 }
             }
@@ -387,7 +397,10 @@ class CachedRefreshIT {
         return values;
     }
 
-    /** The binary row of (v BIGINT, origin VARCHAR): header, a one-byte NULL bitmap, 8 bytes of v, then origin. */
+    /**
+     * The binary row of (v BIGINT, origin VARCHAR, ts TIMESTAMP): header, a one-byte NULL bitmap, 8 bytes of v, then
+     * origin.
+     */
     private static byte[] binaryRowOf(List<byte[]> packets) {
         return packets.get(packets.get(0)[0] + 2);
     }
