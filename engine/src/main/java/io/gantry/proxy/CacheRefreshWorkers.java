@@ -52,9 +52,9 @@ final class CacheRefreshWorkers implements QueryCaches.Refresher, AutoCloseable 
 
     private static final Logger LOG = LoggerFactory.getLogger(CacheRefreshWorkers.class);
     /** A worker's connection unused for this long is closed. */
-    static final Duration IDLE_CLOSE = Duration.ofSeconds(60);
+    private static final Duration IDLE_CLOSE = Duration.ofSeconds(60);
     /** A refresh without an answer for this long is given up and its connection closed. */
-    static final Duration REFRESH_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration REFRESH_TIMEOUT = Duration.ofSeconds(30);
     /** How often the refreshes done are summed up in the log, per cache and server. */
     private static final Duration SUMMARY_EVERY = Duration.ofMinutes(1);
 
