@@ -11,11 +11,17 @@ import java.util.Objects;
  * @param maxEntryBytes  {@code --cache-max-entry-bytes}: a result larger than this is never cached (default 1 MiB)
  * @param maxStreamLag   {@code --cache-max-stream-lag-ms}: when the change stream is further behind the primary
  *                       than this (or stopped, or down), caches fall back to their TTL (default 1000 ms)
+ * @param refreshWorkers {@code --cache-refresh-workers}: how many workers run the statements of entries due for
+ *                       refresh-ahead ({@code REFRESH EVERY}), each one at a time (1 to {@value #MAX_REFRESH_WORKERS},
+ *                       default 2)
  */
-public record CacheSettings(long maxBytes, long maxEntryBytes, Duration maxStreamLag) {
+public record CacheSettings(long maxBytes, long maxEntryBytes, Duration maxStreamLag, int refreshWorkers) {
+
+    /** The most refresh workers {@code --cache-refresh-workers} allows. */
+    public static final int MAX_REFRESH_WORKERS = 64;
 
     /** The defaults of {@code gantry run}. */
-    public static final CacheSettings DEFAULTS = new CacheSettings(256L << 20, 1L << 20, Duration.ofMillis(1000));
+    public static final CacheSettings DEFAULTS = new CacheSettings(256L << 20, 1L << 20, Duration.ofMillis(1000), 2);
 
     public CacheSettings {
         Objects.requireNonNull(maxStreamLag, "maxStreamLag");
@@ -28,6 +34,10 @@ public record CacheSettings(long maxBytes, long maxEntryBytes, Duration maxStrea
         if (maxStreamLag.isNegative() || maxStreamLag.isZero()) {
             throw new IllegalArgumentException("--cache-max-stream-lag-ms must be positive, not "
                     + maxStreamLag.toMillis());
+        }
+        if (refreshWorkers < 1 || refreshWorkers > MAX_REFRESH_WORKERS) {
+            throw new IllegalArgumentException("--cache-refresh-workers must be 1 to " + MAX_REFRESH_WORKERS + ", not "
+                    + refreshWorkers);
         }
     }
 }

@@ -13,16 +13,22 @@ import java.util.Objects;
  * @param filledMillis when the fill started, by the wall clock
  * @param key          the key column's value the entry is for, or null when the cache has no key or the value is
  *                     not an integer
+ * @param rerun        how a refresh worker runs the statement again; null when its cache does not refresh ahead
  */
-public record CachedResult(byte[] packets, GtidSet filledAt, long ticket, long filledMillis, Long key) {
+public record CachedResult(byte[] packets, GtidSet filledAt, long ticket, long filledMillis, Long key, Rerun rerun) {
 
     public CachedResult {
         Objects.requireNonNull(packets, "packets");
         Objects.requireNonNull(filledAt, "filledAt");
     }
 
+    /** An entry of a cache that does not refresh ahead. */
+    public CachedResult(byte[] packets, GtidSet filledAt, long ticket, long filledMillis, Long key) {
+        this(packets, filledAt, ticket, filledMillis, key, null);
+    }
+
     /** What the entry weighs in the store: its bytes and a fixed overhead for the objects around them. */
     int weight() {
-        return packets.length + 128;
+        return packets.length + 128 + (rerun == null ? 0 : rerun.weight());
     }
 }

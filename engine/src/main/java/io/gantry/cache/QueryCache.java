@@ -62,6 +62,8 @@ public final class QueryCache {
     final LongAdder evictedByChange = new LongAdder();
     final LongAdder evictedByTtl = new LongAdder();
     final LongAdder evictedByMemory = new LongAdder();
+    final LongAdder refreshed = new LongAdder();
+    final LongAdder refreshFailed = new LongAdder();
     final AtomicLong entries = new AtomicLong();
     final AtomicLong bytes = new AtomicLong();
     private volatile long lastFillMillis;
@@ -219,6 +221,11 @@ public final class QueryCache {
 
     void filled(long atMillis) {
         lastFillMillis = atMillis;
+    }
+
+    /** Refresh-ahead runs by the workers so far: those whose answer replaced the entry, or those that did not. */
+    public long refreshes(boolean stored) {
+        return stored ? refreshed.sum() : refreshFailed.sum();
     }
 
     /** When the last fill was stored, or 0 for never. */

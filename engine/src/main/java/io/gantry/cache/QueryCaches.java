@@ -83,8 +83,9 @@ public final class QueryCaches implements AutoCloseable {
     private final Cache<EntryKey, CachedResult> store;
     private final ScheduledExecutorService worker;
     private final ProxiedQueries proxied;
-    /** Entries a session is filling again ahead of their TTL, and since when. */
+    /** Entries queued for refresh-ahead or being refreshed, and since when. */
     private final Map<EntryKey, Long> refreshing = new ConcurrentHashMap<>();
+    private volatile Refresher refresher = Refresher.NONE;
 
     // Changed under `this` by the admin thread; read without a lock through the volatile snapshots.
     private final Map<String, QueryCache> byName = new LinkedHashMap<>();
@@ -291,21 +292,51 @@ public final class QueryCaches implements AutoCloseable {
     }
 
     /**
-     * Refresh-ahead: whether the session that hit {@code entry} should fill it again instead of being served it
-     * (the others go on being served it meanwhile). True for one session at a time per entry, once the entry is as
-     * old as its cache's {@code REFRESH EVERY} period; a claim whose refill never came back lapses after the period.
+     * Refresh-ahead: once a hit finds its entry as old as its cache's {@code REFRESH EVERY} period, the entry goes to
+     * the {@link Refresher} (the hit is still served). At most once per entry while that refresh is queued or runs;
+     * a refresh whose answer never came (or failed) lapses after the period, and the next hit asks again.
      */
-    public boolean claimRefresh(EntryKey key, CachedResult entry, long nowMillis) {
+    public void refreshIfDue(EntryKey key, CachedResult entry, long nowMillis) {
         long period = key.cache().refresh().toMillis();
-        if (period == 0 || nowMillis - entry.filledMillis() < period) {
-            return false;
+        if (period == 0 || entry.rerun() == null || nowMillis - entry.filledMillis() < period) {
+            return;
         }
         Long claimed = refreshing.get(key);
         if (claimed != null && nowMillis - claimed < period) {
-            return false;
+            return;
         }
-        return claimed == null ? refreshing.putIfAbsent(key, nowMillis) == null
+        boolean claimedNow = claimed == null ? refreshing.putIfAbsent(key, nowMillis) == null
                 : refreshing.replace(key, claimed, nowMillis);
+        if (claimedNow) {
+            refresher.refresh(key, entry);
+        }
+    }
+
+    /** Runs the statements of entries due for refresh-ahead again, off the caller's thread. */
+    public interface Refresher {
+        /** Runs {@code entry}'s statement ({@link CachedResult#rerun()}) again and fills {@code key} with it. */
+        void refresh(EntryKey key, CachedResult entry);
+
+        /** Refreshes nothing: entries live until their TTL or an eviction. */
+        Refresher NONE = (key, entry) -> { };
+    }
+
+    /** Who refreshes entries ahead of their TTL; {@link Refresher#NONE} until the proxy runs. */
+    public void setRefresher(Refresher refresher) {
+        this.refresher = refresher;
+    }
+
+    /** How many refresh workers run ({@code --cache-refresh-workers}). */
+    public int refreshWorkers() {
+        return settings.refreshWorkers();
+    }
+
+    /**
+     * A worker's refresh ended: {@code stored} when its answer replaced the entry (through {@link #fill}), else it
+     * failed or was refused; the claim then lapses after the period, so a failing server is not asked at every hit.
+     */
+    public void refreshed(EntryKey key, boolean stored) {
+        (stored ? key.cache().refreshed : key.cache().refreshFailed).increment();
     }
 
     /**
@@ -335,6 +366,9 @@ public final class QueryCaches implements AutoCloseable {
         QueryCache cache = key.cache();
         cache.entries.decrementAndGet();
         cache.bytes.addAndGet(-entry.packets().length);
+        if (cause != RemovalCause.REPLACED) {
+            refreshing.remove(key);
+        }
         switch (cause) {
             case SIZE -> cache.evictedByMemory.increment();
             case EXPIRED -> cache.evictedByTtl.increment();
@@ -506,10 +540,12 @@ public final class QueryCaches implements AutoCloseable {
                     Long.toString(cache.hits.sum()), Long.toString(cache.misses.sum()),
                     Long.toString(cache.evictedByChange.sum()), Long.toString(cache.evictedByTtl.sum()),
                     Long.toString(cache.evictedByMemory.sum()),
-                    lastFill == 0 ? "never" : Instant.ofEpochMilli(lastFill).toString()));
+                    lastFill == 0 ? "never" : Instant.ofEpochMilli(lastFill).toString(),
+                    Long.toString(cache.refreshed.sum()), Long.toString(cache.refreshFailed.sum())));
         }
         return new Table(List.of("name", "query", "tables", "eviction", "policy", "freshness", "entries", "bytes",
-                "hits", "misses", "evicted_by_change", "evicted_by_ttl", "evicted_by_memory", "last_fill"), rows);
+                "hits", "misses", "evicted_by_change", "evicted_by_ttl", "evicted_by_memory", "last_fill", "refreshes",
+                "refresh_failures"), rows);
     }
 
     /** One counter summed over every live cache, for the metrics. */

@@ -1,6 +1,7 @@
 package io.gantry.metrics;
 
 import com.sun.net.httpserver.HttpServer;
+import io.gantry.cache.QueryCache;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.ProxyMetrics;
@@ -14,6 +15,7 @@ import io.gantry.topology.Upstreams;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -25,11 +27,15 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -57,11 +63,15 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private final Upstreams upstreams;
     /** One gauge per server for each of these; the rows follow the server list at each scrape. */
     private final List<ServerGauge> serverGauges = new ArrayList<>();
+    private final QueryCaches caches;
+    /** The refresh counters of each cache, by the cache they count; they follow the caches at each scrape. */
+    private final Map<QueryCache, List<Meter>> refreshCounters = new IdentityHashMap<>();
     private final HttpServer http;
 
     private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
                           Optional<CdcStream> cdc, QueryCaches caches) throws IOException {
         this.upstreams = upstreams;
+        this.caches = caches;
         for (RouteTarget target : RouteTarget.values()) {
             Map<RouteReason, Counter> byReason = new EnumMap<>(RouteReason.class);
             for (RouteReason reason : RouteReason.values()) {
@@ -95,6 +105,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         http.createContext("/metrics", exchange -> {
             try (exchange) {
                 refreshServers();
+                refreshCaches();
                 byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                 exchange.sendResponseHeaders(200, body.length);
@@ -233,6 +244,31 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         for (ServerGauge serverGauge : serverGauges) {
             serverGauge.gauge().register(rows(serverGauge.value()), true);
         }
+    }
+
+    /** Caches come and go (CREATE CACHE, DROP CACHE): their refresh counters follow them at each scrape. */
+    private synchronized void refreshCaches() {
+        List<QueryCache> snapshot = caches.snapshot();
+        Set<QueryCache> live = Collections.newSetFromMap(new IdentityHashMap<>());
+        live.addAll(snapshot);
+        // The dropped ones first: a cache made again under the same name gets counters of its own.
+        for (Iterator<Map.Entry<QueryCache, List<Meter>>> it = refreshCounters.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<QueryCache, List<Meter>> counted = it.next();
+            if (!live.contains(counted.getKey())) {
+                counted.getValue().forEach(registry::remove);
+                it.remove();
+            }
+        }
+        for (QueryCache cache : snapshot) {
+            refreshCounters.computeIfAbsent(cache, c -> List.of(refreshCounter(c, true), refreshCounter(c, false)));
+        }
+    }
+
+    private Meter refreshCounter(QueryCache cache, boolean stored) {
+        return FunctionCounter.builder("gantry.cache.refreshes", cache, c -> c.refreshes(stored))
+                .tags("cache", cache.name(), "outcome", stored ? "refreshed" : "failed")
+                .description("Refresh-ahead runs of the refresh workers, by cache and whether the answer replaced "
+                        + "the entry").register(registry);
     }
 
     private List<MultiGauge.Row<?>> rows(ToDoubleFunction<UpstreamServer> value) {

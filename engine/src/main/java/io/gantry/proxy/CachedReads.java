@@ -4,12 +4,15 @@ import io.gantry.cache.CachedResult;
 import io.gantry.cache.ProxiedQueries;
 import io.gantry.cache.QueryCache;
 import io.gantry.cache.QueryCaches;
+import io.gantry.cache.Rerun;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.RouteReason;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
@@ -20,6 +23,7 @@ import io.netty.buffer.Unpooled;
 import io.gantry.route.ServerId;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
+import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -62,6 +66,7 @@ final class CachedReads {
     private int indexedGeneration = -1;
     private String format;
     private long formatVersion = -1;
+    private Rerun.Format resultFormat;
     private int sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
     private String account;
     private String accountUser;
@@ -69,6 +74,8 @@ final class CachedReads {
     Answer lastAnswer = Answer.NONE;
     QueryCache lastCache;
     String lastServer;
+    /** When the previous statement checked the account's right to a cached answer: why it ran where it ran. */
+    RouteReason lastAccountCheck;
 
     CachedReads(SessionContext session) {
         this.session = session;
@@ -76,6 +83,12 @@ final class CachedReads {
             UpstreamServer server = session.proxy.serverIds().find(id);
             return server == null ? null : server.position();
         };
+    }
+
+    /** The statement goes where {@code routed} says; {@code fill} is its cache's capture, or null. */
+    void routed(Fill fill, SessionRouting.Routed routed) {
+        lastServer = routed.server().address();
+        lastAccountCheck = fill != null && fill.checksAccount() ? routed.decision().reason() : null;
     }
 
     /** The query caches when the session may use them now, else null. */
@@ -111,7 +124,20 @@ final class CachedReads {
         if (cache == null) {
             return null;
         }
-        return lookUp(caches, cache, false, literals.toString(), textKey(cache));
+        Fill fill = lookUp(caches, cache, false, literals.toString(), textKey(cache));
+        if (fill != Fill.ANSWERED && !cache.refresh().isZero()) {
+            fill.rerun = new Rerun(resultFormat(), null, queryCommand(sql));
+        }
+        return fill;
+    }
+
+    /** The COM_QUERY payload of a text read in ISO-8859-1 (one char per byte): the client's own bytes. */
+    private static byte[] queryCommand(String sql) {
+        byte[] text = sql.getBytes(StandardCharsets.ISO_8859_1);
+        byte[] command = new byte[text.length + 1];
+        command[0] = (byte) CommandType.COM_QUERY.code();
+        System.arraycopy(text, 0, command, 1, text.length);
+        return command;
     }
 
     /**
@@ -136,7 +162,28 @@ final class CachedReads {
         }
         Long key = cache.shape().keyParameter() == 0
                 ? StmtExecutePayloads.firstIntegerParameter(payload, statement.paramCount(), types) : null;
-        return lookUp(caches, cache, true, parameters, key);
+        Fill fill = lookUp(caches, cache, true, parameters, key);
+        if (fill != Fill.ANSWERED && !cache.refresh().isZero()) {
+            ByteBuf prepare = Unpooled.buffer(statement.sql().length() + 1);
+            statement.writePrepare(prepare);
+            fill.rerun = new Rerun(resultFormat(), ByteBufUtil.getBytes(prepare), executeBindingTypes(statement,
+                    payload, boundTypes, types));
+        }
+        return fill;
+    }
+
+    /** The execution as a new connection needs it: one that has never seen the statement gets its types with it. */
+    private static byte[] executeBindingTypes(PreparedStatements.Statement statement, ByteBuf payload,
+                                              byte[] boundTypes, byte[] types) {
+        if (statement.paramCount() == 0 || boundTypes != null) {
+            return ByteBufUtil.getBytes(payload);
+        }
+        ByteBuf withTypes = StmtExecutePayloads.withParamTypes(payload, statement.paramCount(), types);
+        try {
+            return ByteBufUtil.getBytes(withTypes);
+        } finally {
+            withTypes.release();
+        }
     }
 
     private QueryCache preparedCache(QueryCaches caches, PreparedStatements.Statement statement) {
@@ -170,25 +217,32 @@ final class CachedReads {
         GtidSet streamPosition = caches.freshness().live() ? caches.streamPosition() : null;
         CachedResult entry = caches.lookup(entryKey, now);
         if (entry == null) {
-            return miss(caches, cache, entryKey, key);
+            return miss(caches, cache, entryKey, key, false);
         }
-        if (!caches.accountChecked(cache, account(), now) || !newEnough(caches, entry, now, streamPosition)
-                || caches.claimRefresh(entryKey, entry, now)) {
+        if (!newEnough(caches, entry, now, streamPosition)) {
             caches.notServed(cache);
-            return miss(caches, cache, entryKey, key);
+            return miss(caches, cache, entryKey, key, false);
         }
+        if (!caches.accountChecked(cache, account(), now)) {
+            // The entry would be served, but this account has not shown lately that it may run the query.
+            caches.notServed(cache);
+            return miss(caches, cache, entryKey, key, true);
+        }
+        caches.refreshIfDue(entryKey, entry, now);
         session.consistency.readAt(entry.filledAt());
         session.ctx.writeAndFlush(Unpooled.wrappedBuffer(entry.packets()), session.ctx.voidPromise());
         lastAnswer = Answer.CACHE_HIT;
         lastCache = cache;
         lastServer = null;
+        lastAccountCheck = null;
         return Fill.ANSWERED;
     }
 
-    private Fill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key) {
+    private Fill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key,
+                      boolean checksAccount) {
         lastAnswer = Answer.CACHE_MISS;
         lastCache = cache;
-        return new Fill(caches, cache, entryKey, key, account());
+        return new Fill(caches, cache, entryKey, key, account(), checksAccount);
     }
 
     /**
@@ -270,8 +324,20 @@ final class CachedReads {
             format = session.capabilities + "/" + session.mariaDbCapabilities + "/" + session.collationId + "/"
                     + session.stateLog.contents();
             formatVersion = version;
+            resultFormat = null;
         }
         return format;
+    }
+
+    /** The same format as a refresh worker logs in with it; one object for the session's entries of one format. */
+    private Rerun.Format resultFormat() {
+        String key = format();
+        if (resultFormat == null) {
+            resultFormat = new Rerun.Format(key + "/" + session.initialDatabase, session.capabilities,
+                    session.mariaDbCapabilities, session.collationId, session.initialDatabase,
+                    session.stateLog.since(0));
+        }
+        return resultFormat;
     }
 
     /**
@@ -313,13 +379,17 @@ final class CachedReads {
     static final class Fill {
 
         /** The statement was answered from a cache. */
-        static final Fill ANSWERED = new Fill(null, null, null, null, null);
+        static final Fill ANSWERED = new Fill(null, null, null, null, null, false);
 
         private final QueryCaches caches;
         private final QueryCache cache;
         private final QueryCaches.EntryKey entryKey;
         private final Long key;
         private final String account;
+        private final boolean checksAccount;
+        /** How a refresh worker runs the statement again, stored with the entry; null when its cache does not
+         *  refresh ahead. */
+        private Rerun rerun;
         private long ticket;
         private GtidSet filledAt;
         private long startedMillis;
@@ -328,16 +398,33 @@ final class CachedReads {
         private ByteBuf captured;
         private boolean abandoned;
 
-        private Fill(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key, String account) {
+        private Fill(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key, String account,
+                     boolean checksAccount) {
             this.caches = caches;
             this.cache = cache;
             this.entryKey = entryKey;
             this.key = key;
             this.account = account;
+            this.checksAccount = checksAccount;
+        }
+
+        /** A refresh worker's run of {@code entry}'s statement: it replaces the entry by the same rules. */
+        static Fill refresh(QueryCaches caches, QueryCaches.EntryKey entryKey, CachedResult entry) {
+            Fill fill = new Fill(caches, entryKey.cache(), entryKey, entry.key(), null, false);
+            fill.rerun = entry.rerun();
+            return fill;
         }
 
         QueryCache cache() {
             return cache;
+        }
+
+        /**
+         * Whether the statement runs to check the session's account: the entry would have been served to it, had it
+         * run the query on a server lately.
+         */
+        boolean checksAccount() {
+            return checksAccount;
         }
 
         /** The statement goes to {@code connection} now: the position and eviction count its answer is judged by. */
@@ -366,7 +453,8 @@ final class CachedReads {
             };
         }
 
-        private void capture(Packet packet, ResponseFraming framing) {
+        /** Copies one packet of the answer (the caller keeps it). */
+        void capture(Packet packet, ResponseFraming framing) {
             if (abandoned) {
                 return;
             }
@@ -388,20 +476,22 @@ final class CachedReads {
             PacketFrameEncoder.writeFramed(packet, captured);
         }
 
-        private void complete(ResponseFraming framing) {
+        /** The answer is complete: returns whether it was stored. */
+        boolean complete(ResponseFraming framing) {
             if (framing.failed()) {
                 release();
-                return;
+                return false;
             }
-            long now = System.currentTimeMillis();
-            caches.accountRan(cache, account, now);
+            if (account != null) {
+                caches.accountRan(cache, account, System.currentTimeMillis());
+            }
             int status = framing.serverStatus();
-            if (!abandoned && captured != null && status != ResponseFraming.NO_STATUS
-                    && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)) {
-                caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
-                        startedMillis, key), fromPrimary, serverLagMillis);
-            }
+            boolean stored = !abandoned && captured != null && status != ResponseFraming.NO_STATUS
+                    && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)
+                    && caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
+                    startedMillis, key, rerun), fromPrimary, serverLagMillis);
             release();
+            return stored;
         }
 
         private void release() {

@@ -7,6 +7,7 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -56,6 +57,35 @@ final class InternalCommand implements BackendConnection.ResponseListener {
     /** Sends {@code payload} (a whole command, ownership passes) on an idle connection. */
     static void run(BackendConnection connection, ByteBuf payload, Done done, Consumer<BackendFailure> failed) {
         connection.execute(new Packet(0, payload), new InternalCommand(done, null, failed));
+    }
+
+    /**
+     * Runs commands one after the other (a session's settings, replayed on a connection that has not run them):
+     * {@code beforeEach} sees each first, {@code then} runs after the last; the first error stops the rest.
+     *
+     * @param commands payloads, command byte included
+     */
+    static void runInOrder(BackendConnection connection, List<byte[]> commands, Consumer<byte[]> beforeEach,
+                           Runnable then, Consumer<ErrPacket> refused, Consumer<BackendFailure> failed) {
+        runFrom(connection, commands, 0, beforeEach, then, refused, failed);
+    }
+
+    private static void runFrom(BackendConnection connection, List<byte[]> commands, int index,
+                                Consumer<byte[]> beforeEach, Runnable then, Consumer<ErrPacket> refused,
+                                Consumer<BackendFailure> failed) {
+        if (index == commands.size()) {
+            then.run();
+            return;
+        }
+        byte[] command = commands.get(index);
+        beforeEach.accept(command);
+        run(connection, Unpooled.wrappedBuffer(command), (first, error) -> {
+            if (error != null) {
+                refused.accept(error);
+            } else {
+                runFrom(connection, commands, index + 1, beforeEach, then, refused, failed);
+            }
+        }, failed);
     }
 
     /**

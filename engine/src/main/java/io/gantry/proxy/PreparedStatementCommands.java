@@ -108,7 +108,8 @@ final class PreparedStatementCommands {
                 packet.release();
                 return Reply.DONE;
             }
-            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true);
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true,
+                    fill != null && fill.checksAccount());
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
@@ -117,7 +118,7 @@ final class PreparedStatementCommands {
                 session.cachedReads.lastAnswer = CachedReads.Answer.PROXIED;
                 session.cachedReads.lastCache = null;
             }
-            session.cachedReads.lastServer = routed.server().address();
+            session.cachedReads.routed(fill, routed);
             SessionBackends.AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() == StatementKind.SESSION_STATE) {
                 // A setting made through a prepared statement cannot be replayed on other backends.

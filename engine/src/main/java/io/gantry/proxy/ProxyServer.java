@@ -66,6 +66,7 @@ public final class ProxyServer implements AutoCloseable {
     private final ReadCounters readCounters = new ReadCounters();
     private volatile GtidSampler sampler;
     private volatile QueryCaches caches;
+    private CacheRefreshWorkers refreshWorkers;
     private final AdminSql adminHandler;
     private final Optional<SslContext> sslContext;
     private final GantryRsaKey rsaKey = GantryRsaKey.generate();
@@ -279,8 +280,19 @@ public final class ProxyServer implements AutoCloseable {
         this.sampler = sampler;
     }
 
-    /** The query caches sessions look statements up in; null for none. */
+    /**
+     * The query caches sessions look statements up in; null for none. Their refresh-ahead runs on workers of the
+     * proxy's own, on its event loops.
+     */
     public void setCaches(QueryCaches caches) {
+        if (refreshWorkers != null) {
+            refreshWorkers.close();
+            refreshWorkers = null;
+        }
+        if (caches != null) {
+            refreshWorkers = new CacheRefreshWorkers(caches, upstreams, workers, config, backendChannels);
+            caches.setRefresher(refreshWorkers);
+        }
         this.caches = caches;
     }
 
@@ -404,6 +416,11 @@ public final class ProxyServer implements AutoCloseable {
     public void close() {
         if (listener != null) {
             listener.close().syncUninterruptibly();
+        }
+        QueryCaches current = caches;
+        if (current != null && refreshWorkers != null) {
+            current.setRefresher(QueryCaches.Refresher.NONE);
+            refreshWorkers.close();
         }
         boss.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();

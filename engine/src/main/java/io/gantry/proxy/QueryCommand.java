@@ -5,6 +5,7 @@ import static io.gantry.proxy.SessionContext.LOG;
 import io.gantry.admin.AdminResult;
 import io.gantry.cache.CacheStatements;
 import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.RouteReason;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
@@ -113,8 +114,12 @@ final class QueryCommand {
         String detail = switch (reads.lastAnswer) {
             case NONE -> "no statement ran yet in this session";
             case CACHE_HIT -> "answered from cache " + reads.lastCache.name() + ", no server asked";
-            case CACHE_MISS -> "cache " + reads.lastCache.name() + " had no entry this session could be served, so "
-                    + reads.lastServer + " answered";
+            case CACHE_MISS -> reads.lastAccountCheck == null ? "cache " + reads.lastCache.name() + " had no entry "
+                    + "this session could be served, so " + reads.lastServer + " answered"
+                    : "cache " + reads.lastCache.name() + " had an entry, but this account had not run the query on a "
+                    + "server lately, so " + reads.lastServer + " checked its right to it and answered ("
+                    + (reads.lastAccountCheck == RouteReason.CACHE_ACCOUNT_CHECK ? reads.lastAccountCheck.description()
+                    : "routed as usual, " + reads.lastAccountCheck.description()) + ")";
             case PROXIED -> "proxied to " + reads.lastServer + " (no cache has this query)";
         };
         return AdminResult.Rows.ofText(List.of("Query_destination", "Detail"), List.of(List.of(destination, detail)));
@@ -130,7 +135,7 @@ final class QueryCommand {
      */
     private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere,
                            CachedReads.Fill fill) {
-        SessionRouting.Routed routed = routing.route(withId, true, true);
+        SessionRouting.Routed routed = routing.route(withId, true, true, fill != null && fill.checksAccount());
         if (routed.refused()) {
             command.release();
             return routed.refusal();
@@ -144,7 +149,7 @@ final class QueryCommand {
             reads.lastAnswer = CachedReads.Answer.PROXIED;
             reads.lastCache = null;
         }
-        reads.lastServer = routed.server().address();
+        reads.routed(fill, routed);
         ResponseForwarder.ResponseRewriter rewriter = withId == sql ? ResponseForwarder.ResponseRewriter.NONE
                 : connectionIdColumns(sql, withId);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()

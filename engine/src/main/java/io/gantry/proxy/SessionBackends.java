@@ -12,7 +12,6 @@ import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
-import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.nio.charset.StandardCharsets;
@@ -445,31 +444,15 @@ final class SessionBackends {
             then.run();
             return;
         }
-        replay(connection, missing, 0, () -> {
+        InternalCommand.runInOrder(connection, missing, command -> {
+            if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
+                trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
+            }
+        }, () -> {
             if (use != null) {
                 use.appliedStateVersion = session.stateLog.version();
             }
             then.run();
-        }, onError);
-    }
-
-    private void replay(BackendConnection connection, List<byte[]> commands, int index, Runnable then,
-                        Consumer<ErrPacket> onError) {
-        if (index == commands.size()) {
-            then.run();
-            return;
-        }
-        byte[] command = commands.get(index);
-        if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
-            trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
-        }
-        ByteBuf payload = session.ctx.alloc().buffer(command.length).writeBytes(command);
-        InternalCommand.run(connection, payload, (first, error) -> {
-            if (error != null) {
-                onError.accept(error);
-            } else {
-                replay(connection, commands, index + 1, then, onError);
-            }
-        }, failure -> session.backendFailed(connection.server(), failure));
+        }, onError, failure -> session.backendFailed(connection.server(), failure));
     }
 }

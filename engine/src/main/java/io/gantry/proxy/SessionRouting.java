@@ -25,9 +25,11 @@ import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -59,6 +61,15 @@ final class SessionRouting {
         }
     }
 
+    /**
+     * The reasons a read goes where it goes by balance or availability, not by a rule that keeps it off replicas
+     * (a hint, {@code --master-preferred}, {@code gantry_read_from_followers}): a cache's account check may go
+     * elsewhere instead of these.
+     */
+    private static final Set<RouteReason> BY_BALANCE_OR_AVAILABILITY = EnumSet.of(RouteReason.READ_MASTER_PERCENTAGE,
+            RouteReason.NO_REPLICA_UP, RouteReason.NO_REPLICA_QUALIFIES, RouteReason.READ_ON_SESSION_REPLICA,
+            RouteReason.READ_ON_REPLICA);
+
     private final SessionContext session;
     private final SessionBackends backends;
 
@@ -82,7 +93,16 @@ final class SessionRouting {
      * goes to the primary instead.
      */
     Routed route(String sql, boolean commit, boolean mayWait) {
-        return route(StatementClassifier.classify(sql, session.sqlMode()), sql, commit, mayWait);
+        return route(sql, commit, mayWait, false);
+    }
+
+    /**
+     * Like {@link #route(String, boolean, boolean)}; with {@code accountCheck}, the read checks the account's right to
+     * a cached answer ({@link CachedReads.Fill#checksAccount()}): it goes to the highest-weight up server the
+     * session's guarantees allow, where the usual rules would let it go to a replica ({@link #accountCheckServer}).
+     */
+    Routed route(String sql, boolean commit, boolean mayWait, boolean accountCheck) {
+        return decide(StatementClassifier.classify(sql, session.sqlMode()), sql, commit, mayWait, accountCheck);
     }
 
     /**
@@ -90,10 +110,17 @@ final class SessionRouting {
      * server parsed it too); {@code sql} is its text, for the log.
      */
     Routed route(StatementClass statement, String sql, boolean commit) {
-        return route(statement, sql, commit, false);
+        return decide(statement, sql, commit, false, false);
     }
 
-    private Routed route(StatementClass classified, String sql, boolean commit, boolean mayWait) {
+    /** Like {@link #route(StatementClass, String, boolean)}, with {@code accountCheck} as in {@link #route(String,
+     *  boolean, boolean, boolean)}. */
+    Routed route(StatementClass statement, String sql, boolean commit, boolean accountCheck) {
+        return decide(statement, sql, commit, false, accountCheck);
+    }
+
+    private Routed decide(StatementClass classified, String sql, boolean commit, boolean mayWait,
+                          boolean accountCheck) {
         ProxyServer proxy = session.proxy;
         StatementClass statement = classified;
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
@@ -169,6 +196,10 @@ final class SessionRouting {
                     statement.writeCause(), statement.pinFlag());
             waitFor = session.consistency.floor(session.guarantees.readYourWrites());
         }
+        if (accountCheck && waitFor == null && statement.kind() == StatementKind.READ
+                && BY_BALANCE_OR_AVAILABILITY.contains(decision.reason())) {
+            decision = accountCheckServer(upstreams, primary.orElse(null), replicas, statement).orElse(decision);
+        }
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
             // Without a primary a session setting runs where the session's reads run, and is replayed from
@@ -204,6 +235,36 @@ final class SessionRouting {
             }
         }
         return new Routed(proxy.serverIds().server(decision.server()), statement, decision, null, waitFor);
+    }
+
+    /**
+     * The highest-weight up server of the list (the first of them in the list's order on a tie) for a cache's account
+     * check, when the session's guarantees allow it (the primary always; a replica when it qualifies); empty when they
+     * do not, and the read is routed as usual.
+     */
+    private Optional<RouteDecision> accountCheckServer(Upstreams upstreams, UpstreamServer primary,
+                                                       List<ReplicaCandidate> replicas, StatementClass statement) {
+        UpstreamServer heaviest = null;
+        for (UpstreamServer server : upstreams.servers()) {
+            if (server.isUp() && (heaviest == null || server.weight() > heaviest.weight())) {
+                heaviest = server;
+            }
+        }
+        if (heaviest == null) {
+            return Optional.empty();
+        }
+        ServerId id = session.serverId(heaviest);
+        if (heaviest == primary) {
+            return Optional.of(new RouteDecision(RouteTarget.PRIMARY, id, RouteReason.CACHE_ACCOUNT_CHECK,
+                    Optional.empty(), statement.pinFlag()));
+        }
+        for (ReplicaCandidate replica : replicas) {
+            if (replica.id().equals(id) && replica.eligible()) {
+                return Optional.of(new RouteDecision(RouteTarget.REPLICA, id, RouteReason.CACHE_ACCOUNT_CHECK,
+                        Optional.empty(), statement.pinFlag()));
+            }
+        }
+        return Optional.empty();
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {

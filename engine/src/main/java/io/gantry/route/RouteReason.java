@@ -3,8 +3,8 @@ package io.gantry.route;
 /**
  * Why a statement went where it went: one value per routing rule, in the order {@link Router} checks them.
  * {@link #rule()} is the step of "Routing rules" in DESIGN.md the reason belongs to (0 for the placement of a
- * read-only transaction, which comes first; 6 for the replica choice), and {@link #description()} is a sentence
- * for logs and the admin surface.
+ * read-only transaction, which comes first; 6 for the replica choice; 7 for a read Gantry places after the rules for
+ * a need of its own), and {@link #description()} is a sentence for logs and the admin surface.
  */
 public enum RouteReason {
     /** Inside a read-only transaction every statement (even its COMMIT) runs where the transaction runs. */
@@ -52,7 +52,13 @@ public enum RouteReason {
     /** {@code --read-balance=session}: the session keeps the replica it already uses. */
     READ_ON_SESSION_REPLICA(6, "read on the session's replica"),
     /** A replica picked by weight (statement balance, or the session's first or replacement replica). */
-    READ_ON_REPLICA(6, "read on a replica picked by weight");
+    READ_ON_REPLICA(6, "read on a replica picked by weight"),
+    /**
+     * A read of a cached query by an account not checked lately: it runs on the highest-weight up server the
+     * session's read guarantees allow, so that every account's right to the cached answer is judged by one server.
+     * It does not become the session's replica.
+     */
+    CACHE_ACCOUNT_CHECK(7, "cache account check: on the highest-weight up server the session's guarantees allow");
 
     private final int rule;
     private final String description;
@@ -62,7 +68,10 @@ public enum RouteReason {
         this.description = description;
     }
 
-    /** The DESIGN.md routing rule (1 to 5) of this reason; 0 is read-only transaction placement, 6 replica choice. */
+    /**
+     * The DESIGN.md routing rule (1 to 5) of this reason; 0 is read-only transaction placement, 6 replica choice, 7 a
+     * placement of Gantry's own after the rules.
+     */
     public int rule() {
         return rule;
     }

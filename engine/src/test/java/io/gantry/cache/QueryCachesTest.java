@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,7 +44,7 @@ class QueryCachesTest {
     @BeforeEach
     void start() {
         authority = Authority.open(dir.resolve("data"));
-        caches = open(new CacheSettings(10_000, 1_000, Duration.ofSeconds(1)));
+        caches = open(new CacheSettings(10_000, 1_000, Duration.ofSeconds(1), 1));
     }
 
     private QueryCaches open(CacheSettings settings) {
@@ -172,20 +173,44 @@ class QueryCachesTest {
     }
 
     @Test
-    void oneSessionAtATimeRefreshesAnEntryOlderThanItsRefreshPeriod() {
+    void anEntryOlderThanItsRefreshPeriodIsQueuedOnceUntilRefilledOrLapsed() {
         caches.create(new CacheStatement.Create(Optional.of("refreshed"), false, Optional.of(Duration.ofSeconds(60)),
                 Optional.of(Duration.ofSeconds(5)), "SELECT c FROM t WHERE id = ?"), "test");
         QueryCache cache = caches.find("SELECT c FROM t WHERE id = ?");
+        List<QueryCaches.EntryKey> queued = new ArrayList<>();
+        caches.setRefresher((key, entry) -> queued.add(key));
+        Rerun rerun = new Rerun(new Rerun.Format("f", 0, 0, 45, "app", List.of()), null, new byte[] {3});
         long now = System.currentTimeMillis();
-        CachedResult fresh = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 1_000, 1L);
-        CachedResult aging = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 6_000, 1L);
-        assertThat(caches.claimRefresh(key(cache, "1"), fresh, now)).isFalse();
-        assertThat(caches.claimRefresh(key(cache, "1"), aging, now)).isTrue();
-        assertThat(caches.claimRefresh(key(cache, "1"), aging, now)).as("claimed already").isFalse();
-        assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_000)).as("the claim lapsed").isTrue();
-        assertThat(caches.fill(key(cache, "1"), new CachedResult(new byte[10], at(1), cache.fillTicket(), now, 1L),
-                false, 0)).isTrue();
-        assertThat(caches.claimRefresh(key(cache, "1"), aging, now + 5_001)).as("refilled: a new claim").isTrue();
+        CachedResult fresh = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 1_000, 1L, rerun);
+        CachedResult aging = new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 6_000, 1L, rerun);
+        caches.refreshIfDue(key(cache, "1"), fresh, now);
+        assertThat(queued).as("younger than the period").isEmpty();
+        caches.refreshIfDue(key(cache, "1"), aging, now);
+        caches.refreshIfDue(key(cache, "1"), aging, now);
+        assertThat(queued).as("queued once while it waits or runs").hasSize(1);
+        caches.refreshIfDue(key(cache, "1"), aging, now + 5_000);
+        assertThat(queued).as("the claim lapsed").hasSize(2);
+        assertThat(caches.fill(key(cache, "1"), new CachedResult(new byte[10], at(1), cache.fillTicket(), now, 1L,
+                rerun), false, 0)).isTrue();
+        caches.refreshIfDue(key(cache, "1"), aging, now + 5_001);
+        assertThat(queued).as("refilled: a new claim").hasSize(3);
+        caches.refreshIfDue(key(cache, "2"), new CachedResult(new byte[10], at(1), cache.fillTicket(), now - 6_000,
+                2L), now);
+        assertThat(queued).as("an entry without a rerun is never queued").hasSize(3);
+        caches.refreshed(key(cache, "1"), true);
+        caches.refreshed(key(cache, "1"), false);
+        QueryCaches.Table shown = caches.show();
+        assertThat(shown.columns()).endsWith("refreshes", "refresh_failures");
+        assertThat(shown.rows().get(0)).endsWith("1", "1");
+    }
+
+    @Test
+    void refreshWorkersAreOneToSixtyFour() {
+        assertThatThrownBy(() -> new CacheSettings(1, 1, Duration.ofSeconds(1), 0))
+                .hasMessage("--cache-refresh-workers must be 1 to 64, not 0");
+        assertThatThrownBy(() -> new CacheSettings(1, 1, Duration.ofSeconds(1), 65))
+                .hasMessage("--cache-refresh-workers must be 1 to 64, not 65");
+        assertThat(CacheSettings.DEFAULTS.refreshWorkers()).isEqualTo(2);
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.NativePassword;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -65,12 +66,43 @@ final class WireClient implements AutoCloseable {
 
     /** Sends a COM_QUERY and returns every packet of its response, the last one ending it. */
     List<byte[]> query(String sql) throws IOException {
-        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-        byte[] payload = new byte[text.length + 1];
-        payload[0] = (byte) CommandType.COM_QUERY.code();
-        System.arraycopy(text, 0, payload, 1, text.length);
+        return command(CommandType.COM_QUERY, sql.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Prepares {@code sql} (COM_STMT_PREPARE) and returns the server's statement id. */
+    long prepare(String sql) throws IOException {
+        byte[] ok = command(CommandType.COM_STMT_PREPARE, sql.getBytes(StandardCharsets.UTF_8)).get(0);
+        assertThat(ok[0]).as("COM_STMT_PREPARE_OK for %s", sql).isEqualTo((byte) 0);
+        return (ok[1] & 0xFFL) | (ok[2] & 0xFFL) << 8 | (ok[3] & 0xFFL) << 16 | (ok[4] & 0xFFL) << 24;
+    }
+
+    /** Executes a prepared statement of one parameter, bound as a BIGINT, and returns every packet of the answer. */
+    List<byte[]> execute(long statementId, long parameter) throws IOException {
+        return execute(statementId, parameter, true);
+    }
+
+    /**
+     * Like {@link #execute(long, long)}; without {@code bindTypes} the execution sends no types, as clients do after
+     * the first one.
+     */
+    List<byte[]> execute(long statementId, long parameter, boolean bindTypes) throws IOException {
+        ByteBuf body = Unpooled.buffer().writeIntLE((int) statementId).writeByte(0).writeIntLE(1)
+                .writeByte(0); // NULL bitmap: no NULL
+        if (bindTypes) {
+            body.writeByte(1).writeShortLE(0x08); // types bound: LONGLONG, signed
+        } else {
+            body.writeByte(0);
+        }
+        body.writeLongLE(parameter);
+        return command(CommandType.COM_STMT_EXECUTE, ByteBufUtil.getBytes(body));
+    }
+
+    private List<byte[]> command(CommandType type, byte[] body) throws IOException {
+        byte[] payload = new byte[body.length + 1];
+        payload[0] = (byte) type.code();
+        System.arraycopy(body, 0, payload, 1, body.length);
         send(0, payload);
-        ResponseFraming framing = ResponseFraming.forCommand(CommandType.COM_QUERY, capabilities);
+        ResponseFraming framing = ResponseFraming.forCommand(type, capabilities);
         List<byte[]> packets = new ArrayList<>();
         ResponseFraming.Progress progress;
         do {

@@ -111,6 +111,11 @@ final class RunCommand implements Callable<Integer> {
                     + "caches live by their TTL alone (default: ${DEFAULT-VALUE}).")
     long cacheMaxStreamLagMs;
 
+    @Option(names = "--cache-refresh-workers", paramLabel = "N", defaultValue = "2",
+            description = "How many workers run the queries of cache entries due for refresh-ahead (REFRESH EVERY), "
+                    + "each one query at a time, on Gantry's own connections; 1 to 64 (default: ${DEFAULT-VALUE}).")
+    int cacheRefreshWorkers;
+
     @Option(names = "--log-format", paramLabel = "text|json", defaultValue = "text",
             description = "Log lines on standard error as text, or as one JSON object per line (timestamp, level, "
                     + "logger, thread, message) for log shippers (default: ${DEFAULT-VALUE}).")
@@ -180,7 +185,8 @@ final class RunCommand implements Callable<Integer> {
 
     private CacheSettings cacheSettings() {
         try {
-            return new CacheSettings(cacheMaxBytes, cacheMaxEntryBytes, Duration.ofMillis(cacheMaxStreamLagMs));
+            return new CacheSettings(cacheMaxBytes, cacheMaxEntryBytes, Duration.ofMillis(cacheMaxStreamLagMs),
+                    cacheRefreshWorkers);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

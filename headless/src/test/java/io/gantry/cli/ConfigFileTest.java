@@ -94,6 +94,14 @@ class ConfigFileTest {
     }
 
     @Test
+    void refreshWorkersOutOfRangeAreRefusedNamingTheFlagAndTheLine() throws IOException {
+        Path file = write("upstream-db-url = mysql://app@db1:3306/app", "cache-refresh-workers = 0");
+        assertThat(execute(Map.of(), "run", "--config", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("--cache-refresh-workers must be 1 to 64, not 0 (--cache-refresh-workers "
+                + "is set in " + file + " line 2)");
+    }
+
+    @Test
     void singleKeyGivenTwiceIsRefused() throws IOException {
         Path file = write("listen = 127.0.0.1:4001", "listen = 127.0.0.1:4002");
         assertThat(execute(Map.of(), "run", "--config", file.toString())).isEqualTo(2);
