@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.Gantry;
+import io.gantry.TopologyKinds;
 import io.gantry.authority.Retention;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcTestTable;
 import io.gantry.cdc.TableFilter;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
-import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
@@ -41,6 +41,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -49,17 +50,23 @@ import org.junit.jupiter.api.io.TempDir;
  * prepared statements share a cache, the change stream evicts what writes change (written through Gantry or behind
  * its back), a session sees its own write at once, and an account that may not read a table never gets its rows.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CachedReadsIT {
 
-    private static Topology topology;
-    private static Gantry gantry;
+    private Topology topology;
+    private Gantry gantry;
 
     @TempDir
     static Path dataDir;
 
+    /** The servers' kind: MariaDB here, MySQL in {@link CachedReadsMySqlIT}. */
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
+
     @BeforeAll
-    static void start() throws Exception {
-        topology = Sandboxes.shared(TopologyKind.MARIADB);
+    void start() throws Exception {
+        topology = TopologyKinds.shared(kind());
         ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withConnectTimeout(Duration.ofSeconds(2));
         List<UpstreamUrl> urls = topology.servers().stream()
@@ -71,18 +78,27 @@ class CachedReadsIT {
     }
 
     @AfterAll
-    static void stop() {
+    void stop() {
         if (gantry != null) {
             gantry.close();
         }
     }
 
-    private static Connection throughGantry(String user, String password, String options) throws SQLException {
-        return DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + gantry.address().getPort() + "/app"
-                + options, user, password);
+    private Connection throughGantry(String user, String password, String options) throws SQLException {
+        return DriverManager.getConnection(jdbcUrl("127.0.0.1:" + gantry.address().getPort(), options), user,
+                password);
     }
 
-    private static Connection throughGantry() throws SQLException {
+    /**
+     * The MariaDB driver's URL of the app database at {@code address}; on MySQL it may fetch the server's RSA key, as
+     * caching_sha2_password needs without TLS.
+     */
+    private String jdbcUrl(String address, String options) {
+        String url = "jdbc:mariadb://" + address + "/app" + options;
+        return kind() == TopologyKind.MARIADB ? url : url + (options.isEmpty() ? "?" : "&") + "allowPublicKeyRetrieval=true";
+    }
+
+    private Connection throughGantry() throws SQLException {
         return throughGantry("app", "app", "");
     }
 
@@ -109,8 +125,21 @@ class CachedReadsIT {
         throw new AssertionError("no cache " + name + " in SHOW CACHES");
     }
 
-    private static GtidSet gtid(String text) {
-        return GtidSet.parse(text, Flavour.MARIADB);
+    private GtidSet gtid(String text) {
+        return GtidSet.parse(text, kind() == TopologyKind.MARIADB ? Flavour.MARIADB : Flavour.MYSQL);
+    }
+
+    /**
+     * GTIDs that hold the write {@code writer} just committed: MariaDB reports the write's own ({@code @@last_gtid});
+     * on MySQL, the primary's executed set read right after it, a superset, so that a stream position holding it
+     * holds the write too.
+     */
+    private String gtidsOfLastWrite(Statement writer, Statement primary) throws SQLException {
+        try (ResultSet last = kind() == TopologyKind.MARIADB ? writer.executeQuery("SELECT @@last_gtid")
+                : primary.executeQuery("SELECT @@GLOBAL.gtid_executed")) {
+            last.next();
+            return last.getString(1);
+        }
     }
 
     @Test
@@ -146,8 +175,8 @@ class CachedReadsIT {
         }
         try (Connection admin = throughGantry();
              Connection prepared = throughGantry("app", "app", "?useServerPrepStmts=true");
-             Connection direct = DriverManager.getConnection("jdbc:mariadb://"
-                     + topology.replicas().get(0).address() + "/app?useServerPrepStmts=true", "app", "app")) {
+             Connection direct = DriverManager.getConnection(
+                     jdbcUrl(topology.replicas().get(0).address(), "?useServerPrepStmts=true"), "app", "app")) {
             long hitsBefore = Long.parseLong(showCache(admin, "types").get("hits"));
             for (int id = 1; id <= 4; id++) {
                 List<String> expected = binaryRow(direct, table, id);
@@ -233,16 +262,14 @@ class CachedReadsIT {
             boolean direct = parity == 1;
             work.add(pool.submit(() -> {
                 try (Connection writer = direct ? topology.connectAsApp(topology.primary()) : throughGantry();
-                     Statement statement = writer.createStatement()) {
+                     Statement statement = writer.createStatement();
+                     Connection primary = topology.connectAsApp(topology.primary());
+                     Statement onPrimary = primary.createStatement()) {
                     while (System.nanoTime() < until) {
                         int id = ThreadLocalRandom.current().nextInt(rows / 2) * 2 + (direct ? 1 : 0);
                         long value = counter.incrementAndGet();
                         statement.executeUpdate("UPDATE cached_kv SET v = " + value + " WHERE id = " + id);
-                        String gtid;
-                        try (ResultSet last = statement.executeQuery("SELECT @@last_gtid")) {
-                            last.next();
-                            gtid = last.getString(1);
-                        }
+                        String gtid = gtidsOfLastWrite(statement, onPrimary);
                         written.get(id).add(new long[] {value});
                         gtids.get(id).add(gtid);
                         if (!direct) {
@@ -316,7 +343,7 @@ class CachedReadsIT {
     }
 
     /** The newest value written to a row whose GTID the change stream has applied (and evicted for), or 0. */
-    private static long appliedValue(List<long[]> values, List<String> gtids) {
+    private long appliedValue(List<long[]> values, List<String> gtids) {
         GtidSet applied = gantry.caches().streamPosition();
         long newest = 0;
         synchronized (values) {
