@@ -76,7 +76,6 @@ final class BackendConnection {
     private Runnable onIdleClose = () -> { };
     private Runnable writableAgain;
     private boolean countedConnection;
-    /** Fails the running command when it could not be sent; one listener per connection, not one per command. */
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
