@@ -135,19 +135,32 @@ final class PreparedStatementCommands {
         SessionBackends.AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
                 : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
-        backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
-            Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
-                    backendId);
-            prepared.executed(statement.clientId(), connection.server().address());
-            if (executeFill != null) {
-                executeFill.start(connection);
+        backends.run(packet, target, connection -> {
+            long known = prepared.backendIdOrNone(statement.clientId(), connection.server().address());
+            if (known != PreparedStatements.NOT_PREPARED) {
+                // The usual execution: prepared on this backend before, no closures for a prepare.
+                forwardExecute(packet, boundTypes, statement, connection, known, executeFill, afterExecute, rewriter);
+                return;
             }
-            forwarder.forward(command, connection, afterExecute, rewriter);
-        }, error -> {
-            SessionContext.releaseIfHeld(packet);
-            session.finish(Reply.error(error));
-        }));
+            ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes, statement,
+                    connection, backendId, executeFill, afterExecute, rewriter), error -> {
+                        SessionContext.releaseIfHeld(packet);
+                        session.finish(Reply.error(error));
+                    });
+        });
         return Reply.LATER;
+    }
+
+    private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
+                                BackendConnection connection, long backendId, CachedReads.Fill fill,
+                                SessionBackends.AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+        Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
+                backendId);
+        prepared.executed(statement.clientId(), connection.server().address());
+        if (fill != null) {
+            fill.start(connection);
+        }
+        forwarder.forward(command, connection, after, rewriter);
     }
 
     /**
@@ -270,9 +283,9 @@ final class PreparedStatementCommands {
     private void ensurePrepared(BackendConnection connection, PreparedStatements.Statement statement,
                                 LongConsumer then, Consumer<ErrPacket> onError) {
         String hostPort = connection.server().address();
-        OptionalLong known = prepared.backendId(statement.clientId(), hostPort);
-        if (known.isPresent()) {
-            then.accept(known.getAsLong());
+        long known = prepared.backendIdOrNone(statement.clientId(), hostPort);
+        if (known != PreparedStatements.NOT_PREPARED) {
+            then.accept(known);
             return;
         }
         ByteBuf prepare = session.ctx.alloc().buffer();

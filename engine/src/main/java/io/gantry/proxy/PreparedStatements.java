@@ -198,11 +198,20 @@ public final class PreparedStatements {
 
     // ---- backend ids ---------------------------------------------------------------------------
 
+    /** What {@link #backendIdOrNone} answers for a statement not prepared on the backend (ids are unsigned 32-bit). */
+    public static final long NOT_PREPARED = -1;
+
     /** The backend's own id for the statement if it is prepared on {@code hostPort}; empty if not. */
     public OptionalLong backendId(long clientId, String hostPort) {
+        long id = backendIdOrNone(clientId, hostPort);
+        return id == NOT_PREPARED ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    /** {@link #backendId} without the {@code OptionalLong}, for every execution: {@link #NOT_PREPARED} if not. */
+    public long backendIdOrNone(long clientId, String hostPort) {
         Entry entry = statements.get(resolve(clientId));
         Long id = entry == null ? null : entry.backendIds.get(hostPort);
-        return id == null ? OptionalLong.empty() : OptionalLong.of(id);
+        return id == null ? NOT_PREPARED : id;
     }
 
     /**

@@ -29,6 +29,9 @@ final class ResponseForwarder {
     private final SessionContext session;
     private final SessionBackends backends;
     private final ChannelHandlerContext ctx;
+    /** The listener of the last completed command, for the next one. */
+    private Forwarding idle;
+    private final Runnable commandDone;
     /** Response packets of the current read burst, framed, not yet written. */
     private ByteBuf batch;
     private BackendConnection throttledBackend;
@@ -38,6 +41,7 @@ final class ResponseForwarder {
         this.session = session;
         this.backends = backends;
         this.ctx = session.ctx;
+        this.commandDone = session::commandDone;
     }
 
     /**
@@ -47,45 +51,76 @@ final class ResponseForwarder {
      */
     void forward(Packet command, BackendConnection connection, SessionBackends.AfterResponse after,
                  ResponseRewriter rewriter) {
-        long sentAt = System.nanoTime();
-        connection.execute(command, new BackendConnection.ResponseListener() {
-            @Override
-            public void onPacket(Packet packet, ResponseFraming framing) {
-                Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
-                        ? session.tracking.onOk(packet, connection, framing.serverStatus()) : packet;
-                writeToClient(rewriter.rewrite(response, framing));
-                if (framing.awaitingClient()) {
-                    // LOCAL INFILE: the client now sends the file, ending with an empty packet.
-                    awaitingClientData = connection;
-                    flushBatch();
-                } else if (!ctx.channel().isWritable()) {
-                    throttledBackend = connection;
-                    connection.setAutoRead(false);
-                    flushBatch();
-                }
-            }
+        Forwarding forwarding = idle;
+        if (forwarding == null) {
+            forwarding = new Forwarding();
+        }
+        idle = null;
+        forwarding.begin(connection, after, rewriter);
+        connection.execute(command, forwarding);
+    }
 
-            @Override
-            public void onBatchEnd() {
+    /**
+     * The listener of one command's response. A session runs one command at a time, so the listener of a completed
+     * command serves the next one ({@link #idle}) instead of a new object per command; one whose command failed is not
+     * reused, and a command that starts while another is still answered gets its own.
+     */
+    private final class Forwarding implements BackendConnection.ResponseListener {
+        private BackendConnection connection;
+        private SessionBackends.AfterResponse after;
+        private ResponseRewriter rewriter;
+        private long sentAt;
+
+        void begin(BackendConnection connection, SessionBackends.AfterResponse after, ResponseRewriter rewriter) {
+            this.connection = connection;
+            this.after = after;
+            this.rewriter = rewriter;
+            this.sentAt = System.nanoTime();
+        }
+
+        @Override
+        public void onPacket(Packet packet, ResponseFraming framing) {
+            Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
+                    ? session.tracking.onOk(packet, connection, framing.serverStatus()) : packet;
+            writeToClient(rewriter.rewrite(response, framing));
+            if (framing.awaitingClient()) {
+                // LOCAL INFILE: the client now sends the file, ending with an empty packet.
+                awaitingClientData = connection;
+                flushBatch();
+            } else if (!ctx.channel().isWritable()) {
+                throttledBackend = connection;
+                connection.setAutoRead(false);
                 flushBatch();
             }
+        }
 
-            @Override
-            public void onComplete(ResponseFraming framing) {
-                flushBatch();
-                session.proxy.metrics().answered(connection.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
-                        : RouteTarget.REPLICA, System.nanoTime() - sentAt);
-                awaitingClientData = null;
-                noteStatus(connection, framing.serverStatus());
-                backends.scheduleRetentionClose(connection);
-                after.run(connection, framing, session::commandDone);
-            }
+        @Override
+        public void onBatchEnd() {
+            flushBatch();
+        }
 
-            @Override
-            public void onFailure(BackendFailure failure) {
-                session.backendFailed(connection.server(), failure);
-            }
-        });
+        @Override
+        public void onComplete(ResponseFraming framing) {
+            BackendConnection done = connection;
+            SessionBackends.AfterResponse then = after;
+            flushBatch();
+            session.proxy.metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+                    : RouteTarget.REPLICA, System.nanoTime() - sentAt);
+            awaitingClientData = null;
+            noteStatus(done, framing.serverStatus());
+            backends.scheduleRetentionClose(done);
+            // Free for the next command before this one's last step, which may start it.
+            connection = null;
+            after = null;
+            rewriter = null;
+            idle = this;
+            then.run(done, framing, commandDone);
+        }
+
+        @Override
+        public void onFailure(BackendFailure failure) {
+            session.backendFailed(connection.server(), failure);
+        }
     }
 
     /** Whether the client's packets now are LOCAL INFILE contents for a server rather than commands. */

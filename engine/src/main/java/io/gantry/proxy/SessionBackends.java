@@ -94,6 +94,11 @@ final class SessionBackends {
      */
     void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
         session.phase = SessionContext.Phase.RUNNING;
+        BackendConnection open = connections.get(session.serverId(server));
+        if (open != null && open.isUsable()) {
+            proceed(open, packet, then); // the usual command: no future, no listener
+            return;
+        }
         obtain(server).addListener(future -> {
             if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
                     && failure.serverUnreachable() && !server.isReachable()) {
@@ -105,18 +110,30 @@ final class SessionBackends {
                 session.backendFailed(server, future.cause());
                 return;
             }
-            BackendConnection connection = (BackendConnection) future.getNow();
-            BackendUse use = uses.get(connection);
-            if (use != null) {
-                use.lastCommand = session.commands;
-            }
-            Consumer<ErrPacket> refused = error -> {
-                SessionContext.releaseIfHeld(packet);
-                session.finish(Reply.error(error));
-            };
-            syncState(connection, () -> ensureTracking(connection,
-                    () -> withNextTransaction(connection, packet, then, refused)), refused);
+            proceed((BackendConnection) future.getNow(), packet, then);
         });
+    }
+
+    /**
+     * Brings the connection's session state up to date, then hands it to {@code then}; with nothing to bring (the
+     * usual command) straight away, without the closures the catching-up needs.
+     */
+    private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.lastCommand = session.commands;
+        }
+        if (session.stateLog.upTo(use == null ? 0L : use.appliedStateVersion) && !needsTracking(connection, use)
+                && session.nextTransaction == null) {
+            then.accept(connection);
+            return;
+        }
+        Consumer<ErrPacket> refused = error -> {
+            SessionContext.releaseIfHeld(packet);
+            session.finish(Reply.error(error));
+        };
+        syncState(connection, () -> ensureTracking(connection,
+                () -> withNextTransaction(connection, packet, then, refused)), refused);
     }
 
     /**
@@ -194,8 +211,7 @@ final class SessionBackends {
      */
     private void ensureTracking(BackendConnection connection, Runnable then) {
         BackendUse use = uses.get(connection);
-        if (use == null || use.tracked
-                || !CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK)) {
+        if (!needsTracking(connection, use)) {
             then.run();
             return;
         }
@@ -210,6 +226,12 @@ final class SessionBackends {
             }
             then.run();
         }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /** Whether Gantry's session tracking is still to be set up on the connection. */
+    private static boolean needsTracking(BackendConnection connection, BackendUse use) {
+        return use != null && !use.tracked
+                && CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK);
     }
 
     /** The server set the connection's session variables back to their defaults (COM_RESET_CONNECTION). */

@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 
 /**
  * Where a session's statement runs: the statement's class and the session's routing state go to the
@@ -72,6 +73,11 @@ final class SessionRouting {
 
     private final SessionContext session;
     private final SessionBackends backends;
+    /** The replicas as the last statement saw them; reused while nothing about them changes. */
+    private final ReplicaCandidates candidates = new ReplicaCandidates();
+    private final Function<ServerId, SampledPosition> positionOf = this::positionOf;
+    /** The last routing's answer: the next one is the same object when nothing about it differs (a record). */
+    private Routed lastRouted;
 
     SessionRouting(SessionContext session, SessionBackends backends) {
         this.session = session;
@@ -140,20 +146,22 @@ final class SessionRouting {
         SessionRouteState routeState = session.routeState;
         RoutingConfig routing = session.routing;
         Upstreams upstreams = proxy.upstreams();
-        Optional<UpstreamServer> primary = upstreams.primary();
-        ServerId primaryId = primary.isPresent() ? session.serverId(primary.get()) : NO_PRIMARY;
+        UpstreamServer primary = upstreams.primaryOrNull();
+        ServerId primaryId = primary != null ? session.serverId(primary) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
         boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
         if (read) {
-            session.consistency.settle(primaryId, this::positionOf);
+            session.consistency.settle(primaryId, positionOf);
         }
         long now = System.currentTimeMillis();
         ReplicaRefusal refused = null;
         boolean anyQualifies = false;
-        List<ReplicaCandidate> replicas = new ArrayList<>();
         List<ReplicaCandidate> waitable = null;
-        for (UpstreamServer server : upstreams.servers()) {
-            if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
+        List<UpstreamServer> servers = upstreams.servers();
+        candidates.start();
+        for (int i = 0; i < servers.size(); i++) {
+            UpstreamServer server = servers.get(i);
+            if (primary != server && server.role() == Role.REPLICA) {
                 ServerId id = session.serverId(server);
                 ReplicaRefusal refusal = read
                         ? session.consistency.judge(id, server.position(), session.guarantees, now) : null;
@@ -161,7 +169,7 @@ final class SessionRouting {
                     refused = mostTelling(refused, refusal);
                 }
                 anyQualifies |= refusal == null && server.isUp();
-                replicas.add(new ReplicaCandidate(id, server.weight(), server.isUp(), refusal == null));
+                candidates.add(id, server.weight(), server.isUp(), refusal == null);
                 if (server.isUp() && (refusal == ReplicaRefusal.OWN_WRITES
                         || refusal == ReplicaRefusal.MONOTONIC_FLOOR) && !session.guarantees.avoidWaiting()
                         && session.consistency.waitingCanQualify(id, session.guarantees.readYourWrites())) {
@@ -172,6 +180,7 @@ final class SessionRouting {
                 }
             }
         }
+        List<ReplicaCandidate> replicas = candidates.list();
         if ((refused == ReplicaRefusal.OWN_WRITES || refused == ReplicaRefusal.MONOTONIC_FLOOR)
                 && (!anyQualifies || routing.readBalance() == ReadBalance.STATEMENT)) {
             // What the session wrote or read, not yet seen in a sample, keeps this read on the primary, or
@@ -192,13 +201,13 @@ final class SessionRouting {
                 && session.consistency.floor(session.guarantees.readYourWrites()) != null) {
             // Replicas refused only for a floor the session knows: wait for it on one of them.
             ServerId chosen = WeightedChoice.pick(waitable, ThreadLocalRandom.current()).orElseThrow().id();
-            decision = new RouteDecision(RouteTarget.REPLICA, chosen, RouteReason.READ_AFTER_WAIT,
+            decision = RouteDecision.of(RouteTarget.REPLICA, chosen, RouteReason.READ_AFTER_WAIT,
                     statement.writeCause(), statement.pinFlag());
             waitFor = session.consistency.floor(session.guarantees.readYourWrites());
         }
         if (accountCheck && waitFor == null && statement.kind() == StatementKind.READ
                 && BY_BALANCE_OR_AVAILABILITY.contains(decision.reason())) {
-            decision = accountCheckServer(upstreams, primary.orElse(null), replicas, statement).orElse(decision);
+            decision = accountCheckServer(upstreams, primary, replicas, statement).orElse(decision);
         }
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
@@ -234,7 +243,15 @@ final class SessionRouting {
                 count(decision, refused); // a read that waits is counted once the wait is over
             }
         }
-        return new Routed(proxy.serverIds().server(decision.server()), statement, decision, null, waitFor);
+        UpstreamServer server = proxy.serverIds().server(decision.server());
+        Routed last = lastRouted;
+        if (waitFor == null && last != null && last.server() == server && last.statement() == statement
+                && last.decision() == decision) {
+            return last;
+        }
+        Routed routed = new Routed(server, statement, decision, null, waitFor);
+        lastRouted = routed;
+        return routed;
     }
 
     /**

@@ -43,6 +43,11 @@ final class SessionStateLog {
         return version;
     }
 
+    /** Whether a connection that applied {@code appliedVersion} has every setting (nothing {@link #since}). */
+    boolean upTo(long appliedVersion) {
+        return appliedVersion >= version;
+    }
+
     /** Commands to replay, in order, on a backend that is in sync up to {@code appliedVersion}. */
     List<byte[]> since(long appliedVersion) {
         if (appliedVersion >= version) {

@@ -2,6 +2,7 @@ package io.gantry.route;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where one statement goes, and why.
@@ -28,6 +29,38 @@ public record RouteDecision(
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(cause, "cause");
         Objects.requireNonNull(pinsSession, "pinsSession");
+    }
+
+    /**
+     * Decisions without a cause or pin, by server, then by target and reason: the decision of nearly every statement
+     * is one of these, and a record can serve every session that makes it. Keyed by the servers ever routed to, so
+     * it holds a few entries per server the lists have named.
+     */
+    private static final ConcurrentHashMap<ServerId, RouteDecision[]> PLAIN = new ConcurrentHashMap<>();
+    private static final RouteReason[] REASONS = RouteReason.values();
+    private static final int TARGETS = RouteTarget.values().length;
+
+    /**
+     * The decision with these parts: a shared one when it has no cause and no pin, else a new one. Routing makes one
+     * per statement, so the usual one costs no allocation.
+     */
+    public static RouteDecision of(RouteTarget target, ServerId server, RouteReason reason,
+                                   Optional<StatementFlag> cause, Optional<StatementFlag> pinsSession) {
+        if (cause.isPresent() || pinsSession.isPresent()) {
+            return new RouteDecision(target, server, reason, cause, pinsSession);
+        }
+        RouteDecision[] byTargetAndReason = PLAIN.get(server);
+        if (byTargetAndReason == null) {
+            byTargetAndReason = PLAIN.computeIfAbsent(server, id -> new RouteDecision[TARGETS * REASONS.length]);
+        }
+        int slot = target.ordinal() * REASONS.length + reason.ordinal();
+        RouteDecision decision = byTargetAndReason[slot];
+        if (decision == null) {
+            // Racing sessions may each make one: equal records, so whichever stays is as good.
+            decision = new RouteDecision(target, server, reason, cause, pinsSession);
+            byTargetAndReason[slot] = decision;
+        }
+        return decision;
     }
 
     /** Whether the statement goes to the primary. */

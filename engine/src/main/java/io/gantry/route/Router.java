@@ -88,7 +88,7 @@ public final class Router {
             RouteTarget target = server.equals(primary) ? RouteTarget.PRIMARY : RouteTarget.REPLICA;
             RouteReason reason = target == RouteTarget.REPLICA && changesData(statement)
                     ? RouteReason.WRITE_IN_READ_ONLY_TRANSACTION : RouteReason.IN_READ_ONLY_TRANSACTION;
-            return new RouteDecision(target, server, reason, statement.writeCause(), pin);
+            return RouteDecision.of(target, server, reason, statement.writeCause(), pin);
         }
 
         // 1. Not a read, or the session's state ties it to the primary.
@@ -223,10 +223,10 @@ public final class Router {
 
     private static RouteDecision toPrimary(
             ServerId primary, RouteReason reason, Optional<StatementFlag> cause, Optional<StatementFlag> pin) {
-        return new RouteDecision(RouteTarget.PRIMARY, primary, reason, cause, pin);
+        return RouteDecision.of(RouteTarget.PRIMARY, primary, reason, cause, pin);
     }
 
     private static RouteDecision toReplica(ServerId replica, RouteReason reason, Optional<StatementFlag> pin) {
-        return new RouteDecision(RouteTarget.REPLICA, replica, reason, Optional.empty(), pin);
+        return RouteDecision.of(RouteTarget.REPLICA, replica, reason, Optional.empty(), pin);
     }
 }

@@ -71,6 +71,9 @@ public record StatementClass(
 
     /** The first flag (in {@link StatementFlag} declaration order) that has the given effect. */
     public Optional<StatementFlag> firstFlag(StatementFlag.Effect effect) {
+        if (flags.isEmpty()) {
+            return Optional.empty(); // the usual statement: no iterator per routing
+        }
         for (StatementFlag flag : flags) {
             if (flag.effect() == effect) {
                 return Optional.of(flag);
@@ -86,6 +89,9 @@ public record StatementClass(
 
     /** The first flag that makes the text a write, if any: the most telling cause for a {@code NOT_A_READ} decision. */
     public Optional<StatementFlag> writeCause() {
+        if (flags.isEmpty()) {
+            return Optional.empty();
+        }
         for (StatementFlag flag : flags) {
             if (flag.effect().makesWrite()) {
                 return Optional.of(flag);

@@ -136,6 +136,12 @@ public final class Upstreams {
         return current != null && current.isReachable() ? Optional.of(current) : Optional.empty();
     }
 
+    /** {@link #primary()} without the {@code Optional}, null when none is known (for per-statement routing). */
+    public UpstreamServer primaryOrNull() {
+        UpstreamServer current = primary;
+        return current != null && current.isReachable() ? current : null;
+    }
+
     /** Whether {@code server} is the primary now (allocation-free, for per-statement checks). */
     public boolean isPrimary(UpstreamServer server) {
         UpstreamServer current = primary;
