@@ -135,20 +135,30 @@ final class PreparedStatementCommands {
         SessionBackends.AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
                 : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
-        backends.run(packet, target, connection -> {
-            long known = prepared.backendIdOrNone(statement.clientId(), connection.server().address());
-            if (known != PreparedStatements.NOT_PREPARED) {
-                // The usual execution: prepared on this backend before, no closures for a prepare.
-                forwardExecute(packet, boundTypes, statement, connection, known, executeFill, afterExecute, rewriter);
-                return;
-            }
-            ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes, statement,
-                    connection, backendId, executeFill, afterExecute, rewriter), error -> {
-                        SessionContext.releaseIfHeld(packet);
-                        session.finish(Reply.error(error));
-                    });
-        });
+        BackendConnection ready = backends.readyConnection(target);
+        long known = ready == null ? PreparedStatements.NOT_PREPARED
+                : prepared.backendIdOrNone(statement.clientId(), ready.server().address());
+        if (known != PreparedStatements.NOT_PREPARED) {
+            // The usual execution: a ready connection where the statement is prepared, no closure.
+            forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter);
+        } else if (ready != null) {
+            execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter).accept(ready);
+        } else {
+            backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter));
+        }
         return Reply.LATER;
+    }
+
+    /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */
+    private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
+                                                  PreparedStatements.Statement statement, CachedReads.Fill fill,
+                                                  SessionBackends.AfterResponse after,
+                                                  ResponseForwarder.ResponseRewriter rewriter) {
+        return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
+                statement, connection, backendId, fill, after, rewriter), error -> {
+                    SessionContext.releaseIfHeld(packet);
+                    session.finish(Reply.error(error));
+                });
     }
 
     private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,

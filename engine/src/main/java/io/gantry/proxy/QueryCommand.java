@@ -35,6 +35,9 @@ final class QueryCommand {
     private final KillCommand kill;
     private final AdminCommand admin;
     private final GantrySettingsCommand settings;
+    /** Statement texts up to this size are read through {@link #textScratch}; a larger one gets its own copy. */
+    private static final int TEXT_SCRATCH_LIMIT = 4096;
+    private byte[] textScratch = new byte[256];
 
     QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder) {
@@ -48,10 +51,7 @@ final class QueryCommand {
     }
 
     Reply run(Packet packet) {
-        ByteBuf payload = packet.payload();
-        // Routing only needs keywords; ISO-8859-1 maps every byte to one char and cannot fail to decode.
-        String sql = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
-                StandardCharsets.ISO_8859_1);
+        String sql = text(packet.payload());
         Reply ownSetting = settings.run(sql);
         if (ownSetting != null) {
             packet.release();
@@ -100,6 +100,23 @@ final class QueryCommand {
             return Reply.DONE;
         }
         return runQuery(command, sql, withId, true, fill);
+    }
+
+    /**
+     * The statement's text, one char per byte: routing only needs keywords, and ISO-8859-1 maps every byte to one
+     * char and cannot fail to decode. Copied once, through the session's own scratch array (a direct buffer's
+     * bytes would otherwise be copied twice).
+     */
+    private String text(ByteBuf payload) {
+        int length = payload.readableBytes() - 1;
+        if (length > TEXT_SCRATCH_LIMIT) {
+            return payload.toString(payload.readerIndex() + 1, length, StandardCharsets.ISO_8859_1);
+        }
+        if (textScratch.length < length) {
+            textScratch = new byte[Math.max(length, 2 * textScratch.length)];
+        }
+        payload.getBytes(payload.readerIndex() + 1, textScratch, 0, length);
+        return new String(textScratch, 0, length, StandardCharsets.ISO_8859_1);
     }
 
     /** {@code EXPLAIN LAST STATEMENT}: where the session's previous statement was answered. */
@@ -174,6 +191,11 @@ final class QueryCommand {
                 fill.start(connection);
                 forwarder.forward(command, connection, filling, capturing);
             }, elsewhere);
+            return Reply.LATER;
+        }
+        BackendConnection ready = backends.readyConnection(routed.server());
+        if (ready != null) {
+            forwarder.forward(command, ready, after, rewriter); // the usual read or write: no closure
             return Reply.LATER;
         }
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),

@@ -61,6 +61,9 @@ final class SessionBackends {
     private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
     private final Map<String, Long> threads = new ConcurrentHashMap<>();
+    /** The last {@link #afterStatement} made for a statement that is not a setting, and its statement class. */
+    private AfterResponse lastAfterStatement;
+    private StatementClass lastAfterClass;
 
     SessionBackends(SessionContext session) {
         this.session = session;
@@ -93,12 +96,12 @@ final class SessionBackends {
      * instead of ending the session.
      */
     void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
-        session.phase = SessionContext.Phase.RUNNING;
-        BackendConnection open = connections.get(session.serverId(server));
-        if (open != null && open.isUsable()) {
-            proceed(open, packet, then); // the usual command: no future, no listener
+        BackendConnection ready = readyConnection(server);
+        if (ready != null) {
+            then.accept(ready);
             return;
         }
+        session.phase = SessionContext.Phase.RUNNING;
         obtain(server).addListener(future -> {
             if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
                     && failure.serverUnreachable() && !server.isReachable()) {
@@ -115,18 +118,31 @@ final class SessionBackends {
     }
 
     /**
-     * Brings the connection's session state up to date, then hands it to {@code then}; with nothing to bring (the
-     * usual command) straight away, without the closures the catching-up needs.
+     * The usual command's way to its server, without a future or closures: the session's open connection to
+     * {@code server} when nothing needs doing on it first (settings to replay, session tracking to set up, a held
+     * {@code SET TRANSACTION}), marked as running the session's command; null when {@link #run} must get it ready.
      */
+    BackendConnection readyConnection(UpstreamServer server) {
+        BackendConnection open = connections.get(session.serverId(server));
+        if (open == null || !open.isUsable() || session.nextTransaction != null) {
+            return null;
+        }
+        BackendUse use = uses.get(open);
+        if (!session.stateLog.upTo(use == null ? 0L : use.appliedStateVersion) || needsTracking(open, use)) {
+            return null;
+        }
+        session.phase = SessionContext.Phase.RUNNING;
+        if (use != null) {
+            use.lastCommand = session.commands;
+        }
+        return open;
+    }
+
+    /** Brings the connection's session state up to date, then hands it to {@code then}. */
     private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
         BackendUse use = uses.get(connection);
         if (use != null) {
             use.lastCommand = session.commands;
-        }
-        if (session.stateLog.upTo(use == null ? 0L : use.appliedStateVersion) && !needsTracking(connection, use)
-                && session.nextTransaction == null) {
-            then.accept(connection);
-            return;
         }
         Consumer<ErrPacket> refused = error -> {
             SessionContext.releaseIfHeld(packet);
@@ -376,6 +392,21 @@ final class SessionBackends {
      * @param stateCommand the session-setting command as sent, or null when it is not one
      */
     AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
+        if (stateCommand == null) {
+            // Not a setting, so the text plays no part: one per statement class serves its every run (shared
+            // classes make that every plain read of the session).
+            AfterResponse last = lastAfterStatement;
+            if (last == null || lastAfterClass != statement) {
+                last = afterStatementRun(statement, null, null);
+                lastAfterStatement = last;
+                lastAfterClass = statement;
+            }
+            return last;
+        }
+        return afterStatementRun(statement, sql, stateCommand);
+    }
+
+    private AfterResponse afterStatementRun(StatementClass statement, String sql, byte[] stateCommand) {
         return (connection, framing, done) -> {
             session.completedOn(connection.server(), statement);
             BackendUse use = uses.get(connection);
