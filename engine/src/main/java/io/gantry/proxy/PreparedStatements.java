@@ -4,10 +4,10 @@ import io.gantry.route.StatementClass;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.LongObjectHashMap;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -147,7 +147,8 @@ public final class PreparedStatements {
         }
     }
 
-    private final Map<Long, Entry> statements = new HashMap<>();
+    /** By client id, keyed by the primitive: every execution looks its statement up several times, unboxed. */
+    private final LongObjectHashMap<Entry> statements = new LongObjectHashMap<>();
     private long nextId = 1;
     private long lastPrepared = NONE;
 
