@@ -141,8 +141,6 @@ final class PreparedStatementCommands {
         if (known != PreparedStatements.NOT_PREPARED) {
             // The usual execution: a ready connection where the statement is prepared, no closure.
             forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter);
-        } else if (ready != null) {
-            execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter).accept(ready);
         } else {
             backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter));
         }

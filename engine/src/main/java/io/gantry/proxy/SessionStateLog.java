@@ -50,7 +50,7 @@ final class SessionStateLog {
 
     /** Commands to replay, in order, on a backend that is in sync up to {@code appliedVersion}. */
     List<byte[]> since(long appliedVersion) {
-        if (appliedVersion >= version) {
+        if (upTo(appliedVersion)) {
             return List.of(); // the usual case, asked before every command
         }
         List<Map.Entry<ByteBuffer, Long>> newer = new ArrayList<>();

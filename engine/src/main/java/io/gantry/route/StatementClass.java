@@ -44,6 +44,30 @@ public record StatementClass(
         return new StatementClass(kind, Optional.empty(), Set.of(flags), ModeHint.NONE, 1);
     }
 
+    /**
+     * {@link #of} a kind without flags, as one shared instance per kind (a record, so one serves every text). Not for
+     * {@link StatementKind#TRANSACTION_BEGIN}, which always has a flavour.
+     */
+    public static StatementClass plain(StatementKind kind) {
+        if (kind == StatementKind.TRANSACTION_BEGIN) {
+            throw new IllegalArgumentException("a TRANSACTION_BEGIN class needs a flavour: use begin(flavor)");
+        }
+        return Plain.BY_KIND[kind.ordinal()];
+    }
+
+    /** The shared classes of {@link #plain}, made on first use (a record cannot hold them before it is built). */
+    private static final class Plain {
+        private static final StatementClass[] BY_KIND = new StatementClass[StatementKind.values().length];
+
+        static {
+            for (StatementKind kind : StatementKind.values()) {
+                if (kind != StatementKind.TRANSACTION_BEGIN) {
+                    BY_KIND[kind.ordinal()] = of(kind);
+                }
+            }
+        }
+    }
+
     /** A single {@link StatementKind#TRANSACTION_BEGIN} statement of the given flavour. */
     public static StatementClass begin(TransactionFlavor flavor) {
         return new StatementClass(StatementKind.TRANSACTION_BEGIN, Optional.of(flavor), Set.of(), ModeHint.NONE, 1);

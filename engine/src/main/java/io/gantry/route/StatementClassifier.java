@@ -133,11 +133,6 @@ public final class StatementClassifier {
         private static final int CALL_AS = 4;
 
         private static final StatementFlag[] FLAGS = StatementFlag.values();
-        /**
-         * One statement of each kind with no flag and no hint, by ordinal (a record, so one instance serves every
-         * text); null for {@link StatementKind#TRANSACTION_BEGIN}, which always has a flavour.
-         */
-        private static final StatementClass[] PLAIN = plainClasses();
         private static final int MAKES_WRITE = makesWriteMask();
 
         private final CharSequence sql;
@@ -188,17 +183,6 @@ public final class StatementClassifier {
         private int callDepth;
         private boolean callArgsPlain;
         private boolean callArgsEmpty;
-
-        private static StatementClass[] plainClasses() {
-            StatementKind[] kinds = StatementKind.values();
-            StatementClass[] plain = new StatementClass[kinds.length];
-            for (StatementKind kind : kinds) {
-                if (kind != StatementKind.TRANSACTION_BEGIN) {
-                    plain[kind.ordinal()] = StatementClass.of(kind);
-                }
-            }
-            return plain;
-        }
 
         Scan(CharSequence sql, SqlMode mode) {
             this.sql = sql;
@@ -960,7 +944,7 @@ public final class StatementClassifier {
             }
             ModeHint hint = hintReadWrite ? ModeHint.READ_WRITE : hintReadOnly ? ModeHint.READ_ONLY : ModeHint.NONE;
             if (textFlags == 0 && hint == ModeHint.NONE && statementCount == 1 && f.isEmpty()) {
-                return PLAIN[k.ordinal()]; // the usual statement, answered without a new object
+                return StatementClass.plain(k); // the usual statement, answered without a new object
             }
             Set<StatementFlag> set = Set.of();
             if (textFlags != 0) {

@@ -27,13 +27,19 @@ class SharedRoutingValuesTest {
     void decisionsThatDifferInAnyPartAreDistinct() {
         RouteDecision replicaRead = RouteDecision.of(RouteTarget.REPLICA, REPLICA, RouteReason.READ_ON_REPLICA,
                 Optional.empty(), Optional.empty());
+        RouteDecision otherReason = RouteDecision.of(RouteTarget.REPLICA, REPLICA, RouteReason.READ_ON_SESSION_REPLICA,
+                Optional.empty(), Optional.empty());
+        RouteDecision otherTarget = RouteDecision.of(RouteTarget.PRIMARY, REPLICA, RouteReason.READ_ON_REPLICA,
+                Optional.empty(), Optional.empty());
+        RouteDecision otherServer = RouteDecision.of(RouteTarget.REPLICA, PRIMARY, RouteReason.READ_ON_REPLICA,
+                Optional.empty(), Optional.empty());
 
-        assertThat(RouteDecision.of(RouteTarget.REPLICA, REPLICA, RouteReason.READ_ON_SESSION_REPLICA,
-                Optional.empty(), Optional.empty()).reason()).isEqualTo(RouteReason.READ_ON_SESSION_REPLICA);
-        assertThat(RouteDecision.of(RouteTarget.PRIMARY, REPLICA, RouteReason.READ_ON_REPLICA,
-                Optional.empty(), Optional.empty()).target()).isEqualTo(RouteTarget.PRIMARY);
-        assertThat(RouteDecision.of(RouteTarget.REPLICA, PRIMARY, RouteReason.READ_ON_REPLICA,
-                Optional.empty(), Optional.empty()).server()).isEqualTo(PRIMARY);
+        assertThat(otherReason).isNotEqualTo(replicaRead);
+        assertThat(otherReason.reason()).isEqualTo(RouteReason.READ_ON_SESSION_REPLICA);
+        assertThat(otherTarget).isNotEqualTo(replicaRead);
+        assertThat(otherTarget.target()).isEqualTo(RouteTarget.PRIMARY);
+        assertThat(otherServer).isNotEqualTo(replicaRead);
+        assertThat(otherServer.server()).isEqualTo(PRIMARY);
         assertThat(replicaRead.server()).isEqualTo(REPLICA);
     }
 
@@ -65,12 +71,18 @@ class SharedRoutingValuesTest {
         assertThat(write).isSameAs(StatementClassifier.classify("DELETE FROM t")).isEqualTo(
                 StatementClass.of(StatementKind.WRITE));
         // A flag, a hint, a second statement or a transaction's flavour each make a class of their own.
-        assertThat(StatementClassifier.classify("SELECT * FROM t FOR UPDATE").kind()).isEqualTo(StatementKind.WRITE);
-        assertThat(StatementClassifier.classify("SELECT * FROM t FOR UPDATE").flags()).isNotEmpty();
-        assertThat(StatementClassifier.classify("/*#mode=READWRITE*/ SELECT 1").hint())
-                .isEqualTo(ModeHint.READ_WRITE);
-        assertThat(StatementClassifier.classify("SELECT 1; SELECT 2").statementCount()).isEqualTo(2);
+        StatementClass locking = StatementClassifier.classify("SELECT * FROM t FOR UPDATE");
+        assertThat(locking.kind()).isEqualTo(StatementKind.WRITE);
+        assertThat(locking.flags()).isNotEmpty();
+        assertThat(locking).isNotEqualTo(write);
+        StatementClass hinted = StatementClassifier.classify("/*#mode=READWRITE*/ SELECT 1");
+        assertThat(hinted.hint()).isEqualTo(ModeHint.READ_WRITE);
+        assertThat(hinted).isNotEqualTo(read);
+        StatementClass two = StatementClassifier.classify("SELECT 1; SELECT 2");
+        assertThat(two.statementCount()).isEqualTo(2);
+        assertThat(two).isNotEqualTo(read);
         assertThat(StatementClassifier.classify("START TRANSACTION READ ONLY").beginsReadOnlyTransaction()).isTrue();
         assertThat(StatementClassifier.classify("BEGIN").beginFlavor()).contains(TransactionFlavor.DEFAULT);
+        assertThat(StatementClass.plain(StatementKind.READ)).isSameAs(read);
     }
 }
