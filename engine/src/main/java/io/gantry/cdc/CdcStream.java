@@ -474,7 +474,7 @@ public final class CdcStream implements AutoCloseable {
         FailoverPolicy.Arrival arrival = policy.streaming();
         if (arrival instanceof FailoverPolicy.FirstStart first) {
             enter(State.STREAMING, server, first.reason());
-            LOG.info("cdc: streaming from {} ({}), from GTID {}", address, first.reason(), from);
+            LOG.info("cdc: streaming from {} ({}), from GTID {}", address, first.reason(), display(from));
             recordEvent(address, EventKind.CDC_STARTED, "streaming from " + address + " (" + first.reason()
                     + "), resuming after GTID " + display(from));
         } else if (arrival instanceof FailoverPolicy.Moved moved) {
@@ -485,12 +485,12 @@ public final class CdcStream implements AutoCloseable {
                     + moved.reason() + "; resuming after GTID " + display(from));
         } else if (arrival instanceof FailoverPolicy.Restarted restarted) {
             enter(State.STREAMING, server, restarted.reason());
-            LOG.info("cdc: streaming from {} again ({}), from GTID {}", address, restarted.reason(), from);
+            LOG.info("cdc: streaming from {} again ({}), from GTID {}", address, restarted.reason(), display(from));
             recordEvent(address, EventKind.CDC_STARTED, restarted.reason() + ": streaming from " + address
                     + ", resuming after GTID " + display(from));
         } else {
             enter(State.STREAMING, server, "reconnected");
-            LOG.info("cdc: streaming from {} again, from GTID {}", address, from);
+            LOG.info("cdc: streaming from {} again, from GTID {}", address, display(from));
         }
     }
 
@@ -657,7 +657,7 @@ public final class CdcStream implements AutoCloseable {
         }
         flusher.shutdownNow();
         checkpointQuietly();
-        LOG.info("cdc: stopped; position saved: GTID {}", positionText());
+        LOG.info("cdc: stopped; position saved: GTID {}", display(positionText()));
         if (sink != null) {
             try {
                 sink.close();

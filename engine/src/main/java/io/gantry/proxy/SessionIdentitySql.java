@@ -281,10 +281,6 @@ final class SessionIdentitySql {
     }
 
     /**
-     * Whether the text holds any of the lower-case ASCII words, in any letter case. One pass without copying, and
-     * a full comparison only where the first letter matches: this runs for every statement.
-     */
-    /**
      * Whether {@code text} holds one of the words, in any case. Runs over every statement's text: a character that
      * starts none of the words costs one test.
      */

@@ -114,7 +114,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         printServers(out, topology, gantry, cdcSettings.flatMap(CdcSettings::sink), config.tls());
         Optional<Process> console = openConsole(out, gantry);
-        Thread stopOnExit = new Thread(() -> {
+        Runnable stopInOrder = () -> {
             out.println("Stopping Gantry and the sandbox ...");
             out.flush();
             console.ifPresent(Process::destroy);
@@ -123,16 +123,18 @@ final class DemoCommand implements Callable<Integer> {
             out.println("Sandbox stopped.");
             out.flush();
             stopped.countDown();
-        }, "gantry-demo-stop");
-        Runtime.getRuntime().addShutdownHook(stopOnExit);
+        };
+        // In the sandbox's own shutdown hook, ahead of its servers: Gantry stops while they still answer.
+        topology.stopFirstOnExit(stopInOrder);
         out.println("Press Ctrl-C to stop Gantry and every server.");
         out.flush();
         try {
             stopped.await();
         } catch (InterruptedException e) {
             // Interrupted without a JVM shutdown (embedded use): stop here instead of in the hook.
-            Runtime.getRuntime().removeShutdownHook(stopOnExit);
-            stopOnExit.run();
+            if (topology.cancelStopFirstOnExit(stopInOrder)) {
+                stopInOrder.run();
+            }
             Thread.currentThread().interrupt();
         }
         return 0;

@@ -259,6 +259,19 @@ public abstract sealed class LocalTopology implements Topology permits MariaDbTo
         return clientCommand(server.host(), server.port());
     }
 
+    /**
+     * Runs {@code stop} when the JVM shuts down (SIGTERM, Ctrl-C), before the sandbox stops its servers, so that
+     * what uses them (a proxy, a change stream) stops in order instead of seeing them vanish.
+     */
+    public void stopFirstOnExit(Runnable stop) {
+        ServerProcesses.stopFirstOnExit(stop);
+    }
+
+    /** Takes back {@link #stopFirstOnExit}: true if {@code stop} had not started, and now never will on exit. */
+    public boolean cancelStopFirstOnExit(Runnable stop) {
+        return ServerProcesses.cancelStopFirstOnExit(stop);
+    }
+
     @Override
     public void close() {
         List<LocalServer> running = all.stream().filter(LocalServer::isRunning).toList();

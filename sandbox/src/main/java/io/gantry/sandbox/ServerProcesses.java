@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -28,6 +29,11 @@ final class ServerProcesses {
     private static final Logger LOG = LoggerFactory.getLogger(ServerProcesses.class);
     /** Running server processes and the directory each one's owner file is in. */
     private static final Map<Process, Path> RUNNING = new ConcurrentHashMap<>();
+    /**
+     * What users of the servers stop before the hook stops the servers. JVM shutdown hooks run concurrently, so a
+     * user's own hook would race this one: its proxy would see its servers vanish while it is still stopping.
+     */
+    private static final List<Runnable> STOP_FIRST = new CopyOnWriteArrayList<>();
 
     static {
         Thread hook = new Thread(ServerProcesses::stopAllRegistered, "gantry-sandbox-shutdown");
@@ -89,7 +95,27 @@ final class ServerProcesses {
         unregister(process);
     }
 
+    /** Runs {@code stop} in the JVM's shutdown, before any registered server is stopped. */
+    static void stopFirstOnExit(Runnable stop) {
+        STOP_FIRST.add(stop);
+    }
+
+    /** Takes back {@link #stopFirstOnExit}; false when the shutdown has already taken it (it runs or has run). */
+    static boolean cancelStopFirstOnExit(Runnable stop) {
+        return STOP_FIRST.remove(stop);
+    }
+
     private static void stopAllRegistered() {
+        for (Runnable stop : STOP_FIRST) {
+            if (STOP_FIRST.remove(stop)) {
+                try {
+                    stop.run();
+                } catch (RuntimeException e) {
+                    // The servers must still be stopped.
+                    LOG.error("sandbox: stopping what uses the servers failed: {}", e.toString(), e);
+                }
+            }
+        }
         List<Process> processes = List.copyOf(RUNNING.keySet());
         processes.forEach(Process::destroy);
         for (Process process : processes) {
