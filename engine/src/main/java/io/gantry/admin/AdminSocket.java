@@ -22,9 +22,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.handler.codec.LineBasedFrameDecoder;
@@ -95,7 +96,8 @@ public final class AdminSocket implements AutoCloseable {
     private final Executor work;
     private final Supplier<Reply.Welcome> welcome;
     private final Settings settings;
-    private final EventLoopGroup loop = new NioEventLoopGroup(1, new DefaultThreadFactory("gantry-admin-socket", true));
+    private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("gantry-admin-socket", true), NioIoHandler.newFactory());
     private final ScheduledExecutorService feed = Executors.newSingleThreadScheduledExecutor(
             new DefaultThreadFactory("gantry-admin-state", true));
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();

@@ -20,12 +20,18 @@ interface BackendChannels {
      */
     ChannelFuture connect(UpstreamServer server, EventLoop loop, Duration connectTimeout, ChannelHandler handler);
 
-    /** TCP with Nagle off (commands and responses are small and latency-bound), on {@link SocketTransport}. */
-    BackendChannels TCP = (server, loop, connectTimeout, handler) -> new Bootstrap()
-            .group(loop)
-            .channel(SocketTransport.CHOSEN.socketChannel())
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-            .option(ChannelOption.TCP_NODELAY, true)
-            .handler(handler)
-            .connect(server.url().host(), server.url().port());
+    /**
+     * TCP with Nagle off (commands and responses are small and latency-bound), over {@code transport}: the one of the
+     * event loops the channels are opened on. Buffers as the client channels' ({@link ProxyServer#BUFFERS}).
+     */
+    static BackendChannels tcp(SocketTransport transport) {
+        return (server, loop, connectTimeout, handler) -> new Bootstrap()
+                .group(loop)
+                .channel(transport.socketChannel())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, ProxyServer.BUFFERS)
+                .handler(handler)
+                .connect(server.url().host(), server.url().port());
+    }
 }

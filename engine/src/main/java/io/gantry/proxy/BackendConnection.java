@@ -85,16 +85,10 @@ final class BackendConnection {
     }
 
     /**
-     * Opens and logs in a connection on {@code loop}. The promise fails with a {@link BackendFailure} naming the
-     * server when it cannot be reached within {@code connectTimeout} or refuses the login.
+     * Opens and logs in a connection on {@code loop}, through {@code channels}; the server's greeting goes to
+     * {@code greetings}. The promise fails with a {@link BackendFailure} naming the server when it cannot be reached
+     * within {@code connectTimeout} or refuses the login.
      */
-    static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
-                                           Duration connectTimeout, int maxPacketSize) {
-        return open(server, login, loop, connectTimeout, maxPacketSize, GreetingObserver.NONE, BackendChannels.TCP);
-    }
-
-    /** Opens a connection like {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int)}, through
-     *  {@code channels}; the server's greeting goes to {@code greetings}. */
     static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
                                            BackendChannels channels) {

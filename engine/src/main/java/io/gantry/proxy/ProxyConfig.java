@@ -30,11 +30,14 @@ import java.util.Optional;
  * @param readGuarantees       the read guarantees every session starts with (each may change its own)
  * @param eventLoopThreads     the I/O threads that carry every session and its backend connections
  *                             ({@code --event-loop-threads}, default one per core, as HAProxy's {@code nbthread})
+ * @param socketTransport      the Netty transport of the client and backend sockets ({@code --socket-transport},
+ *                             default {@link SocketTransport#best}); it must be available here
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
-                          LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads) {
+                          LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads,
+                          SocketTransport socketTransport) {
 
     /**
      * Limits on connections that have not logged in yet, and on failed logins.
@@ -110,6 +113,7 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
             throw new IllegalArgumentException("--event-loop-threads must be between 1 and " + MAX_EVENT_LOOP_THREADS
                     + ", not " + eventLoopThreads);
         }
+        socketTransport.requireAvailable();
         if (!defaultAuthPlugin.equals(NativePassword.PLUGIN_NAME)
                 && !defaultAuthPlugin.equals(CachingSha2Password.PLUGIN_NAME)) {
             throw new IllegalArgumentException("--default-auth-plugin must be mysql_native_password or "
@@ -121,62 +125,67 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
                 DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
-                ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors());
+                ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors(), SocketTransport.best());
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads);
+                eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads);
+                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads);
+                maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withReadGuarantees(ReadGuarantees value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads, socketTransport);
     }
 
     public ProxyConfig withEventLoopThreads(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value, socketTransport);
+    }
+
+    public ProxyConfig withSocketTransport(SocketTransport value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, value);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads, socketTransport);
     }
 }

@@ -57,8 +57,9 @@ class BackendConnectionExtendedMetadataTest {
             ColumnDefinition.UTF8MB4_GENERAL_CI, 0xFFFF_FFFFL, FieldType.BLOB.code(), ColumnDefinition.BLOB_FLAG, 0)
             .withExtendedMetadata("", "json");
 
-    /** The proxy's own transport: backend channels must match their event loop's. */
-    private final EventLoopGroup group = SocketTransport.CHOSEN.newGroup(1, new DefaultThreadFactory("test-io"));
+    /** The proxy's own default transport: backend channels must match their event loop's. */
+    private static final SocketTransport TRANSPORT = SocketTransport.best();
+    private final EventLoopGroup group = TRANSPORT.newGroup(1, new DefaultThreadFactory("test-io"));
 
     @AfterEach
     void stopLoop() {
@@ -150,7 +151,7 @@ class BackendConnectionExtendedMetadataTest {
             HandshakeV10[] seen = new HandshakeV10[1];
             EventLoop loop = group.next();
             BackendConnection connection = loop.submit(() -> BackendConnection.open(server, backendLogin, loop,
-                    Duration.ofSeconds(5), 1 << 24, (from, g) -> seen[0] = g, BackendChannels.TCP))
+                    Duration.ofSeconds(5), 1 << 24, (from, g) -> seen[0] = g, BackendChannels.tcp(TRANSPORT)))
                     .get(5, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
             List<byte[]> packets = new ArrayList<>();
             CompletableFuture<Void> done = new CompletableFuture<>();

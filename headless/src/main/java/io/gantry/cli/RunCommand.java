@@ -4,6 +4,7 @@ import io.gantry.Gantry;
 import io.gantry.cache.CacheSettings;
 import io.gantry.authority.Retention;
 import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.SocketTransport;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
@@ -300,6 +301,11 @@ final class RunCommand implements Callable<Integer> {
                         + "servers or clients on the same machine (as HAProxy's nbthread).")
         Integer eventLoopThreads;
 
+        @Option(names = "--socket-transport", paramLabel = "NAME", defaultValue = SocketTransport.AUTO,
+                description = "The sockets' I/O interface: auto (default: io_uring where the kernel allows it, else "
+                        + "epoll, else nio), io_uring, epoll or nio (the JDK's, on any system).")
+        String socketTransport;
+
         @Option(names = "--upstream-connect-timeout", paramLabel = "SECONDS", defaultValue = "5",
                 description = "Bound on connecting to a server (default: ${DEFAULT-VALUE}).")
         double connectTimeoutSeconds;
@@ -425,6 +431,7 @@ final class RunCommand implements Callable<Integer> {
                         .withReadGuarantees(guarantees)
                         .withEventLoopThreads(eventLoopThreads == null ? Runtime.getRuntime().availableProcessors()
                                 : eventLoopThreads)
+                        .withSocketTransport(SocketTransport.parse(socketTransport))
                         .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
                                 maxPendingLogins, maxPendingLoginsPerHost, maxAuthErrors,
                                 Duration.ofSeconds(authBlockSeconds)));

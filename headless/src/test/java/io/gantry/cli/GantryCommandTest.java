@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -43,6 +46,27 @@ class GantryCommandTest {
     void basePortOutOfRangeIsRefused() {
         assertThat(run("demo", "--base-port", "80")).isEqualTo(2);
         assertThat(err.toString()).contains("--base-port must leave room for 3 ports between 1024 and 65535, not 80");
+    }
+
+    @Test
+    void anUnknownSocketTransportIsRefusedWithTheAcceptedOnes() {
+        assertThat(run("demo", "--socket-transport", "kqueue")).isEqualTo(2);
+        assertThat(err.toString()).contains("--socket-transport must be auto, io_uring, epoll, nio, not 'kqueue'");
+    }
+
+    /** Netty's own switch turns both native transports off: asking for one then fails at once, naming why. */
+    @Test
+    void aSocketTransportThatCannotRunHereIsRefusedWithTheReason() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process process = new ProcessBuilder(java.toString(), "-Dio.netty.transport.noNative=true",
+                "-cp", System.getProperty("java.class.path"), GantryCommand.class.getName(),
+                "demo", "--socket-transport", "epoll")
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(output).isEqualTo(2);
+        assertThat(output).contains("--socket-transport epoll is not available on this machine")
+                .contains("auto picks the best one that is");
     }
 
     @Test

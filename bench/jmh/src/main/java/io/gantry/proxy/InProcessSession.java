@@ -54,7 +54,7 @@ public final class InProcessSession implements AutoCloseable {
     /** Every backend connection the session opened, by server address, in order. */
     private final Map<String, List<EmbeddedChannel>> backends = new LinkedHashMap<>();
     private final List<EmbeddedChannel> greeted = new ArrayList<>();
-    private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    private final ByteBufAllocator alloc = ProxyServer.BUFFERS;
     private long nextStatementId = 1;
 
     /** A session logged in as {@code app} (no password), ready for commands. */
@@ -64,10 +64,12 @@ public final class InProcessSession implements AutoCloseable {
                 "8.0.36-benchmark");
         proxy.setBackendChannels((server, loop, connectTimeout, handler) -> {
             EmbeddedChannel channel = new EmbeddedChannel(handler);
+            channel.config().setAllocator(ProxyServer.BUFFERS);
             backends.computeIfAbsent(server.address(), address -> new ArrayList<>()).add(channel);
             return channel.newSucceededFuture();
         });
         client = new EmbeddedChannel(proxy.clientPipeline());
+        client.config().setAllocator(ProxyServer.BUFFERS); // as the proxy's sockets have it
         takeClientPackets(); // the greeting
         // caching_sha2_password with an empty scramble: no account look-up (that needs a database); the primary's
         // login (played here) confirms the account.

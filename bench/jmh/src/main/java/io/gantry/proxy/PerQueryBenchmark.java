@@ -35,8 +35,10 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 10, time = 2)
 @Measurement(iterations = 5, time = 2)
 // Netty's leak detection (on by default) records a stack trace for one buffer in 128: it makes bytes per operation
-// vary by hundreds between runs. Off here so that commits compare; the proxy itself runs with the default.
-@Fork(value = 2, jvmArgsAppend = "-Dio.netty.leakDetection.level=disabled")
+// vary by hundreds between runs. Off, as Gantry's launcher has it. The benchmark runs on threads of the kind the
+// proxy's I/O runs on (EventLoopLikeThreads), so that Netty recycles and caches buffers as it does there.
+@Fork(value = 2, jvmArgsAppend = {"-Dio.netty.leakDetection.level=disabled", "-Djmh.executor=CUSTOM",
+        "-Djmh.executor.class=io.gantry.proxy.EventLoopLikeThreads"})
 public class PerQueryBenchmark {
 
     private InProcessSession session;
