@@ -30,10 +30,13 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
     private static final Logger LOG = LoggerFactory.getLogger(ConfigDefaults.class);
     static final String CONFIG_FLAG = "--config";
     static final String ENVIRONMENT_PREFIX = "GANTRY_";
-    /** {@code GANTRY_*} variables that are not run flags: passwords, and what the sandbox and other commands read. */
+    /**
+     * {@code GANTRY_*} variables that are not run flags: passwords, what the sandbox and other commands read, and what
+     * the {@code ./gantry} launcher reads or sets.
+     */
     static final Set<String> OTHER_VARIABLES = Set.of(Secrets.UPSTREAM_PASSWORD_VARIABLE,
             Secrets.CDC_PASSWORD_VARIABLE, "GANTRY_ADMIN_PASSWORD", "GANTRY_CACHE_DIR", "GANTRY_MARIADB_HOME",
-            "GANTRY_MYSQL_HOME", "GANTRY_MYSQL_PROVIDER");
+            "GANTRY_MYSQL_HOME", "GANTRY_MYSQL_PROVIDER", "GANTRY_JAVA_OPTS", ConsoleProcess.JAR_VARIABLE);
 
     /** A setting's value and where it was written, for errors. */
     record Setting(String value, String origin) {

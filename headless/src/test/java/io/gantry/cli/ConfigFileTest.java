@@ -10,6 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -138,6 +142,19 @@ class ConfigFileTest {
         Path arguments = write("--listen", "127.0.0.1:4001");
         assertThat(execute(Map.of(), "run", "@" + arguments)).isEqualTo(2);
         assertThat(err.toString()).contains("Unmatched argument at index 1: '@" + arguments + "'");
+    }
+
+    /** The launcher's own variables are not settings: `./gantry run` would warn about them on every start. */
+    @Test
+    void theLaunchersVariablesAreNotTakenForSettings() throws Exception {
+        String launcher = Files.readString(Path.of("..", "gantry"));
+        Matcher variables = Pattern.compile("\\b(GANTRY_[A-Z_]+)\\b").matcher(launcher);
+        Set<String> named = new TreeSet<>();
+        while (variables.find()) {
+            named.add(variables.group(1));
+        }
+        assertThat(named).contains("GANTRY_JAVA_OPTS", ConsoleProcess.JAR_VARIABLE);
+        assertThat(ConfigDefaults.OTHER_VARIABLES).containsAll(named);
     }
 
     private int execute(Map<String, String> environment, String... arguments) {
