@@ -130,7 +130,8 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
@@ -186,6 +187,7 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads, socketTransport);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads,
+                socketTransport);
     }
 }

@@ -190,7 +190,8 @@ public final class ProxyServer implements AutoCloseable {
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
         LOG.info("proxy: listening on {}:{} ({}, {} I/O thread{})", bound.getHostString(), bound.getPort(),
-                config.socketTransport().describe(), config.eventLoopThreads(), config.eventLoopThreads() == 1 ? "" : "s");
+                config.socketTransport().describe(), config.eventLoopThreads(),
+                config.eventLoopThreads() == 1 ? "" : "s");
         return bound;
     }
 
@@ -206,6 +207,11 @@ public final class ProxyServer implements AutoCloseable {
                         new ClientSession(ProxyServer.this, connectionIds.incrementAndGet()));
             }
         };
+    }
+
+    /** The listening socket's channel, once started: its class is the transport's. */
+    Channel listener() {
+        return listener;
     }
 
     /** How sessions reach their servers: TCP, unless the in-process benchmark says otherwise. */

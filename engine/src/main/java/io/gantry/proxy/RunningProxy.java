@@ -185,6 +185,11 @@ public final class RunningProxy implements AutoCloseable {
                         .orElseThrow());
     }
 
+    /** The proxy itself, for tests of this package. */
+    ProxyServer server() {
+        return server;
+    }
+
     /** The address clients connect to. */
     public InetSocketAddress address() {
         return address;

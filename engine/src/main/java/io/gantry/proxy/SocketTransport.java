@@ -19,6 +19,7 @@ import io.netty.channel.uring.IoUringSocketChannel;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
@@ -40,10 +41,10 @@ public enum SocketTransport {
     public static final String AUTO = "auto";
 
     private final String flagValue;
-    private final Supplier<Boolean> available;
+    private final BooleanSupplier available;
     private final Supplier<Throwable> unavailabilityCause;
 
-    SocketTransport(String flagValue, Supplier<Boolean> available, Supplier<Throwable> unavailabilityCause) {
+    SocketTransport(String flagValue, BooleanSupplier available, Supplier<Throwable> unavailabilityCause) {
         this.flagValue = flagValue;
         this.available = available;
         this.unavailabilityCause = unavailabilityCause;
@@ -56,10 +57,9 @@ public enum SocketTransport {
 
     /**
      * The transport named by a {@code --socket-transport} value: {@code auto} (the {@link #best} one),
-     * {@code io_uring}, {@code epoll} or {@code nio}.
+     * {@code io_uring}, {@code epoll} or {@code nio}. Whether a named one can run here is {@link ProxyConfig}'s check.
      *
-     * @throws IllegalArgumentException naming the accepted values when {@code value} is none of them, or naming the
-     *                                  reason when the transport asked for cannot run here
+     * @throws IllegalArgumentException naming the accepted values when {@code value} is none of them
      */
     public static SocketTransport parse(String value) {
         String wanted = value.trim().toLowerCase(Locale.ROOT);
@@ -68,7 +68,6 @@ public enum SocketTransport {
         }
         for (SocketTransport transport : values()) {
             if (transport.flagValue.equals(wanted)) {
-                transport.requireAvailable();
                 return transport;
             }
         }
@@ -79,7 +78,7 @@ public enum SocketTransport {
 
     /** Whether this transport's native library loaded and the kernel lets it run. */
     public boolean isAvailable() {
-        return available.get();
+        return available.getAsBoolean();
     }
 
     /** @throws IllegalArgumentException naming why, when this transport cannot run here */

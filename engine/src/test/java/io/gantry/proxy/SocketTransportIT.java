@@ -30,6 +30,8 @@ class SocketTransportIT {
         try (ProxyHarness gantry = ProxyHarness.start(Sandboxes.shared(TopologyKind.MARIADB),
                 config -> config.withSocketTransport(transport), servers -> servers);
              Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J_SERVER_PREPARED)) {
+            assertThat(gantry.proxy.server().listener()).as("the listening socket")
+                    .isInstanceOf(transport.serverChannel());
             ProxyHarness.execute(connection, "CREATE OR REPLACE TABLE " + table + " (id INT PRIMARY KEY, v TEXT)");
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " VALUES (?, ?)")) {
                 for (int id = 1; id <= 50; id++) {

@@ -88,8 +88,8 @@ class DebPackageIT {
 
     /**
      * The bundled runtime holds every module the jar needs at run time, not only at start: the packaged launcher
-     * proxies a real server on a native transport (io_uring, or epoll where the kernel forbids io_uring), and serves {@code /metrics} (the JDK's HTTP server, a module a
-     * hand-kept list once left out).
+     * proxies a real server on a native transport (io_uring, or epoll where the kernel forbids io_uring), and serves
+     * {@code /metrics} (the JDK's HTTP server, a module a hand-kept list once left out).
      */
     @Test
     void packagedLauncherProxiesARealServerAndServesMetrics() throws Exception {
