@@ -5,6 +5,7 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.ServerVersion;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.wire.PacketFrameDecoder;
@@ -62,6 +63,8 @@ final class BackendConnection {
 
     private final UpstreamServer server;
     private final GreetingObserver greetings;
+    /** Read from the greeting on first use. */
+    private ServerVersion version;
     private final Promise<BackendConnection> ready;
     private Channel channel;
     private State state = State.CONNECTING;
@@ -135,13 +138,19 @@ final class BackendConnection {
 
     /** The server's product, from its greeting's version string ({@code 5.5.5-11.4.5-MariaDB}, {@code 8.0.15}). */
     Flavour flavour() {
-        HandshakeV10 greeting = authentication.greeting();
-        return greeting != null && greeting.serverVersion().contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
+        return serverVersion().mariaDb() ? Flavour.MARIADB : Flavour.MYSQL;
     }
 
-    /** Whether the connection runs over TLS. */
-    boolean isEncrypted() {
-        return authentication.encrypted();
+    /** The server's product and release, from its greeting (a MySQL of unknown release before the greeting). */
+    ServerVersion serverVersion() {
+        if (version == null) {
+            HandshakeV10 greeting = authentication.greeting();
+            if (greeting == null) {
+                return new ServerVersion(false, ServerVersion.UNKNOWN_RELEASE);
+            }
+            version = ServerVersion.parse(greeting.serverVersion());
+        }
+        return version;
     }
 
     /** The MariaDB extended capabilities in effect on this connection (0 with MySQL). */

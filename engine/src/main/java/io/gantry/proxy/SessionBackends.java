@@ -232,7 +232,7 @@ final class SessionBackends {
             return;
         }
         use.tracked = true;
-        String setup = SessionTracking.setupStatement(connection.flavour());
+        String setup = SessionTracking.setupStatement(connection.serverVersion());
         InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
             if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
                 LOG.atWarn().addKeyValue("server", connection.server().address())

@@ -8,6 +8,7 @@ import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ServerStatus;
+import io.gantry.wire.ServerVersion;
 import io.gantry.wire.SessionStateChange;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayList;
@@ -19,22 +20,33 @@ import java.util.Locale;
  *
  * <p>Every backend connection asks for {@code CLIENT_SESSION_TRACK} and, once logged in, for two more tracked
  * items: the GTID each commit produced (MariaDB's {@code last_gtid}, MySQL's {@code session_track_gtids=OWN_GTID}),
- * so read-your-writes waits for exactly the session's own writes, and {@code transaction_read_only}, so a session
+ * so read-your-writes waits for exactly the session's own writes, and the transactions' default access mode
+ * ({@code transaction_read_only}, {@code tx_read_only} before MariaDB 11.1), so a session
  * whose transactions are read-only by default has them run on a replica. The client sees OK packets as a direct
  * connection would show them: without session state at all if it did not negotiate {@code CLIENT_SESSION_TRACK},
  * and without Gantry's additions if it did, but for those it asked to track itself.
  */
 final class SessionTracking {
 
+    /**
+     * The session variable that holds the default access mode of the session's transactions: MariaDB renamed
+     * {@code tx_read_only} to {@code transaction_read_only} in 11.1 (10.x knows only the old name, and a tracking
+     * list naming a variable the server lacks is refused whole); MySQL 8 knows only the new one.
+     */
+    static final String READ_ONLY_VARIABLE = "transaction_read_only";
+    static final String OLD_READ_ONLY_VARIABLE = "tx_read_only";
+
     /** Adds Gantry's items to the tracked system variables; {@code *} already tracks every variable. */
     private static final String TRACKED_VARIABLES = "session_track_system_variables = IF("
             + "@@session.session_track_system_variables = '*', '*', CONCAT_WS(',', "
-            + "NULLIF(@@session.session_track_system_variables, ''), 'last_gtid', 'transaction_read_only'))";
-    private static final String MARIADB_SETUP = "SET SESSION " + TRACKED_VARIABLES;
+            + "NULLIF(@@session.session_track_system_variables, ''), 'last_gtid', '%s'))";
+    private static final String MARIADB_SETUP = "SET SESSION " + TRACKED_VARIABLES.formatted(READ_ONLY_VARIABLE);
+    private static final String OLD_MARIADB_SETUP = "SET SESSION "
+            + TRACKED_VARIABLES.formatted(OLD_READ_ONLY_VARIABLE);
     /** MySQL reports GTIDs through {@code session_track_gtids} (kept when the client asked for all of them). */
     private static final String MYSQL_SETUP = "SET SESSION session_track_gtids = IF(@@session.session_track_gtids = "
             + "'OFF', 'OWN_GTID', @@session.session_track_gtids), SESSION "
-            + TRACKED_VARIABLES.replace(", 'last_gtid'", "");
+            + TRACKED_VARIABLES.replace(", 'last_gtid'", "").formatted(READ_ONLY_VARIABLE);
 
     private final SessionContext session;
     /** Whether the client's own tracking leaves out {@code last_gtid}: then Gantry's is hidden from it. */
@@ -56,8 +68,11 @@ final class SessionTracking {
      * The statement that adds Gantry's items to what a connection tracks: run on a fresh connection, and again
      * after the client's own {@code SET session_track_...} (which replaces the list) ran or was replayed there.
      */
-    static String setupStatement(Flavour flavour) {
-        return flavour == Flavour.MYSQL ? MYSQL_SETUP : MARIADB_SETUP;
+    static String setupStatement(ServerVersion server) {
+        if (!server.mariaDb()) {
+            return MYSQL_SETUP;
+        }
+        return server.atLeast(11, 1, 0) ? MARIADB_SETUP : OLD_MARIADB_SETUP;
     }
 
     /** The query that reads what the client itself asked to track, after it set it. */
@@ -83,7 +98,7 @@ final class SessionTracking {
         }
         boolean all = variables.contains("*");
         hideLastGtid = !all && !variables.contains("last_gtid");
-        hideReadOnly = !all && !variables.contains("transaction_read_only");
+        hideReadOnly = !all && !variables.contains(READ_ONLY_VARIABLE) && !variables.contains(OLD_READ_ONLY_VARIABLE);
         hideGtids = values.size() < 2 || values.get(1).equalsIgnoreCase("OFF");
     }
 
@@ -158,7 +173,7 @@ final class SessionTracking {
                 ownGtid(variable.value());
                 return hideLastGtid;
             }
-            if (name.equals("transaction_read_only")) {
+            if (name.equals(READ_ONLY_VARIABLE) || name.equals(OLD_READ_ONLY_VARIABLE)) {
                 String value = variable.value();
                 readOnlyByDefault = value.equalsIgnoreCase("ON") || value.equals("1");
                 return hideReadOnly;

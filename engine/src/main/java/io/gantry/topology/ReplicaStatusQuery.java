@@ -1,7 +1,6 @@
 package io.gantry.topology;
 
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.gantry.wire.ServerVersion;
 
 /**
  * The statement that shows a server's replication status and the names of its columns, in the form the server's
@@ -21,20 +20,9 @@ record ReplicaStatusQuery(String sql, String sourcePrefix, String threadPrefix) 
     static final ReplicaStatusQuery REPLICA_FORM = new ReplicaStatusQuery("SHOW REPLICA STATUS", "Source_",
             "Replica_");
 
-    private static final Pattern MYSQL_VERSION = Pattern.compile("^(\\d+)\\.(\\d+)\\.(\\d+)");
-
     /** The form for a server whose {@code VERSION()} is {@code version}. */
     static ReplicaStatusQuery forVersion(String version) {
-        if (version.contains("MariaDB")) {
-            return SLAVE_FORM;
-        }
-        Matcher matcher = MYSQL_VERSION.matcher(version.strip());
-        if (!matcher.find()) {
-            // A MySQL whose version says no x.y.z: a fork or a cloud build, and those are recent.
-            return REPLICA_FORM;
-        }
-        long number = Long.parseLong(matcher.group(1)) * 1_000_000L + Long.parseLong(matcher.group(2)) * 1_000L
-                + Long.parseLong(matcher.group(3));
-        return number >= 8_000_022L ? REPLICA_FORM : SLAVE_FORM;
+        ServerVersion server = ServerVersion.parse(version);
+        return !server.mariaDb() && server.atLeast(8, 0, 22) ? REPLICA_FORM : SLAVE_FORM;
     }
 }

@@ -44,7 +44,7 @@ class SessionTrackingIT {
             "SET time_zone = '+01:00'",
             "SET SESSION TRANSACTION READ ONLY",
             "SET SESSION TRANSACTION READ WRITE",
-            "SET SESSION transaction_read_only = 0",
+            "SET SESSION %ro = 0",
             "BEGIN",
             "INSERT INTO %s VALUES (3, 3)",
             "COMMIT",
@@ -54,19 +54,28 @@ class SessionTrackingIT {
             "USE " + "%db",
             "SET SESSION TRANSACTION READ ONLY",
             "INSERT INTO %s VALUES (4, 4)",
-            "SET SESSION transaction_read_only = OFF",
+            "SET SESSION %ro = OFF",
             "DROP TABLE %s");
 
-    private Topology topology;
-    private ProxyHarness gantry;
+    Topology topology;
+    ProxyHarness gantry;
 
     TopologyKind kind() {
         return TopologyKind.MARIADB;
     }
 
+    /** The servers' name of the session variable of the transactions' default access mode. */
+    String readOnlyVariable() {
+        return "transaction_read_only";
+    }
+
+    Topology startTopology() {
+        return TopologyKinds.startPrivate(kind(), "session-tracking", 1);
+    }
+
     @BeforeAll
     void start() {
-        topology = TopologyKinds.startPrivate(kind(), "session-tracking", 1);
+        topology = startTopology();
         gantry = ProxyHarness.start(topology);
     }
 
@@ -122,8 +131,8 @@ class SessionTrackingIT {
             execute(session, "CREATE TABLE " + table + " (id INT PRIMARY KEY)");
             awaitOnReplica(table);
             List<String> readOnlyStatements = new ArrayList<>(List.of("SET SESSION TRANSACTION READ ONLY",
-                    "SET SESSION transaction_read_only = 1", "SET @@session.transaction_read_only = ON"));
-            if (kind() == TopologyKind.MARIADB) {
+                    "SET SESSION " + readOnlyVariable() + " = 1", "SET @@session." + readOnlyVariable() + " = ON"));
+            if (kind() == TopologyKind.MARIADB && !readOnlyVariable().equals("tx_read_only")) {
                 readOnlyStatements.add("SET SESSION tx_read_only = 1"); // MariaDB's older name; MySQL 8 has none
             }
             for (String readOnly : readOnlyStatements) {
@@ -221,7 +230,8 @@ class SessionTrackingIT {
         List<String> responses = new ArrayList<>();
         try (WireClient client = login(port, capabilities)) {
             for (String statement : statements) {
-                String sql = statement.replace("%db", topology.database()).replace("%s", table);
+                String sql = statement.replace("%db", topology.database()).replace("%ro", readOnlyVariable())
+                        .replace("%s", table);
                 StringBuilder response = new StringBuilder(statement).append(" ->");
                 for (byte[] packet : client.query(sql)) {
                     response.append(' ').append(HexFormat.of().formatHex(packet));
@@ -245,7 +255,7 @@ class SessionTrackingIT {
     }
 
     /** The server the session's open transaction runs on: every statement in it goes there. */
-    private DatabaseServer serverInTransaction(Connection session) throws SQLException {
+    DatabaseServer serverInTransaction(Connection session) throws SQLException {
         return gantry.serverOf(Long.parseLong(queryString(session, "SELECT @@server_id")));
     }
 
@@ -273,7 +283,7 @@ class SessionTrackingIT {
         return rows.stream().filter(r -> r.get(0).equals(item)).map(r -> r.get(1)).findFirst().orElseThrow();
     }
 
-    private static String newTable() {
+    static String newTable() {
         return "tracking_" + TABLES.incrementAndGet();
     }
 }

@@ -62,6 +62,20 @@ public record MariaDbInstallation(Path home, Path mariadbd, Path client, Path in
         return new MariaDbInstallation(home, mariadbd, client, installDb, messages, charsets, label);
     }
 
+    /** Where a Linux distribution installs its packaged MariaDB (Debian 12's {@code mariadb-server} is 10.11). */
+    public static final Path DISTRIBUTION_HOME = Path.of("/usr");
+
+    /**
+     * The distribution's packaged MariaDB ({@code apt-get install mariadb-server}), which tests and benchmarks run
+     * beside the bundled one because users run the server their distribution ships; empty when it is not installed.
+     */
+    public static Optional<MariaDbInstallation> distribution() {
+        if (firstExisting(DISTRIBUTION_HOME, "sbin/mariadbd", "bin/mariadbd").isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(fromHome(DISTRIBUTION_HOME, "the distribution's MariaDB (" + DISTRIBUTION_HOME + ")"));
+    }
+
     /** The binaries of the Maven artifact, unpacked into the cache directory on first use. */
     public static MariaDbInstallation bundled() {
         String version = bundledVersion();

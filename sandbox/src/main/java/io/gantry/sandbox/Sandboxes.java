@@ -54,6 +54,13 @@ public final class Sandboxes {
         return kind.start(directory, replicas);
     }
 
+    /** A private MariaDB topology of {@code installation}'s servers; the caller closes it. */
+    public static MariaDbTopology startPrivate(MariaDbInstallation installation, String name, int replicas) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return MariaDbTopology.start(installation, directory, replicas, 0);
+    }
+
     /**
      * A lone MariaDB server (no replicas) with extra {@code my.cnf} lines, for tests of servers that are set up
      * wrongly on purpose; the caller closes it.
