@@ -205,6 +205,7 @@ public final class Gantry implements AutoCloseable {
             RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
                     bus, sql));
             status.listening(proxy);
+            admin.useHostBlocks(proxy.hostBlocks());
             // After the proxy's first health round: the catalogue checks need a known primary.
             caches.load();
             proxy.useCaches(caches);

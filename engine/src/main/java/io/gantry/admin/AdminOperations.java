@@ -74,6 +74,15 @@ public interface AdminOperations {
      */
     List<Event> events(Instant since, int limit);
 
+    /** {@code SHOW GANTRY BLOCKED HOSTS}: the hosts refused now for failed handshakes, the longest blocked first. */
+    List<HostBlocks.BlockedHost> blockedHosts();
+
+    /**
+     * {@code FLUSH GANTRY HOST 'host'} ({@code host} present) or {@code FLUSH GANTRY HOSTS}: lifts the blocks and
+     * forgets the failed handshakes and refused logins counted so far, as MariaDB's {@code FLUSH HOSTS}.
+     */
+    AdminResult.Done flushHosts(Optional<String> host, String by);
+
     /** A row of {@code SHOW GANTRY STATUS}. */
     record StatusVariable(String name, String value) {
 

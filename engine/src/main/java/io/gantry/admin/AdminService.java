@@ -42,6 +42,7 @@ public final class AdminService implements AdminOperations {
     private final Optional<CdcStream> cdc;
     private final ToLongFunction<GtidSet> lagBehindPrimary;
     private volatile List<UpstreamUrl> cdcList;
+    private volatile HostBlocks hostBlocks = HostBlocks.NONE;
 
     /**
      * @param cdcList      the CDC server list (the upstream list when none was given)
@@ -61,6 +62,31 @@ public final class AdminService implements AdminOperations {
         this.cdc = cdc;
         this.engineStatus = engineStatus;
         this.lagBehindPrimary = lagBehindPrimary;
+    }
+
+    /** The proxy listens: from now on the blocked hosts are its login gate's. */
+    public void useHostBlocks(HostBlocks blocks) {
+        this.hostBlocks = blocks;
+    }
+
+    @Override
+    public List<HostBlocks.BlockedHost> blockedHosts() {
+        return hostBlocks.blockedHosts();
+    }
+
+    @Override
+    public AdminResult.Done flushHosts(Optional<String> host, String by) {
+        if (host.isPresent()) {
+            boolean wasBlocked = hostBlocks.unblock(host.get());
+            LOG.info("admin: {} flushed host {} ({})", by, host.get(), wasBlocked ? "it was blocked; it may log in "
+                    + "again" : "it was not blocked; its failures so far are forgotten");
+            return new AdminResult.Done(wasBlocked ? 1 : 0, wasBlocked ? "host " + host.get() + " unblocked"
+                    : "host " + host.get() + " was not blocked; its failures so far are forgotten");
+        }
+        int unblocked = hostBlocks.unblockAll();
+        LOG.info("admin: {} flushed every host ({} were blocked)", by, unblocked);
+        return new AdminResult.Done(unblocked, unblocked + (unblocked == 1 ? " host" : " hosts")
+                + " unblocked; every failure so far is forgotten");
     }
 
     @Override

@@ -82,7 +82,8 @@ public final class AdminSqlRunner implements AdminSql {
             }
             return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
                     "not a Gantry admin statement: only SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY "
-                            + "REPLICATION, SHOW TABLES FROM gantry, queries on the gantry tables and the cache "
+                            + "REPLICATION, SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, "
+                            + "queries on the gantry tables and the cache "
                             + "statements (CREATE CACHE, SHOW CACHES, DROP CACHE, ...) run here"));
         }
         return run(statement.get(), by);
@@ -142,6 +143,12 @@ public final class AdminSqlRunner implements AdminSql {
                 }
                 return AdminResult.Rows.ofText(List.of("Variable_name", "Value"), rows);
             }
+            if (statement instanceof AdminStatement.ShowBlockedHosts) {
+                return blockedHosts();
+            }
+            if (statement instanceof AdminStatement.FlushHosts flush) {
+                return operations.flushHosts(flush.host(), by);
+            }
             if (statement instanceof AdminStatement.SetWeight setWeight) {
                 return operations.setWeight(setWeight.hostPort(), setWeight.weight(), by);
             }
@@ -168,6 +175,15 @@ public final class AdminSqlRunner implements AdminSql {
             return new AdminResult.Failed(AdminResult.Failure.FAILED,
                     e.getMessage() == null ? e.toString() : e.getMessage());
         }
+    }
+
+    private AdminResult blockedHosts() {
+        List<List<String>> rows = new ArrayList<>();
+        for (HostBlocks.BlockedHost host : operations.blockedHosts()) {
+            rows.add(List.of(host.host(), host.reason(), Integer.toString(host.failures()), host.since().toString(),
+                    Long.toString(Math.max(1, (host.left().toMillis() + 999) / 1000))));
+        }
+        return AdminResult.Rows.ofText(List.of("Host", "Reason", "Failures", "Blocked_since", "Seconds_left"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

@@ -1,6 +1,7 @@
 package io.gantry.admin;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A statement Gantry answers itself instead of sending it to a server, as recognised by
@@ -67,6 +68,18 @@ public sealed interface AdminStatement {
     }
 
     /** {@code STOP GANTRY REPLICATION}: pause reading the binlog (the position is kept). */
+    /** {@code SHOW GANTRY BLOCKED HOSTS}. */
+    record ShowBlockedHosts() implements AdminStatement {
+    }
+
+    /** {@code FLUSH GANTRY HOSTS} (every host: {@code host} empty) or {@code FLUSH GANTRY HOST 'addr'}. */
+    record FlushHosts(Optional<String> host) implements AdminStatement {
+
+        public FlushHosts {
+            Objects.requireNonNull(host, "host");
+        }
+    }
+
     record StopReplication() implements AdminStatement {
     }
 

@@ -2,8 +2,10 @@ package io.gantry.admin;
 
 import io.gantry.admin.AdminStatement.ChangeCdc;
 import io.gantry.admin.AdminStatement.ChangeUpstream;
+import io.gantry.admin.AdminStatement.FlushHosts;
 import io.gantry.admin.AdminStatement.Invalid;
 import io.gantry.admin.AdminStatement.SetWeight;
+import io.gantry.admin.AdminStatement.ShowBlockedHosts;
 import io.gantry.admin.AdminStatement.ShowStatus;
 import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
@@ -24,7 +26,8 @@ import java.util.function.Function;
  * <p>Recognised, with keywords in any case, any whitespace and comments between tokens and an
  * optional trailing {@code ;}:
  * <ul>
- * <li>{@code SHOW GANTRY STATUS}</li>
+ * <li>{@code SHOW GANTRY STATUS}, {@code SHOW GANTRY BLOCKED HOSTS}</li>
+ * <li>{@code FLUSH GANTRY HOSTS}, {@code FLUSH GANTRY HOST 'address'}</li>
  * <li>{@code ALTER GANTRY CHANGE UPSTREAM TO '<list>'}, {@code ALTER GANTRY CHANGE CDC TO '<list>'}:
  *     the list a string literal in single or double quotes, unescaped as the server unescapes it
  *     (doubled quotes, and backslash escapes unless {@code NO_BACKSLASH_ESCAPES}; adjacent
@@ -40,8 +43,8 @@ import java.util.function.Function;
  *     Authority rather than "unknown database" from a server).</li>
  * </ul>
  *
- * <p>Text that starts with {@code ALTER GANTRY}, {@code SHOW GANTRY}, {@code STOP GANTRY} or
- * {@code START GANTRY} but does not follow the grammar is {@link Invalid}, with a message that
+ * <p>Text that starts with {@code ALTER GANTRY}, {@code SHOW GANTRY}, {@code STOP GANTRY},
+ * {@code START GANTRY} or {@code FLUSH GANTRY} but does not follow the grammar is {@link Invalid}, with a message that
  * says what was expected and what was found. So is a query on the gantry tables that is followed
  * by another statement, or whose text cannot be lexed. Everything else is not an admin statement
  * ({@link Optional#empty()}) and goes to the servers, including text that mentions {@code gantry}
@@ -176,6 +179,7 @@ public final class AdminStatements {
                 }
                 case "ALTER" -> isWord(1, KEYWORD) ? alterGantry() : null;
                 case "STOP", "START" -> isWord(1, KEYWORD) ? replication(isWord(0, "STOP")) : null;
+                case "FLUSH" -> isWord(1, KEYWORD) ? flushGantry() : null;
                 case "SELECT", "WITH", "TABLE" -> tableQuery();
                 default -> null;
             };
@@ -184,10 +188,30 @@ public final class AdminStatements {
         // ---- admin statements ------------------------------------------------------------------
 
         private AdminStatement showGantry() {
+            if (isWord(2, "BLOCKED")) {
+                return isWord(3, "HOSTS") ? endsAt(4, new ShowBlockedHosts(), "SHOW GANTRY BLOCKED HOSTS")
+                        : invalid("SHOW GANTRY BLOCKED expects HOSTS", 3);
+            }
             if (!isWord(2, "STATUS")) {
-                return invalid("SHOW GANTRY expects STATUS", 2);
+                return invalid("SHOW GANTRY expects STATUS or BLOCKED HOSTS", 2);
             }
             return endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
+        }
+
+        /** {@code FLUSH GANTRY HOSTS} or {@code FLUSH GANTRY HOST 'addr'}. */
+        private AdminStatement flushGantry() {
+            String expects = "FLUSH GANTRY expects HOSTS or HOST 'address'";
+            if (isWord(2, "HOSTS")) {
+                return endsAt(3, new FlushHosts(Optional.empty()), "FLUSH GANTRY HOSTS");
+            }
+            if (!isWord(2, "HOST")) {
+                return invalid(expects, 2);
+            }
+            Literal host = literal(3);
+            if (host == null || host.value().isBlank()) {
+                return invalid(expects, 3);
+            }
+            return endsAt(host.next(), new FlushHosts(Optional.of(host.value().strip())), "FLUSH GANTRY HOST 'address'");
         }
 
         private AdminStatement alterGantry() {

@@ -41,6 +41,8 @@ final class ClientLogin {
     private int offeredCapabilities;
     private int offeredMariaDbCapabilities;
     private ClientAuthentication authentication;
+    /** Whether the login waits on Gantry's side (a server, a refusal's delay) rather than on the client. */
+    private boolean waitingForServer;
 
     ClientLogin(SessionContext session, SessionBackends backends) {
         this.session = session;
@@ -69,9 +71,7 @@ final class ClientLogin {
         Duration timeout = proxy.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
             if (session.pendingLogin && !session.isClosed()) {
-                proxy.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
-                        + "(--connect-timeout-secs)", session.id, session.host, timeout.toSeconds());
-                session.closeSession();
+                loginTimedOut(timeout);
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
         RANDOM.nextBytes(seed);
@@ -92,12 +92,28 @@ final class ClientLogin {
         return true;
     }
 
+    /**
+     * The login outlasted {@code --connect-timeout-secs}. Only a peer that left its own part unfinished counts
+     * against its host: a login that waits on a server (the account look-up, the first backend) is Gantry's wait.
+     */
+    private void loginTimedOut(Duration timeout) {
+        boolean peersTurn = !waitingForServer && (session.phase == SessionContext.Phase.GREETING_SENT
+                || session.phase == SessionContext.Phase.AUTHENTICATING);
+        session.proxy.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+                + "(--connect-timeout-secs){}", session.id, session.host, timeout.toSeconds(),
+                peersTurn ? "" : ", waiting for a server");
+        if (peersTurn) {
+            handshakeFailed("left unfinished past --connect-timeout-secs");
+        }
+        session.closeSession();
+    }
+
     /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
     private void refuse(LoginGate.Refusal refusal) {
         RateLimitedLog warnings = session.proxy.peerWarnings();
         if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
             long seconds = Math.max(1, blocked.left().toSeconds());
-            warnings.warn("blocked", "session {}: refused {}, blocked after failed logins for {} more s",
+            warnings.warn("blocked", "session {}: refused {}, blocked after failed handshakes for {} more s",
                     session.id, session.host, seconds);
             session.sendErrorAndClose(0, SessionErrors.hostBlocked(session.host, seconds));
         } else {
@@ -202,8 +218,11 @@ final class ClientLogin {
                 session.phase = SessionContext.Phase.AUTHENTICATING;
                 ctx.flush();
             }
-            case LOOKUP -> session.proxy.lookupAccount(session.user).whenComplete((entries, failure) ->
+            case LOOKUP -> {
+                waitingForServer = true;
+                session.proxy.lookupAccount(session.user).whenComplete((entries, failure) ->
                     ctx.executor().execute(() -> {
+                        waitingForServer = false;
                         if (session.isClosed()) {
                             return;
                         }
@@ -217,17 +236,34 @@ final class ClientLogin {
                         }
                         apply(authentication.onAccounts(entries), next);
                     }));
+            }
             case ACCEPT -> {
                 session.keepSecret(step.secret());
                 openFirstBackend(sequence);
             }
-            case DENY -> {
-                session.proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {})",
-                        session.id, printable(session.user), session.host, authentication.plugin(), step.reason());
-                loginFailed();
+            case DENY -> refused(step, sequence);
+        }
+    }
+
+    /**
+     * The servers' accounts refuse this login: the client hears the server's own error, after the delay the login
+     * gate gives this account on this host (none until it has been refused several times in a row).
+     */
+    private void refused(ClientAuthentication.Step step, int sequence) {
+        Duration delay = session.proxy.loginGate().loginRefused(session.host, session.user);
+        session.proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
+                session.id, printable(session.user), session.host, authentication.plugin(), step.reason(),
+                delay.isZero() ? "" : "; answered after " + delay.toMillis() + " ms (--login-delay-after)");
+        if (delay.isZero()) {
+            session.sendErrorAndClose(sequence, step.error());
+            return;
+        }
+        waitingForServer = true; // the delay is Gantry's, not the peer's
+        ctx.executor().schedule(() -> {
+            if (!session.isClosed()) {
                 session.sendErrorAndClose(sequence, step.error());
             }
-        }
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -269,7 +305,7 @@ final class ClientLogin {
             proxy.loginGate().leave(session.host);
             raisePacketCap();
         }
-        proxy.loginGate().succeeded(session.host);
+        proxy.loginGate().succeeded(session.host, session.user);
         if (!session.admitted) {
             if (!proxy.admitSession()) {
                 proxy.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
@@ -302,8 +338,8 @@ final class ClientLogin {
         }
     }
 
-    /** A failed login from this host; blocks the host when it is one too many. */
-    void loginFailed() {
-        session.proxy.loginGate().failed(session.host).ifPresent(session.proxy::hostBlocked);
+    /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
+    void handshakeFailed(String what) {
+        session.proxy.loginGate().handshakeFailed(session.host, what).ifPresent(session.proxy::hostBlocked);
     }
 }

@@ -144,7 +144,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
                 failure.message());
         boolean beforeLogin = session.pendingLogin;
         if (beforeLogin) {
-            login.loginFailed();
+            login.handshakeFailed("sent a bad packet (" + failure.message() + ")");
         }
         session.sendErrorAndClose(failure.sequenceId() + 1,
                 failure.reason() == PacketDecodeFailure.Reason.TOO_LARGE
@@ -169,7 +169,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         // The handler may have released the packet already: releasing twice would log a stack trace per packet.
         SessionContext.releaseIfHeld(packet);
         if (session.pendingLogin) {
-            login.loginFailed();
+            login.handshakeFailed("sent a malformed packet (" + e.getMessage() + ")");
         }
         proxy.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id, session.host,
                 e.getMessage());

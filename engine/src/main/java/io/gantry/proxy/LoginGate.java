@@ -1,26 +1,55 @@
 package io.gantry.proxy;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.gantry.admin.HostBlocks;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
- * What a peer may hold before it has logged in, and which hosts are blocked for failed logins. A connection that
- * has not logged in counts here, not toward {@code --max-client-connections}, so peers that never finish the
- * handshake cannot lock logged-in clients out; they are bounded in total and per host. A host whose logins fail
- * {@code maxAuthErrors} times in a row is refused for a cool-down, as MaxScale's
- * {@code max_auth_errors_until_block} does, before Gantry asks any server anything for it.
+ * What a peer may hold before it has logged in, which hosts are blocked, and how long a refused login waits for its
+ * answer.
  *
- * <p>Thread-safe: every event loop admits its own connections.
+ * <p>A connection that has not logged in counts here, not toward {@code --max-client-connections}, so peers that
+ * never finish the handshake cannot lock logged-in clients out; they are bounded in total and per host.
+ *
+ * <p>Two kinds of failure are told apart, because they call for different answers:
+ * <ul>
+ * <li><b>Protocol abuse</b> — a malformed login, or a handshake the peer leaves unfinished past
+ *     {@code --connect-timeout-secs} — is the host's doing, whoever its accounts are: after
+ *     {@code maxHandshakeErrors} in a row the host is refused for a cool-down (error 1129), as MariaDB's
+ *     {@code max_connect_errors} does.</li>
+ * <li><b>A refused password</b> is one account's problem on one host: a job with a stale password must not lock
+ *     the other applications of its host (or of every host behind one NAT) out, nor the admin. So it never blocks
+ *     a host; from the {@code delayAfter}-th refusal in a row of the same account from the same host, the refusal
+ *     is answered only after a delay that doubles with every further one (1 s, 2 s, 4 s, up to
+ *     {@code maxDelay}), as MySQL's {@code connection_control} plugin does. The account's right password is never
+ *     delayed, and it clears the count.</li>
+ * </ul>
+ *
+ * <p>Thread-safe: every event loop admits its own connections; the admin reads and lifts blocks from its own
+ * threads.
  */
-final class LoginGate {
+final class LoginGate implements HostBlocks {
+
+    /** The first delay of a refused login, doubled for each further refusal. */
+    static final Duration FIRST_DELAY = Duration.ofSeconds(1);
+    /** Refusals of an account from a host are forgotten this long after the last one. */
+    static final Duration FORGET_REFUSALS_AFTER = Duration.ofMinutes(15);
+    /** Accounts and hosts whose refusals are remembered at once; beyond it the least recent are forgotten. */
+    private static final int MAX_REMEMBERED_ACCOUNTS = 100_000;
 
     /** Why a new connection is refused, if it is. */
     sealed interface Refusal {
-        /** The host is blocked until {@code until} ({@code left} from now) after {@code failures} failed logins. */
+        /** The host is blocked until {@code until} ({@code left} from now) after {@code failures} failed handshakes. */
         record Blocked(String host, int failures, Instant until, Duration left) implements Refusal {
         }
 
@@ -31,18 +60,33 @@ final class LoginGate {
 
     private static final class HostState {
         int pending;
-        int failures;
+        int handshakeErrors;
+        String lastError = "";
+        Instant blockedSince = Instant.MIN;
         Instant blockedUntil = Instant.MIN;
+        String blockReason = "";
+        int blockFailures;
+    }
+
+    private record Account(String host, String user) {
     }
 
     private final ProxyConfig.LoginLimits limits;
     private final Clock clock;
     private final Map<String, HostState> hosts = new ConcurrentHashMap<>();
+    /** Refused logins in a row, by account and host. */
+    private final Cache<Account, Integer> refusals;
     private int pending;
 
     LoginGate(ProxyConfig.LoginLimits limits, Clock clock) {
         this.limits = limits;
         this.clock = clock;
+        this.refusals = Caffeine.newBuilder()
+                .maximumSize(MAX_REMEMBERED_ACCOUNTS)
+                .expireAfterWrite(FORGET_REFUSALS_AFTER)
+                .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+                .executor(Runnable::run)
+                .build();
     }
 
     /** A new connection from {@code host}: admitted (and counted as pending) or refused. */
@@ -50,7 +94,7 @@ final class LoginGate {
         HostState state = hosts.computeIfAbsent(host, h -> new HostState());
         Instant now = clock.instant();
         if (now.isBefore(state.blockedUntil)) {
-            return Optional.of(new Refusal.Blocked(host, state.failures, state.blockedUntil,
+            return Optional.of(new Refusal.Blocked(host, state.blockFailures, state.blockedUntil,
                     Duration.between(now, state.blockedUntil)));
         }
         if (pending >= limits.maxPending()) {
@@ -75,32 +119,99 @@ final class LoginGate {
         forgetIfIdle(host, state);
     }
 
-    /** A login from {@code host} succeeded: its count of failures starts again. */
-    synchronized void succeeded(String host) {
+    /** {@code user} logged in from {@code host}: the host's handshake errors and the account's refusals start again. */
+    synchronized void succeeded(String host, String user) {
+        refusals.invalidate(new Account(host, user));
         HostState state = hosts.get(host);
         if (state != null) {
-            state.failures = 0;
+            state.handshakeErrors = 0;
             forgetIfIdle(host, state);
         }
     }
 
     /**
-     * A login from {@code host} failed (refused credentials, a malformed login). Returns the block when this
-     * failure is the one that blocks the host.
+     * A handshake from {@code host} was malformed or left unfinished ({@code what} says which). Returns the block
+     * when this failure is the one that blocks the host.
      */
-    synchronized Optional<Refusal.Blocked> failed(String host) {
-        if (limits.maxAuthErrors() == 0) {
+    synchronized Optional<Refusal.Blocked> handshakeFailed(String host, String what) {
+        if (limits.maxHandshakeErrors() == 0) {
             return Optional.empty();
         }
         HostState state = hosts.computeIfAbsent(host, h -> new HostState());
-        state.failures++;
-        if (state.failures < limits.maxAuthErrors()) {
+        state.handshakeErrors++;
+        state.lastError = what;
+        if (state.handshakeErrors < limits.maxHandshakeErrors()) {
             return Optional.empty();
         }
-        state.blockedUntil = clock.instant().plus(limits.blockFor());
-        Refusal.Blocked blocked = new Refusal.Blocked(host, state.failures, state.blockedUntil, limits.blockFor());
-        state.failures = 0; // after the cool-down the host starts again from nothing
-        return Optional.of(blocked);
+        Instant now = clock.instant();
+        state.blockedSince = now;
+        state.blockedUntil = now.plus(limits.blockFor());
+        state.blockFailures = state.handshakeErrors;
+        state.blockReason = state.handshakeErrors + " failed handshakes in a row, the last one " + what;
+        state.handshakeErrors = 0; // after the cool-down the host starts again from nothing
+        return Optional.of(new Refusal.Blocked(host, state.blockFailures, state.blockedUntil, limits.blockFor()));
+    }
+
+    /**
+     * The servers refused {@code user}'s login from {@code host} (a wrong password, an unknown account). Returns
+     * how long the refusal waits before it is answered: zero until the account has been refused
+     * {@code delayAfter} times in a row from that host.
+     */
+    Duration loginRefused(String host, String user) {
+        if (limits.delayAfter() == 0) {
+            return Duration.ZERO;
+        }
+        int inARow = refusals.asMap().merge(new Account(host, user), 1, Integer::sum);
+        return delayFor(inARow);
+    }
+
+    /** The delay of the {@code inARow}-th refusal in a row. */
+    Duration delayFor(int inARow) {
+        if (limits.delayAfter() == 0 || inARow < limits.delayAfter()) {
+            return Duration.ZERO;
+        }
+        int doublings = Math.min(inARow - limits.delayAfter(), 20);
+        Duration delay = FIRST_DELAY.multipliedBy(1L << doublings);
+        return delay.compareTo(limits.maxDelay()) > 0 ? limits.maxDelay() : delay;
+    }
+
+    @Override
+    public synchronized List<BlockedHost> blockedHosts() {
+        Instant now = clock.instant();
+        List<BlockedHost> blocked = new ArrayList<>();
+        hosts.forEach((host, state) -> {
+            if (now.isBefore(state.blockedUntil)) {
+                blocked.add(new BlockedHost(host, state.blockReason, state.blockFailures, state.blockedSince,
+                        Duration.between(now, state.blockedUntil)));
+            }
+        });
+        blocked.sort(Comparator.comparing(BlockedHost::since).thenComparing(BlockedHost::host));
+        return blocked;
+    }
+
+    /** As MariaDB's {@code FLUSH HOSTS} for one host: its handshake errors and its accounts' refusals go too. */
+    @Override
+    public synchronized boolean unblock(String host) {
+        refusals.asMap().keySet().removeIf(account -> account.host().equals(host));
+        HostState state = hosts.get(host);
+        if (state == null) {
+            return false;
+        }
+        boolean wasBlocked = clock.instant().isBefore(state.blockedUntil);
+        state.blockedUntil = Instant.MIN;
+        state.handshakeErrors = 0;
+        forgetIfIdle(host, state);
+        return wasBlocked;
+    }
+
+    @Override
+    public synchronized int unblockAll() {
+        int blocked = blockedHosts().size();
+        refusals.invalidateAll();
+        for (String host : List.copyOf(hosts.keySet())) {
+            unblock(host);
+        }
+        return blocked;
     }
 
     /** How many connections are logging in now. */
@@ -109,7 +220,7 @@ final class LoginGate {
     }
 
     private void forgetIfIdle(String host, HostState state) {
-        if (state.pending == 0 && state.failures == 0 && !clock.instant().isBefore(state.blockedUntil)) {
+        if (state.pending == 0 && state.handshakeErrors == 0 && !clock.instant().isBefore(state.blockedUntil)) {
             hosts.remove(host);
         }
     }

@@ -150,8 +150,9 @@ public final class ProxyServer implements AutoCloseable {
 
     /** A host was blocked after failed logins: a log line and an event on the timeline. */
     void hostBlocked(LoginGate.Refusal.Blocked blocked) {
-        String reason = blocked.failures() + " failed logins in a row; new connections from it are refused for "
-                + config.login().blockFor().toSeconds() + " s (--max-auth-errors-until-block, --auth-block-secs)";
+        String reason = blocked.failures() + " malformed or unfinished handshakes in a row; new connections from it "
+                + "are refused for " + config.login().blockFor().toSeconds() + " s (--max-handshake-errors-until-block, "
+                + "--auth-block-secs; FLUSH GANTRY HOST lifts it)";
         LOG.warn("proxy: blocked host {}: {}", blocked.host(), reason);
         events.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), blocked.host(), EventKind.HOST_BLOCKED,
                 reason)));

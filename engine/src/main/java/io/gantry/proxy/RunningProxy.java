@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
+import io.gantry.admin.HostBlocks;
 import io.gantry.cache.QueryCaches;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
@@ -190,6 +191,11 @@ public final class RunningProxy implements AutoCloseable {
         return server;
     }
 
+    /** The hosts refused for failed handshakes, and lifting their blocks ({@code FLUSH GANTRY HOSTS}). */
+    public HostBlocks hostBlocks() {
+        return server.loginGate();
+    }
+
     /** The address clients connect to. */
     public InetSocketAddress address() {
         return address;
@@ -205,7 +211,6 @@ public final class RunningProxy implements AutoCloseable {
         return server.openSessions();
     }
 
-    /** Where reads went and why, and what sampling positions costs, for {@code SHOW GANTRY STATUS}. */
     /** Counts every statement's route and answer time, and Gantry's own errors, from now on. */
     public void useMetrics(ProxyMetrics metrics) {
         server.setMetrics(metrics);
@@ -216,6 +221,7 @@ public final class RunningProxy implements AutoCloseable {
         return server.sessionCount();
     }
 
+    /** Where reads went and why, and what sampling positions costs, for {@code SHOW GANTRY STATUS}. */
     public Map<String, String> readStatus() {
         Map<String, String> rows = new LinkedHashMap<>(server.readStatus());
         rows.put("Lag_sample_interval_ms", Long.toString(sampler.interval().toMillis()));

@@ -41,7 +41,7 @@ final class SessionErrors {
 
     static ErrPacket hostBlocked(String host, long secondsLeft) {
         return ErrPacket.of(1129, "HY000", "Host '" + host + "' is blocked because of many connection errors "
-                + "(Gantry: failed logins; retry in " + secondsLeft + " s)");
+                + "(Gantry: malformed or unfinished handshakes; retry in " + secondsLeft + " s)");
     }
 
     static ErrPacket tlsNotEnabled() {

@@ -61,6 +61,21 @@ class AdminSqlRunnerTest {
     }
 
     @Test
+    void blockedHostsAreRowsAndAFlushIsOneOperation() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW GANTRY BLOCKED HOSTS", "admin",
+                SqlMode.DEFAULT).orElseThrow());
+        assertThat(rows.columns()).extracting(AdminResult.Column::name)
+                .containsExactly("Host", "Reason", "Failures", "Blocked_since", "Seconds_left");
+        assertThat(rows.text()).containsExactly(List.of("10.0.0.7", "10 failed handshakes in a row", "10",
+                "2026-12-04T10:00:00Z", "42"));
+        result(runner.handle("FLUSH GANTRY HOST '10.0.0.7'", "admin", SqlMode.DEFAULT).orElseThrow());
+        result(runner.run("FLUSH GANTRY HOSTS", "the admin socket"));
+        assertThat(calls).containsExactly("flushHosts 10.0.0.7 admin", "flushHosts * the admin socket");
+        assertThat(result(runner.handle("FLUSH GANTRY HOSTS", "app", SqlMode.DEFAULT).orElseThrow()))
+                .as("only admin users").isInstanceOf(AdminResult.Failed.class);
+    }
+
+    @Test
     void showTablesIsAnsweredWithoutTheOperations() {
         AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW FULL TABLES FROM gantry LIKE 'e%'",
                 "admin", SqlMode.DEFAULT).orElseThrow());
@@ -107,6 +122,18 @@ class AdminSqlRunnerTest {
             }
             calls.add("query " + sql);
             return AdminResult.Rows.ofText(List.of("n"), List.of(List.of("1")));
+        }
+
+        @Override
+        public List<HostBlocks.BlockedHost> blockedHosts() {
+            return List.of(new HostBlocks.BlockedHost("10.0.0.7", "10 failed handshakes in a row", 10,
+                    java.time.Instant.parse("2026-12-04T10:00:00Z"), java.time.Duration.ofMillis(41_200)));
+        }
+
+        @Override
+        public AdminResult.Done flushHosts(java.util.Optional<String> host, String by) {
+            calls.add("flushHosts " + host.orElse("*") + " " + by);
+            return new AdminResult.Done(1, "flushed");
         }
 
         @Override

@@ -6,14 +6,17 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import io.gantry.admin.AdminStatement.ChangeCdc;
 import io.gantry.admin.AdminStatement.ChangeUpstream;
+import io.gantry.admin.AdminStatement.FlushHosts;
 import io.gantry.admin.AdminStatement.Invalid;
 import io.gantry.admin.AdminStatement.SetWeight;
+import io.gantry.admin.AdminStatement.ShowBlockedHosts;
 import io.gantry.admin.AdminStatement.ShowStatus;
 import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
 import io.gantry.route.SqlMode;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,6 +42,11 @@ class AdminStatementsTest {
                 arguments("/*!50700 SHOW GANTRY */ STATUS", new ShowStatus()),
                 arguments("/*M!100100 SHOW GANTRY STATUS */;", new ShowStatus()),
                 arguments("/*+ hint */ show GANTRY status", new ShowStatus()),
+                arguments("SHOW GANTRY BLOCKED HOSTS", new ShowBlockedHosts()),
+                arguments("show gantry blocked hosts;", new ShowBlockedHosts()),
+                arguments("FLUSH GANTRY HOSTS", new FlushHosts(Optional.empty())),
+                arguments("flush gantry host '10.0.0.7';", new FlushHosts(Optional.of("10.0.0.7"))),
+                arguments("FLUSH GANTRY HOST \"::1\"", new FlushHosts(Optional.of("::1"))),
 
                 arguments("ALTER GANTRY CHANGE UPSTREAM TO '" + URLS + "'", new ChangeUpstream(URLS)),
                 arguments("alter gantry change upstream to \"" + URLS + "\";", new ChangeUpstream(URLS)),
@@ -247,8 +255,16 @@ class AdminStatementsTest {
                 arguments("alter gantry drop server 'db1:3306';", "ALTER GANTRY expects CHANGE UPSTREAM TO '<list>', "
                         + "CHANGE CDC TO '<list>' or SET WEIGHT 'host:port' TO 1..100, got 'drop server 'db1:3306''"),
 
-                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, got the end of the statement"),
-                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, got 'STATS'"),
+                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS or BLOCKED HOSTS, got the end of the statement"),
+                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS or BLOCKED HOSTS, got 'STATS'"),
+                arguments("SHOW GANTRY BLOCKED", "SHOW GANTRY BLOCKED expects HOSTS, got the end of the statement"),
+                arguments("FLUSH GANTRY", "FLUSH GANTRY expects HOSTS or HOST 'address', got the end of the "
+                        + "statement"),
+                arguments("FLUSH GANTRY HOST 10.0.0.7", "FLUSH GANTRY expects HOSTS or HOST 'address', got "
+                        + "'10.0.0.7'"),
+                arguments("FLUSH GANTRY HOST ''", "FLUSH GANTRY expects HOSTS or HOST 'address', got ''''"),
+                arguments("FLUSH GANTRY HOSTS '10.0.0.7'",
+                        "FLUSH GANTRY HOSTS expects the end of the statement, got ''10.0.0.7''"),
                 arguments("show gantry status like 'x%'",
                         "SHOW GANTRY STATUS expects the end of the statement, got 'like 'x%''"),
                 arguments("SHOW GANTRY STATUS; SHOW GANTRY STATUS",

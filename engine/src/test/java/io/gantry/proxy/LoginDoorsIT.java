@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
 
 import io.gantry.events.EngineEvent;
 import io.gantry.proxy.ProxyFailureIT.RawClient;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,12 +32,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What a peer can do to Gantry before it has logged in: hold a slot only until the handshake timeout, never lock
- * logged-in clients out, make Gantry hold no more than a login needs, be blocked after failed logins, and not
- * flood the log.
+ * logged-in clients out, make Gantry hold no more than a login needs, be blocked after malformed handshakes (never
+ * for wrong passwords, which only slow that account down), and not flood the log.
  */
 class LoginDoorsIT {
 
-    private static final int MAX_AUTH_ERRORS = 3;
+    private static final int MAX_HANDSHAKE_ERRORS = 3;
     private static final Duration BLOCK_FOR = Duration.ofSeconds(2);
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -47,7 +49,8 @@ class LoginDoorsIT {
         topology = Sandboxes.shared(TopologyKind.MARIADB);
         // Blocking off here, so one test's failed logins cannot lock the others out; blocking has its own proxy.
         gantry = ProxyHarness.start(topology, c -> c.withMaxClientConnections(5)
-                .withLogin(new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, 0, BLOCK_FOR)), l -> l);
+                .withLogin(new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, 0, BLOCK_FOR, 0, Duration.ZERO)),
+                l -> l);
     }
 
     @AfterAll
@@ -116,21 +119,58 @@ class LoginDoorsIT {
     }
 
     @Test
-    void aHostIsBlockedAfterFailedLoginsThenLetInAgain() throws Exception {
+    void wrongPasswordsNeverBlockTheHostAndAreAnsweredAfterAGrowingDelayForThatAccountOnly() throws Exception {
+        try (Connection admin = topology.connectAsAdmin(topology.primary());
+             Statement statement = admin.createStatement()) {
+            statement.execute("CREATE USER IF NOT EXISTS 'neighbour'@'%' IDENTIFIED BY 'neighbour-pw'");
+            statement.execute("GRANT SELECT ON `" + topology.database() + "`.* TO 'neighbour'@'%'");
+        }
+        try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(new ProxyConfig.LoginLimits(
+                HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, BLOCK_FOR, 2, Duration.ofMillis(1500))), l -> l)) {
+            List<Long> refusalMillis = new ArrayList<>();
+            for (int i = 0; i < 2 * MAX_HANDSHAKE_ERRORS; i++) {
+                long start = System.nanoTime();
+                assertThatThrownBy(() -> login(guarded, topology.appAccount().user(), "stale-password"))
+                        .as("refusal %d", i + 1).isInstanceOfSatisfying(SQLException.class,
+                                e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+                refusalMillis.add(Duration.ofNanos(System.nanoTime() - start).toMillis());
+            }
+            assertThat(refusalMillis.get(0)).as("the first refusal is not delayed").isLessThan(900);
+            assertThat(refusalMillis.get(2)).as("the third waits 2 s, capped at 1.5 s").isGreaterThanOrEqualTo(1400);
+            assertThat(refusalMillis.get(refusalMillis.size() - 1)).isGreaterThanOrEqualTo(1400);
+            long start = System.nanoTime();
+            try (Connection neighbour = login(guarded, "neighbour", "neighbour-pw")) {
+                assertThat(queryString(neighbour, "SELECT 'next door'")).isEqualTo("next door");
+            }
+            try (Connection app = login(guarded, topology.appAccount().user(), topology.appAccount().password())) {
+                assertThat(queryString(app, "SELECT 'right password'")).isEqualTo("right password");
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("neither good login waited")
+                    .isLessThan(Duration.ofMillis(1400));
+            start = System.nanoTime();
+            assertThatThrownBy(() -> login(guarded, topology.appAccount().user(), "stale-password"))
+                    .isInstanceOf(SQLException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the right password cleared the count")
+                    .isLessThan(Duration.ofMillis(900));
+        }
+    }
+
+    @Test
+    void aHostIsBlockedAfterMalformedHandshakesThenLetInAgain() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
-                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_AUTH_ERRORS, BLOCK_FOR)), l -> l,
+                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, BLOCK_FOR, 0,
+                        Duration.ZERO)), l -> l,
                 event -> {
                     if (event instanceof EngineEvent.Timeline timeline) {
                         events.add(timeline.event().kind() + " " + timeline.event().server() + ": "
                                 + timeline.event().reason());
                     }
                 })) {
-            for (int i = 0; i < MAX_AUTH_ERRORS; i++) {
-                assertThatThrownBy(() -> login(guarded, "wrong-password")).isInstanceOfSatisfying(SQLException.class,
-                        e -> assertThat(e.getErrorCode()).isEqualTo(1045));
+            for (int i = 0; i < MAX_HANDSHAKE_ERRORS; i++) {
+                sendMalformedLogin(guarded.port());
             }
-            assertThatThrownBy(() -> login(guarded, topology.appAccount().password()))
+            assertThatThrownBy(() -> login(guarded, topology.appAccount().user(), topology.appAccount().password()))
                     .as("even the right password, while blocked")
                     .isInstanceOfSatisfying(SQLException.class, e -> {
                         assertThat(e.getErrorCode()).isEqualTo(1129);
@@ -138,18 +178,69 @@ class LoginDoorsIT {
                     });
             Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(events).anySatisfy(
                     event -> assertThat(event).startsWith("HOST_BLOCKED 127.0.0.1")
-                            .contains(MAX_AUTH_ERRORS + " failed logins")));
+                            .contains(MAX_HANDSHAKE_ERRORS + " malformed or unfinished handshakes")));
             Awaitility.await().atMost(BLOCK_FOR.plusSeconds(3)).ignoreExceptions().untilAsserted(() -> {
-                try (Connection again = login(guarded, topology.appAccount().password())) {
+                try (Connection again = login(guarded, topology.appAccount().user(),
+                        topology.appAccount().password())) {
                     assertThat(queryString(again, "SELECT 'back'")).isEqualTo("back");
                 }
             });
         }
     }
 
-    private static Connection login(ProxyHarness proxy, String password) throws SQLException {
+    @Test
+    void handshakesLeftUnfinishedCountTowardTheBlockAndAFlushLiftsIt() throws Exception {
+        try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
+                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, Duration.ofMinutes(10),
+                        0, Duration.ZERO)), l -> l)) {
+            List<Socket> silent = new ArrayList<>();
+            try {
+                for (int i = 0; i < MAX_HANDSHAKE_ERRORS; i++) {
+                    Socket socket = new Socket("127.0.0.1", guarded.port());
+                    socket.setSoTimeout((int) HANDSHAKE_TIMEOUT.toMillis() * 3);
+                    silent.add(socket);
+                }
+                for (Socket socket : silent) {
+                    InputStream in = socket.getInputStream();
+                    while (in.read() >= 0) {
+                        // the greeting, then the close at the handshake timeout
+                    }
+                }
+            } finally {
+                for (Socket socket : silent) {
+                    socket.close();
+                }
+            }
+            assertThatThrownBy(() -> login(guarded, topology.appAccount().user(), topology.appAccount().password()))
+                    .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1129));
+            try (Connection admin = guarded.connect(Driver.MYSQL_CONNECTOR_J)) {
+                fail("blocked hosts cannot log in");
+            } catch (SQLException expected) {
+                assertThat(expected.getErrorCode()).isEqualTo(1129);
+            }
+            assertThat(guarded.proxy.hostBlocks().blockedHosts()).singleElement()
+                    .satisfies(host -> assertThat(host.reason()).contains("left unfinished"));
+            assertThat(guarded.proxy.hostBlocks().unblock("127.0.0.1")).isTrue();
+            try (Connection again = login(guarded, topology.appAccount().user(), topology.appAccount().password())) {
+                assertThat(queryString(again, "SELECT 'unblocked'")).isEqualTo("unblocked");
+            }
+        }
+    }
+
+    /** Capabilities and max packet size, then nothing: the user name is missing. */
+    private static void sendMalformedLogin(int port) throws Exception {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            RawClient raw = new RawClient(socket);
+            raw.readPacket();
+            raw.sendPacket(1, new byte[] {(byte) 0x85, (byte) 0xA6, 0x0F, 0x00, 0, 0, 0, 1});
+            raw.readPacket();
+        }
+    }
+
+    private static Connection login(ProxyHarness proxy, String user, String password) throws SQLException {
         return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + proxy.port() + "/" + topology.database()
-                + "?sslMode=DISABLED&allowPublicKeyRetrieval=true", topology.appAccount().user(), password);
+                + "?sslMode=DISABLED&allowPublicKeyRetrieval=true", user, password);
     }
 
     @Test
@@ -159,14 +250,7 @@ class LoginDoorsIT {
         System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
             for (int i = 0; i < 200; i++) {
-                try (Socket socket = new Socket("127.0.0.1", gantry.port())) {
-                    socket.setSoTimeout(5000);
-                    RawClient raw = new RawClient(socket);
-                    raw.readPacket();
-                    // Capabilities and max packet size, then nothing: the user name is missing.
-                    raw.sendPacket(1, new byte[] {(byte) 0x85, (byte) 0xA6, 0x0F, 0x00, 0, 0, 0, 1});
-                    raw.readPacket();
-                }
+                sendMalformedLogin(gantry.port());
             }
         } finally {
             System.setErr(original);

@@ -6,6 +6,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +35,12 @@ class LoginGateTest {
     private final MovableClock clock = new MovableClock();
 
     private LoginGate gate(int maxPending, int perHost, int maxErrors) {
+        return gate(maxPending, perHost, maxErrors, 3);
+    }
+
+    private LoginGate gate(int maxPending, int perHost, int maxErrors, int delayAfter) {
         return new LoginGate(new ProxyConfig.LoginLimits(Duration.ofSeconds(10), maxPending, perHost, maxErrors,
-                Duration.ofSeconds(60)), clock);
+                Duration.ofSeconds(60), delayAfter, Duration.ofSeconds(5)), clock);
     }
 
     @Test
@@ -64,31 +70,85 @@ class LoginGateTest {
     }
 
     @Test
-    void aHostIsBlockedAfterFailuresInARowForTheCoolDown() {
+    void aHostIsBlockedAfterFailedHandshakesInARowForTheCoolDown() {
         LoginGate gate = gate(10, 10, 3);
-        assertThat(gate.failed("a")).isEmpty();
-        assertThat(gate.failed("a")).isEmpty();
-        Optional<LoginGate.Refusal.Blocked> blocked = gate.failed("a");
+        assertThat(gate.handshakeFailed("a", "sent a malformed packet")).isEmpty();
+        assertThat(gate.handshakeFailed("a", "sent a malformed packet")).isEmpty();
+        Optional<LoginGate.Refusal.Blocked> blocked = gate.handshakeFailed("a", "left unfinished");
         assertThat(blocked).get().extracting(LoginGate.Refusal.Blocked::failures).isEqualTo(3);
         assertThat(gate.admit("a")).get().isInstanceOf(LoginGate.Refusal.Blocked.class);
         assertThat(gate.admit("b")).as("other hosts are not affected").isEmpty();
+        assertThat(gate.blockedHosts()).singleElement().satisfies(host -> {
+            assertThat(host.host()).isEqualTo("a");
+            assertThat(host.failures()).isEqualTo(3);
+            assertThat(host.reason()).isEqualTo("3 failed handshakes in a row, the last one left unfinished");
+            assertThat(host.left()).isEqualTo(Duration.ofSeconds(60));
+        });
         clock.now = clock.now.plusSeconds(61);
         assertThat(gate.admit("a")).isEmpty();
+        assertThat(gate.blockedHosts()).isEmpty();
     }
 
     @Test
     void aSuccessStartsTheCountAgainAndZeroTurnsBlockingOff() {
         LoginGate gate = gate(10, 10, 2);
-        assertThat(gate.failed("a")).isEmpty();
-        gate.succeeded("a");
-        assertThat(gate.failed("a")).isEmpty();
-        assertThat(gate.failed("a")).isPresent();
+        assertThat(gate.handshakeFailed("a", "x")).isEmpty();
+        gate.succeeded("a", "app");
+        assertThat(gate.handshakeFailed("a", "x")).isEmpty();
+        assertThat(gate.handshakeFailed("a", "x")).isPresent();
 
         LoginGate open = gate(10, 10, 0);
         for (int i = 0; i < 100; i++) {
-            assertThat(open.failed("a")).isEmpty();
+            assertThat(open.handshakeFailed("a", "x")).isEmpty();
         }
         assertThat(open.admit("a")).isEmpty();
+    }
+
+    @Test
+    void refusedPasswordsNeverBlockAHostButDelayThatAccountMoreAndMore() {
+        LoginGate gate = gate(10, 10, 2, 3);
+        List<Duration> delays = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            delays.add(gate.loginRefused("a", "stale"));
+        }
+        assertThat(delays).containsExactly(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1),
+                Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(5), Duration.ofSeconds(5),
+                Duration.ofSeconds(5));
+        assertThat(gate.admit("a")).as("the host is not blocked").isEmpty();
+        assertThat(gate.loginRefused("a", "admin")).as("another account of the host").isZero();
+        assertThat(gate.loginRefused("b", "stale")).as("the account from another host").isZero();
+        gate.succeeded("a", "stale");
+        assertThat(gate.loginRefused("a", "stale")).as("the right password cleared the count").isZero();
+    }
+
+    @Test
+    void refusalsAreForgottenAWhileAfterTheLastOneAndZeroTurnsTheDelayOff() {
+        LoginGate gate = gate(10, 10, 2, 1);
+        assertThat(gate.loginRefused("a", "stale")).isEqualTo(Duration.ofSeconds(1));
+        clock.now = clock.now.plus(LoginGate.FORGET_REFUSALS_AFTER).plusSeconds(1);
+        assertThat(gate.loginRefused("a", "stale")).isEqualTo(Duration.ofSeconds(1));
+
+        LoginGate off = gate(10, 10, 2, 0);
+        for (int i = 0; i < 50; i++) {
+            assertThat(off.loginRefused("a", "stale")).isZero();
+        }
+    }
+
+    @Test
+    void flushingLiftsBlocksAndForgetsFailures() {
+        LoginGate gate = gate(10, 10, 1, 1);
+        gate.handshakeFailed("a", "x");
+        gate.handshakeFailed("b", "x");
+        gate.loginRefused("a", "stale");
+        assertThat(gate.unblock("a")).isTrue();
+        assertThat(gate.unblock("a")).as("no longer blocked").isFalse();
+        assertThat(gate.unblock("c")).as("never seen").isFalse();
+        assertThat(gate.admit("a")).isEmpty();
+        assertThat(gate.loginRefused("a", "stale")).as("its refusals forgotten too").isEqualTo(Duration.ofSeconds(1));
+        assertThat(gate.admit("b")).isPresent();
+        assertThat(gate.unblockAll()).isEqualTo(1);
+        assertThat(gate.admit("b")).isEmpty();
+        assertThat(gate.blockedHosts()).isEmpty();
     }
 
     @Test

@@ -70,7 +70,7 @@ class NetworkFuzzIT {
         // (LoginDoorsIT tests it), and room for every probe that is logging in at once.
         gantry = ProxyHarness.start(shared, c -> c.withMaxClientConnections(50).withMaxPacketSize(SMALL_PACKET_LIMIT)
                 .withLogin(new ProxyConfig.LoginLimits(java.time.Duration.ofSeconds(10), 4096, 4096, 0,
-                        java.time.Duration.ofSeconds(1))), l -> l);
+                        java.time.Duration.ofSeconds(1), 0, java.time.Duration.ZERO)), l -> l);
     }
 
     @AfterAll

@@ -353,14 +353,27 @@ final class RunCommand implements Callable<Integer> {
                 description = "Connections logging in at once from one host (default: ${DEFAULT-VALUE}).")
         int maxPendingLoginsPerHost;
 
-        @Option(names = "--max-auth-errors-until-block", paramLabel = "N", defaultValue = "10",
-                description = "Failed logins in a row after which a host is refused for --auth-block-secs; 0 turns "
-                        + "blocking off (default: ${DEFAULT-VALUE}).")
-        int maxAuthErrors;
+        @Option(names = "--max-handshake-errors-until-block", paramLabel = "N", defaultValue = "10",
+                description = "Malformed or unfinished handshakes in a row after which a host is refused for "
+                        + "--auth-block-secs; refused passwords never block a host; 0 turns blocking off "
+                        + "(default: ${DEFAULT-VALUE}).")
+        int maxHandshakeErrors;
 
         @Option(names = "--auth-block-secs", paramLabel = "SECONDS", defaultValue = "60",
-                description = "How long a host stays blocked after failed logins (default: ${DEFAULT-VALUE}).")
+                description = "How long a host stays blocked after failed handshakes; FLUSH GANTRY HOSTS lifts it "
+                        + "early (default: ${DEFAULT-VALUE}).")
         long authBlockSeconds;
+
+        @Option(names = "--login-delay-after", paramLabel = "N", defaultValue = "3",
+                description = "Refused logins in a row of one account from one host after which each refusal is "
+                        + "answered after a delay that doubles from 1 s; the right password is never delayed; 0 "
+                        + "turns it off (default: ${DEFAULT-VALUE}).")
+        int loginDelayAfter;
+
+        @Option(names = "--login-max-delay-ms", paramLabel = "MS", defaultValue = "5000",
+                description = "The longest delay of a refused login; less than --connect-timeout-secs "
+                        + "(default: ${DEFAULT-VALUE}).")
+        long loginMaxDelayMs;
 
         @Option(names = "--read-from-followers", paramLabel = "true|false", defaultValue = "true", arity = "1",
                 description = "Whether reads may go to replicas at all; a session changes it with SET "
@@ -433,8 +446,9 @@ final class RunCommand implements Callable<Integer> {
                                 : eventLoopThreads)
                         .withSocketTransport(SocketTransport.parse(socketTransport))
                         .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
-                                maxPendingLogins, maxPendingLoginsPerHost, maxAuthErrors,
-                                Duration.ofSeconds(authBlockSeconds)));
+                                maxPendingLogins, maxPendingLoginsPerHost, maxHandshakeErrors,
+                                Duration.ofSeconds(authBlockSeconds), loginDelayAfter,
+                                Duration.ofMillis(loginMaxDelayMs)));
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(commandLine, e.getMessage());
             }
