@@ -108,7 +108,7 @@ class AuthorityTest {
     void refusesAnAuthorityWrittenByANewerGantry() throws Exception {
         authority.close();
         try (Connection connection = DriverManager.getConnection(
-                Authority.jdbcUrl(dir.resolve("data").toAbsolutePath(), true), "sa",
+                AuthorityDatabase.jdbcUrl(dir.resolve("data").toAbsolutePath(), true), "sa",
                 DataDirectory.key(dir.resolve("data").toAbsolutePath()));
              Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO GANTRY.SCHEMA_VERSION VALUES (99, 'from the future', CURRENT_TIMESTAMP)");
