@@ -121,9 +121,4 @@ final class DataDirectory {
             throw new AuthorityException("authority: cannot read or create " + file + ": " + e, e);
         }
     }
-
-    /** Whether the key file exists (an Authority made before keys existed has none). */
-    static boolean hasKey(Path directory) {
-        return Files.isRegularFile(directory.resolve(KEY_FILE));
-    }
 }

@@ -33,7 +33,7 @@ public record StoredServer(String host, int port, String database, String user, 
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port of " + host + " must be between 1 and 65535, not " + port);
         }
-        Authority.checkWeight(weight);
+        ServerListStore.checkWeight(weight);
     }
 
     /** {@code host:port}, the name Gantry uses for a server in logs, events and admin SQL. */

@@ -3,8 +3,10 @@
  * and what operators look back on.
  *
  * <ul>
- *   <li>{@link io.gantry.authority.Authority}: the store and its API (server lists, health history, events, CDC
- *       position, the live {@code gantry.upstream_servers} table, read-only admin SQL).</li>
+ *   <li>{@link io.gantry.authority.Authority}: the store's API (server lists, health history, events, CDC
+ *       position, the live {@code gantry.upstream_servers} table, read-only admin SQL). Behind it,
+ *       {@code AuthorityDatabase} holds the connections and runs every statement, and one package-private store
+ *       class per table holds that table's SQL.</li>
  *   <li>{@link io.gantry.authority.Pruner} and {@link io.gantry.authority.Retention}: {@code --health-retention}
  *       and the hourly pruning of old samples and events.</li>
  * </ul>

@@ -51,7 +51,7 @@ class AuthorityDoorsTest {
         Path key = dir.resolve(DataDirectory.KEY_FILE);
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(key))).isEqualTo("rw-------");
         assertThat(Files.readString(key, StandardCharsets.US_ASCII).strip()).hasSizeGreaterThanOrEqualTo(32);
-        String url = Authority.jdbcUrl(dir, true);
+        String url = AuthorityDatabase.jdbcUrl(dir, true);
         for (String user : List.of("sa", Schema.READER)) {
             assertThatThrownBy(() -> DriverManager.getConnection(url, user, "").close())
                     .as("%s with an empty password", user).isInstanceOf(SQLException.class)
@@ -83,7 +83,7 @@ class AuthorityDoorsTest {
     @Test
     void anAuthorityMadeWithAnEmptyPasswordGetsTheKey() throws Exception {
         // What an earlier Gantry left: owner 'sa' with an empty password, no key file.
-        String url = Authority.jdbcUrl(dir, false);
+        String url = AuthorityDatabase.jdbcUrl(dir, false);
         try (var connection = DriverManager.getConnection(url, "sa", "")) {
             connection.createStatement().execute("CREATE SCHEMA IF NOT EXISTS GANTRY");
         }
