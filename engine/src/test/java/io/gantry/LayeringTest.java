@@ -3,6 +3,7 @@ package io.gantry;
 import static com.tngtech.archunit.base.DescribedPredicate.not;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -13,7 +14,7 @@ import io.gantry.admin.AdminSql;
 import io.gantry.admin.HostBlocks;
 import org.junit.jupiter.api.Test;
 
-/** The package dependencies of DESIGN.md, held by a test so they stay true. */
+/** The package dependencies of docs/ARCHITECTURE.md, held by a test so they stay true. */
 class LayeringTest {
 
     private static final JavaClasses ENGINE = new ClassFileImporter()
@@ -123,6 +124,28 @@ class LayeringTest {
         noClasses().that().resideInAPackage("io.gantry.cache..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
                         "io.gantry.proxy..", "io.gantry.admin..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void backendConnectionsKnowNoSession() {
+        // A backend connection logs in, runs commands and hands responses to a listener: it knows no client
+        // session, no routing and no cache, so the pools of connection multiplexing can own connections freely.
+        noClasses().that().resideInAPackage("io.gantry.proxy.backend..")
+                .should().dependOnClassesThat(resideInAPackage("io.gantry.proxy..")
+                        .and(not(resideInAnyPackage("io.gantry.proxy.backend..", "io.gantry.proxy.transport.."))))
+                .check(ENGINE);
+        noClasses().that().resideInAPackage("io.gantry.proxy.backend..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.route..", "io.gantry.cache..",
+                        "io.gantry.admin..", "io.gantry.authority..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void theSocketTransportIsTheBottomOfTheProxy() {
+        noClasses().that().resideInAPackage("io.gantry.proxy.transport..")
+                .should().dependOnClassesThat(resideInAPackage("io.gantry..")
+                        .and(not(resideInAPackage("io.gantry.proxy.transport.."))))
                 .check(ENGINE);
     }
 

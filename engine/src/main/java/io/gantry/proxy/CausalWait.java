@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.wire.ErrPacket;
 import java.time.Duration;
 import java.util.List;

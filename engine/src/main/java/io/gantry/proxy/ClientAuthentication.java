@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.topology.AccountLookup.AccountEntry;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;

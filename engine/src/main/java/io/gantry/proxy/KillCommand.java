@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.topology.UpstreamServer;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementKind;

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.CachingSha2Password;

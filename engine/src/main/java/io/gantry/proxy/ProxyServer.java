@@ -1,11 +1,17 @@
 package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
-import io.gantry.cache.QueryCaches;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
+import io.gantry.cache.QueryCaches;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventPublisher;
+import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendSecret;
+import io.gantry.proxy.transport.ChannelBuffers;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.Router;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.GtidSampler;
@@ -172,13 +178,6 @@ public final class ProxyServer implements AutoCloseable {
         }
     }
 
-    /**
-     * The buffers of every client and backend channel: Netty's pooled allocator, whose thread caches and recycled
-     * buffer objects leave a forwarded point select at about 470 B of garbage. Netty 4.2's default, the adaptive
-     * allocator, left 1 200 B (BENCHMARKS.md).
-     */
-    static final ByteBufAllocator BUFFERS = PooledByteBufAllocator.DEFAULT;
-
     /** Binds the listening socket; returns the address actually bound (useful with port 0). */
     public InetSocketAddress start() throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -186,7 +185,7 @@ public final class ProxyServer implements AutoCloseable {
                 .channel(config.socketTransport().serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, BUFFERS)
+                .childOption(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
                 .childHandler(clientPipeline());
         listener = bootstrap.bind(config.listen()).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();

@@ -4,6 +4,8 @@ import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.admin.AdminResult;
 import io.gantry.cache.CacheStatements;
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
 import io.gantry.route.StatementKind;

@@ -1,5 +1,7 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.route.RouteTarget;
 import io.gantry.topology.Role;
 import io.gantry.wire.Packet;

@@ -7,6 +7,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.HandshakeV10;

@@ -2,6 +2,9 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
 
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.route.SessionRouteState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;

@@ -2,6 +2,8 @@ package io.gantry.proxy;
 
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;

@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.admin.AdminResult;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;

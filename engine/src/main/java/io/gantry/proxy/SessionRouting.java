@@ -4,6 +4,7 @@ import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.ReplicaCandidate;

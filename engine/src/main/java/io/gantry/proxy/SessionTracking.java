@@ -4,6 +4,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
 import static io.gantry.wire.ServerStatus.SERVER_SESSION_STATE_CHANGED;
 
 import io.gantry.gtid.Flavour;
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;

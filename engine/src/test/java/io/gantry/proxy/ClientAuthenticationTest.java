@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.proxy.ClientAuthentication.Outcome;
 import io.gantry.proxy.ClientAuthentication.Step;
+import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.topology.AccountLookup.AccountEntry;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;

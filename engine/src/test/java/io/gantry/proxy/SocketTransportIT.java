@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.TopologyKind;

@@ -2,8 +2,8 @@ package io.gantry.cli;
 
 import io.netty.util.ResourceLeakDetector;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code gantry} command line. */
 @Command(name = "gantry",

@@ -1,10 +1,10 @@
 package io.gantry.cli;
 
 import io.gantry.Gantry;
-import io.gantry.cache.CacheSettings;
 import io.gantry.authority.Retention;
+import io.gantry.cache.CacheSettings;
 import io.gantry.proxy.ProxyConfig;
-import io.gantry.proxy.SocketTransport;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
@@ -23,9 +23,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code gantry run}: the proxy in the foreground until SIGTERM or Ctrl-C. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,

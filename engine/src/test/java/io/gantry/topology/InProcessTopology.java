@@ -11,9 +11,9 @@ import java.util.List;
  * (they need real servers): both up, roles known, the replica caught up. Lives in {@code topology} because those
  * loops' results are set through package-private methods.
  */
-public final class BenchTopology {
+public final class InProcessTopology {
 
-    private BenchTopology() {
+    private InProcessTopology() {
     }
 
     /** The two servers, up, with the first as the primary; positions sampled now. */

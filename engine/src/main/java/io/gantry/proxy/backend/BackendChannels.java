@@ -1,5 +1,7 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
+import io.gantry.proxy.transport.ChannelBuffers;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.UpstreamServer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
@@ -12,7 +14,7 @@ import java.time.Duration;
  * How a backend connection's channel reaches its server: over TCP in the proxy; over in-process channels in the
  * JMH benchmark of the per-query path ({@code bench/jmh}), which measures everything but the sockets.
  */
-interface BackendChannels {
+public interface BackendChannels {
 
     /**
      * Connects a channel on {@code loop} to {@code server}, with {@code handler} (the connection's pipeline
@@ -22,7 +24,7 @@ interface BackendChannels {
 
     /**
      * TCP with Nagle off (commands and responses are small and latency-bound), over {@code transport}: the one of the
-     * event loops the channels are opened on. Buffers as the client channels' ({@link ProxyServer#BUFFERS}).
+     * event loops the channels are opened on. Buffers as the client channels' ({@link ChannelBuffers}).
      */
     static BackendChannels tcp(SocketTransport transport) {
         return (server, loop, connectTimeout, handler) -> new Bootstrap()
@@ -30,7 +32,7 @@ interface BackendChannels {
                 .channel(transport.socketChannel())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, ProxyServer.BUFFERS)
+                .option(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
                 .handler(handler)
                 .connect(server.url().host(), server.url().port());
     }

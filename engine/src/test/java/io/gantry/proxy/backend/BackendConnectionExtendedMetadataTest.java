@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
@@ -11,10 +11,16 @@ import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_PROGRESS;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_STMT_BULK_OPERATIONS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendSecret;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
-import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.ColumnDefinition.FieldType;
+import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.EofPacket;
 import io.gantry.wire.HandshakeResponse41;

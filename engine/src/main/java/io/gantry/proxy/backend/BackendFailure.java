@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import io.gantry.wire.ErrPacket;
 
@@ -7,18 +7,18 @@ import io.gantry.wire.ErrPacket;
  * (code and SQL state) when it sent one, so a client sees, for example, "Unknown database" exactly as it would
  * directly.
  */
-final class BackendFailure extends RuntimeException {
+public final class BackendFailure extends RuntimeException {
 
     private final String serverAddress;
     private final ErrPacket serverError;
 
-    BackendFailure(String serverAddress, String message, Throwable cause) {
+    public BackendFailure(String serverAddress, String message, Throwable cause) {
         super(message, cause);
         this.serverAddress = serverAddress;
         this.serverError = null;
     }
 
-    BackendFailure(String serverAddress, ErrPacket serverError) {
+    public BackendFailure(String serverAddress, ErrPacket serverError) {
         super(serverError.message());
         this.serverAddress = serverAddress;
         this.serverError = serverError;
@@ -30,12 +30,12 @@ final class BackendFailure extends RuntimeException {
     }
 
     /** The server's own error, when the server answered with one (then the server is not down). */
-    ErrPacket serverError() {
+    public ErrPacket serverError() {
         return serverError;
     }
 
     /** True when the server itself is unreachable or gone, as opposed to refusing something. */
-    boolean serverUnreachable() {
+    public boolean serverUnreachable() {
         return serverError == null;
     }
 }

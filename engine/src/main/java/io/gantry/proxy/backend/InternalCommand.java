@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import io.gantry.wire.Buffers;
 import io.gantry.wire.ColumnDefinition.FieldType;
@@ -18,19 +18,19 @@ import java.util.function.Consumer;
  * A command Gantry runs for itself on a backend — a replayed session setting, a lazy prepare, a COMMIT — whose
  * response is read here instead of being forwarded to the client.
  */
-final class InternalCommand implements BackendConnection.ResponseListener {
+public final class InternalCommand implements BackendConnection.ResponseListener {
 
     /** The outcome: the first response packet's payload, and the server's error if it answered with one. */
-    interface Done {
+    public interface Done {
         void accept(byte[] firstPacket, ErrPacket error);
     }
 
     /** One value of a text result row, with whether its column is numeric (so it can be written unquoted). */
-    record Value(String text, boolean numeric) {
+    public record Value(String text, boolean numeric) {
     }
 
     /** The outcome of {@link #queryRow}: the first row's values, or the server's error. */
-    interface RowDone {
+    public interface RowDone {
         void accept(List<Value> row, ErrPacket error);
     }
 
@@ -55,7 +55,7 @@ final class InternalCommand implements BackendConnection.ResponseListener {
     }
 
     /** Sends {@code payload} (a whole command, ownership passes) on an idle connection. */
-    static void run(BackendConnection connection, ByteBuf payload, Done done, Consumer<BackendFailure> failed) {
+    public static void run(BackendConnection connection, ByteBuf payload, Done done, Consumer<BackendFailure> failed) {
         connection.execute(new Packet(0, payload), new InternalCommand(done, null, failed));
     }
 
@@ -65,7 +65,7 @@ final class InternalCommand implements BackendConnection.ResponseListener {
      *
      * @param commands payloads, command byte included
      */
-    static void runInOrder(BackendConnection connection, List<byte[]> commands, Consumer<byte[]> beforeEach,
+    public static void runInOrder(BackendConnection connection, List<byte[]> commands, Consumer<byte[]> beforeEach,
                            Runnable then, Consumer<ErrPacket> refused, Consumer<BackendFailure> failed) {
         runFrom(connection, commands, 0, beforeEach, then, refused, failed);
     }
@@ -94,7 +94,7 @@ final class InternalCommand implements BackendConnection.ResponseListener {
      * column type (taken from the end of the definition, so MariaDB's extended metadata does not matter) tells
      * numbers from strings.
      */
-    static void queryRow(BackendConnection connection, ByteBuf queryPayload, RowDone done,
+    public static void queryRow(BackendConnection connection, ByteBuf queryPayload, RowDone done,
                          Consumer<BackendFailure> failed) {
         connection.execute(new Packet(0, queryPayload), new InternalCommand(null, done, failed));
     }

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
@@ -8,6 +8,9 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.proxy.backend.BackendAuthentication;
+import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.wire.AuthMoreData;

@@ -4,7 +4,9 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 
-import io.gantry.topology.BenchTopology;
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.transport.ChannelBuffers;
+import io.gantry.topology.InProcessTopology;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.CachingSha2Password;
@@ -35,7 +37,7 @@ import java.util.Map;
  * thread. The servers are played by this class: a MySQL 8.0 greeting, an OK to every login, canned answers to the
  * commands the benchmark sends.
  *
- * <p>The topology is a primary and a replica, both up and sampled (see {@link BenchTopology}), with the default
+ * <p>The topology is a primary and a replica, both up and sampled (see {@link InProcessTopology}), with the default
  * routing and read guarantees: reads go to the replica, as in the point-select benchmark.
  */
 public final class InProcessSession implements AutoCloseable {
@@ -54,22 +56,22 @@ public final class InProcessSession implements AutoCloseable {
     /** Every backend connection the session opened, by server address, in order. */
     private final Map<String, List<EmbeddedChannel>> backends = new LinkedHashMap<>();
     private final List<EmbeddedChannel> greeted = new ArrayList<>();
-    private final ByteBufAllocator alloc = ProxyServer.BUFFERS;
+    private final ByteBufAllocator alloc = ChannelBuffers.ALLOCATOR;
     private long nextStatementId = 1;
 
     /** A session logged in as {@code app} (no password), ready for commands. */
     public InProcessSession() {
-        upstreams = BenchTopology.primaryAndReplica(url(3306), url(3307));
+        upstreams = InProcessTopology.primaryAndReplica(url(3306), url(3307));
         proxy = new ProxyServer(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)), upstreams,
                 "8.0.36-benchmark");
         proxy.setBackendChannels((server, loop, connectTimeout, handler) -> {
             EmbeddedChannel channel = new EmbeddedChannel(handler);
-            channel.config().setAllocator(ProxyServer.BUFFERS);
+            channel.config().setAllocator(ChannelBuffers.ALLOCATOR);
             backends.computeIfAbsent(server.address(), address -> new ArrayList<>()).add(channel);
             return channel.newSucceededFuture();
         });
         client = new EmbeddedChannel(proxy.clientPipeline());
-        client.config().setAllocator(ProxyServer.BUFFERS); // as the proxy's sockets have it
+        client.config().setAllocator(ChannelBuffers.ALLOCATOR); // as the proxy's sockets have it
         takeClientPackets(); // the greeting
         // caching_sha2_password with an empty scramble: no account look-up (that needs a database); the primary's
         // login (played here) confirms the account.
@@ -149,7 +151,7 @@ public final class InProcessSession implements AutoCloseable {
 
     /** A new position sample of every server (the sampler takes one every 250 ms in the proxy). */
     public void samplePositions() {
-        BenchTopology.sampleNow(upstreams);
+        InProcessTopology.sampleNow(upstreams);
     }
 
     /** The backend connections opened so far, per server address. */

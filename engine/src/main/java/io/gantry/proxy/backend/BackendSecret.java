@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import io.gantry.wire.NativePassword;
 import java.util.Arrays;
@@ -10,7 +10,7 @@ import java.util.Optional;
  * authentication), or, for {@code mysql_native_password}, SHA1(password) recovered from the client's scramble and
  * the account's stored hash — enough to answer any server's scramble without ever knowing the password.
  */
-sealed interface BackendSecret {
+public sealed interface BackendSecret {
 
     /** The answer to a server's {@code mysql_native_password} scramble. */
     byte[] nativeScramble(byte[] seed);

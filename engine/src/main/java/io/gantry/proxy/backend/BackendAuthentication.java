@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import static io.gantry.wire.CapabilityFlags.CLIENT_COMPRESS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The login of a backend connection as the client's account, as a conversation without a channel (as
- * {@link ClientAuthentication} is for the client side): each packet from the server goes in, and a {@link Step} says
+ * {@code ClientAuthentication} is for the client side): each packet from the server goes in, and a {@link Step} says
  * what to send next, whether to start TLS, or how the login ended. {@link BackendConnection} carries the steps out.
  *
  * <p>TLS follows the server URL's {@link ServerTls}: after the greeting, when TLS is wanted and the server offers
@@ -51,10 +51,10 @@ import org.slf4j.LoggerFactory;
  * password as is over TLS, and RSA-encrypted with the server's key without TLS only when the URL allows asking for
  * that key ({@code get-server-public-key=true}).
  */
-final class BackendAuthentication {
+public final class BackendAuthentication {
 
     /** What the connection does next. */
-    sealed interface Step {
+    public sealed interface Step {
         /** Send this packet, then wait for the server's next one. */
         record Send(int sequenceId, byte[] payload) implements Step {
         }
@@ -121,7 +121,7 @@ final class BackendAuthentication {
     }
 
     /** The server's greeting, once it came (null before, or when it sent an error instead). */
-    HandshakeV10 greeting() {
+    public HandshakeV10 greeting() {
         return greeting;
     }
 
@@ -145,12 +145,12 @@ final class BackendAuthentication {
     }
 
     /** Whether the login (and everything after it) runs over TLS. */
-    boolean encrypted() {
+    public boolean encrypted() {
         return encrypted;
     }
 
     /** The server's first packet: its greeting, or an error sent instead ("Too many connections", "Host blocked"). */
-    Step onGreeting(ByteBuf payload, int sequenceId) {
+    public Step onGreeting(ByteBuf payload, int sequenceId) {
         if (payload.isReadable() && (payload.getByte(payload.readerIndex()) & 0xFF) == ErrPacket.HEADER) {
             return new Step.Failed(new BackendFailure(address, ErrPacket.decode(payload)));
         }
@@ -226,7 +226,7 @@ final class BackendAuthentication {
     }
 
     /** The TLS handshake succeeded: the handshake response follows, encrypted. */
-    Step afterTls() {
+    public Step afterTls() {
         encrypted = true;
         return handshakeResponse();
     }
@@ -241,7 +241,7 @@ final class BackendAuthentication {
     }
 
     /** A packet of the authentication exchange after the handshake response. */
-    Step onPacket(ByteBuf payload, int sequenceId) {
+    public Step onPacket(ByteBuf payload, int sequenceId) {
         int header = payload.getByte(payload.readerIndex()) & 0xFF;
         switch (header) {
             case 0x00 -> {

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 /**
  * What a backend connection logs in with: the account, the client's initial database and collation, and the
@@ -12,7 +12,7 @@ package io.gantry.proxy;
  * @param capabilities  the capabilities negotiated with the client
  * @param mariaDbCapabilities the MariaDB extended capabilities negotiated with the client (0 for none)
  */
-record BackendLogin(String user, BackendSecret secret, String database, int collationId, int capabilities,
+public record BackendLogin(String user, BackendSecret secret, String database, int collationId, int capabilities,
                     int mariaDbCapabilities) {
 
     @Override

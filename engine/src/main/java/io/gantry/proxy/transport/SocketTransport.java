@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.transport;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -57,7 +57,7 @@ public enum SocketTransport {
 
     /**
      * The transport named by a {@code --socket-transport} value: {@code auto} (the {@link #best} one),
-     * {@code io_uring}, {@code epoll} or {@code nio}. Whether a named one can run here is {@link ProxyConfig}'s check.
+     * {@code io_uring}, {@code epoll} or {@code nio}. Whether a named one can run here is {@code ProxyConfig}'s check.
      *
      * @throws IllegalArgumentException naming the accepted values when {@code value} is none of them
      */
@@ -82,7 +82,7 @@ public enum SocketTransport {
     }
 
     /** @throws IllegalArgumentException naming why, when this transport cannot run here */
-    void requireAvailable() {
+    public void requireAvailable() {
         if (!isAvailable()) {
             Throwable cause = unavailabilityCause.get();
             throw new IllegalArgumentException("--socket-transport " + flagValue + " is not available on this machine"
@@ -95,7 +95,7 @@ public enum SocketTransport {
         return flagValue;
     }
 
-    EventLoopGroup newGroup(int threads, ThreadFactory threadFactory) {
+    public EventLoopGroup newGroup(int threads, ThreadFactory threadFactory) {
         IoHandlerFactory handlers = switch (this) {
             case IO_URING -> IoUringIoHandler.newFactory();
             case EPOLL -> EpollIoHandler.newFactory();
@@ -104,7 +104,7 @@ public enum SocketTransport {
         return new MultiThreadIoEventLoopGroup(threads, threadFactory, handlers);
     }
 
-    Class<? extends ServerSocketChannel> serverChannel() {
+    public Class<? extends ServerSocketChannel> serverChannel() {
         return switch (this) {
             case IO_URING -> IoUringServerSocketChannel.class;
             case EPOLL -> EpollServerSocketChannel.class;
@@ -112,7 +112,7 @@ public enum SocketTransport {
         };
     }
 
-    Class<? extends SocketChannel> socketChannel() {
+    public Class<? extends SocketChannel> socketChannel() {
         return switch (this) {
             case IO_URING -> IoUringSocketChannel.class;
             case EPOLL -> EpollSocketChannel.class;
@@ -121,7 +121,7 @@ public enum SocketTransport {
     }
 
     /** For the start-up log: which transport, and why not a faster one when they are unavailable. */
-    String describe() {
+    public String describe() {
         StringBuilder text = new StringBuilder(switch (this) {
             case IO_URING -> "io_uring";
             case EPOLL -> "native epoll";

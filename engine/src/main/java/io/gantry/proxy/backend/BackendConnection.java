@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.backend;
 
 import io.gantry.gtid.Flavour;
 import io.gantry.topology.UpstreamServer;
@@ -33,10 +33,10 @@ import java.util.Arrays;
  * <p>The login itself is a {@link BackendAuthentication}: this class only carries out its steps on the channel
  * (writes, and the TLS handshake when it asks for one).
  */
-final class BackendConnection {
+public final class BackendConnection {
 
     /** Receives the packets of one command's response. */
-    interface ResponseListener {
+    public interface ResponseListener {
         /** One packet of the response; the listener owns it (forwards or releases it). */
         void onPacket(Packet packet, ResponseFraming framing);
 
@@ -51,7 +51,7 @@ final class BackendConnection {
     }
 
     /** Hears every greeting a backend sends Gantry (to mirror the primary's to clients). */
-    interface GreetingObserver {
+    public interface GreetingObserver {
         /** {@code server} greeted a new connection; called on the connection's event loop. */
         void greeted(UpstreamServer server, HandshakeV10 greeting);
 
@@ -92,7 +92,7 @@ final class BackendConnection {
      * {@code greetings}. The promise fails with a {@link BackendFailure} naming the server when it cannot be reached
      * within {@code connectTimeout} or refuses the login.
      */
-    static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
+    public static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
                                            BackendChannels channels) {
         BackendConnection connection = new BackendConnection(server, login, greetings, loop);
@@ -122,27 +122,27 @@ final class BackendConnection {
         return connection.ready;
     }
 
-    UpstreamServer server() {
+    public UpstreamServer server() {
         return server;
     }
 
     /** The server's id of this connection (what {@code KILL} takes there), or -1 before the greeting. */
-    long serverThreadId() {
+    public long serverThreadId() {
         return serverThreadId;
     }
 
     /** The capabilities in effect on this connection. */
-    int capabilities() {
+    public int capabilities() {
         return capabilities;
     }
 
     /** The server's product, from its greeting's version string ({@code 5.5.5-11.4.5-MariaDB}, {@code 8.0.15}). */
-    Flavour flavour() {
+    public Flavour flavour() {
         return serverVersion().mariaDb() ? Flavour.MARIADB : Flavour.MYSQL;
     }
 
     /** The server's product and release, from its greeting (a MySQL of unknown release before the greeting). */
-    ServerVersion serverVersion() {
+    public ServerVersion serverVersion() {
         if (version == null) {
             HandshakeV10 greeting = authentication.greeting();
             if (greeting == null) {
@@ -158,21 +158,21 @@ final class BackendConnection {
         return mariaDbCapabilities;
     }
 
-    boolean isUsable() {
+    public boolean isUsable() {
         return state == State.READY && channel.isActive();
     }
 
-    boolean isBusy() {
+    public boolean isBusy() {
         return state == State.IN_COMMAND;
     }
 
     /** Called when the connection closes while no command runs (the server went away or timed it out). */
-    void onIdleClose(Runnable action) {
+    public void onIdleClose(Runnable action) {
         this.onIdleClose = action;
     }
 
     /** Sends a command (its sequence id must be 0) and streams its response to {@code responseListener}. */
-    void execute(Packet command, ResponseListener responseListener) {
+    public void execute(Packet command, ResponseListener responseListener) {
         if (state != State.READY) {
             command.release();
             responseListener.onFailure(new BackendFailure(server.address(),
@@ -195,29 +195,29 @@ final class BackendConnection {
     }
 
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */
-    void forwardFromClient(Packet packet) {
+    public void forwardFromClient(Packet packet) {
         channel.writeAndFlush(packet);
     }
 
     /** Whether the server keeps up with what is written to it. */
-    boolean isWritable() {
+    public boolean isWritable() {
         return channel.isWritable();
     }
 
     /** Runs {@code action} once, when the connection becomes writable again. */
-    void whenWritable(Runnable action) {
+    public void whenWritable(Runnable action) {
         this.writableAgain = action;
     }
 
     /** Stops or resumes reading from the backend, to follow the client's pace (back-pressure). */
-    void setAutoRead(boolean autoRead) {
+    public void setAutoRead(boolean autoRead) {
         if (channel != null) {
             channel.config().setAutoRead(autoRead);
         }
     }
 
     /** Closes the connection politely (COM_QUIT) when idle, at once otherwise. */
-    void close() {
+    public void close() {
         if (state == State.CLOSED) {
             return;
         }
