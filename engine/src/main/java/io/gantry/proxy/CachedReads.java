@@ -81,7 +81,7 @@ final class CachedReads {
     CachedReads(SessionContext session) {
         this.session = session;
         this.positions = id -> {
-            UpstreamServer server = session.proxy.serverIds().find(id);
+            UpstreamServer server = session.services.serverIds().find(id);
             return server == null ? null : server.position();
         };
     }
@@ -94,7 +94,7 @@ final class CachedReads {
 
     /** The query caches when the session may use them now, else null. */
     private QueryCaches usable() {
-        QueryCaches caches = session.proxy.caches();
+        QueryCaches caches = session.services.caches();
         if (caches == null || caches.isEmpty()) {
             return null;
         }
@@ -210,7 +210,7 @@ final class CachedReads {
     }
 
     private Fill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
-        long now = System.currentTimeMillis();
+        long now = session.services.clock().millis();
         QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
         // Read before the entry is judged current: the stream publishes its position after the evictions up to it,
         // so every eviction this position covers is seen by the lookup below. Read after, a position could cover
@@ -271,7 +271,7 @@ final class CachedReads {
         ReadGuarantees guarantees = session.guarantees;
         if (session.consistency.hasPending()) {
             // Hits ask no server, so the samples taken since the session's last read are looked at here.
-            Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+            Optional<UpstreamServer> primary = session.services.upstreams().primary();
             session.consistency.settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
             if (guarantees.readYourWrites() && session.consistency.hasPendingWrite()) {
                 return false;
@@ -346,7 +346,7 @@ final class CachedReads {
      * once it completed, and its latency. Null for the rest, and while no cache store exists.
      */
     SessionBackends.AfterResponse sampled(String sql, SessionBackends.AfterResponse after) {
-        QueryCaches caches = session.proxy.caches();
+        QueryCaches caches = session.services.caches();
         if (caches == null || --sampleCountdown > 0 || !startsWithSelect(sql)) {
             return after;
         }

@@ -55,20 +55,20 @@ final class ClientLogin {
      * Returns whether it was greeted.
      */
     boolean start() {
-        ProxyServer proxy = session.proxy;
-        if (proxy.sessionsFull()) {
-            proxy.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
-                    session.id, session.host, proxy.config().maxClientConnections());
-            session.sendErrorAndClose(0, SessionErrors.tooManySessions(proxy.config().maxClientConnections()));
+        ProxyServices services = session.services;
+        if (services.sessions().full()) {
+            services.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
+                    session.id, session.host, services.config().maxClientConnections());
+            session.sendErrorAndClose(0, SessionErrors.tooManySessions(services.config().maxClientConnections()));
             return false;
         }
-        Optional<LoginGate.Refusal> refusal = proxy.loginGate().admit(session.host);
+        Optional<LoginGate.Refusal> refusal = services.login().gate().admit(session.host);
         if (refusal.isPresent()) {
             refuse(refusal.get());
             return false;
         }
         session.pendingLogin = true;
-        Duration timeout = proxy.config().login().handshakeTimeout();
+        Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
             if (session.pendingLogin && !session.isClosed()) {
                 loginTimedOut(timeout);
@@ -83,7 +83,7 @@ final class ClientLogin {
             }
         }
         // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
-        HandshakeV10 greeting = proxy.clientGreeting(session.id & 0xFFFF_FFFFL, seed);
+        HandshakeV10 greeting = services.login().clientGreeting(session.id & 0xFFFF_FFFFL, seed);
         offeredCapabilities = greeting.capabilities();
         offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
         ByteBuf out = ctx.alloc().buffer(128);
@@ -99,7 +99,7 @@ final class ClientLogin {
     private void loginTimedOut(Duration timeout) {
         boolean peersTurn = !waitingForServer && (session.phase == SessionContext.Phase.GREETING_SENT
                 || session.phase == SessionContext.Phase.AUTHENTICATING);
-        session.proxy.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+        session.services.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
                 + "(--connect-timeout-secs){}", session.id, session.host, timeout.toSeconds(),
                 peersTurn ? "" : ", waiting for a server");
         if (peersTurn) {
@@ -110,7 +110,7 @@ final class ClientLogin {
 
     /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
     private void refuse(LoginGate.Refusal refusal) {
-        RateLimitedLog warnings = session.proxy.peerWarnings();
+        RateLimitedLog warnings = session.services.peerWarnings();
         if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
             long seconds = Math.max(1, blocked.left().toSeconds());
             warnings.warn("blocked", "session {}: refused {}, blocked after failed handshakes for {} more s",
@@ -149,7 +149,7 @@ final class ClientLogin {
     }
 
     private ClientAuthentication newAuthentication() {
-        return new ClientAuthentication(seed, session.tlsActive, session.proxy.rsaKey(), session.host);
+        return new ClientAuthentication(seed, session.tlsActive, session.services.login().rsaKey(), session.host);
     }
 
     /**
@@ -157,14 +157,14 @@ final class ClientLogin {
      * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
      */
     private void startTls(int sequenceId) {
-        if (session.proxy.sslContext().isEmpty() || session.tlsActive) {
+        if (session.services.login().sslContext().isEmpty() || session.tlsActive) {
             session.sendErrorAndClose(sequenceId + 1, SessionErrors.tlsNotEnabled());
             return;
         }
         session.tlsActive = true;
         PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf alreadyRead = decoder.takeUndecodedBytes();
-        ctx.pipeline().addFirst("tls", session.proxy.sslContext().get().newHandler(ctx.alloc()));
+        ctx.pipeline().addFirst("tls", session.services.login().sslContext().get().newHandler(ctx.alloc()));
         // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
         // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
         if (alreadyRead.isReadable()) {
@@ -220,7 +220,7 @@ final class ClientLogin {
             }
             case LOOKUP -> {
                 waitingForServer = true;
-                session.proxy.lookupAccount(session.user).whenComplete((entries, failure) ->
+                session.services.login().lookupAccount(session.user).whenComplete((entries, failure) ->
                     ctx.executor().execute(() -> {
                         waitingForServer = false;
                         if (session.isClosed()) {
@@ -250,8 +250,8 @@ final class ClientLogin {
      * gate gives this account on this host (none until it has been refused several times in a row).
      */
     private void refused(ClientAuthentication.Step step, int sequence) {
-        Duration delay = session.proxy.loginGate().loginRefused(session.host, session.user);
-        session.proxy.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
+        Duration delay = session.services.login().gate().loginRefused(session.host, session.user);
+        session.services.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
                 session.id, printable(session.user), session.host, authentication.plugin(), step.reason(),
                 delay.isZero() ? "" : "; answered after " + delay.toMillis() + " ms (--login-delay-after)");
         if (delay.isZero()) {
@@ -272,7 +272,7 @@ final class ClientLogin {
      */
     private void openFirstBackend(int okSequence) {
         session.phase = SessionContext.Phase.OPENING_BACKEND;
-        Upstreams upstreams = session.proxy.upstreams();
+        Upstreams upstreams = session.services.upstreams();
         Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
         if (first.isEmpty()) {
             session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
@@ -299,20 +299,20 @@ final class ClientLogin {
      * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
      */
     private boolean finishLogin(int okSequence) {
-        ProxyServer proxy = session.proxy;
+        ProxyServices services = session.services;
         if (session.pendingLogin) {
             session.pendingLogin = false;
-            proxy.loginGate().leave(session.host);
+            services.login().gate().leave(session.host);
             raisePacketCap();
         }
-        proxy.loginGate().succeeded(session.host, session.user);
+        services.login().gate().succeeded(session.host, session.user);
         if (!session.admitted) {
-            if (!proxy.admitSession()) {
-                proxy.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
+            if (!services.sessions().admit()) {
+                services.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
                         + "reached", session.id, printable(session.user), session.host,
-                        proxy.config().maxClientConnections());
+                        services.config().maxClientConnections());
                 session.sendErrorAndClose(okSequence, SessionErrors.tooManySessions(
-                        proxy.config().maxClientConnections()));
+                        services.config().maxClientConnections()));
                 return false;
             }
             session.admitted = true;
@@ -324,7 +324,7 @@ final class ClientLogin {
     private void raisePacketCap() {
         PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf early = login.takeUndecodedBytes();
-        PacketFrameDecoder full = new PacketFrameDecoder(session.proxy.config().maxPacketSize());
+        PacketFrameDecoder full = new PacketFrameDecoder(session.services.config().maxPacketSize());
         ctx.pipeline().replace(login, "frames", full);
         if (early.isReadable()) {
             try {
@@ -340,6 +340,6 @@ final class ClientLogin {
 
     /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
     void handshakeFailed(String what) {
-        session.proxy.loginGate().handshakeFailed(session.host, what).ifPresent(session.proxy::hostBlocked);
+        session.services.login().gate().handshakeFailed(session.host, what).ifPresent(session.services.login()::hostBlocked);
     }
 }

@@ -44,7 +44,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS
             | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF;
 
-    private final ProxyServer proxy;
+    private final ProxyServices services;
     private final long id;
     private SessionContext session;
     private SessionBackends backends;
@@ -54,8 +54,8 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
     private PreparedStatementCommands statements;
     private SessionCommands sessionCommands;
 
-    ClientSession(ProxyServer proxy, long id) {
-        this.proxy = proxy;
+    ClientSession(ProxyServices services, long id) {
+        this.services = services;
         this.id = id;
     }
 
@@ -89,7 +89,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         java.net.SocketAddress address = context.channel().remoteAddress();
         String host = address instanceof java.net.InetSocketAddress inet ? inet.getHostString()
                 : String.valueOf(address);
-        session = new SessionContext(proxy, id, context, host);
+        session = new SessionContext(services, id, context, host);
         backends = new SessionBackends(session);
         forwarder = new ResponseForwarder(session, backends);
         SessionRouting routing = new SessionRouting(session, backends);
@@ -102,7 +102,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             forwarder.discard();
         });
         if (login.start()) {
-            proxy.register(id, this);
+            services.sessions().register(id, this);
         }
     }
 
@@ -140,7 +140,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     /** A frame the decoder refused (too large, or not a packet at all): the session cannot go on. */
     private void badFrame(PacketDecodeFailure failure) {
-        proxy.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host,
+        services.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host,
                 failure.message());
         boolean beforeLogin = session.pendingLogin;
         if (beforeLogin) {
@@ -171,7 +171,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         if (session.pendingLogin) {
             login.handshakeFailed("sent a malformed packet (" + e.getMessage() + ")");
         }
-        proxy.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id, session.host,
+        services.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id, session.host,
                 e.getMessage());
         session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.malformedPacket(e.getMessage()));
     }
@@ -187,7 +187,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
             return;
         }
-        if (session.proxy.isDraining()) {
+        if (session.services.sessions().isDraining()) {
             // A command read before the drain's own task reached this session's loop is refused as well.
             session.endIfIdleForDrain();
         }

@@ -71,8 +71,8 @@ final class GantrySettingsCommand {
     private Reply set(GantrySessionSql.Set set) {
         RoutingConfig routing = session.routing;
         ReadGuarantees guarantees = session.guarantees;
-        RoutingConfig defaultRouting = session.proxy.config().routing();
-        ReadGuarantees defaults = session.proxy.config().readGuarantees();
+        RoutingConfig defaultRouting = session.services.config().routing();
+        ReadGuarantees defaults = session.services.config().readGuarantees();
         for (int i = 0; i < set.settings().size(); i++) {
             GantrySessionSql.Setting setting = set.settings().get(i);
             String value = set.values().get(i);

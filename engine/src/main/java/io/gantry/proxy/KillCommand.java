@@ -23,7 +23,7 @@ final class KillCommand {
     }
 
     Reply run(SessionIdentitySql.Kill kill) {
-        Optional<ClientSession> found = session.proxy.session(kill.sessionId());
+        Optional<ClientSession> found = session.services.sessions().find(kill.sessionId());
         if (found.isEmpty()) {
             return Reply.error(SessionErrors.unknownThread(kill.sessionId()));
         }
@@ -53,7 +53,7 @@ final class KillCommand {
             return;
         }
         Map.Entry<String, Long> thread = threads.get(index);
-        Optional<UpstreamServer> server = session.proxy.upstreams().find(thread.getKey())
+        Optional<UpstreamServer> server = session.services.upstreams().find(thread.getKey())
                 .filter(UpstreamServer::isReachable);
         if (server.isEmpty()) {
             killNext(threads, index + 1, kill, target); // a server that is down runs nothing of the session

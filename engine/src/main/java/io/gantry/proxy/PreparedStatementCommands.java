@@ -52,7 +52,7 @@ final class PreparedStatementCommands {
             return Reply.error(kill.get());
         }
         StatementClass statementClass = StatementClassifier.classify(text, session.sqlMode());
-        Optional<UpstreamServer> target = session.proxy.upstreams().primary();
+        Optional<UpstreamServer> target = session.services.upstreams().primary();
         if (target.isEmpty()) {
             SessionRouting.Routed routed = routing.route(statementClass, text, false);
             if (routed.refused()) {
@@ -98,7 +98,7 @@ final class PreparedStatementCommands {
                 packet.release();
                 return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
             }
-            target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+            target = session.services.upstreams().find(longData.get().hostPort()).orElseThrow();
             after = backends.afterStatement(null, null, null);
         } else {
             fill = session.cachedReads.execute(statement, packet.payload(), boundTypes);
@@ -210,7 +210,7 @@ final class PreparedStatementCommands {
         PreparedStatements.Statement statement = found.get();
         UpstreamServer target;
         if (longData.isPresent()) {
-            target = session.proxy.upstreams().find(longData.get().hostPort()).orElseThrow();
+            target = session.services.upstreams().find(longData.get().hostPort()).orElseThrow();
         } else {
             SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), false);
             if (routed.refused()) {

@@ -63,7 +63,7 @@ final class QueryCommand {
             packet.release();
             return admin.answer(CompletableFuture.completedFuture(explainLastStatement()));
         }
-        Optional<CompletionStage<AdminResult>> adminReply = session.proxy.adminHandler()
+        Optional<CompletionStage<AdminResult>> adminReply = session.services.adminSql()
                 .handle(sql, session.user, session.sqlMode());
         if (adminReply.isPresent()) {
             packet.release();
@@ -215,7 +215,7 @@ final class QueryCommand {
         long started = System.nanoTime();
         String wait = CausalWait.query(connection.flavour(), routed.waitFor(), session.guarantees.causalWaitTimeout());
         InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
-            ReadCounters counters = session.proxy.readCounters();
+            ReadCounters counters = session.services.readCounters();
             counters.waited(System.nanoTime() - started);
             if (CausalWait.caughtUp(row, error)) {
                 counters.servedByReplica();
@@ -227,10 +227,10 @@ final class QueryCommand {
             LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id,
                     connection.server().address(), routed.waitFor(),
                     session.guarantees.causalWaitTimeout().toMillis(), error == null ? "" : " (" + error.message() + ")");
-            Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+            Optional<UpstreamServer> primary = session.services.upstreams().primary();
             if (primary.isEmpty()) {
                 command.release();
-                session.finish(Reply.error(SessionErrors.noPrimary("read", session.proxy.upstreams().noPrimaryReason())));
+                session.finish(Reply.error(SessionErrors.noPrimary("read", session.services.upstreams().noPrimaryReason())));
                 return;
             }
             session.routeState = session.routeState.withPreviousServer(session.serverId(primary.get()));

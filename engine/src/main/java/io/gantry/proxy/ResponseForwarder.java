@@ -106,7 +106,7 @@ final class ResponseForwarder {
             BackendConnection done = connection;
             SessionBackends.AfterResponse then = after;
             flushBatch();
-            session.proxy.metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+            session.services.metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
                     : RouteTarget.REPLICA, System.nanoTime() - sentAt);
             awaitingClientData = null;
             noteStatus(done, framing.serverStatus());

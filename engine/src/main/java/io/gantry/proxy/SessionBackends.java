@@ -196,11 +196,11 @@ final class SessionBackends {
                         + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
             }
         }
-        ProxyConfig config = session.proxy.config();
+        ProxyConfig config = session.services.config();
         Promise<BackendConnection> ready = session.ctx.executor().newPromise();
         BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
-                config.connectTimeout(), config.maxPacketSize(), session.proxy.greetings(),
-                session.proxy.backendChannels()).addListener(future -> {
+                config.connectTimeout(), config.maxPacketSize(), session.services.login().greetings(),
+                session.services.backendChannels()).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {
@@ -216,7 +216,7 @@ final class SessionBackends {
             } else {
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                     // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
-                    session.proxy.upstreams().markDown(server, failure.getMessage());
+                    session.services.upstreams().markDown(server, failure.getMessage());
                 }
                 ready.tryFailure(future.cause());
             }
@@ -338,9 +338,9 @@ final class SessionBackends {
 
     /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
     void scheduleRetentionClose(BackendConnection connection) {
-        ProxyServer proxy = session.proxy;
-        if (proxy.config().routing().readBalance() != ReadBalance.STATEMENT
-                || proxy.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
+        ProxyServices services = session.services;
+        if (services.config().routing().readBalance() != ReadBalance.STATEMENT
+                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
             return;
         }
         long commandsAtSchedule = session.commands;
@@ -352,7 +352,7 @@ final class SessionBackends {
                     connection.close();
                 }
             }
-        }, proxy.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+        }, services.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ---- held state ------------------------------------------------------------------------------------------

@@ -46,10 +46,10 @@ final class SessionCommands {
      *                     recorded for replay on the session's other backends
      */
     Reply onPrimary(Packet packet, boolean sessionState) {
-        Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+        Optional<UpstreamServer> primary = session.services.upstreams().primary();
         if (primary.isEmpty()) {
             packet.release();
-            return Reply.error(SessionErrors.noPrimary("command", session.proxy.upstreams().noPrimaryReason()));
+            return Reply.error(SessionErrors.noPrimary("command", session.services.upstreams().noPrimaryReason()));
         }
         SessionBackends.AfterResponse after = sessionState
                 ? backends.afterStatement(null, null, ByteBufUtil.getBytes(packet.payload()))
@@ -61,7 +61,7 @@ final class SessionCommands {
 
     /** Resets every backend of the session: the primary's answer goes to the client, the rest are closed. */
     Reply resetConnection(Packet packet) {
-        Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
+        Optional<UpstreamServer> primary = session.services.upstreams().primary();
         if (primary.isEmpty()) {
             backends.closeAll();
         } else {

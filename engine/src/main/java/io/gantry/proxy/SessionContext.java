@@ -51,7 +51,7 @@ final class SessionContext {
     /** How long a session whose server side is gone waits for the client's next command to tell it why. */
     private static final Duration LOST_SESSION_GRACE = Duration.ofSeconds(60);
 
-    final ProxyServer proxy;
+    final ProxyServices services;
     final long id;
     final ChannelHandlerContext ctx;
     final String host;
@@ -101,8 +101,8 @@ final class SessionContext {
     private Consumer<Packet> dispatcher;
     private Runnable onClose = () -> { };
 
-    SessionContext(ProxyServer proxy, long id, ChannelHandlerContext ctx, String host) {
-        this.proxy = proxy;
+    SessionContext(ProxyServices services, long id, ChannelHandlerContext ctx, String host) {
+        this.services = services;
         this.id = id;
         this.ctx = ctx;
         this.host = host;
@@ -111,8 +111,8 @@ final class SessionContext {
 
     /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
     void resetGantrySettings() {
-        this.routing = proxy.config().routing();
-        this.guarantees = proxy.config().readGuarantees();
+        this.routing = services.config().routing();
+        this.guarantees = services.config().readGuarantees();
         this.nextTransaction = null;
     }
 
@@ -145,7 +145,7 @@ final class SessionContext {
     }
 
     ServerId serverId(UpstreamServer server) {
-        return proxy.serverIds().of(server);
+        return services.serverIds().of(server);
     }
 
     /**
@@ -167,18 +167,18 @@ final class SessionContext {
                 || kind == StatementKind.TRANSACTION_SAVEPOINT) {
             return; // no data read or written
         }
-        boolean onPrimary = proxy.upstreams().isPrimary(server);
+        boolean onPrimary = services.upstreams().isPrimary(server);
         boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
                 || kind == StatementKind.TRANSACTION_END);
         if (!wrote || committed == null) {
             // A write whose GTID was not reported (tracking unavailable, or nothing reached the binlog) waits for
             // a sample taken after it, which holds it if it committed.
-            consistency.completed(serverId(server), System.currentTimeMillis(), wrote);
+            consistency.completed(serverId(server), services.clock().millis(), wrote);
         }
         if (onPrimary) {
             // Until a sample settles it, no replica may serve the session. A read on a replica needs no sample to
             // go on reading there: the session asks for one only if it is kept from moving (SessionRouting).
-            proxy.nudgeSampler();
+            services.nudgeSampler();
         }
     }
 
@@ -240,7 +240,7 @@ final class SessionContext {
             return;
         }
         if (reply instanceof Reply.Close close) {
-            proxy.metrics().gantryError(close.error().errorCode());
+            services.metrics().gantryError(close.error().errorCode());
             sendErrorAndClose(1, close.error());
             return;
         }
@@ -248,7 +248,7 @@ final class SessionContext {
             writeOk(1);
             ctx.flush();
         } else if (reply instanceof Reply.Error error) {
-            proxy.metrics().gantryError(error.error().errorCode());
+            services.metrics().gantryError(error.error().errorCode());
             writeError(1, error.error());
             ctx.flush();
         }
@@ -261,7 +261,7 @@ final class SessionContext {
             return;
         }
         phase = Phase.READY;
-        if (proxy.isDraining()) {
+        if (services.sessions().isDraining()) {
             endIfIdleForDrain();
         }
         if (draining) {
@@ -345,7 +345,7 @@ final class SessionContext {
         clearSecret();
         sessionLost = error;
         released = true;
-        proxy.sessionReleased();
+        services.sessions().released();
         ctx.executor().schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -375,15 +375,15 @@ final class SessionContext {
             packet.release();
         }
         clearSecret();
-        proxy.unregister(id);
-        proxy.sessionReleased();
+        services.sessions().unregister(id);
+        services.sessions().released();
         if (pendingLogin) {
             pendingLogin = false;
-            proxy.loginGate().leave(host);
+            services.login().gate().leave(host);
         }
         if (admitted) {
             admitted = false;
-            proxy.sessionClosed();
+            services.sessions().closed();
         }
         if (ctx.channel().isActive()) {
             // Let a pending error reach the client first; the write's listener closes the channel.

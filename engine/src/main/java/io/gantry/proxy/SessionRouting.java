@@ -128,7 +128,7 @@ final class SessionRouting {
 
     private Routed decide(StatementClass classified, String sql, boolean commit, boolean mayWait,
                           boolean accountCheck) {
-        ProxyServer proxy = session.proxy;
+        ProxyServices services = session.services;
         StatementClass statement = classified;
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
                 && statement.beginFlavor().orElse(null) == TransactionFlavor.DEFAULT
@@ -146,7 +146,7 @@ final class SessionRouting {
         }
         SessionRouteState routeState = session.routeState;
         RoutingConfig routing = session.routing;
-        Upstreams upstreams = proxy.upstreams();
+        Upstreams upstreams = services.upstreams();
         UpstreamServer primary = upstreams.primaryOrNull();
         ServerId primaryId = primary != null ? session.serverId(primary) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
@@ -154,7 +154,7 @@ final class SessionRouting {
         if (read) {
             session.consistency.settle(primaryId, positionOf);
         }
-        long now = System.currentTimeMillis();
+        long now = session.services.clock().millis();
         ReplicaRefusal refused = null;
         boolean anyQualifies = false;
         List<ReplicaCandidate> waitable = null;
@@ -187,7 +187,7 @@ final class SessionRouting {
             // What the session wrote or read, not yet seen in a sample, keeps this read on the primary, or
             // (statement balance) on one replica: sample soon. A session on its own replica under session balance
             // needs no sample to read there.
-            proxy.nudgeSampler();
+            services.nudgeSampler();
         }
         SessionRouteState routedAs = routeState;
         if (!routeState.autocommit() && routeState.transaction() == TransactionState.NONE && read
@@ -196,7 +196,7 @@ final class SessionRouting {
             // opens an implicit read-only transaction, placed as START TRANSACTION READ ONLY would be.
             routedAs = routeState.withAutocommit(true);
         }
-        RouteDecision decision = proxy.router().route(statement, routedAs, routing, primaryId, replicas);
+        RouteDecision decision = services.router().route(statement, routedAs, routing, primaryId, replicas);
         GtidSet waitFor = null;
         if (mayWait && decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && waitable != null
                 && session.consistency.floor(session.guarantees.readYourWrites()) != null) {
@@ -214,7 +214,7 @@ final class SessionRouting {
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
             // Without a primary a session setting runs where the session's reads run, and is replayed from
             // there: drivers send settings at connect time, and reads from replicas must go on meanwhile.
-            RouteDecision asRead = proxy.router().route(StatementClass.of(StatementKind.READ), routeState,
+            RouteDecision asRead = services.router().route(StatementClass.of(StatementKind.READ), routeState,
                     routing, primaryId, replicas);
             if (!asRead.server().equals(NO_PRIMARY)) {
                 decision = asRead;
@@ -239,12 +239,12 @@ final class SessionRouting {
                 backends.endTransactionOn(readOnly.server());
             }
             session.routeState = routeState.afterRouting(decision);
-            proxy.metrics().routed(decision.target(), decision.reason());
+            services.metrics().routed(decision.target(), decision.reason());
             if (statement.kind() == StatementKind.READ && waitFor == null) {
                 count(decision, refused); // a read that waits is counted once the wait is over
             }
         }
-        UpstreamServer server = proxy.serverIds().server(decision.server());
+        UpstreamServer server = services.serverIds().server(decision.server());
         Routed last = lastRouted;
         if (waitFor == null && last != null && last.server() == server && last.statement() == statement
                 && last.decision() == decision) {
@@ -286,7 +286,7 @@ final class SessionRouting {
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {
-        ReadCounters counters = session.proxy.readCounters();
+        ReadCounters counters = session.services.readCounters();
         if (decision.target() == RouteTarget.REPLICA) {
             counters.servedByReplica();
             return;
@@ -326,9 +326,9 @@ final class SessionRouting {
         rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
         List<String> pending = session.consistency.pendingDescriptions();
         rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
-        long now = System.currentTimeMillis();
-        Optional<UpstreamServer> primary = session.proxy.upstreams().primary();
-        for (UpstreamServer server : session.proxy.upstreams().servers()) {
+        long now = session.services.clock().millis();
+        Optional<UpstreamServer> primary = session.services.upstreams().primary();
+        for (UpstreamServer server : session.services.upstreams().servers()) {
             SampledPosition position = server.position();
             StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
                     .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
@@ -364,7 +364,7 @@ final class SessionRouting {
     /** Why each replica was refused, for the debug log. */
     private String refusals(Upstreams upstreams, ServerId primaryId) {
         StringBuilder out = new StringBuilder(" (");
-        long now = System.currentTimeMillis();
+        long now = session.services.clock().millis();
         for (UpstreamServer server : upstreams.servers()) {
             ServerId id = session.serverId(server);
             if (!id.equals(primaryId) && server.role() == Role.REPLICA) {
@@ -377,7 +377,7 @@ final class SessionRouting {
     }
 
     private SampledPosition positionOf(ServerId id) {
-        UpstreamServer server = session.proxy.serverIds().find(id);
+        UpstreamServer server = session.services.serverIds().find(id);
         return server == null ? null : server.position();
     }
 

@@ -1,0 +1,137 @@
+package io.gantry.proxy;
+
+import io.gantry.admin.AdminSql;
+import io.gantry.cache.QueryCaches;
+import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.route.Router;
+import io.gantry.topology.GtidSampler;
+import io.gantry.topology.Upstreams;
+import java.time.Clock;
+import java.time.Duration;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link ProxyServices} of one proxy. What is started after the listener (the caches, the metrics, the
+ * position sampler) is set here once it exists; sessions read it each time, so they see it from then on.
+ */
+final class SharedServices implements ProxyServices {
+
+    private final ProxyConfig config;
+    private final Upstreams upstreams;
+    private final Router router = Router.withThreadLocalRandom();
+    private final ServerIds serverIds;
+    private final ReadCounters readCounters = new ReadCounters();
+    private final AdminSql adminSql;
+    private final Clock clock;
+    private final RateLimitedLog peerWarnings;
+    private final SessionRegistry sessions;
+    private final LoginDoor login;
+    private volatile BackendChannels backendChannels;
+    private volatile ProxyMetrics metrics = ProxyMetrics.NONE;
+    private volatile QueryCaches caches;
+    private volatile GtidSampler sampler;
+
+    SharedServices(ProxyConfig config, Upstreams upstreams, AdminSql adminSql, String serverVersion,
+                   BackendChannels backendChannels, Clock clock) {
+        this.config = config;
+        this.upstreams = upstreams;
+        this.adminSql = adminSql;
+        this.clock = clock;
+        this.backendChannels = backendChannels;
+        this.serverIds = new ServerIds(upstreams);
+        this.peerWarnings = new RateLimitedLog(LoggerFactory.getLogger(ClientSession.class), 20,
+                Duration.ofMinutes(1), clock);
+        this.sessions = new SessionRegistry(config.maxClientConnections());
+        this.login = new LoginDoor(config, upstreams, serverVersion, clock);
+    }
+
+    @Override
+    public ProxyConfig config() {
+        return config;
+    }
+
+    @Override
+    public Upstreams upstreams() {
+        return upstreams;
+    }
+
+    @Override
+    public Router router() {
+        return router;
+    }
+
+    @Override
+    public ServerIds serverIds() {
+        return serverIds;
+    }
+
+    @Override
+    public ReadCounters readCounters() {
+        return readCounters;
+    }
+
+    @Override
+    public ProxyMetrics metrics() {
+        return metrics;
+    }
+
+    void setMetrics(ProxyMetrics metrics) {
+        this.metrics = metrics;
+    }
+
+    @Override
+    public QueryCaches caches() {
+        return caches;
+    }
+
+    void setCaches(QueryCaches caches) {
+        this.caches = caches;
+    }
+
+    @Override
+    public AdminSql adminSql() {
+        return adminSql;
+    }
+
+    @Override
+    public BackendChannels backendChannels() {
+        return backendChannels;
+    }
+
+    void setBackendChannels(BackendChannels channels) {
+        this.backendChannels = channels;
+    }
+
+    @Override
+    public RateLimitedLog peerWarnings() {
+        return peerWarnings;
+    }
+
+    @Override
+    public Clock clock() {
+        return clock;
+    }
+
+    @Override
+    public void nudgeSampler() {
+        GtidSampler current = sampler;
+        if (current != null) {
+            current.nudge();
+        }
+    }
+
+    /** Where sessions ask for a fresh position sample (none in a proxy started without one). */
+    void setSampler(GtidSampler sampler) {
+        this.sampler = sampler;
+    }
+
+    @Override
+    public SessionRegistry sessions() {
+        return sessions;
+    }
+
+    @Override
+    public LoginDoor login() {
+        return login;
+    }
+}
