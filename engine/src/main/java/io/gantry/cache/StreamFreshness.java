@@ -2,7 +2,6 @@ package io.gantry.cache;
 
 import io.gantry.authority.Authority;
 import io.gantry.cdc.CdcStream;
-import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
 import io.gantry.topology.UpstreamServer;
@@ -47,8 +46,7 @@ final class StreamFreshness {
     void loadSavedPosition(Authority authority) {
         authority.loadPosition(CdcStream.STREAM).filter(saved -> !saved.gtidSet().isBlank()).ifPresent(saved -> {
             try {
-                position = GtidSet.parse(saved.gtidSet(), saved.gtidSet().indexOf(':') >= 0 ? Flavour.MYSQL
-                        : Flavour.MARIADB);
+                position = GtidSet.parseAnyFlavour(saved.gtidSet());
             } catch (IllegalArgumentException unreadable) {
                 LOG.warn("cache: the saved change-stream position '{}' is unreadable: {}", saved.gtidSet(),
                         unreadable.getMessage());
