@@ -155,7 +155,7 @@ public final class CdcStream implements AutoCloseable {
         CdcStream stream = new CdcStream(authority, events, servers, settings, clock, sink, listeners, position,
                 snapshot);
         LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}",
-                describe(FailoverPolicy.byWeight(servers)),
+                UpstreamUrl.addressesAndWeights(FailoverPolicy.byWeight(servers)),
                 saved.map(p -> "saved position " + p.gtidSet()).orElse("no saved position"),
                 settings.sink().map(Object::toString).orElse("none"), settings.tables());
         return stream;
@@ -257,10 +257,6 @@ public final class CdcStream implements AutoCloseable {
         State state = report.state();
         return new Status(activeServer(), state, positionText(), snapshot.describe(state), rates.rows(),
                 rates.transactions(), report.lastError());
-    }
-
-    private static String describe(List<UpstreamUrl> servers) {
-        return String.join(", ", servers.stream().map(u -> u.address() + "|" + u.weight()).toList());
     }
 
     /** Ends the stream, writes and saves what was applied, and closes the sink. */
