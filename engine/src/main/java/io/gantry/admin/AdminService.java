@@ -106,8 +106,7 @@ public final class AdminService implements AdminOperations {
         values.put("Replicas Up", String.join(", ", upstreams.upReplicas().stream()
                 .map(UpstreamServer::address).toList()));
         values.putAll(cdcStatus());
-        values.put("CDC Servers", String.join(", ", cdcList.stream().map(u -> u.address() + "|" + u.weight())
-                .toList()));
+        values.put("CDC Servers", UpstreamUrl.addressesAndWeights(cdcList));
         values.put("Data Directory", authority.dataDir().toAbsolutePath().toString());
         List<StatusVariable> rows = new ArrayList<>();
         values.forEach((name, value) -> rows.add(new StatusVariable(name, value == null ? "" : value)));

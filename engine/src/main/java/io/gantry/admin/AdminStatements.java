@@ -11,6 +11,7 @@ import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
+import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
@@ -112,22 +113,12 @@ public final class AdminStatements {
     public static boolean mentionsGantry(CharSequence sql) {
         int last = sql.length() - KEYWORD.length();
         for (int i = 0; i <= last; i++) {
-            if (matchesKeywordAt(sql, i)) {
+            // ASCII case folding is enough: GANTRY is ASCII, and no other character folds to one of its letters.
+            if (StatementText.startsWithIgnoringCase(sql, i, KEYWORD)) {
                 return true;
             }
         }
         return false;
-    }
-
-    private static boolean matchesKeywordAt(CharSequence sql, int at) {
-        for (int j = 0; j < KEYWORD.length(); j++) {
-            char c = sql.charAt(at + j);
-            // ASCII case folding is enough: GANTRY is ASCII, and no other character folds to one of its letters.
-            if ((c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c) != KEYWORD.charAt(j)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** One parse over the tokens of one text. */
@@ -151,11 +142,7 @@ public final class AdminStatements {
             this.sql = sql;
             this.mode = mode;
             this.tokens = SqlTokenizer.tokenize(sql, mode);
-            int last = tokens.size();
-            while (last > 0 && tokens.get(last - 1).isSymbol(sql, ';')) {
-                last--;
-            }
-            this.end = last;
+            this.end = StatementText.end(sql, tokens);
         }
 
         /** The statement, or null if this is not an admin statement. */

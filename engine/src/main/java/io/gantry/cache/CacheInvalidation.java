@@ -5,7 +5,6 @@ import io.gantry.cdc.ChangeListener;
 import io.gantry.cdc.RowChange;
 import io.gantry.cdc.StateChange;
 import io.gantry.cdc.CdcStream;
-import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
 import java.math.BigInteger;
 import java.util.List;
@@ -71,7 +70,7 @@ public final class CacheInvalidation implements ChangeListener {
         GtidSet resumed = null;
         String text = position.get();
         if (change.state() == CdcStream.State.STREAMING && !text.isBlank()) {
-            resumed = GtidSet.parse(text, text.indexOf(':') >= 0 ? Flavour.MYSQL : Flavour.MARIADB);
+            resumed = GtidSet.parseAnyFlavour(text);
         }
         caches.streamStateChanged(change.state(), change.server(), change.reason(), resumed);
     }

@@ -1,5 +1,7 @@
 package io.gantry.cache;
 
+import static io.gantry.cache.StatementText.startsWithIgnoringCase;
+
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
@@ -65,7 +67,7 @@ public final class CacheStatements {
         if (!startsWithIgnoringCase(sql, at, "EXPLAIN")) {
             return false;
         }
-        List<Token> tokens = withoutTrailingSemicolons(sql, SqlTokenizer.tokenize(sql, mode));
+        List<Token> tokens = statementTokens(sql, mode);
         return tokens.size() == 3 && tokens.get(0).isWord(sql, "EXPLAIN") && tokens.get(1).isWord(sql, "LAST")
                 && tokens.get(2).isWord(sql, "STATEMENT");
     }
@@ -79,29 +81,14 @@ public final class CacheStatements {
         if (sql == null || !mayBeCacheStatement(sql)) {
             return Optional.empty();
         }
-        List<Token> tokens = withoutTrailingSemicolons(sql, SqlTokenizer.tokenize(sql, mode));
+        List<Token> tokens = statementTokens(sql, mode);
         return Optional.ofNullable(new Parser(sql, tokens).statement());
     }
 
-    private static List<Token> withoutTrailingSemicolons(CharSequence sql, List<Token> tokens) {
-        int end = tokens.size();
-        while (end > 0 && tokens.get(end - 1).isSymbol(sql, ';')) {
-            end--;
-        }
-        return tokens.subList(0, end);
-    }
-
-    private static boolean startsWithIgnoringCase(CharSequence sql, int at, String word) {
-        if (at + word.length() > sql.length()) {
-            return false;
-        }
-        for (int j = 0; j < word.length(); j++) {
-            char c = sql.charAt(at + j);
-            if ((c >= 'a' && c <= 'z' ? (char) (c - ('a' - 'A')) : c) != word.charAt(j)) {
-                return false;
-            }
-        }
-        return true;
+    /** The statement's tokens, without its trailing semicolons. */
+    private static List<Token> statementTokens(CharSequence sql, SqlMode mode) {
+        List<Token> tokens = SqlTokenizer.tokenize(sql, mode);
+        return tokens.subList(0, StatementText.end(sql, tokens));
     }
 
     private static final class Parser {

@@ -78,10 +78,7 @@ public record QueryShape(String text, List<TableName> tables, int parameters, in
             throw refused("it is not a read");
         }
         List<Token> tokens = SqlTokenizer.tokenize(select, mode);
-        int end = tokens.size();
-        while (end > 0 && tokens.get(end - 1).isSymbol(select, ';')) {
-            end--;
-        }
+        int end = StatementText.end(select, tokens);
         if (end == 0 || !tokens.get(0).isWord(select, "SELECT")) {
             throw refused("only a SELECT can be cached");
         }

@@ -89,7 +89,7 @@ final class ChangeListeners {
 
     private void failed(Entry entry, String what, Exception e) {
         if (entry.required) {
-            throw new RequiredListenerFailed(entry.listener + " failed on " + what + ": " + CdcStream.describe(e), e);
+            throw new RequiredListenerFailed(entry.listener + " failed on " + what + ": " + FailureText.describe(e), e);
         }
         entry.failed(what, e, clock.instant());
     }
@@ -119,7 +119,7 @@ final class ChangeListeners {
                 lastLogged = now;
             } else if (Duration.between(lastLogged, now).compareTo(REPEAT_LOG_INTERVAL) >= 0) {
                 LOG.error("cdc: listener {} failed {} more times ({} in all), the last on {}: {}", listener,
-                        unlogged + 1, failures, what, CdcStream.describe(e));
+                        unlogged + 1, failures, what, FailureText.describe(e));
                 lastLogged = now;
                 unlogged = 0;
             } else {

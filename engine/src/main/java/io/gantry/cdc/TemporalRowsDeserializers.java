@@ -27,6 +27,9 @@ import java.util.Map;
  *       {@code INVALID_DATE_AND_TIME_AS_MIN_VALUE}). A day past the month's end (ALLOW_INVALID_DATES) rolls over
  *       into the next month.</li>
  * </ul>
+ *
+ * <p>A class extends only one of the library's three row deserializers, so {@link Write}, {@link Update} and
+ * {@link Delete} each override the same three methods, each override one call to what is written here once.
  */
 final class TemporalRowsDeserializers {
 
@@ -115,6 +118,16 @@ final class TemporalRowsDeserializers {
         return oldTimeMicros(input.readInteger(3));
     }
 
+    /**
+     * What {@code asUnixTime} answers: the proleptic epoch milliseconds, or for a zero month or day {@code invalid},
+     * the library's own answer for one, which is the configured invalid representation.
+     */
+    private static Long unixTime(int year, int month, int day, int hour, int minute, int second, int millis,
+                                 Long invalid) {
+        Long value = prolepticMillis(year, month, day, hour, minute, second, millis);
+        return value != null ? value : invalid;
+    }
+
     /** WRITE_ROWS and EXT_WRITE_ROWS. */
     static final class Write extends WriteRowsEventDataDeserializer {
         Write(Map<Long, TableMapEventData> tableMaps) {
@@ -133,9 +146,8 @@ final class TemporalRowsDeserializers {
 
         @Override
         protected Long asUnixTime(int year, int month, int day, int hour, int minute, int second, int millis) {
-            Long value = prolepticMillis(year, month, day, hour, minute, second, millis);
-            // The library's own answer for a zero month or day is the configured invalid representation.
-            return value != null ? value : super.asUnixTime(year, 0, 0, hour, minute, second, millis);
+            return unixTime(year, month, day, hour, minute, second, millis,
+                    super.asUnixTime(year, 0, 0, hour, minute, second, millis));
         }
     }
 
@@ -157,9 +169,8 @@ final class TemporalRowsDeserializers {
 
         @Override
         protected Long asUnixTime(int year, int month, int day, int hour, int minute, int second, int millis) {
-            Long value = prolepticMillis(year, month, day, hour, minute, second, millis);
-            // The library's own answer for a zero month or day is the configured invalid representation.
-            return value != null ? value : super.asUnixTime(year, 0, 0, hour, minute, second, millis);
+            return unixTime(year, month, day, hour, minute, second, millis,
+                    super.asUnixTime(year, 0, 0, hour, minute, second, millis));
         }
     }
 
@@ -181,9 +192,8 @@ final class TemporalRowsDeserializers {
 
         @Override
         protected Long asUnixTime(int year, int month, int day, int hour, int minute, int second, int millis) {
-            Long value = prolepticMillis(year, month, day, hour, minute, second, millis);
-            // The library's own answer for a zero month or day is the configured invalid representation.
-            return value != null ? value : super.asUnixTime(year, 0, 0, hour, minute, second, millis);
+            return unixTime(year, month, day, hour, minute, second, millis,
+                    super.asUnixTime(year, 0, 0, hour, minute, second, millis));
         }
     }
 }

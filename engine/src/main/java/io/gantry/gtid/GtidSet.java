@@ -34,6 +34,17 @@ public sealed interface GtidSet permits MySqlGtidSet, MariaDbGtidSet {
         };
     }
 
+    /**
+     * Parses a GTID set whose flavour is known only from its text, as Gantry saves positions and servers report
+     * GTIDs: MySQL's hold a {@code ':'} after each UUID, MariaDB's never hold one. The empty text is MariaDB's empty
+     * set.
+     *
+     * @throws IllegalArgumentException if the text is malformed, as {@link #parse(String, Flavour)}
+     */
+    static GtidSet parseAnyFlavour(String text) {
+        return parse(text, text.indexOf(':') >= 0 ? Flavour.MYSQL : Flavour.MARIADB);
+    }
+
     /** The empty set of a flavour. */
     static GtidSet empty(Flavour flavour) {
         Objects.requireNonNull(flavour, "flavour");

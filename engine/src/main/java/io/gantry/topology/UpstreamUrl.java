@@ -217,6 +217,11 @@ public record UpstreamUrl(String host, int port, String database, String user, S
         }
     }
 
+    /** Servers as the log and {@code SHOW GANTRY STATUS} list them: {@code host:port|weight}, comma-separated. */
+    public static String addressesAndWeights(List<UpstreamUrl> urls) {
+        return String.join(", ", urls.stream().map(u -> u.address() + "|" + u.weight()).toList());
+    }
+
     /**
      * Parses a list given as comma-separated entries, repeated flags, or both.
      *

@@ -79,24 +79,16 @@ public final class ResponseFraming {
         BINLOG_EVENT
     }
 
-    private enum State {
-        RESULT_START, COLUMN_DEFINITIONS, COLUMNS_EOF, ROWS,
-        PREPARE_START, PARAM_DEFINITIONS, PARAMS_EOF, PREPARE_COLUMN_DEFINITIONS, PREPARE_COLUMNS_EOF,
-        FIELD_LIST, SINGLE_STRING, SINGLE_STATUS, AUTH_EXCHANGE, BINLOG_STREAM, DONE
-    }
-
     private static final int OK_HEADER = 0x00;
     private static final int AUTH_MORE_DATA_HEADER = 0x01;
     private static final int LOCAL_INFILE_HEADER = 0xFB;
     private static final int EOF_HEADER = 0xFE;
     private static final int ERR_HEADER = 0xFF;
-    private static final int EOF_PACKET_LENGTH = 5;
-    private static final int MIN_OK_LENGTH = 7;
 
     private final CommandType command;
     private final boolean deprecateEof;
     private final boolean chainsResults;
-    private State state;
+    private FramingState state;
     private long definitionsLeft;
     private int preparedColumns;
     private int serverStatus = NO_STATUS;
@@ -108,9 +100,9 @@ public final class ResponseFraming {
     private ResponseFraming(CommandType command, int capabilities) {
         this.command = command;
         this.deprecateEof = CapabilityFlags.has(capabilities, CLIENT_DEPRECATE_EOF);
-        this.state = initialState(command);
-        this.chainsResults = state == State.RESULT_START;
-        this.progress = state == State.DONE ? Progress.COMPLETE : Progress.MORE;
+        this.state = FramingState.initial(command);
+        this.chainsResults = state == FramingState.RESULT_START;
+        this.progress = state == FramingState.DONE ? Progress.COMPLETE : Progress.MORE;
     }
 
     /**
@@ -150,21 +142,7 @@ public final class ResponseFraming {
 
     /** True if the server answers {@code command} at all (false for COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA). */
     public static boolean expectsResponse(CommandType command) {
-        return initialState(command) != State.DONE;
-    }
-
-    private static State initialState(CommandType command) {
-        return switch (command) {
-            case COM_QUERY, COM_PROCESS_INFO, COM_STMT_EXECUTE, COM_STMT_BULK_EXECUTE -> State.RESULT_START;
-            case COM_STMT_PREPARE -> State.PREPARE_START;
-            case COM_STMT_FETCH -> State.ROWS;
-            case COM_FIELD_LIST -> State.FIELD_LIST;
-            case COM_STATISTICS -> State.SINGLE_STRING;
-            case COM_CHANGE_USER -> State.AUTH_EXCHANGE;
-            case COM_BINLOG_DUMP, COM_BINLOG_DUMP_GTID -> State.BINLOG_STREAM;
-            case COM_QUIT, COM_STMT_CLOSE, COM_STMT_SEND_LONG_DATA -> State.DONE;
-            default -> State.SINGLE_STATUS;
-        };
+        return FramingState.initial(command) != FramingState.DONE;
     }
 
     /**
@@ -176,16 +154,17 @@ public final class ResponseFraming {
      * @throws IllegalStateException    if the response was already complete
      */
     public Progress accept(ByteBuf payload) {
-        if (state == State.DONE) {
+        if (state == FramingState.DONE) {
             throw new IllegalStateException("the response to " + command + " is already complete; unexpected packet of "
                     + payload.readableBytes() + " bytes");
         }
         int length = payload.readableBytes();
         if (length == 0) {
-            if (state == State.SINGLE_STRING) {
+            if (state == FramingState.SINGLE_STRING) {
                 return finish(PacketKind.STATISTICS);
             }
-            throw new MalformedPacketException(command + " response", "empty packet while expecting " + expected());
+            throw new MalformedPacketException(command + " response", "empty packet while expecting "
+                    + state.expected());
         }
         int first = payload.getUnsignedByte(payload.readerIndex());
         if (first == ERR_HEADER) {
@@ -199,16 +178,16 @@ public final class ResponseFraming {
             case PREPARE_START -> prepareOk(payload);
             case PARAM_DEFINITIONS -> parameterDefinition();
             case PARAMS_EOF -> {
-                serverStatus = requireEof(payload, "EOF after parameter definitions");
+                serverStatus = StatusPackets.requireEof(payload, "EOF after parameter definitions");
                 yield afterParameters(PacketKind.EOF);
             }
             case PREPARE_COLUMN_DEFINITIONS -> preparedColumnDefinition();
             case PREPARE_COLUMNS_EOF -> {
-                serverStatus = requireEof(payload, "EOF after column definitions");
+                serverStatus = StatusPackets.requireEof(payload, "EOF after column definitions");
                 yield finish(PacketKind.EOF);
             }
-            case FIELD_LIST -> isTerminator(payload)
-                    ? endResult(terminatorKind(payload), terminatorStatus(payload))
+            case FIELD_LIST -> StatusPackets.isTerminator(payload, deprecateEof)
+                    ? endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload))
                     : step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
             case SINGLE_STRING -> finish(PacketKind.STATISTICS);
             case SINGLE_STATUS -> singleStatus(payload, first);
@@ -225,7 +204,7 @@ public final class ResponseFraming {
 
     /** True once the response is complete (also true from the start for commands without one). */
     public boolean isComplete() {
-        return state == State.DONE;
+        return state == FramingState.DONE;
     }
 
     /** The outcome of the latest {@link #accept}. */
@@ -271,15 +250,15 @@ public final class ResponseFraming {
     private Progress resultStart(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                return endResult(PacketKind.OK, statusOfOk(payload));
+                return endResult(PacketKind.OK, StatusPackets.statusOfOk(payload));
             }
             case LOCAL_INFILE_HEADER -> {
                 // The server waits for the file's contents and an empty packet; then OK or ERR.
                 return step(PacketKind.LOCAL_INFILE_REQUEST, Progress.AWAITING_CLIENT);
             }
             case EOF_HEADER -> {
-                if (isTerminator(payload)) {
-                    return endResult(terminatorKind(payload), terminatorStatus(payload));
+                if (StatusPackets.isTerminator(payload, deprecateEof)) {
+                    return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload));
                 }
                 return columnCount(payload);
             }
@@ -302,33 +281,33 @@ public final class ResponseFraming {
                     + Long.toUnsignedString(count));
         }
         definitionsLeft = count;
-        state = State.COLUMN_DEFINITIONS;
+        state = FramingState.COLUMN_DEFINITIONS;
         return step(PacketKind.COLUMN_COUNT, Progress.MORE);
     }
 
     private Progress columnDefinition() {
         if (--definitionsLeft == 0) {
-            state = deprecateEof ? State.ROWS : State.COLUMNS_EOF;
+            state = deprecateEof ? FramingState.ROWS : FramingState.COLUMNS_EOF;
         }
         return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
     }
 
     private Progress columnsEof(ByteBuf payload) {
-        int status = requireEof(payload, "EOF after column definitions");
+        int status = StatusPackets.requireEof(payload, "EOF after column definitions");
         serverStatus = status;
         if ((command == CommandType.COM_STMT_EXECUTE || command == CommandType.COM_STMT_BULK_EXECUTE)
                 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
             // A cursor was opened: rows stay on the server until COM_STMT_FETCH.
             return endResult(PacketKind.EOF, status);
         }
-        state = State.ROWS;
+        state = FramingState.ROWS;
         return step(PacketKind.EOF, Progress.MORE);
     }
 
     private Progress row(ByteBuf payload) {
-        if (isTerminator(payload)) {
+        if (StatusPackets.isTerminator(payload, deprecateEof)) {
             // Under DEPRECATE_EOF this is also where a cursor's metadata ends (0xFE OK, CURSOR_EXISTS).
-            return endResult(terminatorKind(payload), terminatorStatus(payload));
+            return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload));
         }
         return step(PacketKind.ROW, Progress.MORE);
     }
@@ -338,7 +317,7 @@ public final class ResponseFraming {
         preparedColumns = ok.columnCount();
         if (ok.paramCount() > 0) {
             definitionsLeft = ok.paramCount();
-            state = State.PARAM_DEFINITIONS;
+            state = FramingState.PARAM_DEFINITIONS;
             return step(PacketKind.STMT_PREPARE_OK, Progress.MORE);
         }
         return afterParameters(PacketKind.STMT_PREPARE_OK);
@@ -349,7 +328,7 @@ public final class ResponseFraming {
             return step(PacketKind.PARAMETER_DEFINITION, Progress.MORE);
         }
         if (!deprecateEof) {
-            state = State.PARAMS_EOF;
+            state = FramingState.PARAMS_EOF;
             return step(PacketKind.PARAMETER_DEFINITION, Progress.MORE);
         }
         return afterParameters(PacketKind.PARAMETER_DEFINITION);
@@ -358,7 +337,7 @@ public final class ResponseFraming {
     private Progress afterParameters(PacketKind kind) {
         if (preparedColumns > 0) {
             definitionsLeft = preparedColumns;
-            state = State.PREPARE_COLUMN_DEFINITIONS;
+            state = FramingState.PREPARE_COLUMN_DEFINITIONS;
             return step(kind, Progress.MORE);
         }
         return finish(kind);
@@ -369,7 +348,7 @@ public final class ResponseFraming {
             return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
         }
         if (!deprecateEof) {
-            state = State.PREPARE_COLUMNS_EOF;
+            state = FramingState.PREPARE_COLUMNS_EOF;
             return step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
         }
         return finish(PacketKind.COLUMN_DEFINITION);
@@ -377,15 +356,15 @@ public final class ResponseFraming {
 
     private Progress singleStatus(ByteBuf payload, int first) {
         if (first == OK_HEADER) {
-            serverStatus = statusOfOk(payload);
+            serverStatus = StatusPackets.statusOfOk(payload);
             resultsCompleted++;
             return finish(PacketKind.OK);
         }
-        if (first == EOF_HEADER && isTerminator(payload)) {
+        if (first == EOF_HEADER && StatusPackets.isTerminator(payload, deprecateEof)) {
             // COM_SET_OPTION and COM_DEBUG answer with EOF (an 0xFE OK under DEPRECATE_EOF).
-            serverStatus = terminatorStatus(payload);
+            serverStatus = StatusPackets.terminatorStatus(payload);
             resultsCompleted++;
-            return finish(terminatorKind(payload));
+            return finish(StatusPackets.terminatorKind(payload));
         }
         throw new MalformedPacketException(command + " response", "expected OK, EOF or ERR, found header 0x"
                 + Integer.toHexString(first) + " in " + payload.readableBytes() + " bytes");
@@ -394,7 +373,7 @@ public final class ResponseFraming {
     private Progress authExchange(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                serverStatus = statusOfOk(payload);
+                serverStatus = StatusPackets.statusOfOk(payload);
                 resultsCompleted++;
                 return finish(PacketKind.OK);
             }
@@ -416,9 +395,9 @@ public final class ResponseFraming {
         if (first == OK_HEADER) {
             return step(PacketKind.BINLOG_EVENT, Progress.MORE);
         }
-        if (first == EOF_HEADER && isTerminator(payload)) {
-            serverStatus = terminatorStatus(payload);
-            return finish(terminatorKind(payload));
+        if (first == EOF_HEADER && StatusPackets.isTerminator(payload, deprecateEof)) {
+            serverStatus = StatusPackets.terminatorStatus(payload);
+            return finish(StatusPackets.terminatorKind(payload));
         }
         throw new MalformedPacketException("binlog event", "expected 0x00, EOF or ERR, found header 0x"
                 + Integer.toHexString(first));
@@ -436,20 +415,20 @@ public final class ResponseFraming {
         return finish(PacketKind.ERR);
     }
 
-    // ---- helpers -----------------------------------------------------------------------------
+    // ---- transitions -------------------------------------------------------------------------
 
     private Progress endResult(PacketKind kind, int status) {
         serverStatus = status;
         resultsCompleted++;
         if (chainsResults && ServerStatus.moreResultsExist(status)) {
-            state = State.RESULT_START;
+            state = FramingState.RESULT_START;
             return step(kind, Progress.MORE);
         }
         return finish(kind);
     }
 
     private Progress finish(PacketKind kind) {
-        state = State.DONE;
+        state = FramingState.DONE;
         return step(kind, Progress.COMPLETE);
     }
 
@@ -457,70 +436,5 @@ public final class ResponseFraming {
         lastPacketKind = kind;
         progress = next;
         return next;
-    }
-
-    /** A 0xFE packet short enough to be an EOF, or the OK that replaces it. */
-    private boolean isTerminator(ByteBuf payload) {
-        int length = payload.readableBytes();
-        int limit = deprecateEof ? Packet.MAX_FRAME_PAYLOAD : EofPacket.MAX_LENGTH_EXCLUSIVE;
-        return length > 0 && length < limit && payload.getUnsignedByte(payload.readerIndex()) == EOF_HEADER;
-    }
-
-    private static PacketKind terminatorKind(ByteBuf payload) {
-        return payload.readableBytes() >= MIN_OK_LENGTH ? PacketKind.OK : PacketKind.EOF;
-    }
-
-    /** Status of an EOF (5 bytes) or of an OK with header 0xFE (7 bytes or more). */
-    private static int terminatorStatus(ByteBuf payload) {
-        // The two layouts differ; with CLIENT_PROTOCOL_41 their lengths tell them apart.
-        return payload.readableBytes() >= MIN_OK_LENGTH ? statusOfOk(payload) : statusOfEof(payload, "EOF");
-    }
-
-    /** Status of a 4.1 EOF packet where one must be; anything else is malformed. */
-    private static int requireEof(ByteBuf payload, String what) {
-        int length = payload.readableBytes();
-        int header = payload.getUnsignedByte(payload.readerIndex());
-        if (length >= EofPacket.MAX_LENGTH_EXCLUSIVE || header != EOF_HEADER) {
-            throw new MalformedPacketException(what, "expected an EOF packet, found header 0x"
-                    + Integer.toHexString(header) + " in " + length + " bytes");
-        }
-        return statusOfEof(payload, what);
-    }
-
-    private static int statusOfEof(ByteBuf payload, String what) {
-        if (payload.readableBytes() < EOF_PACKET_LENGTH) {
-            throw new MalformedPacketException(what + ".status_flags", "needs " + EOF_PACKET_LENGTH
-                    + " bytes of EOF packet but only " + payload.readableBytes() + " are there");
-        }
-        return payload.getUnsignedShortLE(payload.readerIndex() + 3);
-    }
-
-    /** Status of an OK packet; reads in place (every response ends with one: no view, no field names built). */
-    private static int statusOfOk(ByteBuf payload) {
-        int start = payload.readerIndex();
-        try {
-            payload.skipBytes(1);
-            Buffers.readLenEncInt(payload, "OK.affected_rows");
-            Buffers.readLenEncInt(payload, "OK.last_insert_id");
-            return Buffers.readInt2(payload, "OK.status_flags");
-        } finally {
-            payload.readerIndex(start);
-        }
-    }
-
-    private String expected() {
-        return switch (state) {
-            case RESULT_START -> "OK, ERR, LOCAL INFILE or a column count";
-            case COLUMN_DEFINITIONS, PREPARE_COLUMN_DEFINITIONS, FIELD_LIST -> "a column definition";
-            case PARAM_DEFINITIONS -> "a parameter definition";
-            case COLUMNS_EOF, PARAMS_EOF, PREPARE_COLUMNS_EOF -> "an EOF packet";
-            case ROWS -> "a row or the end of the rows";
-            case PREPARE_START -> "COM_STMT_PREPARE_OK or ERR";
-            case SINGLE_STRING -> "a string";
-            case SINGLE_STATUS -> "OK, EOF or ERR";
-            case AUTH_EXCHANGE -> "an authentication packet";
-            case BINLOG_STREAM -> "a binlog event";
-            case DONE -> "nothing";
-        };
     }
 }

@@ -62,7 +62,7 @@ class CdcStreamOrderTest {
 
     @Test
     void describeGivesTheFirstLineOfTheMessage() {
-        assertThat(CdcStream.describe(new IOException("  read failed\n  at line 2\nline 3")))
+        assertThat(FailureText.describe(new IOException("  read failed\n  at line 2\nline 3")))
                 .isEqualTo("read failed");
     }
 
@@ -70,23 +70,23 @@ class CdcStreamOrderTest {
     void describeAppendsARootCauseThatSaysSomethingNew() {
         Exception failure = new IllegalStateException("cannot reach db1:3306\nmore detail",
                 new UncheckedIOException("wrapped", new ConnectException("Connection refused\n(details)")));
-        assertThat(CdcStream.describe(failure)).isEqualTo("cannot reach db1:3306: Connection refused");
+        assertThat(FailureText.describe(failure)).isEqualTo("cannot reach db1:3306: Connection refused");
     }
 
     @Test
     void describeDoesNotRepeatARootCauseTheMessageAlreadyHolds() {
-        assertThat(CdcStream.describe(new IOException("connect failed: Connection refused",
+        assertThat(FailureText.describe(new IOException("connect failed: Connection refused",
                 new ConnectException("Connection refused")))).isEqualTo("connect failed: Connection refused");
         // new RuntimeException(cause) takes the cause's toString as its message
-        assertThat(CdcStream.describe(new RuntimeException(new ConnectException("Connection refused"))))
+        assertThat(FailureText.describe(new RuntimeException(new ConnectException("Connection refused"))))
                 .isEqualTo("java.net.ConnectException: Connection refused");
     }
 
     @Test
     void describeFallsBackToToStringWithoutAMessage() {
-        assertThat(CdcStream.describe(new IllegalStateException())).isEqualTo("java.lang.IllegalStateException");
-        assertThat(CdcStream.describe(new IOException("  "))).isEqualTo("java.io.IOException:   ");
-        assertThat(CdcStream.describe(new IOException("stream ended", new EOFException())))
+        assertThat(FailureText.describe(new IllegalStateException())).isEqualTo("java.lang.IllegalStateException");
+        assertThat(FailureText.describe(new IOException("  "))).isEqualTo("java.io.IOException:   ");
+        assertThat(FailureText.describe(new IOException("stream ended", new EOFException())))
                 .isEqualTo("stream ended: java.io.EOFException");
     }
 
@@ -95,7 +95,7 @@ class CdcStreamOrderTest {
         IOException a = new IOException("outer");
         IOException b = new IOException("inner", a);
         a.initCause(b);
-        String text = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> CdcStream.describe(a));
+        String text = assertTimeoutPreemptively(Duration.ofSeconds(2), () -> FailureText.describe(a));
         assertThat(text).startsWith("outer");
     }
 

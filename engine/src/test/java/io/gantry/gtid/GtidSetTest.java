@@ -22,6 +22,14 @@ class GtidSetTest {
     }
 
     @Test
+    void parsesEitherFlavourByItsText() {
+        assertThat(GtidSet.parseAnyFlavour(MYSQL_TEXT)).isEqualTo(MYSQL);
+        assertThat(GtidSet.parseAnyFlavour("0-1-5,1-2-7")).isEqualTo(MARIADB);
+        assertThat(GtidSet.parseAnyFlavour("")).isSameAs(MariaDbGtidSet.EMPTY);
+        assertThatThrownBy(() -> GtidSet.parseAnyFlavour("0-1-x")).hasMessageContaining("bad MariaDB GTID set");
+    }
+
+    @Test
     void emptySetsOfEachFlavour() {
         assertThat(GtidSet.empty(Flavour.MYSQL)).isSameAs(MySqlGtidSet.EMPTY);
         assertThat(GtidSet.empty(Flavour.MARIADB)).isSameAs(MariaDbGtidSet.EMPTY);

@@ -19,6 +19,13 @@ class UpstreamUrlTest {
     }
 
     @Test
+    void listsAddressesAndWeights() {
+        assertThat(UpstreamUrl.addressesAndWeights(UpstreamUrl.parseList(List.of(
+                "mysql://app@db1:3307/shop|60,mysql://app@db2/shop")))).isEqualTo("db1:3307|60, db2:3306|50");
+        assertThat(UpstreamUrl.addressesAndWeights(List.of())).isEmpty();
+    }
+
+    @Test
     void defaultsPortAndWeight() {
         UpstreamUrl url = UpstreamUrl.parse("mysql://app@10.0.0.1/shop");
         assertThat(url.port()).isEqualTo(3306);
