@@ -345,7 +345,7 @@ final class CachedReads {
      * One SELECT in {@value ProxiedQueries#SAMPLE_EVERY} is recorded for {@code SHOW PROXIED QUERIES}: its shape,
      * once it completed, and its latency. Null for the rest, and while no cache store exists.
      */
-    SessionBackends.AfterResponse sampled(String sql, SessionBackends.AfterResponse after) {
+    AfterResponse sampled(String sql, AfterResponse after) {
         QueryCaches caches = session.services.caches();
         if (caches == null || --sampleCountdown > 0 || !startsWithSelect(sql)) {
             return after;
@@ -447,7 +447,7 @@ final class CachedReads {
             };
         }
 
-        SessionBackends.AfterResponse completing(SessionBackends.AfterResponse inner) {
+        AfterResponse completing(AfterResponse inner) {
             return (connection, framing, done) -> {
                 complete(framing);
                 inner.run(connection, framing, done);

@@ -63,7 +63,7 @@ final class PreparedStatementCommands {
         }
         String hostPort = target.get().address();
         backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
-                SessionBackends.AfterResponse.NOTHING_MORE, (response, framing) -> {
+                AfterResponse.NOTHING_MORE, (response, framing) -> {
                     if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
                         PreparedStatements.Statement statement = prepared.register(text, statementClass,
                                 hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
@@ -90,7 +90,7 @@ final class PreparedStatementCommands {
                 ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()).paramTypes() : null;
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         UpstreamServer target;
-        SessionBackends.AfterResponse after;
+        AfterResponse after;
         CachedReads.Fill fill = null;
         if (longData.isPresent()) {
             if (longData.get().lost()) {
@@ -121,7 +121,7 @@ final class PreparedStatementCommands {
                 session.cachedReads.lastCache = null;
             }
             session.cachedReads.routed(fill, routed);
-            SessionBackends.AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
+            AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() == StatementKind.SESSION_STATE) {
                 // A setting made through a prepared statement cannot be replayed on other backends.
                 after = (connection, framing, done) -> {
@@ -134,7 +134,7 @@ final class PreparedStatementCommands {
             target = routed.server();
         }
         CachedReads.Fill executeFill = fill;
-        SessionBackends.AfterResponse afterExecute = fill == null ? after : fill.completing(after);
+        AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
                 : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
         BackendConnection ready = backends.readyConnection(target);
@@ -152,7 +152,7 @@ final class PreparedStatementCommands {
     /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */
     private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
                                                   PreparedStatements.Statement statement, CachedReads.Fill fill,
-                                                  SessionBackends.AfterResponse after,
+                                                  AfterResponse after,
                                                   ResponseForwarder.ResponseRewriter rewriter) {
         return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
                 statement, connection, backendId, fill, after, rewriter), error -> {
@@ -163,7 +163,7 @@ final class PreparedStatementCommands {
 
     private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
                                 BackendConnection connection, long backendId, CachedReads.Fill fill,
-                                SessionBackends.AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+                                AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
         Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                 backendId);
         prepared.executed(statement.clientId(), connection.server().address());
@@ -224,7 +224,7 @@ final class PreparedStatementCommands {
         backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
             StmtExecutePayloads.setStatementId(packet.payload(), backendId);
             prepared.longDataSent(statement.clientId(), connection.server().address());
-            forwarder.forward(packet, connection, SessionBackends.AfterResponse.NOTHING_MORE,
+            forwarder.forward(packet, connection, AfterResponse.NOTHING_MORE,
                     ResponseForwarder.ResponseRewriter.NONE);
         }, error -> {
             prepared.longDataLost(statement.clientId(), connection.server().address());
@@ -283,7 +283,7 @@ final class PreparedStatementCommands {
             return Reply.error(SessionErrors.noOpenCursor(clientId));
         }
         StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
-        SessionBackends.AfterResponse after = backends.afterStatement(null, null, null);
+        AfterResponse after = backends.afterStatement(null, null, null);
         backends.run(packet, connection.server(), c -> forwarder.forward(packet, c, after,
                 ResponseForwarder.ResponseRewriter.NONE));
         return Reply.LATER;

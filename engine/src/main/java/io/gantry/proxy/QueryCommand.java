@@ -161,7 +161,7 @@ final class QueryCommand {
         }
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(command.payload()) : null;
-        SessionBackends.AfterResponse after = session.cachedReads.sampled(sql,
+        AfterResponse after = session.cachedReads.sampled(sql,
                 backends.afterStatement(routed.statement(), withId, stateCommand));
         CachedReads reads = session.cachedReads;
         if (fill == null) {
@@ -187,7 +187,7 @@ final class QueryCommand {
             return Reply.LATER;
         }
         if (fill != null) {
-            SessionBackends.AfterResponse filling = fill.completing(after);
+            AfterResponse filling = fill.completing(after);
             ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
             backends.run(command, routed.server(), connection -> {
                 fill.start(connection);
@@ -211,7 +211,7 @@ final class QueryCommand {
      * to the primary instead, never to another replica.
      */
     private void waitThenForward(Packet command, BackendConnection connection, SessionRouting.Routed routed,
-                                 SessionBackends.AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+                                 AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
         long started = System.nanoTime();
         String wait = CausalWait.query(connection.flavour(), routed.waitFor(), session.guarantees.causalWaitTimeout());
         InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {

@@ -51,7 +51,7 @@ final class ResponseForwarder {
      *
      * @param after what to do once the response is complete (record a setting, note held state)
      */
-    void forward(Packet command, BackendConnection connection, SessionBackends.AfterResponse after,
+    void forward(Packet command, BackendConnection connection, AfterResponse after,
                  ResponseRewriter rewriter) {
         Forwarding forwarding = idle;
         if (forwarding == null) {
@@ -69,11 +69,11 @@ final class ResponseForwarder {
      */
     private final class Forwarding implements BackendConnection.ResponseListener {
         private BackendConnection connection;
-        private SessionBackends.AfterResponse after;
+        private AfterResponse after;
         private ResponseRewriter rewriter;
         private long sentAt;
 
-        void begin(BackendConnection connection, SessionBackends.AfterResponse after, ResponseRewriter rewriter) {
+        void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter) {
             this.connection = connection;
             this.after = after;
             this.rewriter = rewriter;
@@ -104,7 +104,7 @@ final class ResponseForwarder {
         @Override
         public void onComplete(ResponseFraming framing) {
             BackendConnection done = connection;
-            SessionBackends.AfterResponse then = after;
+            AfterResponse then = after;
             flushBatch();
             session.services.metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
                     : RouteTarget.REPLICA, System.nanoTime() - sentAt);

@@ -10,14 +10,11 @@ import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
 import io.gantry.topology.UpstreamServer;
-import io.gantry.wire.CapabilityFlags;
-import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -32,34 +29,21 @@ import java.util.function.Consumer;
 
 /**
  * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
- * holds: the session settings it has applied (replayed from the {@link SessionStateLog} before it runs a command),
- * and state that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means.
+ * holds that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means. Before a
+ * connection runs the session's command, {@link BackendStateSync} brings it to the session's state.
  */
 final class SessionBackends {
 
     /** What the session knows of one of its backend connections. */
     private static final class BackendUse {
-        /** The session-state log version this connection has applied. */
-        long appliedStateVersion;
         /** The value of {@link SessionContext#commands} when this connection last ran a command of the client's. */
         long lastCommand;
         /** What it holds that replaying the settings cannot rebuild. */
         final EnumSet<HeldState> held = HeldState.none();
-        /** Whether Gantry's own tracking is on (see {@link SessionTracking}); off again after the client's own. */
-        boolean tracked;
     }
-
-    /** What happens once a forwarded command's response is complete, before the session takes its next command. */
-    interface AfterResponse {
-        void run(BackendConnection connection, ResponseFraming framing, Runnable done);
-
-        AfterResponse NOTHING_MORE = (connection, framing, done) -> done.run();
-    }
-
-    /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
-    private static final Set<String> TRACKING_REFUSED = ConcurrentHashMap.newKeySet();
 
     private final SessionContext session;
+    private final BackendStateSync stateSync;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
@@ -70,6 +54,7 @@ final class SessionBackends {
 
     SessionBackends(SessionContext session) {
         this.session = session;
+        this.stateSync = new BackendStateSync(session);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -127,14 +112,11 @@ final class SessionBackends {
      */
     BackendConnection readyConnection(UpstreamServer server) {
         BackendConnection open = connections.get(session.serverId(server));
-        if (open == null || !open.isUsable() || session.nextTransaction != null) {
-            return null;
-        }
-        BackendUse use = uses.get(open);
-        if (!session.stateLog.upTo(use == null ? 0L : use.appliedStateVersion) || needsTracking(open, use)) {
+        if (open == null || !open.isUsable() || !stateSync.upToDate(open)) {
             return null;
         }
         session.phase = SessionContext.Phase.RUNNING;
+        BackendUse use = uses.get(open);
         if (use != null) {
             use.lastCommand = session.commands;
         }
@@ -151,30 +133,7 @@ final class SessionBackends {
             SessionContext.releaseIfHeld(packet);
             session.finish(Reply.error(error));
         };
-        syncState(connection, () -> ensureTracking(connection,
-                () -> withNextTransaction(connection, packet, then, refused)), refused);
-    }
-
-    /**
-     * Sends the held {@code SET TRANSACTION} (see {@link NextTransaction}) before the session's next statement, on
-     * the statement's server, then the statement.
-     */
-    private void withNextTransaction(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
-                                     Consumer<ErrPacket> refused) {
-        NextTransaction next = session.nextTransaction;
-        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
-        if (next == null || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
-            then.accept(connection);
-            return;
-        }
-        session.nextTransaction = null;
-        InternalCommand.run(connection, session.queryPayload(next.statement()), (first, error) -> {
-            if (error != null) {
-                refused.accept(error);
-            } else {
-                then.accept(connection);
-            }
-        }, failure -> session.backendFailed(connection.server(), failure));
+        stateSync.bringUpToDate(connection, packet, then, refused);
     }
 
     void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
@@ -210,6 +169,7 @@ final class SessionBackends {
                 }
                 connections.put(key, connection);
                 uses.put(connection, new BackendUse());
+                stateSync.opened(connection);
                 threads.put(server.address(), connection.serverThreadId());
                 connection.onIdleClose(() -> closedByServer(key, connection));
                 ready.trySuccess(connection);
@@ -222,43 +182,6 @@ final class SessionBackends {
             }
         });
         return ready;
-    }
-
-    /**
-     * Turns Gantry's own session tracking on for a connection (see {@link SessionTracking}) unless it is on, then
-     * runs {@code then}. A server that refuses it only costs the exact GTIDs: the session falls back on samples.
-     */
-    private void ensureTracking(BackendConnection connection, Runnable then) {
-        BackendUse use = uses.get(connection);
-        if (!needsTracking(connection, use)) {
-            then.run();
-            return;
-        }
-        use.tracked = true;
-        String setup = SessionTracking.setupStatement(connection.serverVersion());
-        InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
-            if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
-                LOG.atWarn().addKeyValue("server", connection.server().address())
-                        .log("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
-                                + "of the primary instead of the session's own GTIDs", connection.server().address(),
-                                error.message());
-            }
-            then.run();
-        }, failure -> session.backendFailed(connection.server(), failure));
-    }
-
-    /** Whether Gantry's session tracking is still to be set up on the connection. */
-    private static boolean needsTracking(BackendConnection connection, BackendUse use) {
-        return use != null && !use.tracked
-                && CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK);
-    }
-
-    /** The server set the connection's session variables back to their defaults (COM_RESET_CONNECTION). */
-    void trackingReset(BackendConnection connection) {
-        BackendUse use = uses.get(connection);
-        if (use != null) {
-            use.tracked = false;
-        }
     }
 
     /**
@@ -296,6 +219,7 @@ final class SessionBackends {
         if (connections.remove(key, connection)) {
             threads.remove(key.hostPort(), connection.serverThreadId());
             uses.remove(connection);
+            stateSync.forget(connection);
             session.prepared.forgetBackend(key.hostPort());
         }
     }
@@ -308,6 +232,7 @@ final class SessionBackends {
         connections.clear();
         threads.clear();
         uses.clear();
+        stateSync.clear();
         session.prepared.clear();
     }
 
@@ -319,6 +244,7 @@ final class SessionBackends {
                 entry.getValue().close();
                 threads.remove(entry.getKey().hostPort(), entry.getValue().serverThreadId());
                 uses.remove(entry.getValue());
+                stateSync.forget(entry.getValue());
                 session.prepared.forgetBackend(entry.getKey().hostPort());
                 it.remove();
             }
@@ -378,12 +304,16 @@ final class SessionBackends {
         return use == null ? "nothing" : HeldState.describe(use.held);
     }
 
-    /** The server dropped everything the connection held (a successful COM_RESET_CONNECTION). */
-    void heldStateReset(BackendConnection connection) {
+    /**
+     * A COM_RESET_CONNECTION succeeded on the connection: the server dropped everything it held and set its session
+     * variables, what is tracked among them, back to their defaults.
+     */
+    void serverReset(BackendConnection connection) {
         BackendUse use = uses.get(connection);
         if (use != null) {
             use.held.clear();
         }
+        stateSync.trackingReset(connection);
     }
 
     /**
@@ -421,59 +351,11 @@ final class SessionBackends {
             HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
             if (stateCommand == null || framing.failed()) {
                 done.run();
-            } else if (sql != null && SessionTracking.setsTracking(sql)) {
-                // The client replaced what is tracked: learn what it asked for, and add Gantry's items back
-                // before the connection's next command.
-                use.tracked = false;
-                InternalCommand.queryRow(connection,
-                        session.queryPayload(SessionTracking.clientTrackingQuery(connection.flavour())),
-                        (row, error) -> {
-                            if (error == null) {
-                                List<String> values = new ArrayList<>(row.size());
-                                for (InternalCommand.Value value : row) {
-                                    values.add(value.text());
-                                }
-                                session.tracking.clientTracks(values);
-                            }
-                            recordSetting(connection, use, sql, stateCommand, done);
-                        }, failure -> session.backendFailed(connection.server(), failure));
             } else {
-                recordSetting(connection, use, sql, stateCommand, done);
+                stateSync.settingSucceeded(connection, sql, stateCommand, done,
+                        why -> keepOnThisConnection(connection, why));
             }
         };
-    }
-
-    /**
-     * Records a session setting that succeeded on {@code connection} for replay on the session's other backends,
-     * as values: a setting made from an expression is read back first (see {@link SettingReplay}).
-     */
-    private void recordSetting(BackendConnection connection, BackendUse use, String sql, byte[] command,
-                               Runnable done) {
-        boolean noBackslashEscapes = session.noBackslashEscapes();
-        SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
-        if (replay instanceof SettingReplay.Verbatim) {
-            use.appliedStateVersion = session.stateLog.record(command);
-            done.run();
-        } else if (replay instanceof SettingReplay.NotReplayable notReplayable) {
-            keepOnThisConnection(connection, notReplayable.why());
-            done.run();
-        } else {
-            SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
-            InternalCommand.queryRow(connection, session.queryPayload(readBack.query()), (row, error) -> {
-                if (error != null) {
-                    keepOnThisConnection(connection, "reading back '" + SessionContext.abbreviate(sql)
-                            + "' failed: " + error.message());
-                } else {
-                    List<String> literals = new ArrayList<>(row.size());
-                    for (InternalCommand.Value value : row) {
-                        literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
-                    }
-                    use.appliedStateVersion = session.stateLog.record(
-                            SessionContext.queryCommand(readBack.replayText(literals)));
-                }
-                done.run();
-            }, failure -> session.backendFailed(connection.server(), failure));
-        }
     }
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
@@ -487,28 +369,5 @@ final class SessionBackends {
         if (!session.routeState.pinned()) {
             session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
         }
-    }
-
-    // ---- settings replay -------------------------------------------------------------------------------------
-
-    /** Replays the session-state commands this connection has not run yet, one at a time. */
-    private void syncState(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
-        BackendUse use = uses.get(connection);
-        long applied = use == null ? 0L : use.appliedStateVersion;
-        List<byte[]> missing = session.stateLog.since(applied);
-        if (missing.isEmpty()) {
-            then.run();
-            return;
-        }
-        InternalCommand.runInOrder(connection, missing, command -> {
-            if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
-                trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
-            }
-        }, () -> {
-            if (use != null) {
-                use.appliedStateVersion = session.stateLog.version();
-            }
-            then.run();
-        }, onError, failure -> session.backendFailed(connection.server(), failure));
     }
 }

@@ -35,7 +35,7 @@ final class SessionCommands {
             return Reply.OK;
         }
         backends.run(packet, holder.server(), connection -> forwarder.forward(packet, connection,
-                SessionBackends.AfterResponse.NOTHING_MORE, ResponseForwarder.ResponseRewriter.NONE));
+                AfterResponse.NOTHING_MORE, ResponseForwarder.ResponseRewriter.NONE));
         return Reply.LATER;
     }
 
@@ -51,9 +51,9 @@ final class SessionCommands {
             packet.release();
             return Reply.error(SessionErrors.noPrimary("command", session.services.upstreams().noPrimaryReason()));
         }
-        SessionBackends.AfterResponse after = sessionState
+        AfterResponse after = sessionState
                 ? backends.afterStatement(null, null, ByteBufUtil.getBytes(packet.payload()))
-                : SessionBackends.AfterResponse.NOTHING_MORE;
+                : AfterResponse.NOTHING_MORE;
         backends.run(packet, primary.get(), connection -> forwarder.forward(packet, connection, after,
                 ResponseForwarder.ResponseRewriter.NONE));
         return Reply.LATER;
@@ -82,8 +82,7 @@ final class SessionCommands {
                         done.run();
                         return;
                     }
-                    backends.heldStateReset(c);
-                    backends.trackingReset(c); // the reset set what is tracked back to the server's default too
+                    backends.serverReset(c);
                     done.run();
                 }, ResponseForwarder.ResponseRewriter.NONE));
         return Reply.LATER;

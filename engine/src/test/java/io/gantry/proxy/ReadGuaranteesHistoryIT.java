@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.consistency.Chaos;
 import io.gantry.consistency.History;
 import io.gantry.consistency.HistoryChecker;
-import io.gantry.consistency.Operation;
 import io.gantry.consistency.Violation;
 import io.gantry.consistency.Workload;
 import io.gantry.route.ReadGuarantees;
