@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Refresh-ahead by Gantry's own connections: entries due for a refresh ({@link QueryCaches#refreshIfDue}) wait in one
  * queue, and a fixed number of workers ({@code --cache-refresh-workers}) run their statements again, one at a time
- * each, and replace them through the rules a session's fill obeys ({@link CachedReads.Fill}).
+ * each, and replace them through the rules a session's fill obeys ({@link CacheFill}).
  *
  * <p>A worker logs in as Gantry's own account on the server (the server's URL), with the capabilities and collation
  * of the entry's result format, and first replays the session settings of that format, so its answer has the bytes
@@ -238,7 +238,7 @@ final class CacheRefreshWorkers implements QueryCaches.Refresher, AutoCloseable 
         private void execute(Refresh refresh, ByteBuf command, Runnable then) {
             QueryCaches.EntryKey key = refresh.request.key();
             BackendConnection connection = refresh.connection;
-            CachedReads.Fill fill = CachedReads.Fill.refresh(caches, key, refresh.request.entry());
+            CacheFill fill = CacheFill.refresh(caches, key, refresh.request.entry());
             fill.start(connection);
             connection.execute(new Packet(0, command), new BackendConnection.ResponseListener() {
                 private ErrPacket error;

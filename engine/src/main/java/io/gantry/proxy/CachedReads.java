@@ -7,20 +7,14 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.cache.Rerun;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
-import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteReason;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
-import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
-import io.gantry.wire.Packet;
-import io.gantry.wire.PacketFrameEncoder;
-import io.gantry.wire.ResponseFraming;
-import io.gantry.wire.ServerStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -36,19 +30,13 @@ import java.util.function.Function;
  * server lately ({@link QueryCaches#ACCOUNT_RECHECK}), and the entry is as new as the session's read guarantees ask;
  * the stored packets go out as they are (their sequence ids start at 1, as every answer to a new command does), and
  * no server is asked. Otherwise the statement is proxied as usual and its answer captured on the way to the client
- * ({@link Fill}), without decoding a row, for the next time.
+ * ({@link CacheFill}), without decoding a row, for the next time.
  *
  * <p>Only sessions outside any transaction, in autocommit, with nothing held on one connection (temporary tables,
  * user variables, locks pin a session) and on the upstream database use the caches. While no cache is defined a
  * statement costs one volatile read here.
  */
 final class CachedReads {
-
-    /** Status flags that make an answer unfit to replay to another command: it belongs to a transaction or a cursor, or
-     * carries more than one result or session state. */
-    private static final int UNSAFE_STATUS = ServerStatus.SERVER_STATUS_IN_TRANS
-            | ServerStatus.SERVER_MORE_RESULTS_EXISTS | ServerStatus.SERVER_SESSION_STATE_CHANGED
-            | ServerStatus.SERVER_STATUS_CURSOR_EXISTS | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY;
 
     /** Where a statement was answered, for {@code EXPLAIN LAST STATEMENT}. */
     enum Answer {
@@ -87,7 +75,7 @@ final class CachedReads {
     }
 
     /** The statement goes where {@code routed} says; {@code fill} is its cache's capture, or null. */
-    void routed(Fill fill, SessionRouting.Routed routed) {
+    void routed(CacheFill fill, SessionRouting.Routed routed) {
         lastServer = routed.server().address();
         lastAccountCheck = fill != null && fill.checksAccount() ? routed.decision().reason() : null;
     }
@@ -108,10 +96,10 @@ final class CachedReads {
     }
 
     /**
-     * A COM_QUERY's text: {@link Fill#ANSWERED} when a cache answered it, a fill to capture the answer with when a
+     * A COM_QUERY's text: {@link CacheFill#ANSWERED} when a cache answered it, a fill to capture the answer with when a
      * cache has its shape but no entry to serve, or null when no cache is concerned.
      */
-    Fill text(String sql) {
+    CacheFill text(String sql) {
         QueryCaches caches = usable();
         if (caches == null || !startsWithSelect(sql)) {
             return null;
@@ -125,9 +113,9 @@ final class CachedReads {
         if (cache == null) {
             return null;
         }
-        Fill fill = lookUp(caches, cache, false, literals.toString(), textKey(cache));
-        if (fill != Fill.ANSWERED && !cache.refresh().isZero()) {
-            fill.rerun = new Rerun(resultFormat(), null, queryCommand(sql));
+        CacheFill fill = lookUp(caches, cache, false, literals.toString(), textKey(cache));
+        if (fill != CacheFill.ANSWERED && !cache.refresh().isZero()) {
+            fill.refreshesBy(new Rerun(resultFormat(), null, queryCommand(sql)));
         }
         return fill;
     }
@@ -146,7 +134,7 @@ final class CachedReads {
      *
      * @param boundTypes the types the execution binds, or null when it binds none
      */
-    Fill execute(PreparedStatements.Statement statement, ByteBuf payload, byte[] boundTypes) {
+    CacheFill execute(PreparedStatements.Statement statement, ByteBuf payload, byte[] boundTypes) {
         QueryCaches caches = usable();
         if (caches == null || payload.readableBytes() < StmtExecutePayloads.NULL_BITMAP_OFFSET) {
             return null;
@@ -163,12 +151,12 @@ final class CachedReads {
         }
         Long key = cache.shape().keyParameter() == 0
                 ? StmtExecutePayloads.firstIntegerParameter(payload, statement.paramCount(), types) : null;
-        Fill fill = lookUp(caches, cache, true, parameters, key);
-        if (fill != Fill.ANSWERED && !cache.refresh().isZero()) {
+        CacheFill fill = lookUp(caches, cache, true, parameters, key);
+        if (fill != CacheFill.ANSWERED && !cache.refresh().isZero()) {
             ByteBuf prepare = Unpooled.buffer(statement.sql().length() + 1);
             statement.writePrepare(prepare);
-            fill.rerun = new Rerun(resultFormat(), ByteBufUtil.getBytes(prepare), executeBindingTypes(statement,
-                    payload, boundTypes, types));
+            fill.refreshesBy(new Rerun(resultFormat(), ByteBufUtil.getBytes(prepare), executeBindingTypes(statement,
+                    payload, boundTypes, types)));
         }
         return fill;
     }
@@ -209,7 +197,7 @@ final class CachedReads {
         return known == NO_CACHE ? null : (QueryCache) known;
     }
 
-    private Fill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
+    private CacheFill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
         long now = session.services.clock().millis();
         QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
         // Read before the entry is judged current: the stream publishes its position after the evictions up to it,
@@ -236,14 +224,14 @@ final class CachedReads {
         lastCache = cache;
         lastServer = null;
         lastAccountCheck = null;
-        return Fill.ANSWERED;
+        return CacheFill.ANSWERED;
     }
 
-    private Fill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key,
+    private CacheFill miss(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key,
                       boolean checksAccount) {
         lastAnswer = Answer.CACHE_MISS;
         lastCache = cache;
-        return new Fill(caches, cache, entryKey, key, account(), checksAccount);
+        return new CacheFill(caches, cache, entryKey, key, account(), checksAccount);
     }
 
     /**
@@ -369,134 +357,5 @@ final class CachedReads {
             at++;
         }
         return sql.regionMatches(true, at, "SELECT", 0, 6);
-    }
-
-    /**
-     * The capture of one proxied answer for a cache: every packet the client gets is copied as framed, up to
-     * {@code --cache-max-entry-bytes}; once the answer completed without an error, the account counts as allowed to
-     * read the query, and the copy is stored if the answer is a plain result set and its server held the cache's last
-     * eviction.
-     */
-    static final class Fill {
-
-        /** The statement was answered from a cache. */
-        static final Fill ANSWERED = new Fill(null, null, null, null, null, false);
-
-        private final QueryCaches caches;
-        private final QueryCache cache;
-        private final QueryCaches.EntryKey entryKey;
-        private final Long key;
-        private final String account;
-        private final boolean checksAccount;
-        /** How a refresh worker runs the statement again, stored with the entry; null when its cache does not
-         *  refresh ahead. */
-        private Rerun rerun;
-        private long ticket;
-        private GtidSet filledAt;
-        private long startedMillis;
-        private boolean fromPrimary;
-        private long serverLagMillis;
-        private ByteBuf captured;
-        private boolean abandoned;
-
-        private Fill(QueryCaches caches, QueryCache cache, QueryCaches.EntryKey entryKey, Long key, String account,
-                     boolean checksAccount) {
-            this.caches = caches;
-            this.cache = cache;
-            this.entryKey = entryKey;
-            this.key = key;
-            this.account = account;
-            this.checksAccount = checksAccount;
-        }
-
-        /** A refresh worker's run of {@code entry}'s statement: it replaces the entry by the same rules. */
-        static Fill refresh(QueryCaches caches, QueryCaches.EntryKey entryKey, CachedResult entry) {
-            Fill fill = new Fill(caches, entryKey.cache(), entryKey, entry.key(), null, false);
-            fill.rerun = entry.rerun();
-            return fill;
-        }
-
-        QueryCache cache() {
-            return cache;
-        }
-
-        /**
-         * Whether the statement runs to check the session's account: the entry would have been served to it, had it
-         * run the query on a server lately.
-         */
-        boolean checksAccount() {
-            return checksAccount;
-        }
-
-        /** The statement goes to {@code connection} now: the position and eviction count its answer is judged by. */
-        void start(BackendConnection connection) {
-            ticket = cache.fillTicket();
-            SampledPosition position = connection.server().position();
-            filledAt = position == null ? null : position.executed();
-            serverLagMillis = connection.server().lagMillis();
-            startedMillis = System.currentTimeMillis();
-            fromPrimary = connection.server().role() == Role.PRIMARY;
-            abandoned = filledAt == null;
-        }
-
-        ResponseForwarder.ResponseRewriter capturing(ResponseForwarder.ResponseRewriter inner) {
-            return (response, framing) -> {
-                Packet out = inner.rewrite(response, framing);
-                capture(out, framing);
-                return out;
-            };
-        }
-
-        AfterResponse completing(AfterResponse inner) {
-            return (connection, framing, done) -> {
-                complete(framing);
-                inner.run(connection, framing, done);
-            };
-        }
-
-        /** Copies one packet of the answer (the caller keeps it). */
-        void capture(Packet packet, ResponseFraming framing) {
-            if (abandoned) {
-                return;
-            }
-            if (captured == null && framing.lastPacketKind() != ResponseFraming.PacketKind.COLUMN_COUNT) {
-                abandoned = true; // not a result set
-                return;
-            }
-            int length = packet.payload().readableBytes();
-            int size = (captured == null ? 0 : captured.writerIndex()) + length
-                    + Packet.HEADER_SIZE * Packet.frameCount(length);
-            if (size > caches.maxEntryBytes()) {
-                abandoned = true;
-                release();
-                return;
-            }
-            if (captured == null) {
-                captured = Unpooled.buffer(Math.max(256, size));
-            }
-            PacketFrameEncoder.writeFramed(packet, captured);
-        }
-
-        /** The answer is complete: returns whether it was stored. */
-        boolean complete(ResponseFraming framing) {
-            if (framing.failed()) {
-                release();
-                return false;
-            }
-            if (account != null) {
-                caches.accountRan(cache, account, System.currentTimeMillis());
-            }
-            int status = framing.serverStatus();
-            boolean stored = !abandoned && captured != null && status != ResponseFraming.NO_STATUS
-                    && (status & UNSAFE_STATUS) == 0 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT)
-                    && caches.fill(entryKey, new CachedResult(ByteBufUtil.getBytes(captured), filledAt, ticket,
-                    startedMillis, key, rerun), fromPrimary, serverLagMillis);
-            release();
-            return stored;
-        }
-
-        private void release() {
-            captured = null; // a heap buffer: nothing to give back
-        }
     }
 }

@@ -91,7 +91,7 @@ final class PreparedStatementCommands {
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         UpstreamServer target;
         AfterResponse after;
-        CachedReads.Fill fill = null;
+        CacheFill fill = null;
         if (longData.isPresent()) {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
@@ -102,7 +102,7 @@ final class PreparedStatementCommands {
             after = backends.afterStatement(null, null, null);
         } else {
             fill = session.cachedReads.execute(statement, packet.payload(), boundTypes);
-            if (fill == CachedReads.Fill.ANSWERED) {
+            if (fill == CacheFill.ANSWERED) {
                 if (boundTypes != null) {
                     // The client binds types once; the backend that runs its next execution must get them.
                     prepared.typesBound(statement.clientId(), boundTypes);
@@ -133,7 +133,7 @@ final class PreparedStatementCommands {
             }
             target = routed.server();
         }
-        CachedReads.Fill executeFill = fill;
+        CacheFill executeFill = fill;
         AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
                 : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
@@ -151,7 +151,7 @@ final class PreparedStatementCommands {
 
     /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */
     private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
-                                                  PreparedStatements.Statement statement, CachedReads.Fill fill,
+                                                  PreparedStatements.Statement statement, CacheFill fill,
                                                   AfterResponse after,
                                                   ResponseForwarder.ResponseRewriter rewriter) {
         return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
@@ -162,7 +162,7 @@ final class PreparedStatementCommands {
     }
 
     private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
-                                BackendConnection connection, long backendId, CachedReads.Fill fill,
+                                BackendConnection connection, long backendId, CacheFill fill,
                                 AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
         Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                 backendId);

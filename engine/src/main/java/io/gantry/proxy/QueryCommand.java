@@ -96,8 +96,8 @@ final class QueryCommand {
             command = new Packet(0, session.queryPayload(withId));
             packet.release();
         }
-        CachedReads.Fill fill = session.cachedReads.text(sql);
-        if (fill == CachedReads.Fill.ANSWERED) {
+        CacheFill fill = session.cachedReads.text(sql);
+        if (fill == CacheFill.ANSWERED) {
             command.release();
             return Reply.DONE;
         }
@@ -153,7 +153,7 @@ final class QueryCommand {
      * @param fill           captures the answer for a cache that has the statement's shape, or null
      */
     private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere,
-                           CachedReads.Fill fill) {
+                           CacheFill fill) {
         SessionRouting.Routed routed = routing.route(withId, true, true, fill != null && fill.checksAccount());
         if (routed.refused()) {
             command.release();

@@ -105,7 +105,7 @@ final class SessionRouting {
 
     /**
      * Like {@link #route(String, boolean, boolean)}; with {@code accountCheck}, the read checks the account's right to
-     * a cached answer ({@link CachedReads.Fill#checksAccount()}): it goes to the highest-weight up server the
+     * a cached answer ({@link CacheFill#checksAccount()}): it goes to the highest-weight up server the
      * session's guarantees allow, where the usual rules would let it go to a replica ({@link #accountCheckServer}).
      */
     Routed route(String sql, boolean commit, boolean mayWait, boolean accountCheck) {
