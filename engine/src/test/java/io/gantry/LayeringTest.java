@@ -142,6 +142,21 @@ class LayeringTest {
     }
 
     @Test
+    void theProxysRoomsNeverReachBackIntoTheSessionCore() {
+        // The sub-packages are the parts sessions are made of; the session core (io.gantry.proxy itself) puts them
+        // together, never the other way round.
+        noClasses().that().resideInAnyPackage("io.gantry.proxy.*..")
+                .should().dependOnClassesThat().resideInAPackage("io.gantry.proxy")
+                .check(ENGINE);
+        // Prepared statements, session state and routing glue are values and bookkeeping: no connection, no I/O.
+        noClasses().that().resideInAnyPackage("io.gantry.proxy.prepared..", "io.gantry.proxy.state..",
+                        "io.gantry.proxy.routing..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.backend..",
+                        "io.gantry.proxy.transport..", "io.netty.channel..")
+                .check(ENGINE);
+    }
+
+    @Test
     void theSocketTransportIsTheBottomOfTheProxy() {
         noClasses().that().resideInAPackage("io.gantry.proxy.transport..")
                 .should().dependOnClassesThat(resideInAPackage("io.gantry..")

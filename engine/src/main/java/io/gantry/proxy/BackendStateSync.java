@@ -4,6 +4,9 @@ import static io.gantry.proxy.SessionContext.LOG;
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.state.NextTransaction;
+import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.proxy.state.SettingReplay;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;

@@ -9,6 +9,7 @@ import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.CommandType;

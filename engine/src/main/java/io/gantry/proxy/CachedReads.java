@@ -7,6 +7,8 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.cache.Rerun;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
+import io.gantry.proxy.prepared.PreparedStatements;
+import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteReason;
 import io.gantry.route.ServerId;

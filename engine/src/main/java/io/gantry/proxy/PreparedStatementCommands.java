@@ -2,6 +2,8 @@ package io.gantry.proxy;
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.prepared.PreparedStatements;
+import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementKind;

@@ -3,6 +3,8 @@ package io.gantry.proxy;
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.routing.ServerIds;
 import io.gantry.route.Router;
 import io.gantry.topology.Upstreams;
 import java.time.Clock;

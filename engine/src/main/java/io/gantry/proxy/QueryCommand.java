@@ -6,6 +6,8 @@ import io.gantry.admin.AdminResult;
 import io.gantry.cache.CacheStatements;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
 import io.gantry.route.StatementKind;

@@ -5,6 +5,7 @@ import static io.gantry.proxy.SessionContext.LOG;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;

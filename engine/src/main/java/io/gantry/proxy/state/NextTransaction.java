@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
@@ -14,7 +14,7 @@ import java.util.List;
  * @param statement the client's statement, sent as it is before the next statement
  * @param readOnly  whether the next transaction is read-only
  */
-record NextTransaction(String statement, boolean readOnly) {
+public record NextTransaction(String statement, boolean readOnly) {
 
     /**
      * The held characteristics of {@code sql}, or null when it is not a {@code SET TRANSACTION} with an access mode
@@ -22,7 +22,7 @@ record NextTransaction(String statement, boolean readOnly) {
      * {@code SET TRANSACTION item [, item]} with items {@code ISOLATION LEVEL level}, {@code READ ONLY},
      * {@code READ WRITE}.
      */
-    static NextTransaction parse(String sql, SqlMode mode) {
+    public static NextTransaction parse(String sql, SqlMode mode) {
         List<Token> tokens = SqlTokenizer.tokenize(sql, mode);
         int end = tokens.size();
         if (end > 0 && tokens.get(end - 1).isSymbol(sql, ';')) {

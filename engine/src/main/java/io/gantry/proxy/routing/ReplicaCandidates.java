@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.routing;
 
 import io.gantry.route.ReplicaCandidate;
 import io.gantry.route.ServerId;
@@ -11,7 +11,7 @@ import java.util.List;
  * usual statement then allocates no candidate and no list. The list handed out is unmodifiable, so reusing it is
  * safe whoever keeps it. Used on the session's event loop only.
  */
-final class ReplicaCandidates {
+public final class ReplicaCandidates {
 
     private List<ReplicaCandidate> last = List.of();
     private ReplicaCandidate[] building = new ReplicaCandidate[4];
@@ -19,13 +19,13 @@ final class ReplicaCandidates {
     private boolean changed;
 
     /** Begins the candidates of a new statement. */
-    void start() {
+    public void start() {
         size = 0;
         changed = false;
     }
 
     /** The next replica, in list order. */
-    void add(ServerId id, int weight, boolean up, boolean qualifies) {
+    public void add(ServerId id, int weight, boolean up, boolean qualifies) {
         ReplicaCandidate candidate = size < last.size() ? last.get(size) : null;
         if (candidate == null || !candidate.id().equals(id) || candidate.weight() != weight || candidate.up() != up
                 || candidate.qualifies() != qualifies) {
@@ -39,7 +39,7 @@ final class ReplicaCandidates {
     }
 
     /** The statement's candidates: the previous statement's list when they are the same. */
-    List<ReplicaCandidate> list() {
+    public List<ReplicaCandidate> list() {
         if (changed || size != last.size()) {
             last = List.of(Arrays.copyOf(building, size));
         }

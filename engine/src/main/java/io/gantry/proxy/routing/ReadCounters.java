@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.routing;
 
 import io.gantry.route.ReplicaRefusal;
 import java.util.EnumMap;
@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code consistent_prefix_failed_reads}, the reads sent to the primary because no replica met the session's read
  * guarantees, by the reason the replicas were refused. Updated by every session's event loop; no locks.
  */
-final class ReadCounters {
+public final class ReadCounters {
 
     private final LongAdder replicaReads = new LongAdder();
     private final LongAdder primaryReads = new LongAdder();
@@ -19,33 +19,33 @@ final class ReadCounters {
     private final LongAdder waits = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
 
-    ReadCounters() {
+    public ReadCounters() {
         for (ReplicaRefusal refusal : ReplicaRefusal.values()) {
             failed.put(refusal, new LongAdder());
         }
     }
 
-    void servedByReplica() {
+    public void servedByReplica() {
         replicaReads.increment();
     }
 
-    void servedByPrimary() {
+    public void servedByPrimary() {
         primaryReads.increment();
     }
 
     /** A read sent to the primary because every replica was refused; {@code why} is the deciding refusal. */
-    void consistentPrefixFailed(ReplicaRefusal why) {
+    public void consistentPrefixFailed(ReplicaRefusal why) {
         failed.get(why).increment();
     }
 
     /** A read waited on a replica ({@code --follower-reads-avoid-waiting=false}) for {@code nanos}. */
-    void waited(long nanos) {
+    public void waited(long nanos) {
         waits.increment();
         waitNanos.add(nanos);
     }
 
     /** The rows of {@code SHOW GANTRY STATUS}, in display order. */
-    Map<String, String> status() {
+    public Map<String, String> status() {
         Map<String, String> rows = new LinkedHashMap<>();
         rows.put("Reads_served_by_replicas", Long.toString(replicaReads.sum()));
         rows.put("Reads_served_by_primary", Long.toString(primaryReads.sum()));

@@ -1,11 +1,11 @@
-package io.gantry.proxy;
+package io.gantry.proxy.prepared;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.gantry.proxy.PreparedStatements.LongData;
-import io.gantry.proxy.PreparedStatements.Statement;
+import io.gantry.proxy.prepared.PreparedStatements.LongData;
+import io.gantry.proxy.prepared.PreparedStatements.Statement;
 import io.gantry.route.SqlMode;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;

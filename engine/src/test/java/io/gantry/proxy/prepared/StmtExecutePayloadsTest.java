@@ -1,9 +1,9 @@
-package io.gantry.proxy;
+package io.gantry.proxy.prepared;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gantry.proxy.StmtExecutePayloads.ExecuteHeader;
+import io.gantry.proxy.prepared.StmtExecutePayloads.ExecuteHeader;
 import io.gantry.wire.MalformedPacketException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.routing;
 
 import io.gantry.route.ServerId;
 import io.gantry.topology.UpstreamServer;
@@ -10,7 +10,7 @@ import java.util.List;
  * list rather than per statement; when the list changes the table is rebuilt from the new list, so a server that
  * left it (and its URL, password included) is not kept alive here.
  */
-final class ServerIds {
+public final class ServerIds {
 
     /** The list the ids were made for, and the id of each of its servers at the same index. */
     private record Table(List<UpstreamServer> servers, ServerId[] ids) {
@@ -19,17 +19,17 @@ final class ServerIds {
     private final Upstreams upstreams;
     private volatile Table table = new Table(List.of(), new ServerId[0]);
 
-    ServerIds(Upstreams upstreams) {
+    public ServerIds(Upstreams upstreams) {
         this.upstreams = upstreams;
     }
 
     /** The id of {@code server}; a server no longer in the list (a session's old connection) gets a fresh one. */
-    ServerId of(UpstreamServer server) {
+    public ServerId of(UpstreamServer server) {
         return of(current(), server);
     }
 
     /** The server of the current list that {@code id} names, or null when none does. */
-    UpstreamServer find(ServerId id) {
+    public UpstreamServer find(ServerId id) {
         Table known = current();
         for (int i = 0; i < known.ids().length; i++) {
             if (known.ids()[i].equals(id)) {
@@ -40,7 +40,7 @@ final class ServerIds {
     }
 
     /** The server of the current list that {@code id} names. */
-    UpstreamServer server(ServerId id) {
+    public UpstreamServer server(ServerId id) {
         UpstreamServer server = find(id);
         if (server == null) {
             throw new IllegalStateException("routing chose " + id + ", which is not in the upstream list");

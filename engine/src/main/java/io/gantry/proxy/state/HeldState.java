@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
  * holding any of these is closed by its server or lost, the client session ends with an error, as a direct
  * connection would; it is never silently reopened without them.
  */
-enum HeldState {
+public enum HeldState {
     TRANSACTION("an open transaction"),
     USER_VARIABLES("user variables"),
     TEMPORARY_TABLES("temporary tables"),
@@ -27,7 +27,7 @@ enum HeldState {
     }
 
     /** Brings {@code held} up to date after a statement of this class ran on the connection with {@code status}. */
-    static void afterStatement(Set<HeldState> held, StatementClass statement, int status, boolean statusKnown) {
+    public static void afterStatement(Set<HeldState> held, StatementClass statement, int status, boolean statusKnown) {
         if (statusKnown) {
             if (ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS)) {
                 held.add(TRANSACTION);
@@ -57,7 +57,7 @@ enum HeldState {
     }
 
     /** Whether any of these ties the session to the server that holds it (everything but a transaction's end). */
-    static boolean tiesSession(Set<HeldState> held) {
+    public static boolean tiesSession(Set<HeldState> held) {
         for (HeldState state : held) {
             if (state != TRANSACTION && state != CURSOR) {
                 return true;
@@ -67,11 +67,11 @@ enum HeldState {
     }
 
     /** "user variables and an open transaction". */
-    static String describe(Set<HeldState> held) {
+    public static String describe(Set<HeldState> held) {
         return held.stream().map(s -> s.description).collect(Collectors.joining(" and "));
     }
 
-    static EnumSet<HeldState> none() {
+    public static EnumSet<HeldState> none() {
         return EnumSet.noneOf(HeldState.class);
     }
 }

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.prepared;
 
 import io.gantry.wire.Buffers;
 import io.gantry.wire.CommandType;
@@ -59,7 +59,7 @@ public final class StmtExecutePayloads {
     private static final int STATEMENT_ID_OFFSET = 1;
     private static final long MAX_STATEMENT_ID = 0xFFFF_FFFFL;
     /** Command byte, statement_id, flags, iteration_count: where the NULL bitmap starts. */
-    static final int NULL_BITMAP_OFFSET = 1 + 4 + 1 + 4;
+    public static final int NULL_BITMAP_OFFSET = 1 + 4 + 1 + 4;
 
     private StmtExecutePayloads() {
     }

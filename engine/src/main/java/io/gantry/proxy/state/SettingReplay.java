@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * A text whose values are all literals is replayed as it is; otherwise the resulting values are read back from
  * the primary connection that ran it and the replay assigns those.
  */
-sealed interface SettingReplay {
+public sealed interface SettingReplay {
 
     /** Every value is a literal: the text itself is the replay. */
     record Verbatim() implements SettingReplay {
@@ -41,7 +41,7 @@ sealed interface SettingReplay {
         }
 
         /** {@code SELECT @@session.a, @@session.b}: the values the expressions produced. */
-        String query() {
+        public String query() {
             StringBuilder query = new StringBuilder("SELECT ");
             String separator = "";
             for (Item item : items) {
@@ -54,7 +54,7 @@ sealed interface SettingReplay {
         }
 
         /** The replay: a single SET with literal values, from the values read back (as SQL literals, in order). */
-        String replayText(List<String> literals) {
+        public String replayText(List<String> literals) {
             StringBuilder text = new StringBuilder("SET ");
             int next = 0;
             for (int i = 0; i < items.size(); i++) {

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.prepared;
 
 import io.gantry.route.StatementClass;
 import io.gantry.wire.CommandType;

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import io.gantry.wire.CommandType;
 import java.nio.ByteBuffer;
@@ -15,10 +15,10 @@ import java.util.Map;
  * runs a statement. Each distinct command is kept once, at the version of its latest run: replaying in version
  * order reproduces the final state (a later {@code SET autocommit=1} after {@code SET autocommit=0} comes later).
  */
-final class SessionStateLog {
+public final class SessionStateLog {
 
     /** Beyond this many distinct commands the session stops replaying and stays on the primary. */
-    static final int MAX_DISTINCT_COMMANDS = 256;
+    public static final int MAX_DISTINCT_COMMANDS = 256;
 
     private final Map<ByteBuffer, Long> versionByCommand = new HashMap<>();
     private long version;
@@ -27,16 +27,16 @@ final class SessionStateLog {
     private long contentsVersion;
 
     /** The version after the latest recorded command; a backend that applied up to here is in sync. */
-    long version() {
+    public long version() {
         return version;
     }
 
-    boolean isFull() {
+    public boolean isFull() {
         return versionByCommand.size() >= MAX_DISTINCT_COMMANDS;
     }
 
     /** Records a command payload (command byte included) that succeeded; returns the new version. */
-    long record(byte[] commandPayload) {
+    public long record(byte[] commandPayload) {
         changedDatabase |= changesDatabase(commandPayload);
         version++;
         versionByCommand.put(ByteBuffer.wrap(commandPayload.clone()), version);
@@ -44,12 +44,12 @@ final class SessionStateLog {
     }
 
     /** Whether a connection that applied {@code appliedVersion} has every setting (nothing {@link #since}). */
-    boolean upTo(long appliedVersion) {
+    public boolean upTo(long appliedVersion) {
         return appliedVersion >= version;
     }
 
     /** Commands to replay, in order, on a backend that is in sync up to {@code appliedVersion}. */
-    List<byte[]> since(long appliedVersion) {
+    public List<byte[]> since(long appliedVersion) {
         if (upTo(appliedVersion)) {
             return List.of(); // the usual case, asked before every command
         }
@@ -71,14 +71,14 @@ final class SessionStateLog {
     }
 
     /** Forgets everything (COM_RESET_CONNECTION). */
-    void clear() {
+    public void clear() {
         versionByCommand.clear();
         changedDatabase = false;
         version++;
     }
 
     /** Whether a recorded command changed the default database ({@code USE}, COM_INIT_DB). */
-    boolean changedDatabase() {
+    public boolean changedDatabase() {
         return changedDatabase;
     }
 
@@ -86,7 +86,7 @@ final class SessionStateLog {
      * Every recorded command in replay order, as one text: two sessions with the same text read results in the same
      * form (character sets, time zone, SQL mode), so the query caches tell result formats apart by it.
      */
-    String contents() {
+    public String contents() {
         if (contentsVersion != version) {
             StringBuilder text = new StringBuilder();
             for (byte[] command : since(0)) {
