@@ -48,7 +48,8 @@ final class AdminCommand implements Callable<Integer> {
 
     @Parameters(arity = "0..1", paramLabel = "SQL",
             description = "The statement: SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY REPLICATION, "
-                    + "SHOW TABLES FROM gantry, or a query on the gantry tables.")
+                    + "SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, or a query on the "
+                    + "gantry tables.")
     String sql;
 
     @Option(names = "--watch", description = "Print every change of a server's state and every timeline event as "
