@@ -70,7 +70,6 @@ public final class AdminStatements {
     public static final List<String> GANTRY_TABLES = List.of("upstream_servers", "events", "health_history");
 
     private static final String KEYWORD = "GANTRY";
-    private static final int MAX_SHOWN = 60;
     private static final int MAX_PORT = 65_535;
 
     private AdminStatements() {
@@ -132,22 +131,22 @@ public final class AdminStatements {
         private static final String SET_WEIGHT = "ALTER GANTRY SET WEIGHT expects 'host:port' TO 1..100";
         private static final String LIST = "TO '<url>[|weight],...'";
 
+        private final AdminTokens text;
         private final String sql;
-        private final SqlMode mode;
         private final List<Token> tokens;
         /** Tokens from here on are trailing semicolons. */
         private final int end;
 
         Parser(String sql, SqlMode mode) {
+            this.text = new AdminTokens(sql, mode);
             this.sql = sql;
-            this.mode = mode;
-            this.tokens = SqlTokenizer.tokenize(sql, mode);
-            this.end = StatementText.end(sql, tokens);
+            this.tokens = text.tokens;
+            this.end = text.end;
         }
 
         /** The statement, or null if this is not an admin statement. */
         AdminStatement statement() {
-            Token first = token(0);
+            Token first = text.token(0);
             if (first == null) {
                 return null;
             }
@@ -159,14 +158,14 @@ public final class AdminStatements {
             }
             return switch (first.text(sql).toUpperCase(Locale.ROOT)) {
                 case "SHOW" -> {
-                    if (isWord(1, KEYWORD)) {
+                    if (text.isWord(1, KEYWORD)) {
                         yield showGantry();
                     }
-                    yield isWord(1, "TABLES") || (isWord(1, "FULL") && isWord(2, "TABLES")) ? showTables() : null;
+                    yield text.isWord(1, "TABLES") || (text.isWord(1, "FULL") && text.isWord(2, "TABLES")) ? showTables() : null;
                 }
-                case "ALTER" -> isWord(1, KEYWORD) ? alterGantry() : null;
-                case "STOP", "START" -> isWord(1, KEYWORD) ? replication(isWord(0, "STOP")) : null;
-                case "FLUSH" -> isWord(1, KEYWORD) ? flushGantry() : null;
+                case "ALTER" -> text.isWord(1, KEYWORD) ? alterGantry() : null;
+                case "STOP", "START" -> text.isWord(1, KEYWORD) ? replication(text.isWord(0, "STOP")) : null;
+                case "FLUSH" -> text.isWord(1, KEYWORD) ? flushGantry() : null;
                 case "SELECT", "WITH", "TABLE" -> tableQuery();
                 default -> null;
             };
@@ -175,110 +174,110 @@ public final class AdminStatements {
         // ---- admin statements ------------------------------------------------------------------
 
         private AdminStatement showGantry() {
-            if (isWord(2, "BLOCKED")) {
-                return isWord(3, "HOSTS") ? endsAt(4, new ShowBlockedHosts(), "SHOW GANTRY BLOCKED HOSTS")
-                        : invalid("SHOW GANTRY BLOCKED expects HOSTS", 3);
+            if (text.isWord(2, "BLOCKED")) {
+                return text.isWord(3, "HOSTS") ? text.endsAt(4, new ShowBlockedHosts(), "SHOW GANTRY BLOCKED HOSTS")
+                        : text.invalid("SHOW GANTRY BLOCKED expects HOSTS", 3);
             }
-            if (!isWord(2, "STATUS")) {
-                return invalid("SHOW GANTRY expects STATUS or BLOCKED HOSTS", 2);
+            if (!text.isWord(2, "STATUS")) {
+                return text.invalid("SHOW GANTRY expects STATUS or BLOCKED HOSTS", 2);
             }
-            return endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
+            return text.endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
         }
 
         /** {@code FLUSH GANTRY HOSTS} or {@code FLUSH GANTRY HOST 'addr'}. */
         private AdminStatement flushGantry() {
             String expects = "FLUSH GANTRY expects HOSTS or HOST 'address'";
-            if (isWord(2, "HOSTS")) {
-                return endsAt(3, new FlushHosts(Optional.empty()), "FLUSH GANTRY HOSTS");
+            if (text.isWord(2, "HOSTS")) {
+                return text.endsAt(3, new FlushHosts(Optional.empty()), "FLUSH GANTRY HOSTS");
             }
-            if (!isWord(2, "HOST")) {
-                return invalid(expects, 2);
+            if (!text.isWord(2, "HOST")) {
+                return text.invalid(expects, 2);
             }
-            Literal host = literal(3);
+            AdminTokens.Literal host = text.literal(3);
             if (host == null || host.value().isBlank()) {
-                return invalid(expects, 3);
+                return text.invalid(expects, 3);
             }
-            return endsAt(host.next(), new FlushHosts(Optional.of(host.value().strip())), "FLUSH GANTRY HOST 'address'");
+            return text.endsAt(host.next(), new FlushHosts(Optional.of(host.value().strip())), "FLUSH GANTRY HOST 'address'");
         }
 
         private AdminStatement alterGantry() {
-            if (isWord(2, "CHANGE")) {
-                if (isWord(3, "UPSTREAM")) {
+            if (text.isWord(2, "CHANGE")) {
+                if (text.isWord(3, "UPSTREAM")) {
                     return changeList(4, "ALTER GANTRY CHANGE UPSTREAM", ChangeUpstream::new);
                 }
-                if (isWord(3, "CDC")) {
+                if (text.isWord(3, "CDC")) {
                     return changeList(4, "ALTER GANTRY CHANGE CDC", ChangeCdc::new);
                 }
-                return invalid(ALTER_GANTRY_CHANGE, 3);
+                return text.invalid(ALTER_GANTRY_CHANGE, 3);
             }
-            if (isWord(2, "SET")) {
-                return isWord(3, "WEIGHT") ? setWeight(4) : invalid(ALTER_GANTRY_SET, 3);
+            if (text.isWord(2, "SET")) {
+                return text.isWord(3, "WEIGHT") ? setWeight(4) : text.invalid(ALTER_GANTRY_SET, 3);
             }
-            return invalid(ALTER_GANTRY, 2);
+            return text.invalid(ALTER_GANTRY, 2);
         }
 
         private AdminStatement changeList(int at, String head, Function<String, AdminStatement> statement) {
             String expects = head + " expects " + LIST;
-            if (!isWord(at, "TO")) {
-                return invalid(expects, at);
+            if (!text.isWord(at, "TO")) {
+                return text.invalid(expects, at);
             }
-            Literal list = literal(at + 1);
+            AdminTokens.Literal list = text.literal(at + 1);
             if (list == null) {
-                return invalid(expects, at + 1);
+                return text.invalid(expects, at + 1);
             }
             if (list.value().isBlank()) {
                 return new Invalid(expects + ", got an empty list");
             }
-            return endsAt(list.next(), statement.apply(list.value()), head + " " + LIST);
+            return text.endsAt(list.next(), statement.apply(list.value()), head + " " + LIST);
         }
 
         private AdminStatement setWeight(int at) {
-            Literal hostPort = literal(at);
+            AdminTokens.Literal hostPort = text.literal(at);
             if (hostPort == null || !isHostPort(hostPort.value())) {
-                return invalid(SET_WEIGHT, at);
+                return text.invalid(SET_WEIGHT, at);
             }
             int to = hostPort.next();
-            if (!isWord(to, "TO")) {
-                return invalid(SET_WEIGHT, to);
+            if (!text.isWord(to, "TO")) {
+                return text.invalid(SET_WEIGHT, to);
             }
-            int weight = weight(token(to + 1));
+            int weight = weight(text.token(to + 1));
             if (weight < 0) {
-                return invalid(SET_WEIGHT, to);
+                return text.invalid(SET_WEIGHT, to);
             }
-            return endsAt(to + 2, new SetWeight(hostPort.value(), weight),
+            return text.endsAt(to + 2, new SetWeight(hostPort.value(), weight),
                     "ALTER GANTRY SET WEIGHT 'host:port' TO 1..100");
         }
 
         private AdminStatement replication(boolean stop) {
             String head = stop ? "STOP GANTRY" : "START GANTRY";
-            if (!isWord(2, "REPLICATION")) {
-                return invalid(head + " expects REPLICATION", 2);
+            if (!text.isWord(2, "REPLICATION")) {
+                return text.invalid(head + " expects REPLICATION", 2);
             }
-            return endsAt(3, stop ? new StopReplication() : new StartReplication(), head + " REPLICATION");
+            return text.endsAt(3, stop ? new StopReplication() : new StartReplication(), head + " REPLICATION");
         }
 
         /** {@code SHOW [FULL] TABLES {FROM | IN} gantry [LIKE 'pattern']}; null for another schema. */
         private AdminStatement showTables() {
-            boolean full = isWord(1, "FULL");
+            boolean full = text.isWord(1, "FULL");
             int at = full ? 3 : 2;
-            if (!(isWord(at, "FROM") || isWord(at, "IN"))) {
+            if (!(text.isWord(at, "FROM") || text.isWord(at, "IN"))) {
                 return null;
             }
-            if (!isIdentifier(at + 1, SCHEMA)) {
+            if (!text.isIdentifier(at + 1, SCHEMA)) {
                 return null;
             }
             at += 2;
             String pattern = "%";
-            if (isWord(at, "LIKE")) {
-                Literal like = literal(at + 1);
+            if (text.isWord(at, "LIKE")) {
+                AdminTokens.Literal like = text.literal(at + 1);
                 if (like == null) {
-                    return invalid("SHOW TABLES FROM gantry LIKE expects a 'pattern'", at + 1);
+                    return text.invalid("SHOW TABLES FROM gantry LIKE expects a 'pattern'", at + 1);
                 }
                 pattern = like.value();
                 at = like.next();
             }
             if (at < end) {
-                return invalid("SHOW TABLES FROM gantry expects LIKE 'pattern' or the end of the statement", at);
+                return text.invalid("SHOW TABLES FROM gantry expects LIKE 'pattern' or the end of the statement", at);
             }
             return new ShowTables(full, pattern);
         }
@@ -287,10 +286,10 @@ public final class AdminStatements {
 
         private AdminStatement tableQuery() {
             int at = 0;
-            while (isSymbol(at, '(')) {
+            while (text.isSymbol(at, '(')) {
                 at++;
             }
-            if (!(isWord(at, "SELECT") || isWord(at, "TABLE") || (isWord(at, "WITH") && withSelects(at + 1)))) {
+            if (!(text.isWord(at, "SELECT") || text.isWord(at, "TABLE") || (text.isWord(at, "WITH") && withSelects(at + 1)))) {
                 return null;
             }
             if (!referencesGantryTable()) {
@@ -298,12 +297,12 @@ public final class AdminStatements {
             }
             Token last = tokens.get(tokens.size() - 1);
             if (last.type() == Type.UNTERMINATED) {
-                return new Invalid("a query on the gantry tables has " + unterminated(last) + " at "
-                        + shown(last.start()));
+                return new Invalid("a query on the gantry tables has " + text.unterminated(last) + " at "
+                        + text.shown(last.start()));
             }
             for (int i = 0; i < end; i++) {
-                if (isSymbol(i, ';')) {
-                    return invalid("a query on the gantry tables must be a single statement, not followed by "
+                if (text.isSymbol(i, ';')) {
+                    return text.invalid("a query on the gantry tables must be a single statement, not followed by "
                             + "another one", i);
                 }
             }
@@ -355,7 +354,7 @@ public final class AdminStatements {
 
         /** {@code gantry . name} at {@code i}, not itself qualified ({@code app.gantry.x} is a column). */
         private boolean isGantryTableAt(int i) {
-            if (!isIdentifier(i, SCHEMA) || !isSymbol(i + 1, '.') || (i > 0 && isSymbol(i - 1, '.'))) {
+            if (!text.isIdentifier(i, SCHEMA) || !text.isSymbol(i + 1, '.') || (i > 0 && text.isSymbol(i - 1, '.'))) {
                 return false;
             }
             Token table = tokens.get(i + 2);
@@ -365,20 +364,10 @@ public final class AdminStatements {
             if (GANTRY_TABLES.contains(table.identifier(sql).toLowerCase(Locale.ROOT))) {
                 return true;
             }
-            return i > 0 && (isWord(i - 1, "FROM") || isWord(i - 1, "JOIN") || isWord(i - 1, "TABLE"));
+            return i > 0 && (text.isWord(i - 1, "FROM") || text.isWord(i - 1, "JOIN") || text.isWord(i - 1, "TABLE"));
         }
 
         // ---- helpers ------------------------------------------------------------------------------
-
-        /** A string literal (adjacent ones joined) at {@code at}, or null. */
-        private Literal literal(int at) {
-            StringBuilder value = new StringBuilder();
-            int next = at;
-            for (Token t = token(next); t != null && t.type() == Type.STRING; t = token(++next)) {
-                value.append(t.stringValue(sql, !mode.noBackslashEscapes()));
-            }
-            return next == at ? null : new Literal(value.toString(), next);
-        }
 
         /** The weight 1..100 in {@code token}, or -1. */
         private int weight(Token token) {
@@ -395,6 +384,7 @@ public final class AdminStatements {
             }
             return weight >= SetWeight.MIN_WEIGHT && weight <= SetWeight.MAX_WEIGHT ? weight : -1;
         }
+
 
         /** {@code host:port} with a port of 1..65535; an IPv6 host in brackets. */
         private static boolean isHostPort(String value) {
@@ -421,87 +411,5 @@ public final class AdminStatements {
             }
             return port >= 1 && port <= MAX_PORT;
         }
-
-        private AdminStatement endsAt(int at, AdminStatement statement, String syntax) {
-            return at < end ? invalid(syntax + " expects the end of the statement", at) : statement;
-        }
-
-        private Invalid invalid(String expects, int at) {
-            return new Invalid(expects + ", got " + found(at));
-        }
-
-        /** What the text holds at token {@code at}, for a message. */
-        private String found(int at) {
-            Token t = token(at);
-            if (t == null) {
-                return "the end of the statement";
-            }
-            if (t.type() == Type.UNTERMINATED) {
-                return unterminated(t) + " at " + shown(t.start());
-            }
-            return shown(t.start());
-        }
-
-        /** What the text ends inside of, for a message. */
-        private String unterminated(Token t) {
-            return switch (sql.charAt(t.start())) {
-                case '\'' -> "an unterminated string literal";
-                case '"' -> mode.ansiQuotes() ? "an unterminated quoted identifier" : "an unterminated string literal";
-                case '`' -> "an unterminated quoted identifier";
-                case '@' -> "an unterminated quoted variable";
-                default -> "an unterminated comment";
-            };
-        }
-
-        /** The text from {@code start} to the end of the statement, quoted, on one line, cut if long. */
-        private String shown(int start) {
-            int stop = end == 0 ? start : Math.max(start, tokens.get(end - 1).end());
-            StringBuilder out = new StringBuilder(Math.min(stop - start, MAX_SHOWN) + 5).append('\'');
-            boolean space = false;
-            int shown = 0;
-            for (int i = start; i < stop; i++) {
-                char c = sql.charAt(i);
-                if (Character.isWhitespace(c)) {
-                    space = true;
-                    continue;
-                }
-                if (space && shown > 0) {
-                    out.append(' ');
-                    shown++;
-                }
-                space = false;
-                if (shown >= MAX_SHOWN) {
-                    return out.append("...'").toString();
-                }
-                out.append(c);
-                shown++;
-            }
-            return out.append('\'').toString();
-        }
-
-        private Token token(int i) {
-            return i < end ? tokens.get(i) : null;
-        }
-
-        private boolean isWord(int i, String keyword) {
-            Token t = token(i);
-            return t != null && t.isWord(sql, keyword);
-        }
-
-        /** An identifier, quoted or not, equal to {@code name} ignoring case. */
-        private boolean isIdentifier(int i, String name) {
-            Token t = token(i);
-            return t != null && (t.type() == Type.WORD || t.type() == Type.QUOTED_IDENTIFIER)
-                    && t.identifier(sql).equalsIgnoreCase(name);
-        }
-
-        private boolean isSymbol(int i, char c) {
-            Token t = token(i);
-            return t != null && t.isSymbol(sql, c);
-        }
-    }
-
-    /** A string literal's value and the index of the token after it. */
-    private record Literal(String value, int next) {
     }
 }
