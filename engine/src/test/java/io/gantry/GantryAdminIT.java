@@ -62,6 +62,18 @@ class GantryAdminIT {
                     .singleElement().satisfies(r -> assertThat(r.get("N")).isEqualTo("3"));
             assertThat(rows(admin, "SELECT * FROM gantry.events")).anySatisfy(
                     e -> assertThat(e.get("KIND")).isEqualTo("startup"));
+            assertThatThrownBy(() -> {
+                try (Statement statement = admin.createStatement()) {
+                    statement.execute("DELETE FROM gantry.events");
+                }
+            })
+                    .as("the gantry tables are read only, not missing")
+                    .isInstanceOfSatisfying(SQLException.class, e -> {
+                        assertThat(e.getErrorCode()).isEqualTo(1036);
+                        assertThat(e.getMessage()).contains("The gantry tables are read only (DELETE refused)");
+                    });
+            assertThat(rows(admin, "SELECT * FROM gantry.events")).as("nothing was deleted").anySatisfy(
+                    e -> assertThat(e.get("KIND")).isEqualTo("startup"));
         }
     }
 

@@ -143,6 +143,11 @@ public final class AdminSqlRunner implements AdminSql {
                 }
                 return AdminResult.Rows.ofText(List.of("Variable_name", "Value"), rows);
             }
+            if (statement instanceof AdminStatement.WriteToGantryTables write) {
+                return new AdminResult.Failed(AdminResult.Failure.READ_ONLY, "The gantry tables are read only ("
+                        + write.verb() + " refused): they show Gantry's own state; change it with ALTER GANTRY ..., "
+                        + "START|STOP GANTRY REPLICATION, FLUSH GANTRY HOST[S] or the cache statements");
+            }
             if (statement instanceof AdminStatement.ShowBlockedHosts) {
                 return blockedHosts();
             }

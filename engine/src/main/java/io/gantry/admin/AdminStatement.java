@@ -69,6 +69,17 @@ public sealed interface AdminStatement {
     }
 
     /** {@code STOP GANTRY REPLICATION}: pause reading the binlog (the position is kept). */
+    /**
+     * A statement that would write to a table of the {@code gantry} schema ({@code DELETE FROM gantry.events}): those
+     * tables are Gantry's view of its own state and no server has them, so it is answered, not forwarded.
+     */
+    record WriteToGantryTables(String verb) implements AdminStatement {
+
+        public WriteToGantryTables {
+            Objects.requireNonNull(verb, "verb");
+        }
+    }
+
     /** {@code SHOW GANTRY BLOCKED HOSTS}. */
     record ShowBlockedHosts() implements AdminStatement {
     }

@@ -11,6 +11,7 @@ import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
+import io.gantry.admin.AdminStatement.WriteToGantryTables;
 import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
@@ -57,10 +58,12 @@ import java.util.function.Function;
  * by {@link SqlTokenizer} (the classifier's tokenizer), with executable comments read as code
  * whatever their version.
  *
+ * <p>A write that names a gantry table ({@code DELETE FROM gantry.events}, {@code UPDATE},
+ * {@code INSERT}, {@code REPLACE}, {@code TRUNCATE}, {@code ALTER}, {@code DROP}) is
+ * {@link WriteToGantryTables}: answered as read-only, never sent to a server.
+ *
  * <p>Known limits: a column qualified with a table named {@code gantry} of the current database
- * ({@code SELECT gantry.events FROM gantry}) is taken for the gantry table {@code events}. Writes
- * to the gantry tables ({@code DELETE FROM gantry.events}) are not recognised and reach the
- * servers.
+ * ({@code SELECT gantry.events FROM gantry}) is taken for the gantry table {@code events}.
  */
 public final class AdminStatements {
 
@@ -163,10 +166,14 @@ public final class AdminStatements {
                     }
                     yield text.isWord(1, "TABLES") || (text.isWord(1, "FULL") && text.isWord(2, "TABLES")) ? showTables() : null;
                 }
-                case "ALTER" -> text.isWord(1, KEYWORD) ? alterGantry() : null;
+                case "ALTER" -> text.isWord(1, KEYWORD) ? alterGantry()
+                        : referencesGantryTable() ? new WriteToGantryTables("ALTER") : null;
                 case "STOP", "START" -> text.isWord(1, KEYWORD) ? replication(text.isWord(0, "STOP")) : null;
                 case "FLUSH" -> text.isWord(1, KEYWORD) ? flushGantry() : null;
                 case "SELECT", "WITH", "TABLE" -> tableQuery();
+                case "INSERT", "UPDATE", "DELETE", "REPLACE", "TRUNCATE", "DROP" ->
+                        referencesGantryTable() ? new WriteToGantryTables(first.text(sql).toUpperCase(Locale.ROOT))
+                                : null;
                 default -> null;
             };
         }

@@ -132,13 +132,14 @@ final class SessionErrors {
 
     /**
      * An admin statement's failure as a MySQL client expects it: a malformed statement is ER_PARSE_ERROR (1064,
-     * 42000), an account outside {@code --admin-users} ER_SPECIFIC_ACCESS_DENIED_ERROR (1227, 42000), and a refusal
-     * or failure ER_UNKNOWN_ERROR (1105, HY000).
+     * 42000), an account outside {@code --admin-users} ER_SPECIFIC_ACCESS_DENIED_ERROR (1227, 42000), a write to
+     * the gantry tables ER_OPEN_AS_READONLY (1036, HY000), and a refusal or failure ER_UNKNOWN_ERROR (1105, HY000).
      */
     static ErrPacket adminStatementRefused(AdminResult.Failed failed) {
         return switch (failed.failure()) {
             case INVALID_STATEMENT -> ErrPacket.of(1064, "42000", failed.message());
             case ACCESS_DENIED -> ErrPacket.of(1227, "42000", failed.message());
+            case READ_ONLY -> ErrPacket.of(1036, "HY000", failed.message());
             case REFUSED, FAILED -> ErrPacket.of(1105, "HY000", failed.message());
         };
     }

@@ -15,12 +15,14 @@ import io.gantry.admin.AdminStatement.ShowTables;
 import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
+import io.gantry.admin.AdminStatement.WriteToGantryTables;
 import io.gantry.route.SqlMode;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -165,9 +167,8 @@ class AdminStatementsTest {
         "ALTER `gantry` SET x",
         "STOP SLAVE /* gantry */",
         "START TRANSACTION -- gantry",
-        "INSERT INTO gantry.events VALUES (1)",
-        "DELETE FROM gantry.events",
-        "UPDATE gantry.upstream_servers SET weight = 1",
+        "INSERT INTO app.t VALUES ('gantry.events')",
+        "DELETE FROM app.gantry_events",
         "WITH x AS (SELECT * FROM gantry.events) DELETE FROM app.t",
         "WITH x AS (SELECT * FROM gantry.events) UPDATE app.t SET a = 1",
         "CREATE TABLE gantry_log (id INT)",
@@ -183,6 +184,21 @@ class AdminStatementsTest {
     })
     void leavesOrdinaryStatementsToTheServers(String sql) {
         assertThat(AdminStatements.parse(sql)).isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "INSERT INTO gantry.events VALUES (1)|INSERT",
+        "DELETE FROM gantry.events|DELETE",
+        "delete from `gantry`.`events` where id < 10;|DELETE",
+        "UPDATE gantry.upstream_servers SET weight = 1|UPDATE",
+        "REPLACE INTO gantry.health_history VALUES (1)|REPLACE",
+        "TRUNCATE TABLE gantry.health_history|TRUNCATE",
+        "DROP TABLE gantry.events|DROP",
+        "ALTER TABLE gantry.events ADD COLUMN x INT|ALTER",
+    })
+    void writesToTheGantryTablesAreAnsweredAsReadOnly(String sql, String verb) {
+        assertThat(AdminStatements.parse(sql)).contains(new WriteToGantryTables(verb));
     }
 
     @Test
