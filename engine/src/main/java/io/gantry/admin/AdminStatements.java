@@ -113,14 +113,7 @@ public final class AdminStatements {
      * means {@link #parse} returns empty.
      */
     public static boolean mentionsGantry(CharSequence sql) {
-        int last = sql.length() - KEYWORD.length();
-        for (int i = 0; i <= last; i++) {
-            // ASCII case folding is enough: GANTRY is ASCII, and no other character folds to one of its letters.
-            if (StatementText.startsWithIgnoringCase(sql, i, KEYWORD)) {
-                return true;
-            }
-        }
-        return false;
+        return StatementText.contains(sql, KEYWORD);
     }
 
     /** One parse over the tokens of one text. */

@@ -23,6 +23,20 @@ public final class StatementText {
     }
 
     /**
+     * Whether {@code sql} holds {@code upperCaseWord} anywhere, in any ASCII case: the cheap test before any
+     * tokenizing ({@code GANTRY} for Gantry's own statements and settings). Allocates nothing.
+     */
+    public static boolean contains(CharSequence sql, String upperCaseWord) {
+        int last = sql.length() - upperCaseWord.length();
+        for (int i = 0; i <= last; i++) {
+            if (startsWithIgnoringCase(sql, i, upperCaseWord)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether {@code sql} holds {@code upperCaseWord} at {@code at}, folding a..z to A..Z and nothing else. Allocates
      * nothing.
      */

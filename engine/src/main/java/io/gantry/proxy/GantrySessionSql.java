@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
@@ -76,7 +77,7 @@ final class GantrySessionSql {
     }
 
     static Parsed parse(String sql, SqlMode mode) {
-        if (!mentionsGantry(sql)) {
+        if (!StatementText.contains(sql, "GANTRY")) {
             return NOT_OURS; // the common case, without tokenizing
         }
         List<Token> tokens = withoutTrailingSemicolon(sql, SqlTokenizer.tokenize(sql, mode));
@@ -239,22 +240,6 @@ final class GantrySessionSql {
     }
 
     private static List<Token> withoutTrailingSemicolon(String sql, List<Token> tokens) {
-        int size = tokens.size();
-        while (size > 0 && tokens.get(size - 1).isSymbol(sql, ';')) {
-            size--;
-        }
-        return tokens.subList(0, size);
-    }
-
-    /** Whether the text contains "gantry" in any case: a cheap test before any tokenizing. */
-    static boolean mentionsGantry(String sql) {
-        int last = sql.length() - 6;
-        for (int i = 0; i <= last; i++) {
-            char c = sql.charAt(i);
-            if ((c == 'g' || c == 'G') && sql.regionMatches(true, i + 1, "antry", 0, 5)) {
-                return true;
-            }
-        }
-        return false;
+        return tokens.subList(0, StatementText.end(sql, tokens));
     }
 }

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
@@ -190,10 +191,7 @@ final class SessionIdentitySql {
     /** {@code tokens} is one statement whose token {@code begin} is KILL. */
     private static KillText single(String sql, List<Token> tokens, int begin) {
         int i = begin + 1;
-        int end = tokens.size();
-        while (end > 0 && tokens.get(end - 1).isSymbol(sql, ';')) {
-            end--;
-        }
+        int end = StatementText.end(sql, tokens);
         String modifier = "";
         if (i < end && (is(sql, tokens.get(i), "HARD") || is(sql, tokens.get(i), "SOFT"))) {
             modifier = is(sql, tokens.get(i), "HARD") ? "HARD" : "SOFT";
