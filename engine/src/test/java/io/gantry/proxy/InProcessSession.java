@@ -49,6 +49,8 @@ public final class InProcessSession implements AutoCloseable {
     private static final int CLIENT_CAPABILITIES = ClientSession.SERVER_CAPABILITIES & ~CLIENT_CONNECT_WITH_DB
             & ~CLIENT_CONNECT_ATTRS;
     private static final int MYSQL_TYPE_LONG = 0x03;
+    /** The version the played servers greet with. */
+    static final String SERVER_VERSION = "8.0.36-benchmark";
 
     private final Upstreams upstreams;
     private final ProxyServer proxy;
@@ -57,13 +59,26 @@ public final class InProcessSession implements AutoCloseable {
     private final Map<String, List<EmbeddedChannel>> backends = new LinkedHashMap<>();
     private final List<EmbeddedChannel> greeted = new ArrayList<>();
     private final ByteBufAllocator alloc = ChannelBuffers.ALLOCATOR;
+    /** What each server was sent, by address, when recording (tests; the benchmark records nothing). */
+    private final Map<String, List<String>> received;
     private long nextStatementId = 1;
 
-    /** A session logged in as {@code app} (no password), ready for commands. */
+    /** A session logged in as {@code app} (no password), ready for commands; what servers are sent is not kept. */
     public InProcessSession() {
+        this(false);
+    }
+
+    /**
+     * A session logged in as {@code app} (no password), ready for commands.
+     *
+     * @param recordCommands whether to keep what each server is sent ({@link #received}): for tests of the command
+     *                       handlers, never for the benchmark, whose garbage per query it would change
+     */
+    public InProcessSession(boolean recordCommands) {
+        received = recordCommands ? new LinkedHashMap<>() : null;
         upstreams = InProcessTopology.primaryAndReplica(url(3306), url(3307));
         proxy = new ProxyServer(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)), upstreams,
-                "8.0.36-benchmark");
+                SERVER_VERSION);
         proxy.setBackendChannels((server, loop, connectTimeout, handler) -> {
             EmbeddedChannel channel = new EmbeddedChannel(handler);
             channel.config().setAllocator(ChannelBuffers.ALLOCATOR);
@@ -90,6 +105,12 @@ public final class InProcessSession implements AutoCloseable {
 
     private static UpstreamUrl url(int port) {
         return new UpstreamUrl("127.0.0.1", port, "app", "gantry", "gantry", 1);
+    }
+
+    /** A framed command of {@code type} with {@code body} after its command byte, as a client sends it. */
+    public ByteBuf commandFrame(CommandType type, byte[] body) {
+        ByteBuf payload = alloc.buffer().writeByte(type.code()).writeBytes(body);
+        return framed(new Packet(0, payload));
     }
 
     /** A framed COM_QUERY as a client sends it. */
@@ -154,6 +175,26 @@ public final class InProcessSession implements AutoCloseable {
         InProcessTopology.sampleNow(upstreams);
     }
 
+    /**
+     * What the server at {@code address} was sent since the last call, one line a command: the text of a
+     * COM_QUERY or COM_STMT_PREPARE, else the command's name ({@code COM_STMT_EXECUTE}); logins are left out.
+     */
+    public List<String> received(String address) {
+        List<String> sent = received.computeIfAbsent(address, a -> new ArrayList<>());
+        List<String> taken = List.copyOf(sent);
+        sent.clear();
+        return taken;
+    }
+
+    /** The primary's address, then the replica's. */
+    public String primaryAddress() {
+        return upstreams.servers().get(0).address();
+    }
+
+    public String replicaAddress() {
+        return upstreams.servers().get(1).address();
+    }
+
     /** The backend connections opened so far, per server address. */
     public Map<String, List<EmbeddedChannel>> backends() {
         return backends;
@@ -186,7 +227,7 @@ public final class InProcessSession implements AutoCloseable {
     private ByteBuf greeting() {
         byte[] seed = new byte[NativePassword.SEED_LENGTH];
         java.util.Arrays.fill(seed, (byte) 'g');
-        HandshakeV10 greeting = new HandshakeV10("8.0.36-benchmark", 7, seed, SERVER_CAPABILITIES, 45,
+        HandshakeV10 greeting = new HandshakeV10(SERVER_VERSION, 7, seed, SERVER_CAPABILITIES, 45,
                 ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, NativePassword.PLUGIN_NAME);
         ByteBuf payload = alloc.buffer();
         greeting.encode(payload);
@@ -202,6 +243,9 @@ public final class InProcessSession implements AutoCloseable {
                 channel.writeInbound(ok(sequenceId + 1)); // the login's handshake response
                 return;
             }
+            if (received != null) {
+                record(channel, command, sent);
+            }
             if (command == CommandType.COM_STMT_PREPARE.code()) {
                 channel.writeInbound(prepareOk(nextStatementId++));
             } else if (command == CommandType.COM_QUERY.code()) {
@@ -216,6 +260,16 @@ public final class InProcessSession implements AutoCloseable {
         } finally {
             sent.release();
         }
+    }
+
+    private void record(EmbeddedChannel channel, int command, ByteBuf sent) {
+        String address = backends.entrySet().stream().filter(entry -> entry.getValue().contains(channel))
+                .map(Map.Entry::getKey).findFirst().orElseThrow();
+        String line = command == CommandType.COM_QUERY.code() || command == CommandType.COM_STMT_PREPARE.code()
+                ? sent.toString(Packet.HEADER_SIZE + 1, sent.readableBytes() - Packet.HEADER_SIZE - 1,
+                        StandardCharsets.ISO_8859_1)
+                : CommandType.of(sent.slice(Packet.HEADER_SIZE, 1)).name();
+        received.computeIfAbsent(address, a -> new ArrayList<>()).add(line);
     }
 
     /** A text result set of one row, as a server sends it for {@code SELECT c FROM sbtest1 WHERE id=...}. */
