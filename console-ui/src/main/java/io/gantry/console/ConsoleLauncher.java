@@ -109,15 +109,20 @@ public final class ConsoleLauncher {
         }
         // JavaFX warns on every start that it was loaded from the class path, which the shaded jar does on purpose.
         JAVAFX_LOG.setLevel(Level.SEVERE);
+        StartupOutput startup = StartupOutput.hold();
         try {
             Application.launch(ConsoleApp.class, "--socket=" + target, "--tab=" + tab, "--window=" + window);
         } catch (RuntimeException | UnsatisfiedLinkError e) {
-            Optional<String> why = DesktopFailure.explain(e, System.getenv("DISPLAY"));
+            String printed = startup.release(false);
+            Optional<String> why = DesktopFailure.explain(e, System.getenv("DISPLAY"), printed);
             if (why.isEmpty()) {
+                err.print(printed);
                 throw e;
             }
             err.println("gantry console: " + why.get());
             return 1;
+        } finally {
+            startup.release(true);
         }
         return -1;
     }

@@ -20,6 +20,9 @@ final class DesktopFailure {
     /** The libraries the console's natives link, each with its Debian package(s): desktop-libraries.properties. */
     static final Map<String, String> PACKAGES = load();
 
+    /** The loader's error for a library glass links: {@code .../libglassgtk3.so: libXtst.so.6: cannot open ...}. */
+    private static final Pattern LINKED_LIBRARY =
+            Pattern.compile("libglass\\w*\\.so: (?:\\S*/)?(lib[A-Za-z0-9_.+-]+?\\.so(?:\\.\\d+)*): ");
     private static final Pattern MISSING_LIBRARY =
             Pattern.compile("(lib[A-Za-z0-9_.+-]+?\\.so(?:\\.\\d+)*): cannot open shared object file");
 
@@ -31,8 +34,9 @@ final class DesktopFailure {
      * console, or empty when it is not one of those.
      *
      * @param display the {@code DISPLAY} the console was started with, null if none
+     * @param printed what JavaFX printed on standard error while it started (its loader's errors)
      */
-    static Optional<String> explain(Throwable failure, String display) {
+    static Optional<String> explain(Throwable failure, String display, String printed) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
             String message = String.valueOf(cause.getMessage());
             if (cause instanceof UnsupportedOperationException && message.startsWith("Unable to load glass GTK")) {
@@ -45,18 +49,23 @@ final class DesktopFailure {
             }
             if (cause instanceof UnsatisfiedLinkError) {
                 Matcher missing = MISSING_LIBRARY.matcher(message);
+                Matcher linked = LINKED_LIBRARY.matcher(printed);
                 if (missing.find()) {
-                    String library = missing.group(1);
-                    String debian = PACKAGES.containsKey(library) ? PACKAGES.get(library).split("\\|")[0].strip()
-                            : null;
-                    return Optional.of(library + " is missing: JavaFX needs it to open a window; " + (debian != null
-                            ? "on Debian or Ubuntu install the package " + debian + " (sudo apt install " + debian
-                                    + ")"
-                            : "install the package of your distribution that has it"));
+                    return Optional.of(cannotLoad(missing.group(1)));
+                }
+                if (message.startsWith("no glass") && linked.find()) {
+                    return Optional.of(cannotLoad(linked.group(1)));
                 }
             }
         }
         return Optional.empty();
+    }
+
+    private static String cannotLoad(String library) {
+        String debian = PACKAGES.containsKey(library) ? PACKAGES.get(library).split("\\|")[0].strip() : null;
+        return library + " cannot be loaded, and JavaFX needs it to open a window; " + (debian != null
+                ? "on Debian or Ubuntu install the package " + debian + " (sudo apt install " + debian + ")"
+                : "install the package of your distribution that has it");
     }
 
     private static Map<String, String> load() {
