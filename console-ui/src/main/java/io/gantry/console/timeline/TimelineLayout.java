@@ -20,8 +20,8 @@ final class TimelineLayout {
     static final double MERGE_DISTANCE = 12;
     /** From a dot's centre to the start of its label. */
     static final double LABEL_OFFSET = 8;
-    /** Free space kept after a label before the next one in its row. */
-    static final double LABEL_GAP = 4;
+    /** Free space kept after a label before the next one in its row: wide enough that two never read as one. */
+    static final double LABEL_GAP = 12;
 
     /** Which of a mark's two label rows its label is in. */
     enum Row { ABOVE, BELOW, NONE }

@@ -172,7 +172,7 @@ public final class TimelineView extends BorderPane {
         }
         for (TimelineLayout.Mark mark : TimelineLayout.layout(placed, lanes.size(), TimelineView::labelWidth)) {
             TimelineEvent newest = mark.newest();
-            boolean chosen = mark.events().contains(selected);
+            boolean chosen = selected != null && mark.events().contains(selected);
             double y = mark.lane() * laneHeight + laneHeight / 2;
             Circle dot = new Circle(mark.x(), y, chosen ? 7 : 5.5, colour(newest.kind()));
             dot.setStroke(chosen ? Color.BLACK : mark.events().size() > 1 ? colour(newest.kind()).darker()
