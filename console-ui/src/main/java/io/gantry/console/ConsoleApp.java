@@ -17,6 +17,7 @@ public final class ConsoleApp extends Application {
 
     @Override
     public void start(Stage stage) {
+        StartupOutput.toolkitStarted();
         String socket = getParameters().getNamed().get("socket");
         console = Console.open(stage, Path.of(socket));
         console.models().chart().windowProperty().set(WINDOWS.get(getParameters().getNamed()

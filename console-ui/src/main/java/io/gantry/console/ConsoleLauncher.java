@@ -6,7 +6,10 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javafx.application.Application;
 
 /**
@@ -14,6 +17,9 @@ import javafx.application.Application;
  * Not an {@link Application} itself, so that the shaded jar starts JavaFX from the class path.
  */
 public final class ConsoleLauncher {
+
+    /** JavaFX's own logger, held so that its level stays set. */
+    private static final Logger JAVAFX_LOG = Logger.getLogger("javafx");
 
     static final String USAGE = """
             Usage: gantry console [--data-dir DIR | --socket PATH] [--tab NAME] [--window W]
@@ -101,7 +107,23 @@ public final class ConsoleLauncher {
                     + " --watch");
             return 1;
         }
-        Application.launch(ConsoleApp.class, "--socket=" + target, "--tab=" + tab, "--window=" + window);
+        // JavaFX warns on every start that it was loaded from the class path, which the shaded jar does on purpose.
+        JAVAFX_LOG.setLevel(Level.SEVERE);
+        StartupOutput startup = StartupOutput.hold();
+        try {
+            Application.launch(ConsoleApp.class, "--socket=" + target, "--tab=" + tab, "--window=" + window);
+        } catch (RuntimeException | UnsatisfiedLinkError e) {
+            String printed = startup.release(false);
+            Optional<String> why = DesktopFailure.explain(e, System.getenv("DISPLAY"), printed);
+            if (why.isEmpty()) {
+                err.print(printed);
+                throw e;
+            }
+            err.println("gantry console: " + why.get());
+            return 1;
+        } finally {
+            startup.release(true);
+        }
         return -1;
     }
 

@@ -72,7 +72,8 @@ final class AuthorityDatabase {
             }
             if (e instanceof SQLException sql && sql.getErrorCode() == ErrorCode.DATABASE_ALREADY_OPEN_1) {
                 throw new AuthorityException("authority: " + file + " is in use by another process (a running "
-                        + "Gantry?); a running Gantry's tables are read through its proxy port (admin SQL, or "
+                        + "Gantry?); a running Gantry's tables are read through its admin socket (gantry admin, "
+                        + "gantry export-health --admin-socket PATH) or its proxy port (admin SQL, or "
                         + "gantry export-health --from mysql://ADMIN@HOST:PORT)", e);
             }
             String reason = e instanceof SQLException sql ? h2Message(sql) : e.toString();

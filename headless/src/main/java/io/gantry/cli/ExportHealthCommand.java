@@ -1,8 +1,10 @@
 package io.gantry.cli;
 
+import io.gantry.admin.client.AdminClient;
 import io.gantry.admin.protocol.HealthCsv;
 import io.gantry.admin.protocol.HealthTimes;
 import io.gantry.authority.Authority;
+import io.gantry.authority.AuthorityException;
 import io.gantry.authority.HealthSample;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -15,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -23,18 +26,29 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code gantry export-health}: the health history as RFC 4180 CSV (see {@link HealthCsv}), from a stopped
- * Gantry's data directory, or from a running one through its proxy port's admin SQL ({@code --from}).
+ * {@code gantry export-health}: the health history as RFC 4180 CSV (see {@link HealthCsv}) from a data directory:
+ * through the admin socket in it when a Gantry runs there (its Authority is then open in that process alone), else
+ * from the Authority itself; or through a running Gantry's proxy port's admin SQL ({@code --from}).
  */
 @Command(name = "export-health", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
         description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
-                + "row and ISO-8601 UTC times, from a stopped Gantry's data directory (--data-dir) or a running one's "
-                + "proxy port (--from).")
+                + "row and ISO-8601 UTC times, from a Gantry's data directory (--data-dir: through its admin socket "
+                + "while it runs, from its files when it is stopped), an admin socket (--admin-socket) or a running "
+                + "Gantry's proxy port (--from).")
 final class ExportHealthCommand implements Callable<Integer> {
 
+    /** How long a Gantry whose socket accepts the connection has to answer the hello. */
+    private static final Duration HELLO_TIMEOUT = Duration.ofSeconds(5);
+
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
-            description = "Gantry's data directory (default: ${DEFAULT-VALUE}).")
+            description = "Gantry's data directory (default: ${DEFAULT-VALUE}). While a Gantry runs there, the "
+                    + "export goes through its admin socket DIR/" + AdminClient.SOCKET_FILE + ".")
     Path dataDir;
+
+    @Option(names = "--admin-socket", paramLabel = "PATH",
+            description = "Read a running Gantry through this admin socket (when it runs with --admin-socket, or "
+                    + "the socket is forwarded over SSH).")
+    Path adminSocket;
 
     @Option(names = "--from", paramLabel = "URL",
             description = "Read a running Gantry through its proxy port: mysql://ADMIN[:PASSWORD]@HOST:PORT, an "
@@ -81,6 +95,9 @@ final class ExportHealthCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(commandLine,
                     "--out: the directory " + out.toAbsolutePath().getParent() + " does not exist");
         }
+        if (fromUrl != null && adminSocket != null) {
+            throw new CommandLine.ParameterException(commandLine, "give --from or --admin-socket, not both");
+        }
         if (fromUrl != null) {
             ProxyPortHealthSource source;
             try {
@@ -101,12 +118,44 @@ final class ExportHealthCommand implements Callable<Integer> {
                 return csv.rows();
             });
         }
+        if (adminSocket != null) {
+            try (AdminClient client = AdminClient.connect(adminSocket, "gantry export-health", HELLO_TIMEOUT,
+                    push -> { })) {
+                return writeThroughSocket(commandLine, client, from, to);
+            }
+        }
+        Path socket = AdminClient.socketIn(dataDir);
+        String socketSilent = null;
+        if (Files.exists(socket)) {
+            AdminClient client = null;
+            try {
+                client = AdminClient.connect(socket, "gantry export-health", HELLO_TIMEOUT, push -> { });
+            } catch (IOException e) {
+                // A socket file nobody answers on: left by a Gantry that died; its files can be read.
+                socketSilent = e.getMessage();
+            }
+            if (client != null) {
+                try (AdminClient running = client) {
+                    return writeThroughSocket(commandLine, running, from, to);
+                }
+            }
+        }
         if (!Files.isDirectory(dataDir) || !Authority.exists(dataDir)) {
             commandLine.getErr().println("gantry: no Gantry data in " + dataDir + (Files.isDirectory(dataDir)
                     ? " (no " + Authority.FILE_NAME + ")" : " (no such directory)"));
             return 1;
         }
-        try (Authority authority = Authority.openExisting(dataDir)) {
+        Authority opened;
+        try {
+            opened = Authority.openExisting(dataDir);
+        } catch (AuthorityException e) {
+            if (socketSilent == null) {
+                throw e;
+            }
+            throw new AuthorityException(e.getMessage() + "; its admin socket did not answer either ("
+                    + socketSilent + ")", e);
+        }
+        try (Authority authority = opened) {
             return write(commandLine, writer -> {
                 HealthCsv csv = HealthCsv.start(writer);
                 try {
@@ -117,6 +166,20 @@ final class ExportHealthCommand implements Callable<Integer> {
                 return csv.rows();
             });
         }
+    }
+
+    private int writeThroughSocket(CommandLine commandLine, AdminClient client, Instant from, Instant to)
+            throws IOException {
+        AdminSocketHealthSource source = new AdminSocketHealthSource(client);
+        return write(commandLine, writer -> {
+            HealthCsv csv = HealthCsv.start(writer);
+            try {
+                source.forEach(from, to, Optional.ofNullable(server), csv::append);
+            } catch (UncheckedIOException e) {
+                throw e.getCause();
+            }
+            return csv.rows();
+        });
     }
 
     private static void append(HealthCsv csv, HealthSample sample) {

@@ -7,6 +7,9 @@ import io.gantry.authority.HealthSample;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -112,8 +115,37 @@ class ExportHealthCommandTest {
     }
 
     // Another process cannot open a running Gantry's data directory (one JVM shares its embedded database, so
-    // that is checked with a second process in AuthorityDoorsTest); export through the proxy port instead, checked
-    // end to end in ExportHealthThroughProxyIT.
+    // that is checked with a second process in AuthorityDoorsTest): the export then goes through the admin socket in
+    // it, checked with a running Gantry in ExportHealthThroughSocketIT, or through the proxy port (--from,
+    // DemoCommandIT).
+
+    @Test
+    void aSocketFileNobodyAnswersOnIsADeadGantrysAndItsFilesAreRead() throws IOException {
+        Path socket = data.resolve("admin.sock");
+        try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            dead.bind(UnixDomainSocketAddress.of(socket));
+        }
+        assertThat(socket).exists();
+
+        assertThat(run("--data-dir", data.toString())).as(err.toString()).isZero();
+
+        assertThat(out.toString()).isEqualTo(HEADER + DB1_AT_0 + DB2_AT_0 + DB2_AT_1 + DB1_AT_2);
+        assertThat(err.toString()).isEmpty();
+    }
+
+    @Test
+    void anAdminSocketThatDoesNotAnswerIsNamedWithExitCodeOne() {
+        Path socket = dir.resolve("nobody.sock");
+        assertThat(run("--admin-socket", socket.toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("gantry: cannot connect to the admin socket " + socket + ": ");
+        assertThat(out.toString()).isEmpty();
+    }
+
+    @Test
+    void fromAndAdminSocketTogetherAreRefused() {
+        assertThat(run("--from", "mysql://admin@127.0.0.1:3307", "--admin-socket", "x.sock")).isEqualTo(2);
+        assertThat(err.toString()).contains("give --from or --admin-socket, not both");
+    }
 
     @Test
     void aBadFromUrlIsNamedWithItsPasswordMasked() {
@@ -159,7 +191,7 @@ class ExportHealthCommandTest {
     @Test
     void helpListsTheFlags() {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString()).contains("--data-dir").contains("--since").contains("--until").contains("--server")
+        assertThat(out.toString()).contains("--data-dir").contains("--admin-socket").contains("--since").contains("--until").contains("--server")
                 .contains("--out");
     }
 }

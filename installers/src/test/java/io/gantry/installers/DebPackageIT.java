@@ -57,7 +57,9 @@ class DebPackageIT {
         Result info = run("dpkg-deb", "-I", DEB.toString());
         assertThat(info.output()).contains("Package: gantry").contains("Version: " + VERSION.replace('-', '~'))
                 .contains("Architecture: amd64").contains("Depends: adduser")
-                .contains(" postinst").contains(" prerm").contains(" postrm").contains(" conffiles");
+                .contains(" postinst").contains(" prerm").contains(" postrm").contains(" conffiles")
+                // The engine needs no desktop: GTK and the rest are the console's package's (ConsoleDebIT).
+                .doesNotContain("libgtk").doesNotContain("libx11");
         assertThat(Files.readString(unpacked.resolve("DEBIAN/conffiles")).strip()).isEqualTo("/etc/gantry/gantry.conf");
     }
 

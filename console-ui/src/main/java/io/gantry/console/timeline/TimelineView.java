@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
@@ -37,6 +38,7 @@ public final class TimelineView extends BorderPane {
     private static final double AXIS_HEIGHT = 24;
     /** Room right of the present, so the newest entry and its label are never cut off. */
     private static final double RIGHT_MARGIN = 90;
+    private static final Font LABEL_FONT = Font.font(10);
 
     private final TimelineViewModel model;
     private final Pane canvas = new Pane();
@@ -160,50 +162,48 @@ public final class TimelineView extends BorderPane {
             canvas.getChildren().addAll(grid, label);
         }
         TimelineEvent selected = model.selectedProperty().get();
-        // Per lane, where the last label above and below its dots ends: a label that would overlap is left out.
-        double[] aboveEnds = new double[lanes.size()];
-        double[] belowEnds = new double[lanes.size()];
+        List<TimelineLayout.Placed> placed = new ArrayList<>();
         for (TimelineEvent event : model.events()) {
-            if (event.at().isBefore(start) || event.at().isAfter(end)) {
-                continue;
-            }
             int lane = lanes.indexOf(TimelineViewModel.laneOf(event));
-            if (lane < 0) {
-                continue;
+            if (lane >= 0 && !event.at().isBefore(start) && !event.at().isAfter(end)) {
+                placed.add(new TimelineLayout.Placed(event, lane,
+                        LANE_LABEL_WIDTH + (event.at().toEpochMilli() - start.toEpochMilli()) / span * plot));
             }
-            double x = LANE_LABEL_WIDTH + (event.at().toEpochMilli() - start.toEpochMilli()) / span * plot;
-            double y = lane * laneHeight + laneHeight / 2;
-            Circle dot = new Circle(x, y, event == selected ? 7 : 5.5, colour(event.kind()));
-            dot.setStroke(event == selected ? Color.BLACK : Color.WHITE);
-            dot.setStrokeWidth(event == selected ? 2 : 1);
+        }
+        for (TimelineLayout.Mark mark : TimelineLayout.layout(placed, lanes.size(), TimelineView::labelWidth)) {
+            TimelineEvent newest = mark.newest();
+            boolean chosen = selected != null && mark.events().contains(selected);
+            double y = mark.lane() * laneHeight + laneHeight / 2;
+            Circle dot = new Circle(mark.x(), y, chosen ? 7 : 5.5, colour(newest.kind()));
+            dot.setStroke(chosen ? Color.BLACK : mark.events().size() > 1 ? colour(newest.kind()).darker()
+                    : Color.WHITE);
+            dot.setStrokeWidth(chosen || mark.events().size() > 1 ? 2 : 1);
             dot.getStyleClass().add("timeline-event");
-            dot.setId("event-" + event.kind() + "-" + (event.server() == null ? "gantry" : event.server()));
-            dot.setUserData(event);
+            dot.setId("event-" + newest.kind() + "-" + (newest.server() == null ? "gantry" : newest.server()));
+            dot.setUserData(newest);
             dot.setCursor(Cursor.HAND);
             dot.setOnMouseClicked(e -> {
-                model.selectedProperty().set(event);
+                model.select(mark.events());
                 e.consume();
             });
             dot.setOnMousePressed(javafx.event.Event::consume);
             canvas.getChildren().add(dot);
-            Text kind = new Text(event.kind().replace('_', ' '));
-            kind.setFont(Font.font(10));
-            double labelEnd = x + 8 + kind.getLayoutBounds().getWidth();
-            if (x + 8 > aboveEnds[lane]) {
-                kind.setX(x + 8);
-                kind.setY(y - 7);
-                aboveEnds[lane] = labelEnd + 4;
-            } else if (x + 8 > belowEnds[lane]) {
-                kind.setX(x + 8);
-                kind.setY(y + 14);
-                belowEnds[lane] = labelEnd + 4;
-            } else {
+            if (mark.row() == TimelineLayout.Row.NONE) {
                 continue;
             }
-            kind.setFill(colour(event.kind()).darker());
-            kind.setMouseTransparent(true);
-            canvas.getChildren().add(kind);
+            Text label = new Text(mark.labelX(), mark.row() == TimelineLayout.Row.ABOVE ? y - 7 : y + 14,
+                    mark.label());
+            label.setFont(LABEL_FONT);
+            label.setFill(colour(newest.kind()).darker());
+            label.setMouseTransparent(true);
+            canvas.getChildren().add(label);
         }
+    }
+
+    private static double labelWidth(String text) {
+        Text measured = new Text(text);
+        measured.setFont(LABEL_FONT);
+        return measured.getLayoutBounds().getWidth();
     }
 
     /** A step of round length that gives 4 to 10 ticks over the span. */

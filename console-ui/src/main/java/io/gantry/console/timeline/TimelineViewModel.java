@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Executor;
+import java.util.stream.Collectors;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.ObjectProperty;
 import javafx.beans.property.ReadOnlyStringProperty;
@@ -88,6 +89,18 @@ public final class TimelineViewModel implements EngineConnection.Listener {
 
     public ObjectProperty<TimelineEvent> selectedProperty() {
         return selected;
+    }
+
+    /**
+     * Selects the entries of one mark (a dot standing for entries too close to tell apart): the newest becomes the
+     * selected entry, and the detail gives every one of them, oldest first.
+     */
+    public void select(List<TimelineEvent> mark) {
+        selected.set(mark.get(mark.size() - 1));
+        if (mark.size() > 1) {
+            detail.set(mark.size() + " entries, oldest first:\n" + mark.stream().map(TimelineViewModel::describe)
+                    .collect(Collectors.joining("\n")));
+        }
     }
 
     /** The selected entry in full: time, lane, kind and its whole reason. */

@@ -68,6 +68,19 @@ class TimelineViewModelTest {
     }
 
     @Test
+    void selectingAMarkOfSeveralEntriesShowsThemAll() {
+        TimelineViewModel model = new TimelineViewModel(UiExecutor.direct(), FakeEngine.answering(r -> null), CLOCK);
+        TimelineEvent upstream = event(1, "2026-12-02T02:59:00Z", null, "list_changed");
+        TimelineEvent cdc = event(2, "2026-12-02T02:59:00.004Z", null, "list_changed");
+
+        model.select(List.of(upstream, cdc));
+
+        assertThat(model.selectedProperty().get()).isEqualTo(cdc);
+        assertThat(model.detailProperty().get()).startsWith("2 entries, oldest first:\n")
+                .contains(TimelineViewModel.describe(upstream) + "\n" + TimelineViewModel.describe(cdc));
+    }
+
+    @Test
     void zoomKeepsFollowingAndPanningBackStopsItUntilLiveAgain() {
         Instant[] now = {NOW};
         Clock moving = new Clock() {
