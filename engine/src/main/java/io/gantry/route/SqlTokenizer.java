@@ -97,31 +97,7 @@ public final class SqlTokenizer {
          * the server keeps it, for {@code LIKE} patterns.
          */
         public String stringValue(CharSequence sql, boolean backslashEscapes) {
-            char quote = sql.charAt(start);
-            int last = end - 1;
-            StringBuilder out = new StringBuilder(last - start);
-            for (int i = start + 1; i < last; i++) {
-                char c = sql.charAt(i);
-                if (c == '\\' && backslashEscapes) {
-                    char escaped = sql.charAt(++i);
-                    switch (escaped) {
-                        case 'n' -> out.append('\n');
-                        case 't' -> out.append('\t');
-                        case 'r' -> out.append('\r');
-                        case 'b' -> out.append('\b');
-                        case '0' -> out.append('\0');
-                        case 'Z' -> out.append('\u001A');
-                        case '%', '_' -> out.append('\\').append(escaped);
-                        default -> out.append(escaped);
-                    }
-                } else if (c == quote && i + 1 < last && sql.charAt(i + 1) == quote) {
-                    out.append(quote);
-                    i++;
-                } else {
-                    out.append(c);
-                }
-            }
-            return out.toString();
+            return SqlLiterals.unquote(sql, start, end, backslashEscapes);
         }
 
         /** The name a {@link Type#WORD} or {@link Type#QUOTED_IDENTIFIER} token stands for: quotes removed. */
