@@ -87,10 +87,6 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
         return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval, avoidWaiting, causalWaitTimeout);
     }
 
-    public ReadGuarantees withSampleInterval(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, value, avoidWaiting, causalWaitTimeout);
-    }
-
     /** A copy that waits on a replica for up to {@code timeout} instead of going to the primary at once (or not). */
     public ReadGuarantees withWaiting(boolean avoid, Duration timeout) {
         return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval, avoid,

@@ -97,31 +97,7 @@ public final class SqlTokenizer {
          * the server keeps it, for {@code LIKE} patterns.
          */
         public String stringValue(CharSequence sql, boolean backslashEscapes) {
-            char quote = sql.charAt(start);
-            int last = end - 1;
-            StringBuilder out = new StringBuilder(last - start);
-            for (int i = start + 1; i < last; i++) {
-                char c = sql.charAt(i);
-                if (c == '\\' && backslashEscapes) {
-                    char escaped = sql.charAt(++i);
-                    switch (escaped) {
-                        case 'n' -> out.append('\n');
-                        case 't' -> out.append('\t');
-                        case 'r' -> out.append('\r');
-                        case 'b' -> out.append('\b');
-                        case '0' -> out.append('\0');
-                        case 'Z' -> out.append('\u001A');
-                        case '%', '_' -> out.append('\\').append(escaped);
-                        default -> out.append(escaped);
-                    }
-                } else if (c == quote && i + 1 < last && sql.charAt(i + 1) == quote) {
-                    out.append(quote);
-                    i++;
-                } else {
-                    out.append(c);
-                }
-            }
-            return out.toString();
+            return SqlLiterals.unquote(sql, start, end, backslashEscapes);
         }
 
         /** The name a {@link Type#WORD} or {@link Type#QUOTED_IDENTIFIER} token stands for: quotes removed. */
@@ -132,11 +108,6 @@ public final class SqlTokenizer {
             return stringValue(sql, false);
         }
     }
-
-    /** The lowest {@code /*!} version that a supported server may skip: MariaDB skips 50700 to 99999. */
-    private static final int FIRST_CONDITIONAL_VERSION = 50_700;
-    private static final int MAX_VERSION_DIGITS = 6;
-    private static final int MIN_VERSION_DIGITS = 5;
 
     private final CharSequence sql;
     private final int length;
@@ -271,9 +242,10 @@ public final class SqlTokenizer {
             case '(', ')', ',', ';', '=':
                 return symbol(); // the commonest symbols, before the tests for numbers and words below
             case '#':
-                return comment(lineEnd(pos + 1));
+                return comment(SqlComments.lineEnd(sql, pos + 1));
             case '-':
-                return at(pos + 1, '-') && startsDashComment(pos + 2) ? comment(lineEnd(pos + 2)) : symbol();
+                return at(pos + 1, '-') && SqlComments.startsDashComment(sql, pos + 2)
+                        ? comment(SqlComments.lineEnd(sql, pos + 2)) : symbol();
             case '/':
                 return at(pos + 1, '*') ? blockComment() : symbol();
             case '*':
@@ -310,62 +282,24 @@ public final class SqlTokenizer {
         }
     }
 
-    /** {@code --} starts a comment when a blank, a control character or the end of the text follows it. */
-    private boolean startsDashComment(int i) {
-        return i >= length || sql.charAt(i) <= ' ' || sql.charAt(i) == '\u007F';
-    }
-
     /** A comment, an executable comment's opening (null), or a conditional comment read as skipped. */
     private Type blockComment() {
-        int marker = pos + 2;
-        boolean mariaDb = at(marker, 'M') && at(marker + 1, '!');
-        if (!mariaDb && !at(marker, '!')) {
-            int close = indexOf(sql, "*/", marker);
-            return close < 0 ? token(Type.UNTERMINATED, length) : comment(close + 2);
+        int code = SqlComments.codeStart(sql, pos);
+        if (code < 0) {
+            return commentOrUnterminated(SqlComments.blockEnd(sql, pos));
         }
-        int code = marker + (mariaDb ? 2 : 1);
-        int digits = Math.min(digitsEnd(code), code + MAX_VERSION_DIGITS) - code;
-        boolean versioned = digits >= MIN_VERSION_DIGITS;
-        boolean conditional = mariaDb || (versioned && version(code, code + digits) >= FIRST_CONDITIONAL_VERSION);
+        boolean conditional = SqlComments.isConditional(sql, pos);
         sawConditionalComment |= conditional;
         if (conditional && !runConditionalComments) {
-            int close = skippedCommentEnd(code);
-            return close < 0 ? token(Type.UNTERMINATED, length) : comment(close);
+            return commentOrUnterminated(SqlComments.skippedEnd(sql, pos));
         }
         inExecutableComment = true;
-        pos = versioned ? code + digits : code;
+        pos = code;
         return null;
     }
 
-    /** Where a skipped executable comment ends (after its {@code *&#47;}), or -1: one nested comment is allowed. */
-    private int skippedCommentEnd(int from) {
-        boolean nested = false;
-        int i = from;
-        while (i + 1 < length) {
-            char c = sql.charAt(i);
-            char next = sql.charAt(i + 1);
-            if (c == '/' && next == '*' && !nested) {
-                nested = true;
-                i += 2;
-            } else if (c == '*' && next == '/') {
-                if (!nested) {
-                    return i + 2;
-                }
-                nested = false;
-                i += 2;
-            } else {
-                i++;
-            }
-        }
-        return -1;
-    }
-
-    private int version(int from, int to) {
-        int version = 0;
-        for (int i = from; i < to; i++) {
-            version = version * 10 + (sql.charAt(i) - '0');
-        }
-        return version;
+    private Type commentOrUnterminated(int commentEnd) {
+        return commentEnd < 0 ? token(Type.UNTERMINATED, length) : comment(commentEnd);
     }
 
     /** Digits, then a fraction and an exponent, or digits glued to letters: a word. */
@@ -476,12 +410,6 @@ public final class SqlTokenizer {
         return type;
     }
 
-    /** The position of the newline that ends a line comment, or the end of the text. */
-    private int lineEnd(int from) {
-        int newline = indexOf(sql, "\n", from);
-        return newline < 0 ? length : newline;
-    }
-
     private int digitsEnd(int from) {
         int i = from;
         while (i < length && isDigit(sql.charAt(i))) {
@@ -506,26 +434,12 @@ public final class SqlTokenizer {
         return c <= ' ' && (c == ' ' || (c >= '\t' && c <= '\r'));
     }
 
-    private static boolean isDigit(char c) {
+    static boolean isDigit(char c) {
         return c >= '0' && c <= '9';
     }
 
     /** A character of an unquoted name: ASCII letters and digits, {@code _}, {@code $} and anything beyond ASCII. */
     static boolean isWordPart(char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || isDigit(c) || c == '_' || c == '$' || c >= 0x80;
-    }
-
-    private static int indexOf(CharSequence sql, String needle, int from) {
-        int last = sql.length() - needle.length();
-        for (int i = from; i <= last; i++) {
-            boolean match = true;
-            for (int j = 0; j < needle.length() && match; j++) {
-                match = sql.charAt(i + j) == needle.charAt(j);
-            }
-            if (match) {
-                return i;
-            }
-        }
-        return -1;
     }
 }

@@ -1,8 +1,9 @@
 package io.gantry.route;
 
 /**
- * The allocation-free, case-insensitive name look-up that {@link Keyword} and {@link BuiltinFunctions} share: a
- * hash of the upper-cased characters of a region of the SQL text, and the comparison with an upper-case name.
+ * The allocation-free, case-insensitive name look-up that {@link Keyword}, {@link BuiltinFunctions} and the
+ * classifier's readers of names share: a hash of the upper-cased characters of a region of the SQL text, and the
+ * comparison with an upper-case name.
  * ASCII only: a name with any other character cannot be one of theirs.
  */
 final class UpperCaseNames {
@@ -12,11 +13,17 @@ final class UpperCaseNames {
 
     /** Whether {@code text[start, start + length)} spells {@code upperName} in any letter case. */
     static boolean matches(String upperName, CharSequence text, int start, int length) {
-        if (upperName.length() != length) {
-            return false;
-        }
-        for (int i = 0; i < length; i++) {
-            if (upper(text.charAt(start + i)) != upperName.charAt(i)) {
+        return upperName.length() == length && spellsAt(upperName, text, start);
+    }
+
+    /** Whether {@code text[start, end)} begins with {@code upperPrefix} in any letter case. */
+    static boolean startsWith(String upperPrefix, CharSequence text, int start, int end) {
+        return end - start >= upperPrefix.length() && spellsAt(upperPrefix, text, start);
+    }
+
+    private static boolean spellsAt(String upper, CharSequence text, int start) {
+        for (int i = 0; i < upper.length(); i++) {
+            if (upper(text.charAt(start + i)) != upper.charAt(i)) {
                 return false;
             }
         }

@@ -56,6 +56,10 @@ class StoredFunctionClassificationTest {
             "SELECT sys.format_bytes(1024)",
             "SELECT status()",
             "SELECT f(",
+            "SELECT f(a",
+            "SELECT f(a.b)",
+            "SELECT f(a); SELECT 1",
+            "SELECT c (a) AS x",
             "SELECT 1; SELECT f(1)"})
     void aCallOfAnythingButABuiltInGoesToThePrimary(String sql) {
         StatementClass result = StatementClassifier.classify(sql);
@@ -121,7 +125,9 @@ class StoredFunctionClassificationTest {
             "SELECT _utf8mb4'a' COLLATE utf8mb4_bin, x'41', b'1', N'x'",
             "SELECT CASE (a) WHEN (1) THEN (2) ELSE (3) END FROM t",
             "(SELECT 1) UNION (SELECT 2) EXCEPT (SELECT 3)",
-            "SELECT a FROM t WHERE a = 1 LOCK IN SHARE MODE"})
+            "SELECT a FROM t WHERE a = 1 LOCK IN SHARE MODE",
+            "SELECT f",
+            "SELECT c (a) AS (SELECT 1)"})
     void builtInsAndKeywordsFollowedByParenthesesStayReads(String sql) {
         StatementClass result = StatementClassifier.classify(sql);
         assertThat(result.flags()).as("flags of %s", sql).doesNotContain(STORED_FUNCTION);
