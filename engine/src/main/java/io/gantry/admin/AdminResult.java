@@ -111,7 +111,7 @@ public sealed interface AdminResult {
         ACCESS_DENIED,
         /** Well-formed, but refused in the engine's present state (an unknown server, a list that fails checks). */
         REFUSED,
-        /** A write to the gantry tables, which only show Gantry's state: it changes through ALTER GANTRY and the rest. */
+        /** A write to the gantry tables, which show Gantry's state: it changes through ALTER GANTRY and the rest. */
         READ_ONLY,
         /** It broke while running (the Authority failed, a bug). */
         FAILED

@@ -12,11 +12,11 @@ import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
 import io.gantry.admin.AdminStatement.WriteToGantryTables;
-import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.StatementText;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -157,7 +157,8 @@ public final class AdminStatements {
                     if (text.isWord(1, KEYWORD)) {
                         yield showGantry();
                     }
-                    yield text.isWord(1, "TABLES") || (text.isWord(1, "FULL") && text.isWord(2, "TABLES")) ? showTables() : null;
+                    yield text.isWord(1, "TABLES") || (text.isWord(1, "FULL") && text.isWord(2, "TABLES"))
+                            ? showTables() : null;
                 }
                 case "ALTER" -> text.isWord(1, KEYWORD) ? alterGantry()
                         : referencesGantryTable() ? new WriteToGantryTables("ALTER") : null;
@@ -197,7 +198,8 @@ public final class AdminStatements {
             if (host == null || host.value().isBlank()) {
                 return text.invalid(expects, 3);
             }
-            return text.endsAt(host.next(), new FlushHosts(Optional.of(host.value().strip())), "FLUSH GANTRY HOST 'address'");
+            return text.endsAt(host.next(), new FlushHosts(Optional.of(host.value().strip())),
+                    "FLUSH GANTRY HOST 'address'");
         }
 
         private AdminStatement alterGantry() {
@@ -289,7 +291,8 @@ public final class AdminStatements {
             while (text.isSymbol(at, '(')) {
                 at++;
             }
-            if (!(text.isWord(at, "SELECT") || text.isWord(at, "TABLE") || (text.isWord(at, "WITH") && withSelects(at + 1)))) {
+            if (!(text.isWord(at, "SELECT") || text.isWord(at, "TABLE")
+                    || (text.isWord(at, "WITH") && withSelects(at + 1)))) {
                 return null;
             }
             if (!referencesGantryTable()) {

@@ -1,11 +1,11 @@
 package io.gantry.admin;
 
 import io.gantry.admin.AdminStatement.Invalid;
-import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.StatementText;
 import java.util.List;
 
 /**

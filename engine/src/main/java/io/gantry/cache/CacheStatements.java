@@ -1,11 +1,12 @@
 package io.gantry.cache;
 
-import static io.gantry.cache.StatementText.startsWithIgnoringCase;
+import static io.gantry.route.StatementText.startsWithIgnoringCase;
 
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.StatementText;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,13 +1,14 @@
 package io.gantry.cache;
 
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
+import io.gantry.route.StatementText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

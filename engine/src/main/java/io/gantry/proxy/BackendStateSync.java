@@ -208,7 +208,8 @@ final class BackendStateSync {
                                      Consumer<ErrPacket> refused) {
         NextTransaction next = session.nextTransaction;
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
-        if (next == null || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
+        if (next == null
+                || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
             then.accept(connection);
             return;
         }

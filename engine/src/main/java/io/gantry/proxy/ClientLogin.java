@@ -340,6 +340,7 @@ final class ClientLogin {
 
     /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
     void handshakeFailed(String what) {
-        session.services.login().gate().handshakeFailed(session.host, what).ifPresent(session.services.login()::hostBlocked);
+        LoginDoor door = session.services.login();
+        door.gate().handshakeFailed(session.host, what).ifPresent(door::hostBlocked);
     }
 }

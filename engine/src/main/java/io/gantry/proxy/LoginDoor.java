@@ -100,8 +100,8 @@ final class LoginDoor implements AutoCloseable {
     /** A host was blocked after failed handshakes: a log line and an event on the timeline. */
     void hostBlocked(LoginGate.Refusal.Blocked blocked) {
         String reason = blocked.failures() + " malformed or unfinished handshakes in a row; new connections from it "
-                + "are refused for " + config.login().blockFor().toSeconds() + " s (--max-handshake-errors-until-block, "
-                + "--auth-block-secs; FLUSH GANTRY HOST lifts it)";
+                + "are refused for " + config.login().blockFor().toSeconds() + " s "
+                + "(--max-handshake-errors-until-block, --auth-block-secs; FLUSH GANTRY HOST lifts it)";
         LOG.warn("proxy: blocked host {}: {}", blocked.host(), reason);
         events.publish(new EngineEvent.Timeline(new Event(0, blocked.until().minus(config.login().blockFor()),
                 blocked.host(), EventKind.HOST_BLOCKED, reason)));

@@ -1,10 +1,10 @@
 package io.gantry.proxy;
 
-import io.gantry.cache.StatementText;
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.route.StatementText;
 import io.gantry.wire.ErrPacket;
 import java.util.List;
 import java.util.Optional;

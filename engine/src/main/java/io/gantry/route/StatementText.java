@@ -1,12 +1,12 @@
-package io.gantry.cache;
+package io.gantry.route;
 
 import io.gantry.route.SqlTokenizer.Token;
 import java.util.List;
 
 /**
- * What the statement parsers of the caches and of the admin statements read off a statement's text alike: where its
- * tokens end before its trailing semicolons, and whether it holds an upper-case word at a place, in any case. Here
- * because the caches are the lowest package both parsers may depend on.
+ * What the statement parsers of the caches, the admin statements and the proxy's own SQL read off a statement's text
+ * alike: where its tokens end before its trailing semicolons, and whether it holds an upper-case word, in any ASCII
+ * case. Next to {@link SqlTokenizer}, whose tokens it reads.
  */
 public final class StatementText {
 

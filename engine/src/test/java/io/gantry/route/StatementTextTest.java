@@ -1,4 +1,4 @@
-package io.gantry.cache;
+package io.gantry.route;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
