@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminResult;
 import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
@@ -54,7 +55,15 @@ final class SessionErrors {
      * Never 1045/28000: pools take that for bad credentials and stop retrying. SQLState class 08 (connection
      * exception) is what drivers and pools treat as "cannot reach the server, retry".
      */
+    /**
+     * The account could not be looked up: "too many connections" (1040) when every server asked was full, else the
+     * servers could not be reached (1105); the message says what each server answered.
+     */
     static ErrPacket accountLookupFailed(String user, Throwable cause) {
+        if (cause instanceof AccountLookup.ServersUnreachableException unreachable && unreachable.full()) {
+            return ErrPacket.of(1040, "08004", "Too many connections: Gantry cannot check the account '" + user
+                    + "' (" + cause.getMessage() + ")");
+        }
         return ErrPacket.of(1105, "08S01", "Gantry cannot check the account '" + user
                 + "': the servers cannot be reached (" + cause.getMessage() + ")");
     }
@@ -187,7 +196,12 @@ final class SessionErrors {
     /** What a failed backend connection means for the client: the server's own refusal, or the session's end. */
     static ErrPacket backendFailed(UpstreamServer server, Throwable cause) {
         if (cause instanceof BackendFailure failure && failure.serverError() != null) {
-            return failure.serverError();
+            ErrPacket refusal = failure.serverError();
+            // A full server's refusal says which server: through Gantry the client cannot tell otherwise.
+            return refusal.errorCode() == 1040 || refusal.errorCode() == 1203
+                    ? ErrPacket.of(refusal.errorCode(), refusal.sqlState(), refusal.message() + " (on "
+                            + server.address() + ", through Gantry)")
+                    : refusal;
         }
         return sessionEnded("Gantry lost the backend " + server.address() + ": " + describe(cause)
                 + "; this session is closed");

@@ -57,6 +57,7 @@ public final class AccountLookup implements AutoCloseable {
                     + upstreams.noPrimaryReason() + ")");
         }
         List<String> failures = new ArrayList<>();
+        boolean allFull = true;
         for (UpstreamServer server : candidates) {
             try {
                 List<AccountEntry> entries = entriesOn(server, user);
@@ -68,13 +69,23 @@ public final class AccountLookup implements AutoCloseable {
                 return entries;
             } catch (SQLException e) {
                 String reason = HealthChecker.describe(e);
-                failures.add(server.address() + " failed: " + reason);
-                if (isConnectionFailure(e)) {
+                boolean full = isFull(e);
+                allFull &= full;
+                failures.add(server.address() + (full ? " is full: " : " failed: ") + reason);
+                if (isConnectionFailure(e) && !full) {
                     upstreams.markDown(server, "account look-up failed: " + reason);
                 }
             }
         }
-        throw new ServersUnreachableException(String.join("; ", failures));
+        throw new ServersUnreachableException(String.join("; ", failures), allFull);
+    }
+
+    /**
+     * A server that refuses a connection for being full ({@code max_connections}, 1040; the account's
+     * {@code max_user_connections}, 1203) answers: it is not down, and marking it so would cost every session on it.
+     */
+    public static boolean isFull(SQLException e) {
+        return e.getErrorCode() == 1040 || e.getErrorCode() == 1203;
     }
 
     /** The primary, then the up replicas by weight (highest first; list order among equals). */
@@ -104,8 +115,22 @@ public final class AccountLookup implements AutoCloseable {
 
     /** No server could be asked about an account: the servers cannot be reached, which says nothing of the password. */
     public static final class ServersUnreachableException extends Exception {
+
+        private final boolean full;
+
         public ServersUnreachableException(String message) {
+            this(message, false);
+        }
+
+        /** @param full whether every server asked answered that it is full (1040, 1203) rather than not at all */
+        public ServersUnreachableException(String message, boolean full) {
             super(message);
+            this.full = full;
+        }
+
+        /** Whether every server asked answered, but was full: a client should hear "too many connections". */
+        public boolean full() {
+            return full;
         }
     }
 
