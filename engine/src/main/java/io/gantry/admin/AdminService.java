@@ -225,15 +225,15 @@ public final class AdminService implements AdminOperations {
                     server.weight(), Purpose.describe(purposes), server.address().equals(activeCdc),
                     server.health().sqlName(),
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
-                    server.lagMillis() < 0 ? null : server.lagMillis(),
-                    server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
+                    server.lagMillis() < 0 ? null : server.lagMillis(), server.rttMillis(),
+                    server.connectMillis()));
         }
         // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
         for (UpstreamUrl url : cdc) {
             rows.putIfAbsent(url.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
                     url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), url.address().equals(activeCdc),
                     url.address().equals(activeCdc) ? "streaming" : "unchecked", null, null, 0,
-                    "unknown", null, null));
+                    "unknown", null, null, null));
         }
         return new ArrayList<>(rows.values());
     }

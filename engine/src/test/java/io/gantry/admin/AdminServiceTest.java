@@ -51,7 +51,7 @@ class AdminServiceTest {
         List<HealthSample> samples = new ArrayList<>();
         for (int round = 0; round < 5; round++) {
             for (String server : SERVERS) {
-                samples.add(new HealthSample(T0.plusSeconds(round), server, "up", "replica", 0.5, 0L));
+                samples.add(new HealthSample(T0.plusSeconds(round), server, "up", "replica", 0.5, 0L, null));
             }
         }
         authority.recordHealth(samples);

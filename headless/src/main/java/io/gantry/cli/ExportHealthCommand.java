@@ -27,9 +27,9 @@ import picocli.CommandLine.Option;
  * Gantry's data directory, or from a running one through its proxy port's admin SQL ({@code --from}).
  */
 @Command(name = "export-health", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
-        description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
-                + "row and ISO-8601 UTC times, from a stopped Gantry's data directory (--data-dir) or a running one's "
-                + "proxy port (--from).")
+        description = "Write the health history (time, server, health, role, rtt_ms, lag_ms, connect_ms) as CSV with a "
+                + "header row and ISO-8601 UTC times, from a stopped Gantry's data directory (--data-dir) or a running "
+                + "one's proxy port (--from).")
 final class ExportHealthCommand implements Callable<Integer> {
 
     @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "gantry-data",
@@ -120,7 +120,8 @@ final class ExportHealthCommand implements Callable<Integer> {
     }
 
     private static void append(HealthCsv csv, HealthSample sample) {
-        csv.append(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(), sample.lagMs());
+        csv.append(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(), sample.lagMs(),
+                sample.connectMs());
     }
 
     /** Writes CSV from a source; returns the number of rows. */
