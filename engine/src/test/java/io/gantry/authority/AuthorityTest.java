@@ -229,7 +229,7 @@ class AuthorityTest {
         authority.replaceServerList(Purpose.PROXY, List.of(server("db1", 50), server("db2", 50)), "start");
         authority.replaceServerList(Purpose.CDC, List.of(server("db2", 30)), "start");
 
-        authority.setWeight("DB2:3306", 80);
+        assertThat(authority.setWeight("DB2:3306", 80)).isTrue();
 
         assertThat(authority.serverList(Purpose.PROXY)).contains(List.of(server("db1", 50), server("db2", 80)));
         assertThat(authority.serverList(Purpose.CDC)).contains(List.of(server("db2", 80)));
@@ -239,6 +239,20 @@ class AuthorityTest {
             assertThat(event.server()).isEqualTo("db2:3306");
             assertThat(event.reason()).isEqualTo("weight of db2:3306 changed: proxy list 50 -> 80, cdc list 30 -> 80");
         });
+    }
+
+    @Test
+    void theWeightEveryListHasAlreadyIsNoChangeAndNoEvent() {
+        authority.replaceServerList(Purpose.PROXY, List.of(server("db1", 50), server("db2", 50)), "start");
+        authority.replaceServerList(Purpose.CDC, List.of(server("db2", 30)), "start");
+        int events = authority.events(null, 10).size();
+
+        assertThat(authority.setWeight("db1:3306", 50)).isFalse();
+        assertThat(authority.events(null, 10)).hasSize(events);
+
+        assertThat(authority.setWeight("db2:3306", 50)).as("the CDC list has 30").isTrue();
+        assertThat(authority.events(null, 10).get(events).reason())
+                .isEqualTo("weight of db2:3306 changed: cdc list 30 -> 50");
     }
 
     @Test
