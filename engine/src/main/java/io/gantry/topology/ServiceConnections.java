@@ -9,8 +9,7 @@ import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,12 +20,15 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ServiceConnections {
 
-    /** Where {@link #openWithin} connects: daemon threads, made as needed and ended after a minute idle. */
-    private static final ExecutorService CONNECTING = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "gantry-connect");
+    /**
+     * Where {@link #openWithin} connects: a daemon thread per attempt, which ends with it (a pool's idle threads
+     * would outlive the checks that needed them by a minute, and look like leftovers of a stopped Gantry).
+     */
+    private static final Executor CONNECTING = attempt -> {
+        Thread thread = new Thread(attempt, "gantry-connect");
         thread.setDaemon(true);
-        return thread;
-    });
+        thread.start();
+    };
 
     private ServiceConnections() {
     }
