@@ -405,10 +405,19 @@ public final class HealthChecker implements AutoCloseable {
                     + ") and the replicas do not single one out");
     }
 
+    /**
+     * Stops the loop and closes the kept connections, after the round that runs now if it ends within the connect
+     * timeout: closing a connection a check still uses would mark its server down as Gantry stops.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         probes.shutdownNow();
+        try {
+            probes.awaitTermination(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         kept.close();
     }
 
