@@ -165,9 +165,12 @@ public final class Gantry implements AutoCloseable {
 
     /**
      * Starts every part in order. A part that fails to start stops those already started, last first, and the
-     * failure is thrown: nothing is left running, listening or holding the data directory.
+     * failure is thrown: nothing is left running, listening or holding the data directory. The listen addresses
+     * are checked first, so a taken port is said at once and with its address.
      */
     public static Gantry start(Options options) throws InterruptedException {
+        ListenAddresses.requireFree("--listen", options.proxy().listen());
+        options.metricsListen().ifPresent(listen -> ListenAddresses.requireFree("--metrics-listen", listen));
         Startup parts = new Startup();
         try {
             Authority authority = parts.add(Authority.open(options.dataDir()));
@@ -202,8 +205,14 @@ public final class Gantry implements AutoCloseable {
                             .orElse(null), upstreams, Clock.systemUTC()));
             cdc.ifPresent(stream -> stream.addListener(new CacheInvalidation(caches, stream::positionText)));
             AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork, caches);
-            RunningProxy proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(),
-                    bus, sql));
+            RunningProxy proxy;
+            try {
+                proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(), bus, sql));
+            } catch (Exception e) {
+                // Any exception: Netty's sync() throws a failed bind's exception though no signature declares it.
+                ListenAddresses.requireFreeAfter(e, "--listen", options.proxy().listen());
+                throw e;
+            }
             status.listening(proxy);
             admin.useHostBlocks(proxy.hostBlocks());
             // After the proxy's first health round: the catalogue checks need a known primary.
@@ -221,7 +230,7 @@ public final class Gantry implements AutoCloseable {
                     "Gantry started, listening on " + describe(proxy.address()))));
             return new Gantry(parts, authority, proxy, cdc, socket, metrics, caches);
         } catch (Exception e) {
-            // Any exception: Netty's sync() throws a failed bind's BindException though no signature declares it.
+            // Any exception: a part may throw what its signature does not declare (Netty's sync() does).
             parts.close();
             throw e;
         }

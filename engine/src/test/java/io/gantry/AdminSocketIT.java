@@ -175,13 +175,15 @@ class AdminSocketIT {
             assertThat(((Reply.Servers) servers).servers()).extracting(ServerState::address)
                     .containsExactlyInAnyOrderElementsOf(topology.servers().stream().map(DatabaseServer::address)
                             .toList());
+            assertThat(((Reply.Servers) servers).servers()).allSatisfy(s -> assertThat(s.connectMs()).isNotNull());
 
             String replica = topology.replicas().get(0).address();
             Awaitility.await().atMost(TIMEOUT).until(() -> !((Reply.Health) client.call(id -> new Request.Health(id,
                     null, null, replica, 100), TIMEOUT)).samples().isEmpty());
             Reply.Health health = (Reply.Health) client.call(id -> new Request.Health(id, null, null, replica, 100),
                     TIMEOUT);
-            assertThat(health.samples()).allSatisfy(s -> assertThat(s.server()).isEqualTo(replica));
+            assertThat(health.samples()).allSatisfy(s -> assertThat(s.server()).isEqualTo(replica))
+                    .anySatisfy(s -> assertThat(s.connectMs()).isGreaterThan(s.rttMs()));
 
             Awaitility.await().atMost(TIMEOUT).until(() -> ((Reply.Events) client.call(id -> new Request.Events(id,
                     null, 10), TIMEOUT)).events().stream().anyMatch(e -> e.kind().equals("startup")));

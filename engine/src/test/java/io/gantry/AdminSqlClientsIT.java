@@ -39,7 +39,7 @@ class AdminSqlClientsIT {
 
     private static final String SQL = "SELECT * FROM gantry.upstream_servers";
     private static final List<String> COLUMNS = List.of("host", "port", "database", "user", "weight", "purpose",
-            "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms");
+            "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms", "connect_ms");
 
     @TempDir
     static Path dataDir;
@@ -86,7 +86,7 @@ class AdminSqlClientsIT {
         }
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(process.exitValue()).as("mariadb client output: %s", output).isZero();
-        assertThat(output).contains("Field   1:  `host`", "Field  14:  `rtt_ms`", "Type:       VAR_STRING")
+        assertThat(output).contains("Field   1:  `host`", "Field  14:  `rtt_ms`", "Field  15:  `connect_ms`", "Type:       VAR_STRING")
                 .doesNotContain("format=");
         for (var server : topology.servers()) {
             assertThat(output).containsPattern("\\| " + server.host() + " +\\| " + server.port() + " +\\| app ");

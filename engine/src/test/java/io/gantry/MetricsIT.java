@@ -77,6 +77,8 @@ class MetricsIT {
                 for (var server : topology.servers()) {
                     assertThat(during.get("gantry_upstream_up{server=\"" + server.address() + "\"}"))
                             .as("%s up", server.address()).isEqualTo(1.0);
+                    assertThat(during.get("gantry_upstream_connect_seconds{server=\"" + server.address() + "\"}"))
+                            .as("%s connect time", server.address()).isPositive();
                 }
                 assertThat(during.get("gantry_upstream_primary{server=\"" + topology.primary().address() + "\"}"))
                         .isEqualTo(1.0);

@@ -114,7 +114,7 @@ class ConsoleIT {
                     boolean primary = server.equals(topology.primary());
                     long lag = server.equals(topology.replicas().get(1)) ? 400 + (second % 60) * 20 : second % 7;
                     batch.add(new HealthSample(at, server.address(), "up", primary ? "primary" : "replica",
-                            Math.round(30 + (second % 10) * 5) / 100.0, primary ? null : lag));
+                            Math.round(30 + (second % 10) * 5) / 100.0, primary ? null : lag, 4.5));
                 }
                 if (batch.size() >= 3000) {
                     authority.recordHealth(batch);
@@ -174,6 +174,9 @@ class ConsoleIT {
         });
         assertThat(fx(() -> console.models().servers().rows().size())).isEqualTo(3);
         assertThat(cell(topology.primary().address(), "weight")).contains("50");
+        assertThat(cell(topology.primary().address(), "rtt")).hasValueSatisfying(rtt -> assertThat(rtt).endsWith(" ms"));
+        assertThat(cell(topology.primary().address(), "connect"))
+                .hasValueSatisfying(connect -> assertThat(connect).endsWith(" ms"));
         String title = fx(() -> console.stage().getTitle());
         assertThat(title).contains("Gantry").contains(gantry.address().getHostString() + ":"
                 + gantry.address().getPort());
@@ -240,11 +243,11 @@ class ConsoleIT {
 
         List<String> consoleRows = Files.readAllLines(fromConsole, StandardCharsets.UTF_8);
         List<String> cliRows = Files.readAllLines(fromCli, StandardCharsets.UTF_8);
-        assertThat(consoleRows.get(0)).isEqualTo("at,server,health,role,rtt_ms,lag_ms");
+        assertThat(consoleRows.get(0)).isEqualTo("at,server,health,role,rtt_ms,lag_ms,connect_ms");
         assertThat(consoleRows).hasSizeGreaterThan(15 * 60).isEqualTo(cliRows);
         assertThat(Files.readAllBytes(fromConsole)).isEqualTo(Files.readAllBytes(fromCli));
         assertThat(consoleRows.subList(1, consoleRows.size())).allSatisfy(row -> assertThat(row.split(",", -1))
-                .hasSize(6).contains(server));
+                .hasSize(7).contains(server));
         System.out.println("ConsoleIT: the console exported " + (consoleRows.size() - 1) + " samples, the same as "
                 + "gantry export-health");
         fx(() -> {

@@ -154,7 +154,10 @@ public final class AdminService implements AdminOperations {
                 + "this Gantry (--no-cdc), so there is no replication to " + command));
     }
 
-    /** The weight applies to every list that has the server: read shares on the proxy list, preference for CDC. */
+    /**
+     * The weight applies to every list that has the server: read shares on the proxy list, preference for CDC. The
+     * weight it has already is no change: 0 rows, no event, and the message says so.
+     */
     @Override
     public synchronized AdminResult.Done setWeight(String hostPort, int weight, String by) {
         boolean onProxyList = upstreams.find(hostPort).isPresent();
@@ -163,7 +166,11 @@ public final class AdminService implements AdminOperations {
             throw new AdminException(AdminResult.Failure.REFUSED, "no server " + hostPort + " in the upstream or "
                     + "CDC list (see SELECT host, port FROM gantry.upstream_servers)");
         }
-        authority.setWeight(hostPort, weight);
+        if (!authority.setWeight(hostPort, weight)) {
+            LOG.info("admin: '{}' set the weight of {} to {}, which it already is; nothing changed", by, hostPort,
+                    weight);
+            return new AdminResult.Done(0, "weight of " + hostPort + " is already " + weight);
+        }
         if (onProxyList) {
             upstreams.setWeight(hostPort, weight);
         }
@@ -225,15 +232,15 @@ public final class AdminService implements AdminOperations {
                     server.weight(), Purpose.describe(purposes), server.address().equals(activeCdc),
                     server.health().sqlName(),
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
-                    server.lagMillis() < 0 ? null : server.lagMillis(),
-                    server.rttMicros() < 0 ? null : server.rttMicros() / 1000.0));
+                    server.lagMillis() < 0 ? null : server.lagMillis(), server.rttMillis(),
+                    server.connectMillis()));
         }
         // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
         for (UpstreamUrl url : cdc) {
             rows.putIfAbsent(url.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
                     url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), url.address().equals(activeCdc),
                     url.address().equals(activeCdc) ? "streaming" : "unchecked", null, null, 0,
-                    "unknown", null, null));
+                    "unknown", null, null, null));
         }
         return new ArrayList<>(rows.values());
     }

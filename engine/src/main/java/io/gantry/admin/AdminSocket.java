@@ -275,7 +275,7 @@ public final class AdminSocket implements AutoCloseable {
     static ServerState serverState(LiveServerRow row) {
         return new ServerState(row.host(), row.port(), row.database(), row.user(), row.weight(), row.purpose(),
                 row.activeCdc(), row.health(), row.downSince(), row.lastOk(), row.connections(), row.role(),
-                row.lagMs(), row.rttMs());
+                row.lagMs(), row.rttMs(), row.connectMs());
     }
 
     /** @param id the entry's row, or 0 for a pushed entry; reasons are masked as the Authority stores them */
@@ -286,7 +286,7 @@ public final class AdminSocket implements AutoCloseable {
 
     static HealthPoint healthPoint(HealthSample sample) {
         return new HealthPoint(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(),
-                sample.lagMs());
+                sample.lagMs(), sample.connectMs());
     }
 
     static Reply reply(String id, AdminResult result) {

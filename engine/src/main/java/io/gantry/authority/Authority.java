@@ -162,16 +162,21 @@ public final class Authority implements AutoCloseable {
 
     /**
      * Sets the weight of a server on every list that has it, and records a {@link EventKind#WEIGHT_CHANGED} event
-     * with the old and the new weight, in one transaction.
+     * with the old and the new weight of each list it changed, in one transaction. A weight every list has already
+     * changes nothing and is no event: "50 -> 50" on the timeline would tell of a change that did not happen.
      *
      * @param hostPort the server as {@code host:port} (host compared without regard to case)
      * @param weight   1..100
+     * @return whether a list changed
      * @throws IllegalArgumentException for a weight outside 1..100, or a server on no list (the message names it)
      */
-    public void setWeight(String hostPort, int weight) {
-        Event event = serverLists.setWeight(hostPort, weight);
-        LOG.info("authority: {}", event.reason());
-        published(event);
+    public boolean setWeight(String hostPort, int weight) {
+        Optional<Event> event = serverLists.setWeight(hostPort, weight);
+        event.ifPresent(changed -> {
+            LOG.info("authority: {}", changed.reason());
+            published(changed);
+        });
+        return event.isPresent();
     }
 
     /** Stores health samples, all in one transaction. */

@@ -34,7 +34,7 @@ final class HealthHistoryStore {
         List<HealthSample> batch = List.copyOf(samples);
         database.write("record " + batch.size() + " health samples", connection -> {
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO GANTRY.HEALTH_HISTORY"
-                    + "(at, server, health, role, rtt_ms, lag_ms) VALUES (?, ?, ?, ?, ?, ?)")) {
+                    + "(at, server, health, role, rtt_ms, lag_ms, connect_ms) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
                 for (HealthSample sample : batch) {
                     insert.setObject(1, utc(sample.at()));
                     insert.setString(2, sample.server());
@@ -42,6 +42,7 @@ final class HealthHistoryStore {
                     insert.setString(4, sample.role());
                     setNullable(insert, 5, sample.rttMs(), Types.DOUBLE);
                     setNullable(insert, 6, sample.lagMs(), Types.BIGINT);
+                    setNullable(insert, 7, sample.connectMs(), Types.DOUBLE);
                     insert.addBatch();
                 }
                 insert.executeBatch();
@@ -80,7 +81,7 @@ final class HealthHistoryStore {
                          Consumer<HealthSample> each) {
         Objects.requireNonNull(server, "server");
         StringBuilder sql = new StringBuilder(
-                "SELECT at, server, health, role, rtt_ms, lag_ms FROM GANTRY.HEALTH_HISTORY WHERE TRUE");
+                "SELECT at, server, health, role, rtt_ms, lag_ms, connect_ms FROM GANTRY.HEALTH_HISTORY WHERE TRUE");
         if (since != null) {
             sql.append(" AND at >= ?");
         }
@@ -110,7 +111,8 @@ final class HealthHistoryStore {
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
                         each.accept(new HealthSample(instant(rows, 1), rows.getString(2), rows.getString(3),
-                                rows.getString(4), rows.getObject(5, Double.class), rows.getObject(6, Long.class)));
+                                rows.getString(4), rows.getObject(5, Double.class), rows.getObject(6, Long.class),
+                                rows.getObject(7, Double.class)));
                         count++;
                     }
                 }

@@ -12,10 +12,15 @@ import java.util.Set;
  * @param server {@code host:port}
  * @param health {@value #UP} or {@value #DOWN}
  * @param role   {@value #PRIMARY}, {@value #REPLICA} or {@value #UNKNOWN}
- * @param rttMs  round trip of the check in milliseconds, or null when the server did not answer
- * @param lagMs  replication lag in milliseconds, or null when unknown (and for the primary)
+ * @param rttMs     round trip of the check's ping on a connection kept logged in, in milliseconds, or null when
+ *                  the server did not answer
+ * @param lagMs     replication lag in milliseconds, or null when unknown (and for the primary)
+ * @param connectMs how long the check took to open and log in a new connection, in milliseconds, or null when the
+ *                  server did not answer, and in samples stored by a Gantry that did not measure it apart (their
+ *                  {@code rtt_ms} is the whole connect, login and first query)
  */
-public record HealthSample(Instant at, String server, String health, String role, Double rttMs, Long lagMs) {
+public record HealthSample(Instant at, String server, String health, String role, Double rttMs, Long lagMs,
+                           Double connectMs) {
 
     /** {@code health} of a server that answered. */
     public static final String UP = "up";
@@ -42,8 +47,14 @@ public record HealthSample(Instant at, String server, String health, String role
             throw new IllegalArgumentException("role of " + server + " must be primary, replica or unknown, not '"
                     + role + "'");
         }
-        if (rttMs != null && (rttMs.isNaN() || rttMs.isInfinite() || rttMs < 0)) {
-            throw new IllegalArgumentException("rtt_ms of " + server + " must be a finite number >= 0, not " + rttMs);
+        requireDuration("rtt_ms", server, rttMs);
+        requireDuration("connect_ms", server, connectMs);
+    }
+
+    private static void requireDuration(String column, String server, Double millis) {
+        if (millis != null && (millis.isNaN() || millis.isInfinite() || millis < 0)) {
+            throw new IllegalArgumentException(column + " of " + server + " must be a finite number >= 0, not "
+                    + millis);
         }
     }
 }

@@ -22,11 +22,14 @@ import java.util.Objects;
  * @param connections backend connections Gantry has open to it now
  * @param role        {@code primary}, {@code replica} or {@code unknown}
  * @param lagMs       replication lag in milliseconds, or null if unknown
- * @param rttMs       round trip of the last check in milliseconds, or null if none
+ * @param rttMs       round trip of the last check's ping, on a connection kept logged in, in milliseconds, or
+ *                    null if none
+ * @param connectMs   how long the last check took to open and log in a new connection, in milliseconds, or null
+ *                    if none
  */
 public record LiveServerRow(String host, int port, String database, String user, int weight, String purpose,
                             boolean activeCdc, String health, Instant downSince, Instant lastOk, int connections,
-                            String role, Long lagMs, Double rttMs) {
+                            String role, Long lagMs, Double rttMs, Double connectMs) {
 
     public LiveServerRow {
         Objects.requireNonNull(host, "host");

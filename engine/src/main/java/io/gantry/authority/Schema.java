@@ -99,7 +99,11 @@ final class Schema {
                         shallow BOOLEAN NOT NULL,
                         ttl_seconds BIGINT NOT NULL,
                         refresh_seconds BIGINT NOT NULL,
-                        created_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")));
+                        created_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")),
+            new Migration(4, "the health check's connect time apart from its round trip", List.of(
+                    // NULL in older samples: their rtt_ms is the whole connect, login and first query.
+                    "ALTER TABLE GANTRY.HEALTH_HISTORY ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION",
+                    "ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

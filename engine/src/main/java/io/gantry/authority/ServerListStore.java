@@ -94,9 +94,10 @@ final class ServerListStore {
      * Sets the weight of a server on every list that has it and records a {@link EventKind#WEIGHT_CHANGED} event;
      * see {@link Authority#setWeight}.
      *
-     * @return the stored event
+     * @return the stored event, or empty when every list that has the server has that weight already (nothing is
+     *         written)
      */
-    Event setWeight(String hostPort, int weight) {
+    Optional<Event> setWeight(String hostPort, int weight) {
         Objects.requireNonNull(hostPort, "hostPort");
         checkWeight(weight);
         return database.write("set the weight of " + hostPort, connection -> {
@@ -108,13 +109,18 @@ final class ServerListStore {
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next()) {
                         address = rows.getString(2) + ":" + rows.getInt(3);
-                        changes.add(rows.getString(1) + " list " + rows.getInt(4) + " -> " + weight);
+                        if (rows.getInt(4) != weight) {
+                            changes.add(rows.getString(1) + " list " + rows.getInt(4) + " -> " + weight);
+                        }
                     }
                 }
             }
             if (address == null) {
                 throw new IllegalArgumentException("no server " + hostPort + " on the server lists (known: "
                         + knownServers(connection) + ")");
+            }
+            if (changes.length() == 0) {
+                return Optional.empty();
             }
             try (PreparedStatement update = connection.prepareStatement(
                     "UPDATE GANTRY.SERVER_LIST SET weight = ? WHERE LOWER(host || ':' || port) = LOWER(?)")) {
@@ -123,7 +129,8 @@ final class ServerListStore {
                 update.executeUpdate();
             }
             String reason = "weight of " + address + " changed: " + changes;
-            return TimelineStore.insert(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED, reason);
+            return Optional.of(TimelineStore.insert(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED,
+                    reason));
         });
     }
 

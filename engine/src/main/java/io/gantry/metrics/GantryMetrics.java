@@ -93,8 +93,12 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 server -> server.role() == Role.PRIMARY ? 1 : 0));
         serverGauges.add(serverGauge("gantry.upstream.lag.seconds", "Replication lag from the position samples",
                 server -> server.lagMillis() / 1000.0));
-        serverGauges.add(serverGauge("gantry.upstream.rtt.seconds", "Round trip of the last health check",
+        serverGauges.add(serverGauge("gantry.upstream.rtt.seconds",
+                "Round trip of the last health check's ping, on a connection kept logged in",
                 server -> server.rttMicros() / 1_000_000.0));
+        serverGauges.add(serverGauge("gantry.upstream.connect.seconds",
+                "How long the last health check took to open and log in a new connection",
+                server -> server.connectMicros() / 1_000_000.0));
         serverGauges.add(serverGauge("gantry.upstream.weight", "Share of reads (weight 1..100)",
                 UpstreamServer::weight));
         serverGauges.add(serverGauge("gantry.backend.connections", "Gantry's open connections to the server",

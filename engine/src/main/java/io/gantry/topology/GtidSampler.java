@@ -10,10 +10,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,8 +45,8 @@ public final class GtidSampler implements AutoCloseable {
     /** The lag history's resolution: a fifth of the interval. */
     private final Duration lagHistoryStep;
     private Instant lastLagSample;
-    /** Owned by the sampling thread. */
-    private final Map<UpstreamServer, Sampling> connections = new HashMap<>();
+    /** Used by the sampling thread alone. */
+    private final KeptConnections<Sampling> connections = new KeptConnections<>(Sampling::close);
     private final AtomicLong queries = new AtomicLong();
     private final Thread thread;
     private volatile boolean nudged;
@@ -160,7 +157,7 @@ public final class GtidSampler implements AutoCloseable {
     /** One sample: the primary first, then each replica, so a replica is never compared with a later primary set. */
     void sample() {
         List<UpstreamServer> servers = upstreams.servers();
-        closeRemoved(servers);
+        connections.retain(servers);
         Optional<UpstreamServer> primary = upstreams.primary();
         if (primary.isPresent()) {
             Instant at = clock.instant();
@@ -204,7 +201,7 @@ public final class GtidSampler implements AutoCloseable {
         try {
             if (sampling == null) {
                 sampling = open(server);
-                connections.put(server, sampling);
+                connections.keep(server, sampling);
             }
             queries.incrementAndGet();
             try (ResultSet rows = sampling.statement().executeQuery(sampling.query())) {
@@ -214,10 +211,7 @@ public final class GtidSampler implements AutoCloseable {
             }
         } catch (SQLException | IllegalArgumentException e) {
             LOG.debug("topology: cannot sample the position of {}: {}", server.address(), e.toString());
-            if (sampling != null) {
-                sampling.close();
-            }
-            connections.remove(server);
+            connections.drop(server);
             return null;
         }
     }
@@ -241,16 +235,6 @@ public final class GtidSampler implements AutoCloseable {
         }
     }
 
-    private void closeRemoved(List<UpstreamServer> servers) {
-        for (Iterator<Map.Entry<UpstreamServer, Sampling>> it = connections.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<UpstreamServer, Sampling> entry = it.next();
-            if (!servers.contains(entry.getKey())) {
-                entry.getValue().close();
-                it.remove();
-            }
-        }
-    }
-
     @Override
     public void close() {
         closed = true;
@@ -260,7 +244,6 @@ public final class GtidSampler implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        connections.values().forEach(Sampling::close);
-        connections.clear();
+        connections.close();
     }
 }

@@ -27,9 +27,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The health loop: every interval it connects to each server with the service account (JDBC, on its own small
- * executor, never on a Netty event loop), reads {@code read_only} and whom a replica replicates from, measures the
- * round trip, and updates {@link Upstreams}: health, role, and which server is the primary.
+ * The health loop: every interval it checks each server with the service account (JDBC, on its own small executor,
+ * never on a Netty event loop), reads {@code read_only} and whom a replica replicates from, and updates
+ * {@link Upstreams}: health, role, and which server is the primary.
+ *
+ * <p>Each check opens a new connection and times it (connect and login: {@code connect_ms}, what a client's first
+ * statement waits for when Gantry connects for it), and pings the server on a connection kept from round to round,
+ * the round trip ({@code rtt_ms}): a ping on a connection that is already logged in is what a statement costs on the
+ * wire, while a new connection's login costs many round trips and the server's authentication work. The new
+ * connection has the bounds of every service connection, and a server that cannot be connected to, or that accepts
+ * no login, is down. The kept connection waits at most the connect timeout for an answer; it is replaced by the new
+ * one when it does not answer (the server restarted or killed it), so only a server that answers neither is down.
  *
  * <p>Primary rule: the one writable server. If several are writable, the one the replicas replicate from; if that
  * is still ambiguous there is no primary and writes are refused, rather than sent to the wrong server.
@@ -42,9 +50,12 @@ public final class HealthChecker implements AutoCloseable {
     private final Duration connectTimeout;
     private final ScheduledExecutorService scheduler;
     private final ExecutorService probes;
+    /** Each server's connection for pings and the check's queries, kept across rounds. */
+    private final KeptConnections<Connection> kept = new KeptConnections<>(HealthChecker::closeQuietly);
 
     /**
-     * @param connectTimeout bound on each connection attempt and query of a check
+     * @param connectTimeout bound on each connection attempt of a check (each read of its login may take twice
+     *                       that), and on each answer on the kept connection
      */
     public HealthChecker(Upstreams upstreams, Duration connectTimeout) {
         this.upstreams = upstreams;
@@ -93,6 +104,7 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     private void afterRound(Map<UpstreamServer, Probe> results) {
+        kept.retain(upstreams.servers());
         checkReplication(results);
         upstreams.events().publish(new EngineEvent.HealthRound(samples(upstreams.servers())));
     }
@@ -104,9 +116,9 @@ public final class HealthChecker implements AutoCloseable {
         for (UpstreamServer server : servers) {
             boolean answered = server.isReachable();
             samples.add(new HealthSample(at, server.address(), answered ? HealthSample.UP : HealthSample.DOWN,
-                    server.role().name().toLowerCase(Locale.ROOT), answered && server.rttMicros() >= 0
-                    ? server.rttMicros() / 1000.0 : null, answered && server.lagMillis() >= 0
-                    ? server.lagMillis() : null));
+                    server.role().name().toLowerCase(Locale.ROOT), answered ? server.rttMillis() : null,
+                    answered && server.lagMillis() >= 0 ? server.lagMillis() : null,
+                    answered ? server.connectMillis() : null));
         }
         return samples;
     }
@@ -122,26 +134,87 @@ public final class HealthChecker implements AutoCloseable {
 
     private Optional<Probe> probe(UpstreamServer server) {
         long started = System.nanoTime();
-        try (Connection connection = ServiceConnections.open(server.url(), connectTimeout);
-             Statement statement = connection.createStatement()) {
-            boolean readOnly;
-            Flavour flavour;
-            String version;
-            try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only, VERSION()")) {
-                rows.next();
-                readOnly = rows.getInt(1) != 0;
-                version = rows.getString(2);
-                flavour = version.contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
-            }
-            long rtt = (System.nanoTime() - started) / 1000;
-            GtidSet position = position(statement, flavour, server);
-            ReplicaStatus replication = replicaStatus(statement, ReplicaStatusQuery.forVersion(version));
-            Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
-            upstreams.markChecked(server, role, rtt);
-            return Optional.of(new Probe(server, role, replication.source(), position, replication.brokenBecause()));
+        Connection fresh;
+        try {
+            fresh = ServiceConnections.open(server.url(), connectTimeout);
         } catch (SQLException e) {
-            upstreams.markDown(server, "health check failed: " + describe(e));
-            return Optional.empty();
+            return down(server, e);
+        }
+        long connectMicros = (System.nanoTime() - started) / 1000;
+        try {
+            Ping ping = ping(server, fresh);
+            try (Statement statement = ping.connection().createStatement()) {
+                boolean readOnly;
+                Flavour flavour;
+                String version;
+                try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only, VERSION()")) {
+                    rows.next();
+                    readOnly = rows.getInt(1) != 0;
+                    version = rows.getString(2);
+                    flavour = version.contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
+                }
+                GtidSet position = position(statement, flavour, server);
+                ReplicaStatus replication = replicaStatus(statement, ReplicaStatusQuery.forVersion(version));
+                Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
+                upstreams.markChecked(server, role, ping.micros(), connectMicros);
+                return Optional.of(new Probe(server, role, replication.source(), position,
+                        replication.brokenBecause()));
+            }
+        } catch (SQLException e) {
+            return down(server, e);
+        }
+    }
+
+    private Optional<Probe> down(UpstreamServer server, SQLException e) {
+        kept.drop(server);
+        upstreams.markDown(server, "health check failed: " + describe(e));
+        return Optional.empty();
+    }
+
+    /** A ping's round trip in microseconds, on the connection the rest of the check then uses. */
+    private record Ping(Connection connection, long micros) {
+    }
+
+    /**
+     * Pings the server on its kept connection, and closes the connection the round just opened. That one takes the
+     * kept one's place when there is none (the first round, or the last check failed) or when the kept one does not
+     * answer (the server restarted, or killed it): a server that accepts new connections is not down for the loss
+     * of an old one.
+     *
+     * @throws SQLException when the new connection does not answer either; it is then the kept one, dropped with it
+     */
+    private Ping ping(UpstreamServer server, Connection fresh) throws SQLException {
+        Connection held = kept.get(server);
+        if (held != null) {
+            try {
+                long micros = ping(held);
+                closeQuietly(fresh);
+                return new Ping(held, micros);
+            } catch (SQLException e) {
+                LOG.debug("topology: the kept health-check connection to {} does not answer ({}); a new one takes "
+                        + "its place", server.address(), e.toString());
+            }
+        }
+        kept.keep(server, fresh);
+        // Its login had twice the connect timeout per read, as every check's has; each answer now has one.
+        fresh.setNetworkTimeout(Runnable::run, Math.toIntExact(connectTimeout.toMillis()));
+        return new Ping(fresh, ping(fresh));
+    }
+
+    /** Times a {@code COM_PING}: mysql-connector-j sends one for a statement that starts with its ping marker. */
+    private static long ping(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            long started = System.nanoTime();
+            statement.execute("/* ping */ SELECT 1");
+            return (System.nanoTime() - started) / 1000;
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // a connection that fails on closing is gone anyway
         }
     }
 
@@ -294,11 +367,15 @@ public final class HealthChecker implements AutoCloseable {
         GtidSet get() {
             if (!read) {
                 read = true;
-                try (Connection connection = ServiceConnections.open(primary.url(), connectTimeout);
-                     Statement statement = connection.createStatement()) {
-                    position = position(statement, probe.position().flavour(), primary);
-                } catch (SQLException e) {
-                    LOG.debug("topology: cannot sample the primary {} again: {}", primary.address(), e.toString());
+                // The probes of the round are done: the primary's kept connection is free.
+                Connection connection = kept.get(primary);
+                if (connection != null) {
+                    try (Statement statement = connection.createStatement()) {
+                        position = position(statement, probe.position().flavour(), primary);
+                    } catch (SQLException e) {
+                        LOG.debug("topology: cannot sample the primary {} again: {}", primary.address(),
+                                e.toString());
+                    }
                 }
             }
             return position;
@@ -328,10 +405,20 @@ public final class HealthChecker implements AutoCloseable {
                     + ") and the replicas do not single one out");
     }
 
+    /**
+     * Stops the loop and closes the kept connections, after the round that runs now if it ends within the connect
+     * timeout: closing a connection a check still uses would mark its server down as Gantry stops.
+     */
     @Override
     public void close() {
         scheduler.shutdownNow();
         probes.shutdownNow();
+        try {
+            probes.awaitTermination(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        kept.close();
     }
 
     private static ThreadFactory named(String prefix) {

@@ -70,8 +70,12 @@ public final class ServerValidator {
     }
 
     /**
-     * @param retries how many more times a server that does not answer is tried, with a short growing pause
-     *                (250 ms, doubling, at most 2 s); a server that answers and refuses is not retried
+     * @param connectTimeout bound on each try, connect and login together (see {@link ServiceConnections#openWithin}),
+     *                       and on each answer of the checks after it
+     * @param retries        how many more times a server that does not answer is tried, with a short growing pause
+     *                       (250 ms, doubling, at most 2 s); a server that answers and refuses is not retried. A
+     *                       server that never answers costs at most {@code (retries + 1) * connectTimeout} plus the
+     *                       pauses
      */
     public ServerValidator(Duration connectTimeout, int retries) {
         this.connectTimeout = connectTimeout;
@@ -111,7 +115,7 @@ public final class ServerValidator {
         Connection connection = null;
         for (int attempt = 0; connection == null; attempt++) {
             try {
-                connection = ServiceConnections.open(url, connectTimeout);
+                connection = ServiceConnections.openWithin(url, connectTimeout);
             } catch (SQLException e) {
                 // 28000: the server answered and refused the account; anything else: it did not answer.
                 if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {

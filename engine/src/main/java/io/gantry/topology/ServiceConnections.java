@@ -3,8 +3,15 @@ package io.gantry.topology;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Gantry's own JDBC connections to a server, as its service account: health checks, validation, account look-ups,
@@ -12,6 +19,16 @@ import java.util.Properties;
  * {@link ServerTls}, mapped onto mysql-connector-j's options as {@link #driverProperties} says.
  */
 public final class ServiceConnections {
+
+    /**
+     * Where {@link #openWithin} connects: a daemon thread per attempt, which ends with it (a pool's idle threads
+     * would outlive the checks that needed them by a minute, and look like leftovers of a stopped Gantry).
+     */
+    private static final Executor CONNECTING = attempt -> {
+        Thread thread = new Thread(attempt, "gantry-connect");
+        thread.setDaemon(true);
+        thread.start();
+    };
 
     private ServiceConnections() {
     }
@@ -24,6 +41,52 @@ public final class ServiceConnections {
      */
     public static Connection open(UpstreamUrl url, Duration timeout) throws SQLException {
         return open(url, timeout, timeout.multipliedBy(2));
+    }
+
+    /**
+     * Connects like {@link #open(UpstreamUrl, Duration)}, but within {@code timeout} in all: resolving the host,
+     * connecting (to each of its addresses in turn), TLS and the login together. The driver bounds each of these on
+     * its own: a server that accepts the connection and never sends its greeting (a hung server, a port forward to
+     * nowhere, a gateway that accepts for unreachable hosts) holds each read of the login for the read timeout, and a
+     * host with several unreachable addresses takes the connect timeout for each. So the connection is made on a
+     * thread of its own; past {@code timeout} the caller gets an error, and the attempt is left to end by the
+     * driver's bounds (each of them {@code timeout}), its connection closed should it still succeed.
+     *
+     * @throws SQLException the driver's, or {@link SQLTimeoutException} (SQL state 08001) past {@code timeout}
+     */
+    public static Connection openWithin(UpstreamUrl url, Duration timeout) throws SQLException {
+        CompletableFuture<Connection> attempt = CompletableFuture.supplyAsync(() -> {
+            try {
+                return open(url, timeout, timeout);
+            } catch (SQLException e) {
+                throw new CompletionException(e);
+            }
+        }, CONNECTING);
+        try {
+            return attempt.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException failed) {
+                throw failed;
+            }
+            throw new SQLException(url.address() + ": connecting failed: " + e.getCause(), "08001", e.getCause());
+        } catch (TimeoutException e) {
+            attempt.thenAccept(ServiceConnections::closeLate);
+            throw new SQLTimeoutException("connect and login did not finish within " + timeout.toMillis() + " ms",
+                    "08001", e);
+        } catch (InterruptedException e) {
+            attempt.thenAccept(ServiceConnections::closeLate);
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while connecting to " + url.address(), "08001", e);
+        }
+    }
+
+    /** Closes a connection that came after its caller gave up on it. */
+    private static void closeLate(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // nobody uses it: a failure to close it says nothing
+        }
     }
 
     /**

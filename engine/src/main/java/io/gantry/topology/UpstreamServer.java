@@ -23,6 +23,7 @@ public final class UpstreamServer {
     private volatile String lastError = "";
     private volatile Instant lastOk;
     private volatile long rttMicros = -1;
+    private volatile long connectMicros = -1;
     private volatile long lagMillis = -1;
     private volatile SampledPosition position;
 
@@ -114,9 +115,31 @@ public final class UpstreamServer {
         return lastOk;
     }
 
-    /** Round-trip time of the last check in microseconds, or -1 before the first. */
+    /**
+     * Round trip of the last check's ping, on a connection the health loop keeps logged in, in microseconds; -1
+     * before the first.
+     */
     public long rttMicros() {
         return rttMicros;
+    }
+
+    /** How long the last check took to open and log in a new connection, in microseconds; -1 before the first. */
+    public long connectMicros() {
+        return connectMicros;
+    }
+
+    /** {@link #rttMicros()} in milliseconds as {@code rtt_ms} shows it: null before the first check. */
+    public Double rttMillis() {
+        return millis(rttMicros);
+    }
+
+    /** {@link #connectMicros()} in milliseconds as {@code connect_ms} shows it: null before the first check. */
+    public Double connectMillis() {
+        return millis(connectMicros);
+    }
+
+    private static Double millis(long micros) {
+        return micros < 0 ? null : micros / 1000.0;
     }
 
     /**
@@ -165,10 +188,11 @@ public final class UpstreamServer {
     }
 
     /** Records a successful check; returns true if the server was down before. */
-    boolean checkSucceeded(Role detectedRole, long rtt, Instant at) {
+    boolean checkSucceeded(Role detectedRole, long rtt, long connect, Instant at) {
         boolean wasDown = health == Health.DOWN;
         role = detectedRole;
         rttMicros = rtt;
+        connectMicros = connect;
         lastOk = at;
         health = Health.UP;
         downSince = null;

@@ -205,10 +205,15 @@ public final class Upstreams {
         }
     }
 
-    /** Records a good check of a server and its detected role. */
-    void markChecked(UpstreamServer server, Role role, long rttMicros) {
+    /**
+     * Records a good check of a server and its detected role.
+     *
+     * @param rttMicros     the round trip of its ping on the kept connection
+     * @param connectMicros how long opening and logging in its new connection took
+     */
+    void markChecked(UpstreamServer server, Role role, long rttMicros, long connectMicros) {
         Role before = server.role();
-        if (server.checkSucceeded(role, rttMicros, clock.instant())) {
+        if (server.checkSucceeded(role, rttMicros, connectMicros, clock.instant())) {
             LOG.atInfo().addKeyValue("server", server.address())
                     .log("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());
             timeline(server.address(), EventKind.UP, "health check succeeded");

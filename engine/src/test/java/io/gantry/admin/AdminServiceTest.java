@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.authority.Authority;
+import io.gantry.authority.EventKind;
 import io.gantry.authority.HealthSample;
+import io.gantry.authority.Purpose;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -51,7 +53,7 @@ class AdminServiceTest {
         List<HealthSample> samples = new ArrayList<>();
         for (int round = 0; round < 5; round++) {
             for (String server : SERVERS) {
-                samples.add(new HealthSample(T0.plusSeconds(round), server, "up", "replica", 0.5, 0L));
+                samples.add(new HealthSample(T0.plusSeconds(round), server, "up", "replica", 0.5, 0L, null));
             }
         }
         authority.recordHealth(samples);
@@ -88,6 +90,26 @@ class AdminServiceTest {
                 .isInstanceOf(AdminException.class)
                 .hasMessageStartingWith("no server nowhere:1")
                 .extracting(e -> ((AdminException) e).failure()).isEqualTo(AdminResult.Failure.REFUSED);
+    }
+
+    @Test
+    void theWeightAServerHasAlreadyIsANoOpThatSaysSo() {
+        List<UpstreamUrl> urls = SERVERS.stream().map(s -> UpstreamUrl.parse("mysql://svc:pw@" + s + "/app")).toList();
+        authority.replaceServerList(Purpose.PROXY, AdminService.stored(urls), "start");
+        authority.replaceServerList(Purpose.CDC, AdminService.stored(urls), "start");
+        int events = authority.events(null, 100).size();
+
+        AdminResult.Done same = admin.setWeight("db2:3306", 50, "test");
+
+        assertThat(same.affectedRows()).isZero();
+        assertThat(same.message()).isEqualTo("weight of db2:3306 is already 50");
+        assertThat(authority.events(null, 100)).hasSize(events);
+
+        AdminResult.Done changed = admin.setWeight("db2:3306", 70, "test");
+        assertThat(changed.affectedRows()).isEqualTo(1);
+        assertThat(changed.message()).isEqualTo("weight of db2:3306 is now 70");
+        assertThat(authority.events(null, 100)).hasSize(events + 1).last()
+                .satisfies(e -> assertThat(e.kind()).isEqualTo(EventKind.WEIGHT_CHANGED));
     }
 
     @Test

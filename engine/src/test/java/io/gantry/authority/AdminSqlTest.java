@@ -37,8 +37,9 @@ class AdminSqlTest {
         authority.close();
     }
 
-    private static HealthSample sample(String at, String server, String health, String role, Double rtt, Long lag) {
-        return new HealthSample(Instant.parse(at), server, health, role, rtt, lag);
+    private static HealthSample sample(String at, String server, String health, String role, Double rtt, Long lag,
+                                       Double connect) {
+        return new HealthSample(Instant.parse(at), server, health, role, rtt, lag, connect);
     }
 
     @Test
@@ -46,18 +47,19 @@ class AdminSqlTest {
         Instant downSince = Instant.parse("2026-11-30T20:59:50.5Z");
         authority.replaceLiveServers(List.of(
                 new LiveServerRow("db1", 3306, "shop", "gantry_svc", 50, "cdc, proxy", true, "up", null, T0, 12,
-                        "primary", null, 0.25),
+                        "primary", null, 0.25, 4.5),
                 new LiveServerRow("db2", 3307, "shop", "gantry_svc", 30, "proxy", false, "down", downSince,
-                        downSince.minusSeconds(10), 0, "unknown", 1500L, null)));
+                        downSince.minusSeconds(10), 0, "unknown", 1500L, null, null)));
 
         QueryResult all = authority.select("SELECT * FROM gantry.upstream_servers ORDER BY port");
         assertThat(all.columns()).containsExactly("host", "port", "database", "user", "weight", "purpose",
-                "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms");
+                "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms",
+                "connect_ms");
         assertThat(all.rows()).containsExactly(
                 Arrays.asList("db1", "3306", "shop", "gantry_svc", "50", "cdc, proxy", "1", "up", null,
-                        "2026-11-30 21:00:00.000", "12", "primary", null, "0.25"),
+                        "2026-11-30 21:00:00.000", "12", "primary", null, "0.25", "4.5"),
                 Arrays.asList("db2", "3307", "shop", "gantry_svc", "30", "proxy", "0", "down",
-                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null));
+                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null, null));
 
         QueryResult filtered = authority.select(
                 "select host, `user`, weight from gantry.upstream_servers where health = 'up' order by weight desc "
@@ -66,7 +68,7 @@ class AdminSqlTest {
         assertThat(filtered.rows()).containsExactly(List.of("db1", "gantry_svc", "50"));
 
         authority.replaceLiveServers(List.of(new LiveServerRow("db3", 3306, "shop", "gantry_svc", 10, "proxy",
-                false, "up", null, T0, 1, "replica", 0L, 3.0)));
+                false, "up", null, T0, 1, "replica", 0L, 3.0, 12.0)));
         assertThat(authority.select("SELECT host, lag_ms, rtt_ms FROM gantry.upstream_servers").rows())
                 .containsExactly(List.of("db3", "0", "3"));
     }
@@ -74,7 +76,7 @@ class AdminSqlTest {
     @Test
     void adminSqlResultsAreTypedAndTheirTextIsWhatTheProxyPortShows() {
         authority.replaceLiveServers(List.of(new LiveServerRow("db1", 3306, "shop", "gantry_svc", 50, "proxy", true,
-                "up", null, T0.plusMillis(5), 12, "primary", 7L, 0.25)));
+                "up", null, T0.plusMillis(5), 12, "primary", 7L, 0.25, 1.5)));
 
         QueryResult result = authority.select("SELECT host, port, active_cdc, last_ok, down_since, lag_ms, rtt_ms, "
                 + "CAST(1.50 AS DECIMAL(4, 2)) AS d, X'CAFE' AS b FROM gantry.upstream_servers");
@@ -93,16 +95,19 @@ class AdminSqlTest {
     @Test
     void adminSqlReadsEventsAndHealthHistory() {
         authority.recordEvent(T0, "db1:3306", EventKind.DOWN, "connection refused");
-        authority.recordHealth(List.of(sample("2026-11-30T21:00:00Z", "db1:3306", "down", "unknown", null, null)));
+        authority.recordHealth(List.of(sample("2026-11-30T21:00:00Z", "db1:3306", "down", "unknown", null, null, null),
+                sample("2026-11-30T21:00:01Z", "db1:3306", "up", "primary", 0.08, null, 2.25)));
 
         assertThat(authority.select("SELECT * FROM gantry.events").columns())
                 .containsExactly("id", "at", "server", "kind", "reason");
         assertThat(authority.select("SELECT kind, reason FROM gantry.events").rows())
                 .containsExactly(List.of("down", "connection refused"));
         assertThat(authority.select("SELECT * FROM gantry.health_history").columns())
-                .containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms");
+                .containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms", "connect_ms");
         assertThat(authority.select("SELECT COUNT(*) AS samples FROM gantry.health_history").rows())
-                .containsExactly(List.of("1"));
+                .containsExactly(List.of("2"));
+        assertThat(authority.select("SELECT rtt_ms, connect_ms FROM gantry.health_history ORDER BY at").rows())
+                .containsExactly(Arrays.asList(null, null), List.of("0.08", "2.25"));
     }
 
     @Test
@@ -158,7 +163,7 @@ class AdminSqlTest {
     })
     void mysqlFlavouredAdminQueriesRun(String sql) {
         authority.replaceLiveServers(List.of(new LiveServerRow("db9", 3306, "shop", "gantry_svc", 50, "cdc",
-                false, "unchecked", null, null, 0, "unknown", null, null)));
+                false, "unchecked", null, null, 0, "unknown", null, null, null)));
         assertThat(authority.select(sql).columns()).isNotEmpty();
     }
 }

@@ -61,8 +61,9 @@ class AuthorityTest {
         return new StoredServer(host, 3306, "shop", "gantry_svc", weight);
     }
 
+    /** A sample without a connect time (what Gantry stored before it measured one). */
     private static HealthSample sample(String at, String server, String health, String role, Double rtt, Long lag) {
-        return new HealthSample(Instant.parse(at), server, health, role, rtt, lag);
+        return new HealthSample(Instant.parse(at), server, health, role, rtt, lag, null);
     }
 
     @Test
@@ -79,7 +80,7 @@ class AuthorityTest {
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2", "3");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
@@ -228,7 +229,7 @@ class AuthorityTest {
         authority.replaceServerList(Purpose.PROXY, List.of(server("db1", 50), server("db2", 50)), "start");
         authority.replaceServerList(Purpose.CDC, List.of(server("db2", 30)), "start");
 
-        authority.setWeight("DB2:3306", 80);
+        assertThat(authority.setWeight("DB2:3306", 80)).isTrue();
 
         assertThat(authority.serverList(Purpose.PROXY)).contains(List.of(server("db1", 50), server("db2", 80)));
         assertThat(authority.serverList(Purpose.CDC)).contains(List.of(server("db2", 80)));
@@ -238,6 +239,20 @@ class AuthorityTest {
             assertThat(event.server()).isEqualTo("db2:3306");
             assertThat(event.reason()).isEqualTo("weight of db2:3306 changed: proxy list 50 -> 80, cdc list 30 -> 80");
         });
+    }
+
+    @Test
+    void theWeightEveryListHasAlreadyIsNoChangeAndNoEvent() {
+        authority.replaceServerList(Purpose.PROXY, List.of(server("db1", 50), server("db2", 50)), "start");
+        authority.replaceServerList(Purpose.CDC, List.of(server("db2", 30)), "start");
+        int events = authority.events(null, 10).size();
+
+        assertThat(authority.setWeight("db1:3306", 50)).isFalse();
+        assertThat(authority.events(null, 10)).hasSize(events);
+
+        assertThat(authority.setWeight("db2:3306", 50)).as("the CDC list has 30").isTrue();
+        assertThat(authority.events(null, 10).get(events).reason())
+                .isEqualTo("weight of db2:3306 changed: cdc list 30 -> 50");
     }
 
     @Test
@@ -295,6 +310,40 @@ class AuthorityTest {
     }
 
     @Test
+    void theConnectTimeIsStoredBesideTheRoundTrip() {
+        authority.recordHealth(List.of(new HealthSample(T0, "db1:3306", "up", "primary", 0.08, null, 2.5),
+                new HealthSample(T0, "db2:3306", "down", "unknown", null, null, null)));
+
+        assertThat(authority.healthHistory(null, null, Optional.empty()))
+                .extracting(HealthSample::server, HealthSample::rttMs, HealthSample::connectMs)
+                .containsExactly(tuple("db1:3306", 0.08, 2.5), tuple("db2:3306", null, null));
+    }
+
+    @Test
+    void samplesOfAVersionThreeHistoryKeepTheirRoundTripAndHaveNoConnectTime() throws Exception {
+        authority.close();
+        Path data = dir.resolve("data").toAbsolutePath();
+        try (Connection connection = DriverManager.getConnection(AuthorityDatabase.jdbcUrl(data, true), "sa",
+                DataDirectory.key(data));
+             Statement statement = connection.createStatement()) {
+            // The tables as schema version 3 left them, with a sample it recorded.
+            statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY DROP COLUMN connect_ms");
+            statement.execute("ALTER TABLE GANTRY.UPSTREAM_SERVERS DROP COLUMN connect_ms");
+            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version = 4");
+            statement.execute("INSERT INTO GANTRY.HEALTH_HISTORY VALUES (TIMESTAMP WITH TIME ZONE "
+                    + "'2026-11-30 20:00:00+00:00', 'db1:3306', 'up', 'primary', 17.5, NULL)");
+        }
+        authority = Authority.open(dir.resolve("data"), clock);
+
+        authority.recordHealth(List.of(new HealthSample(T0, "db1:3306", "up", "primary", 0.08, null, 2.5)));
+        assertThat(authority.healthHistory(null, null, Optional.empty()))
+                .extracting(HealthSample::rttMs, HealthSample::connectMs)
+                .containsExactly(tuple(17.5, null), tuple(0.08, 2.5));
+        assertThat(authority.select("SELECT * FROM gantry.upstream_servers").columns()).last()
+                .isEqualTo("connect_ms");
+    }
+
+    @Test
     void badSamplesAreRefusedBeforeTheyReachTheDatabase() {
         assertThatThrownBy(() -> sample("2026-11-30T21:00:00Z", "db1:3306", "sideways", "primary", null, null))
                 .hasMessage("health of db1:3306 must be up or down, not 'sideways'");
@@ -302,6 +351,8 @@ class AuthorityTest {
                 .hasMessage("role of db1:3306 must be primary, replica or unknown, not 'leader'");
         assertThat(sample("2026-11-30T21:00:00.123456789Z", "db1:3306", "up", "primary", null, null).at())
                 .isEqualTo(Instant.parse("2026-11-30T21:00:00.123Z"));
+        assertThatThrownBy(() -> new HealthSample(T0, "db1:3306", "up", "primary", 0.1, null, -1.0))
+                .hasMessage("connect_ms of db1:3306 must be a finite number >= 0, not -1.0");
     }
 
     @Test
@@ -332,7 +383,7 @@ class AuthorityTest {
     void pruningDeletesMoreThanOneBatch() {
         List<HealthSample> samples = new ArrayList<>();
         for (int i = 0; i < 25_000; i++) {
-            samples.add(new HealthSample(T0.minusSeconds(i + 1), "db1:3306", "up", "primary", 1.0, null));
+            samples.add(new HealthSample(T0.minusSeconds(i + 1), "db1:3306", "up", "primary", 1.0, null, null));
         }
         authority.recordHealth(samples);
         assertThat(authority.pruneOlderThan(T0)).isEqualTo(25_000);
@@ -385,7 +436,7 @@ class AuthorityTest {
                 work.add(pool.submit(() -> {
                     for (int i = 0; i < 50; i++) {
                         authority.recordHealth(List.of(new HealthSample(T0.plusMillis(i), "db" + thread + ":3306",
-                                "up", "replica", 1.0, 0L)));
+                                "up", "replica", 1.0, 0L, null)));
                         authority.recordEvent(T0.plusMillis(i), "db" + thread + ":3306", EventKind.UP, "ok " + i);
                         authority.events(T0, 5);
                         authority.select("SELECT COUNT(*) FROM gantry.health_history");

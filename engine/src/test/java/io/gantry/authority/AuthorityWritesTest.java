@@ -38,7 +38,7 @@ class AuthorityWritesTest {
 
     private static LiveServerRow live(String host, String purpose) {
         return new LiveServerRow(host, 3306, "shop", "svc", 50, purpose, false, "up", null, T0, 1, "primary", null,
-                null);
+                null, null);
     }
 
     private static StoredServer server(String host, int weight) {
@@ -93,9 +93,9 @@ class AuthorityWritesTest {
     @Test
     void eachHealthSampleIsHandedOverInOrderAndCounted() {
         authority.recordHealth(List.of(
-                new HealthSample(T0.plusSeconds(1), "db1:3306", "up", "primary", 0.5, null),
-                new HealthSample(T0, "db2:3306", "down", "unknown", null, null),
-                new HealthSample(T0, "db1:3306", "up", "primary", 0.5, null)));
+                new HealthSample(T0.plusSeconds(1), "db1:3306", "up", "primary", 0.5, null, null),
+                new HealthSample(T0, "db2:3306", "down", "unknown", null, null, null),
+                new HealthSample(T0, "db1:3306", "up", "primary", 0.5, null, null)));
         List<String> seen = new ArrayList<>();
 
         long count = authority.forEachHealthSample(T0, null, Optional.of("db1:3306"),

@@ -28,10 +28,10 @@ class PrunerTest {
     void prunesWhatIsOlderThanTheRetentionFromTheInjectedClock() {
         try (Authority authority = Authority.open(dir, clock)) {
             authority.recordHealth(List.of(
-                    new HealthSample(NOW.minus(Duration.ofDays(8)), "db1:3306", "up", "primary", 1.0, null),
+                    new HealthSample(NOW.minus(Duration.ofDays(8)), "db1:3306", "up", "primary", 1.0, null, null),
                     new HealthSample(NOW.minus(Duration.ofDays(7)).minusMillis(1), "db1:3306", "up", "primary", 1.0,
-                            null),
-                    new HealthSample(NOW.minus(Duration.ofDays(6)), "db1:3306", "up", "primary", 1.0, null)));
+                            null, null),
+                    new HealthSample(NOW.minus(Duration.ofDays(6)), "db1:3306", "up", "primary", 1.0, null, null)));
             authority.recordEvent(NOW.minus(Duration.ofDays(30)), "db1:3306", EventKind.DOWN, "long ago");
 
             Pruner pruner = new Pruner(authority::pruneOlderThan, Retention.DEFAULT, Pruner.PERIOD, clock);

@@ -14,7 +14,13 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The health loop notices what happens to servers: deaths, returns and promotions, on MariaDB and on MySQL (roles
- * from {@code read_only}, lag from {@code gtid_current_pos} or {@code gtid_executed}).
+ * from {@code read_only}, lag from {@code gtid_current_pos} or {@code gtid_executed}); its round trip is a ping on a
+ * kept connection, and its connect time is measured apart.
  */
 class HealthLoopIT {
 
@@ -126,6 +133,112 @@ class HealthLoopIT {
                 assertThat(rows.getInt(1)).isEqualTo(2);
             }
         }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void theRoundTripIsAPingOnAKeptConnectionAndTheConnectTimeIsMeasuredApart(TopologyKind kind) throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(kind, "rtt", 1);
+             Connection admin = topology.connectAsAdmin(topology.primary())) {
+            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+            try (HealthChecker checker = new HealthChecker(upstreams, Duration.ofSeconds(5))) {
+                Map<UpstreamServer, List<Long>> rtt = new HashMap<>();
+                Map<UpstreamServer, List<Long>> connect = new HashMap<>();
+                for (int round = 0; round < 25; round++) {
+                    checker.checkNow();
+                    for (UpstreamServer server : upstreams.servers()) {
+                        assertThat(server.isUp()).as("%s after round %d: %s", server, round, server.lastError())
+                                .isTrue();
+                        if (round >= 5) {
+                            rtt.computeIfAbsent(server, s -> new ArrayList<>()).add(server.rttMicros());
+                            connect.computeIfAbsent(server, s -> new ArrayList<>()).add(server.connectMicros());
+                        }
+                    }
+                }
+                for (UpstreamServer server : upstreams.servers()) {
+                    long medianRtt = median(rtt.get(server));
+                    long medianConnect = median(connect.get(server));
+                    System.out.printf("HealthLoopIT: %s %s: rtt_ms median %.3f (max %.3f), connect_ms median %.3f%n",
+                            kind, server.address(), medianRtt / 1000.0, Collections.max(rtt.get(server)) / 1000.0,
+                            medianConnect / 1000.0);
+                    assertThat(medianRtt).as("a ping costs less than a new connection's login")
+                            .isLessThan(medianConnect);
+                }
+
+                UpstreamServer primary = upstreams.find(topology.primary().address()).orElseThrow();
+                long kept = keptConnection(admin);
+                checker.checkNow();
+                assertThat(keptConnection(admin)).as("the same connection answers every round").isEqualTo(kept);
+
+                execute(admin, "KILL " + kept);
+                checker.checkNow();
+                assertThat(primary.isUp()).as("a server that accepts new connections is up: %s",
+                        primary.lastError()).isTrue();
+                long replacement = keptConnection(admin);
+                assertThat(replacement).isNotEqualTo(kept);
+                checker.checkNow();
+                assertThat(keptConnection(admin)).isEqualTo(replacement);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aFrozenServerIsDownAfterOneRoundNoLongerThanItsLoginTimeout(TopologyKind kind) throws Exception {
+        Duration connectTimeout = Duration.ofSeconds(1);
+        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen", 1)) {
+            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+            try (HealthChecker checker = new HealthChecker(upstreams, connectTimeout)) {
+                checker.checkNow();
+                DatabaseServer replica = topology.replicas().get(0);
+                UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
+                assertThat(seen.isUp()).isTrue();
+
+                topology.freeze(replica);
+                try {
+                    long started = System.nanoTime();
+                    checker.checkNow();
+                    long roundMillis = (System.nanoTime() - started) / 1_000_000;
+                    System.out.printf("HealthLoopIT: %s: the round with a frozen replica took %d ms%n", kind,
+                            roundMillis);
+                    assertThat(seen.isUp()).isFalse();
+                    assertThat(seen.lastError()).contains("health check failed");
+                    // A new connection's login may wait twice the connect timeout for the greeting, as before.
+                    assertThat(roundMillis).isLessThan(connectTimeout.multipliedBy(2).toMillis() + 1000);
+                } finally {
+                    topology.thaw(replica);
+                }
+                checker.checkNow();
+                assertThat(seen.isUp()).as(seen.lastError()).isTrue();
+            }
+        }
+    }
+
+    /** The health loop's one connection to the server as the service account, once the round's new one is gone. */
+    private static long keptConnection(Connection admin) throws Exception {
+        List<Long> ids = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        do {
+            ids.clear();
+            try (Statement statement = admin.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT ID FROM information_schema.PROCESSLIST "
+                         + "WHERE USER = 'app' AND COMMAND <> 'Killed'")) {
+                while (rows.next()) {
+                    ids.add(rows.getLong(1));
+                }
+            }
+            if (ids.size() == 1) {
+                return ids.get(0);
+            }
+            Thread.sleep(20);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError("expected one connection of the service account, found " + ids);
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
     }
 
     private static ProxyConfig config() {

@@ -21,8 +21,8 @@ public final class InProcessTopology {
         Upstreams upstreams = new Upstreams(List.of(primary, replica), Clock.systemUTC());
         List<UpstreamServer> servers = upstreams.servers();
         Instant now = Instant.now();
-        servers.get(0).checkSucceeded(Role.PRIMARY, 100, now);
-        servers.get(1).checkSucceeded(Role.REPLICA, 100, now);
+        servers.get(0).checkSucceeded(Role.PRIMARY, 100, 1000, now);
+        servers.get(1).checkSucceeded(Role.REPLICA, 100, 1000, now);
         upstreams.install(servers, new Upstreams.PrimaryChoice(servers.get(0), ""), "benchmark topology");
         sampleNow(upstreams);
         return upstreams;

@@ -28,8 +28,8 @@ class UpstreamsTest {
                 });
         primary = upstreams.servers().get(0);
         replica = upstreams.servers().get(1);
-        upstreams.markChecked(primary, Role.PRIMARY, 100);
-        upstreams.markChecked(replica, Role.REPLICA, 100);
+        upstreams.markChecked(primary, Role.PRIMARY, 100, 1000);
+        upstreams.markChecked(replica, Role.REPLICA, 100, 1000);
         upstreams.setPrimary(primary, "");
         recording = true;
     }
@@ -66,7 +66,7 @@ class UpstreamsTest {
         upstreams.markDown(replica, "health check failed: Connection refused");
         assertThat(replica.health()).isEqualTo(Health.DOWN);
         assertThat(replica.healthReason()).isEqualTo("health check failed: Connection refused");
-        upstreams.markChecked(replica, Role.REPLICA, 100);
+        upstreams.markChecked(replica, Role.REPLICA, 100, 1000);
         assertThat(replica.health()).as("until a round finds its replication sound").isEqualTo(Health.BROKEN);
     }
 

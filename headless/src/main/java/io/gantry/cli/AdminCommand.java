@@ -156,10 +156,10 @@ final class AdminCommand implements Callable<Integer> {
             out.println(AdminProtocol.encode(push));
         } else if (push instanceof Reply.ServerChanged changed) {
             ServerState s = changed.server();
-            out.printf(Locale.ROOT, "%s  server  %s  %s  %s  weight %d  lag %s  rtt %s  connections %d%s%n",
+            out.printf(Locale.ROOT, "%s  server  %s  %s  %s  weight %d  lag %s  rtt %s  connect %s  connections %d%s%n",
                     TIME.format(Instant.now()), s.address(), s.role(), s.health(), s.weight(),
-                    s.lagMs() == null ? "-" : s.lagMs() + " ms", s.rttMs() == null ? "-" : text(s.rttMs()) + " ms",
-                    s.connections(), s.activeCdc() ? "  cdc" : "");
+                    s.lagMs() == null ? "-" : s.lagMs() + " ms", milliseconds(s.rttMs()),
+                    milliseconds(s.connectMs()), s.connections(), s.activeCdc() ? "  cdc" : "");
         } else if (push instanceof Reply.ServerRemoved removed) {
             out.printf("%s  server  %s  removed from the lists%n", TIME.format(Instant.now()), removed.address());
         } else if (push instanceof Reply.Event event) {
@@ -223,6 +223,11 @@ final class AdminCommand implements Callable<Integer> {
     }
 
     /** A value as the proxy port shows it: UTC times to the millisecond, booleans 1/0, plain numbers. */
+    /** A duration of the live state: "0.42 ms", or "-" when not measured. */
+    private static String milliseconds(Double millis) {
+        return millis == null ? "-" : text(millis) + " ms";
+    }
+
     static String text(Object value) {
         if (value instanceof Instant at) {
             return TIME.format(at);

@@ -31,10 +31,10 @@ import picocli.CommandLine.Option;
  * from the Authority itself; or through a running Gantry's proxy port's admin SQL ({@code --from}).
  */
 @Command(name = "export-health", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
-        description = "Write the health history (time, server, health, role, rtt_ms, lag_ms) as CSV with a header "
-                + "row and ISO-8601 UTC times, from a Gantry's data directory (--data-dir: through its admin socket "
-                + "while it runs, from its files when it is stopped), an admin socket (--admin-socket) or a running "
-                + "Gantry's proxy port (--from).")
+        description = "Write the health history (time, server, health, role, rtt_ms, lag_ms, connect_ms) as CSV "
+                + "with a header row and ISO-8601 UTC times, from a Gantry's data directory (--data-dir: through its "
+                + "admin socket while it runs, from its files when it is stopped), an admin socket (--admin-socket) "
+                + "or a running Gantry's proxy port (--from).")
 final class ExportHealthCommand implements Callable<Integer> {
 
     /** How long a Gantry whose socket accepts the connection has to answer the hello. */
@@ -183,7 +183,8 @@ final class ExportHealthCommand implements Callable<Integer> {
     }
 
     private static void append(HealthCsv csv, HealthSample sample) {
-        csv.append(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(), sample.lagMs());
+        csv.append(sample.at(), sample.server(), sample.health(), sample.role(), sample.rttMs(), sample.lagMs(),
+                sample.connectMs());
     }
 
     /** Writes CSV from a source; returns the number of rows. */

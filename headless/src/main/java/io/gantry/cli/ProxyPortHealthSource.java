@@ -86,7 +86,8 @@ final class ProxyPortHealthSource {
                         String name = result.getString(2);
                         sink.accept(new HealthSample(LocalDateTime.parse(at, TIME).toInstant(ZoneOffset.UTC), name,
                                 result.getString(3), result.getString(4), number(result.getString(5)),
-                                result.getString(6) == null ? null : Long.parseLong(result.getString(6))));
+                                result.getString(6) == null ? null : Long.parseLong(result.getString(6)),
+                                number(result.getString(7))));
                         last = "(at > " + timestamp(at) + " OR (at = " + timestamp(at) + " AND server > "
                                 + literal(name) + "))";
                     }
@@ -111,7 +112,7 @@ final class ProxyPortHealthSource {
         if (after != null) {
             where.append(" AND ").append(after);
         }
-        return "SELECT at, server, health, role, rtt_ms, lag_ms FROM gantry.health_history" + where
+        return "SELECT at, server, health, role, rtt_ms, lag_ms, connect_ms FROM gantry.health_history" + where
                 + " ORDER BY at, server LIMIT " + PAGE;
     }
 

@@ -167,6 +167,9 @@ final class RunCommand implements Callable<Integer> {
         }
         ProxyConfig config = proxy.toConfig(spec.commandLine());
         List<UpstreamUrl> upstream = parse("--upstream-db-url", upstreamUrls);
+        if (upstream.isEmpty()) {
+            throw missingUpstreams();
+        }
         List<UpstreamUrl> cdcList = parse("--cdc-db-url", cdcUrls);
         warnOfWrittenPasswords("--upstream-db-url", upstream, "--upstream-password-file", "GANTRY_UPSTREAM_PASSWORD");
         warnOfWrittenPasswords("--cdc-db-url", cdcList, "--cdc-password-file", "GANTRY_CDC_PASSWORD");
@@ -182,6 +185,19 @@ final class RunCommand implements Callable<Integer> {
                 .withAdminSocket(adminSocket)
                 .withMetricsListen(metricsListen())
                 .withCaches(cacheSettings());
+    }
+
+    /**
+     * Said before anything else is checked: without the servers every later complaint (the change stream's missing
+     * database, an empty list) would be about a consequence.
+     */
+    private CommandLine.ParameterException missingUpstreams() {
+        CommandLine.Model.OptionSpec option = spec.findOption("--upstream-db-url");
+        return new CommandLine.ParameterException(spec.commandLine(), "--upstream-db-url is missing: give the servers "
+                + "as mysql://user@host:port/database (comma separated, or the flag repeated) on the command line, as "
+                + ConfigDefaults.key(option) + " = ... in the " + ConfigDefaults.CONFIG_FLAG + " file, or in "
+                + ConfigDefaults.variable(option) + ". Every start needs it: the first stores the list in --data-dir, "
+                + "later ones take the service account's password from it (it is never stored)");
     }
 
     private CacheSettings cacheSettings() {

@@ -24,11 +24,11 @@ import picocli.CommandLine;
 
 class ExportHealthCommandTest {
 
-    private static final String HEADER = "at,server,health,role,rtt_ms,lag_ms\r\n";
-    private static final String DB1_AT_0 = "2026-11-29T23:59:59.500Z,db1:3306,up,primary,0.5,\r\n";
-    private static final String DB2_AT_0 = "2026-11-30T00:00:00.000Z,db2:3306,up,replica,0.75,40\r\n";
-    private static final String DB2_AT_1 = "2026-11-30T10:00:00.000Z,db2:3306,down,unknown,,\r\n";
-    private static final String DB1_AT_2 = "2026-12-01T00:00:00.000Z,db1:3306,up,primary,1,\r\n";
+    private static final String HEADER = "at,server,health,role,rtt_ms,lag_ms,connect_ms\r\n";
+    private static final String DB1_AT_0 = "2026-11-29T23:59:59.500Z,db1:3306,up,primary,0.5,,\r\n";
+    private static final String DB2_AT_0 = "2026-11-30T00:00:00.000Z,db2:3306,up,replica,0.75,40,3.25\r\n";
+    private static final String DB2_AT_1 = "2026-11-30T10:00:00.000Z,db2:3306,down,unknown,,,\r\n";
+    private static final String DB1_AT_2 = "2026-12-01T00:00:00.000Z,db1:3306,up,primary,1,,2\r\n";
 
     @TempDir
     Path dir;
@@ -42,11 +42,14 @@ class ExportHealthCommandTest {
         data = dir.resolve("gantry-data");
         try (Authority authority = Authority.open(data)) {
             authority.recordHealth(List.of(
-                    new HealthSample(Instant.parse("2026-12-01T00:00:00Z"), "db1:3306", "up", "primary", 1.0, null),
-                    new HealthSample(Instant.parse("2026-11-30T00:00:00Z"), "db2:3306", "up", "replica", 0.75, 40L),
-                    new HealthSample(Instant.parse("2026-11-30T10:00:00Z"), "db2:3306", "down", "unknown", null, null),
+                    new HealthSample(Instant.parse("2026-12-01T00:00:00Z"), "db1:3306", "up", "primary", 1.0, null,
+                            2.0),
+                    new HealthSample(Instant.parse("2026-11-30T00:00:00Z"), "db2:3306", "up", "replica", 0.75, 40L,
+                            3.25),
+                    new HealthSample(Instant.parse("2026-11-30T10:00:00Z"), "db2:3306", "down", "unknown", null, null,
+                            null),
                     new HealthSample(Instant.parse("2026-11-29T23:59:59.5Z"), "db1:3306", "up", "primary", 0.5,
-                            null)));
+                            null, null)));
         }
     }
 

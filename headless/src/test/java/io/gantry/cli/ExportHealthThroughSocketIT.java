@@ -53,7 +53,8 @@ class ExportHealthThroughSocketIT {
                 samples.add(new HealthSample(at, SERVERS.get(s), down ? "down" : "up",
                         down ? "unknown" : s == 0 ? "primary" : "replica",
                         down ? null : 0.1 + (round % 13) * 0.013 + s / 3.0,
-                        s == 0 || down || round % 7 == 0 ? null : (long) (round % 1000) * s));
+                        s == 0 || down || round % 7 == 0 ? null : (long) (round % 1000) * s,
+                        down ? null : 1.5 + (round % 11) * 0.021));
             }
         }
         try (Authority authority = Authority.open(data)) {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
@@ -28,6 +29,16 @@ class GantryCommandTest {
     void withoutACommandSaysWhichOnesExist() {
         assertThat(run()).isEqualTo(2);
         assertThat(err.toString()).contains("Missing command").contains("demo");
+    }
+
+    @Test
+    void runWithoutUpstreamsSaysTheFlagIsMissingAndTheThreeWaysToGiveIt(@TempDir Path dataDir) {
+        assertThat(run("run", "--data-dir", dataDir.resolve("new").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("--upstream-db-url is missing: give the servers as "
+                        + "mysql://user@host:port/database")
+                .contains("as upstream-db-url = ... in the --config file, or in GANTRY_UPSTREAM_DB_URL")
+                .doesNotContain("needs a database");
+        assertThat(dataDir.resolve("new")).doesNotExist();
     }
 
     @Test

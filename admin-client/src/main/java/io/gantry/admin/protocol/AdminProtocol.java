@@ -220,7 +220,8 @@ public final class AdminProtocol {
                 for (JsonNode sample : array(node, "samples")) {
                     samples.add(new HealthPoint(requiredInstant(sample, "at"), requiredText(sample, "server"),
                             requiredText(sample, "health"), requiredText(sample, "role"),
-                            optionalDouble(sample, "rtt_ms"), optionalLong(sample, "lag_ms")));
+                            optionalDouble(sample, "rtt_ms"), optionalLong(sample, "lag_ms"),
+                            optionalDouble(sample, "connect_ms")));
                 }
                 yield new Reply.Health(id, samples, optionalInstant(node, "next"));
             }
@@ -251,7 +252,7 @@ public final class AdminProtocol {
         putInstant(node, "down_since", server.downSince());
         putInstant(node, "last_ok", server.lastOk());
         node.put("connections", server.connections()).put("role", server.role()).put("lag_ms", server.lagMs())
-                .put("rtt_ms", server.rttMs());
+                .put("rtt_ms", server.rttMs()).put("connect_ms", server.connectMs());
         return node;
     }
 
@@ -260,14 +261,14 @@ public final class AdminProtocol {
                 requiredText(node, "user"), requiredInt(node, "weight"), requiredText(node, "purpose"),
                 requiredBoolean(node, "active_cdc"), requiredText(node, "health"), optionalInstant(node, "down_since"),
                 optionalInstant(node, "last_ok"), requiredInt(node, "connections"), requiredText(node, "role"),
-                optionalLong(node, "lag_ms"), optionalDouble(node, "rtt_ms"));
+                optionalLong(node, "lag_ms"), optionalDouble(node, "rtt_ms"), optionalDouble(node, "connect_ms"));
     }
 
     private static ObjectNode sample(HealthPoint sample) {
         ObjectNode node = NODES.objectNode();
         putInstant(node, "at", sample.at());
         return node.put("server", sample.server()).put("health", sample.health()).put("role", sample.role())
-                .put("rtt_ms", sample.rttMs()).put("lag_ms", sample.lagMs());
+                .put("rtt_ms", sample.rttMs()).put("lag_ms", sample.lagMs()).put("connect_ms", sample.connectMs());
     }
 
     private static ObjectNode event(TimelineEvent event) {

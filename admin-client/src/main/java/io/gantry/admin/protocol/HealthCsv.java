@@ -13,6 +13,7 @@ import java.util.Objects;
  * Writes the health history as RFC 4180 CSV: a header row {@value #HEADER}, CRLF after every row, a field quoted
  * when it holds a comma, a double quote, CR or LF (with its double quotes doubled), times in ISO-8601 UTC with
  * milliseconds ({@code 2026-11-30T21:51:05.123Z}), numbers in plain decimal notation, and an empty field for a null.
+ * Columns are only ever added at the end, so a reader of the first ones reads every later file alike.
  *
  * <p>The one writer of that file: {@code gantry export-health} (from the Authority or a proxy port) and the console's
  * export (from the admin socket) both write with it, so the two files are the same. Use:
@@ -22,7 +23,7 @@ import java.util.Objects;
 public final class HealthCsv {
 
     /** The header row, without its line end. */
-    public static final String HEADER = "at,server,health,role,rtt_ms,lag_ms";
+    public static final String HEADER = "at,server,health,role,rtt_ms,lag_ms,connect_ms";
 
     private static final String CRLF = "\r\n";
     private static final DateTimeFormatter TIME =
@@ -48,9 +49,10 @@ public final class HealthCsv {
      *
      * @throws UncheckedIOException if the writer fails (so this fits a {@link java.util.function.Consumer})
      */
-    public void append(Instant at, String server, String health, String role, Double rttMs, Long lagMs) {
+    public void append(Instant at, String server, String health, String role, Double rttMs, Long lagMs,
+                       Double connectMs) {
         try {
-            out.write(row(at, server, health, role, rttMs, lagMs));
+            out.write(row(at, server, health, role, rttMs, lagMs, connectMs));
             rows++;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -59,7 +61,8 @@ public final class HealthCsv {
 
     /** Writes one sample of the admin socket's health history as a row. */
     public void append(HealthPoint point) {
-        append(point.at(), point.server(), point.health(), point.role(), point.rttMs(), point.lagMs());
+        append(point.at(), point.server(), point.health(), point.role(), point.rttMs(), point.lagMs(),
+                point.connectMs());
     }
 
     /** Data rows written so far (the header not counted). */
@@ -68,9 +71,10 @@ public final class HealthCsv {
     }
 
     /** One sample as a CSV row, with its CRLF. */
-    public static String row(Instant at, String server, String health, String role, Double rttMs, Long lagMs) {
+    public static String row(Instant at, String server, String health, String role, Double rttMs, Long lagMs,
+                             Double connectMs) {
         return time(at) + ',' + field(server) + ',' + field(health) + ',' + field(role) + ',' + number(rttMs) + ','
-                + number(lagMs) + CRLF;
+                + number(lagMs) + ',' + number(connectMs) + CRLF;
     }
 
     /** {@code 2026-11-30T21:51:05.123Z}: UTC, always three fraction digits. */

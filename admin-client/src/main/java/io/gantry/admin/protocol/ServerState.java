@@ -20,11 +20,13 @@ import java.util.Objects;
  * @param connections backend connections Gantry holds to it now
  * @param role        {@code primary}, {@code replica} or {@code unknown}
  * @param lagMs       replication lag in milliseconds, null when unknown
- * @param rttMs       round trip of the last check in milliseconds, null when none
+ * @param rttMs       round trip of the last check's ping in milliseconds, null when none
+ * @param connectMs   how long the last check took to open and log in a new connection, in milliseconds; null when
+ *                    none, and from an engine that does not measure it apart
  */
 public record ServerState(String host, int port, String database, String user, int weight, String purpose,
                           boolean activeCdc, String health, Instant downSince, Instant lastOk, int connections,
-                          String role, Long lagMs, Double rttMs) {
+                          String role, Long lagMs, Double rttMs, Double connectMs) {
 
     public ServerState {
         Objects.requireNonNull(host, "host");

@@ -17,7 +17,7 @@ class AdminProtocolTest {
 
     private static final Instant T0 = Instant.parse("2026-11-30T21:00:05.123Z");
     private static final ServerState REPLICA = new ServerState("db2", 3306, "app", "svc", 50, "cdc, proxy", true,
-            "up", null, T0, 3, "replica", 12L, 0.25);
+            "up", null, T0, 3, "replica", 12L, 0.25, 3.5);
 
     private static final List<Request> REQUESTS = List.of(
             new Request.Hello(1, "gantry admin"),
@@ -42,8 +42,8 @@ class AdminProtocolTest {
             new Reply.Error("3", "invalid_statement", "ALTER GANTRY SET WEIGHT expects 'host:port' TO 1..100"),
             new Reply.Error(null, "malformed_json", "not JSON"),
             new Reply.Servers("4", List.of(REPLICA)),
-            new Reply.Health("5", List.of(new HealthPoint(T0, "db2:3306", "up", "replica", 0.5, 0L),
-                    new HealthPoint(T0, "db3:3306", "down", "unknown", null, null)), T0.plusSeconds(1)),
+            new Reply.Health("5", List.of(new HealthPoint(T0, "db2:3306", "up", "replica", 0.5, 0L, 4.0),
+                    new HealthPoint(T0, "db3:3306", "down", "unknown", null, null, null)), T0.plusSeconds(1)),
             new Reply.Health("6", List.of(), null),
             new Reply.Events("7", List.of(new TimelineEvent(12, T0, "db2:3306", "down", "connection refused"),
                     new TimelineEvent(13, T0, null, "startup", "Gantry started"))),
@@ -83,6 +83,22 @@ class AdminProtocolTest {
         assertThat(AdminProtocol.encode(REPLIES.get(1))).contains("\"rows\":[[\"db1\",3306,true,"
                 + "\"2026-11-30T21:00:05.123Z\",0.25,1.50,\"cafe\"],[null,null,null,null,null,null,null]]");
         assertThat(AdminProtocol.encode(new Reply.Done("x", 0, "line one\nline two"))).doesNotContain("\n");
+    }
+
+    @Test
+    void aServerAndASampleWithoutConnectMsFromAnOlderEngineReadAsNotMeasured() {
+        Reply servers = ((AdminProtocol.Decoded.Valid<Reply>) AdminProtocol.decodeReply("{\"type\":\"servers\",\"id\":"
+                + "\"1\",\"servers\":[{\"host\":\"db2\",\"port\":3306,\"database\":\"app\",\"user\":\"svc\","
+                + "\"weight\":50,\"purpose\":\"proxy\",\"active_cdc\":false,\"health\":\"up\",\"connections\":0,"
+                + "\"role\":\"replica\",\"lag_ms\":0,\"rtt_ms\":17.5}]}")).message();
+        assertThat(((Reply.Servers) servers).servers()).singleElement()
+                .satisfies(s -> assertThat(s.rttMs()).isEqualTo(17.5))
+                .satisfies(s -> assertThat(s.connectMs()).isNull());
+        Reply health = ((AdminProtocol.Decoded.Valid<Reply>) AdminProtocol.decodeReply("{\"type\":\"health\",\"id\":"
+                + "\"2\",\"samples\":[{\"at\":\"2026-11-30T21:00:05.123Z\",\"server\":\"db2:3306\",\"health\":"
+                + "\"up\",\"role\":\"replica\",\"rtt_ms\":17.5,\"lag_ms\":0}]}")).message();
+        assertThat(((Reply.Health) health).samples()).singleElement()
+                .satisfies(s -> assertThat(s.connectMs()).isNull());
     }
 
     @Test

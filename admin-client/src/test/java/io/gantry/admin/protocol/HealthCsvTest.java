@@ -21,15 +21,32 @@ class HealthCsvTest {
     void writesTheHeaderIsoTimesAndEmptyFieldsForNull() throws IOException {
         StringWriter out = new StringWriter();
         long rows = writeAll(out, List.of(
-                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.25, null),
-                new HealthPoint(Instant.parse("2026-11-30T21:51:06Z"), "db2:3306", "down", "unknown", null, null),
-                new HealthPoint(Instant.parse("2026-11-30T21:51:07Z"), "db3:3306", "up", "replica", 12.0, 1500L)));
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.25, null,
+                        3.5),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:06Z"), "db2:3306", "down", "unknown", null, null,
+                        null),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:07Z"), "db3:3306", "up", "replica", 12.0, 1500L,
+                        null)));
 
         assertThat(rows).isEqualTo(3);
-        assertThat(out.toString()).isEqualTo("at,server,health,role,rtt_ms,lag_ms\r\n"
-                + "2026-11-30T21:51:05.123Z,db1:3306,up,primary,0.25,\r\n"
-                + "2026-11-30T21:51:06.000Z,db2:3306,down,unknown,,\r\n"
-                + "2026-11-30T21:51:07.000Z,db3:3306,up,replica,12,1500\r\n");
+        assertThat(out.toString()).isEqualTo("at,server,health,role,rtt_ms,lag_ms,connect_ms\r\n"
+                + "2026-11-30T21:51:05.123Z,db1:3306,up,primary,0.25,,3.5\r\n"
+                + "2026-11-30T21:51:06.000Z,db2:3306,down,unknown,,,\r\n"
+                + "2026-11-30T21:51:07.000Z,db3:3306,up,replica,12,1500,\r\n");
+    }
+
+    @Test
+    void theConnectTimeIsTheLastColumnSoTheFirstSixReadAsBefore() throws IOException {
+        StringWriter out = new StringWriter();
+        writeAll(out, List.of(new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "replica",
+                0.08, 40L, 2.75)));
+
+        List<List<String>> parsed = Rfc4180.parse(out.toString());
+
+        assertThat(parsed.get(0).subList(0, 6)).containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms");
+        assertThat(parsed.get(0)).last().isEqualTo("connect_ms");
+        assertThat(parsed.get(1)).containsExactly("2026-11-30T21:51:05.123Z", "db1:3306", "up", "replica", "0.08",
+                "40", "2.75");
     }
 
     @Test
@@ -46,24 +63,26 @@ class HealthCsvTest {
     @Test
     void aStrictParserReadsTheRowsBackEqual() throws IOException {
         List<HealthPoint> samples = List.of(
-                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.001, null),
+                new HealthPoint(Instant.parse("2026-11-30T21:51:05.123Z"), "db1:3306", "up", "primary", 0.001, null,
+                        1.25),
                 new HealthPoint(Instant.parse("2026-11-30T21:51:05.124Z"), "odd,host:3306", "down", "unknown", null,
-                        null),
+                        null, null),
                 new HealthPoint(Instant.parse("2026-11-30T21:51:05.125Z"), "quo\"ted\":3306", "up", "replica",
-                        123456789.5, 42L),
+                        123456789.5, 42L, 0.5),
                 new HealthPoint(Instant.parse("2026-11-30T21:51:05.126Z"), "multi\r\nline\n:3306", "up", "replica",
-                        7.0, 0L));
+                        7.0, 0L, null));
         StringWriter out = new StringWriter();
         writeAll(out, samples);
 
         List<List<String>> parsed = Rfc4180.parse(out.toString());
 
-        assertThat(parsed.get(0)).containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms");
+        assertThat(parsed.get(0)).containsExactly("at", "server", "health", "role", "rtt_ms", "lag_ms", "connect_ms");
         List<HealthPoint> back = new ArrayList<>();
         for (List<String> row : parsed.subList(1, parsed.size())) {
             back.add(new HealthPoint(Instant.parse(row.get(0)), row.get(1), row.get(2), row.get(3),
                     row.get(4).isEmpty() ? null : Double.valueOf(row.get(4)),
-                    row.get(5).isEmpty() ? null : Long.valueOf(row.get(5))));
+                    row.get(5).isEmpty() ? null : Long.valueOf(row.get(5)),
+                    row.get(6).isEmpty() ? null : Double.valueOf(row.get(6))));
         }
         assertThat(back).isEqualTo(samples);
     }

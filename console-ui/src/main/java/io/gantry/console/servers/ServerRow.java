@@ -28,6 +28,7 @@ public final class ServerRow {
     private final BooleanProperty activeCdc = new SimpleBooleanProperty();
     private final ObjectProperty<Long> lagMs = new SimpleObjectProperty<>();
     private final ObjectProperty<Double> rttMs = new SimpleObjectProperty<>();
+    private final ObjectProperty<Double> connectMs = new SimpleObjectProperty<>();
     private final IntegerProperty connections = new SimpleIntegerProperty();
     private final ObjectProperty<Instant> downSince = new SimpleObjectProperty<>();
     private final ObjectProperty<Instant> lastOk = new SimpleObjectProperty<>();
@@ -47,6 +48,7 @@ public final class ServerRow {
         activeCdc.set(state.activeCdc());
         setIfChanged(lagMs, state.lagMs());
         setIfChanged(rttMs, state.rttMs());
+        setIfChanged(connectMs, state.connectMs());
         connections.set(state.connections());
         setIfChanged(downSince, state.downSince());
         setIfChanged(lastOk, state.lastOk());
@@ -60,8 +62,8 @@ public final class ServerRow {
 
     /** What the table re-sorts on when it changes. */
     Observable[] observables() {
-        return new Observable[] {role, purpose, health, weight, activeCdc, lagMs, rttMs, connections, downSince,
-                lastOk};
+        return new Observable[] {role, purpose, health, weight, activeCdc, lagMs, rttMs, connectMs, connections,
+                downSince, lastOk};
     }
 
     public String address() {
@@ -98,6 +100,10 @@ public final class ServerRow {
 
     public ObjectProperty<Double> rttMsProperty() {
         return rttMs;
+    }
+
+    public ObjectProperty<Double> connectMsProperty() {
+        return connectMs;
     }
 
     public IntegerProperty connectionsProperty() {

@@ -39,10 +39,8 @@ public final class ServerTableView extends TableView<ServerRow> {
         lag.setCellFactory(c -> text(Formats::millis));
         lag.setComparator(Comparator.nullsFirst(Comparator.naturalOrder()));
         getColumns().add(lag);
-        TableColumn<ServerRow, Double> rtt = column("RTT", "rtt", ServerRow::rttMsProperty);
-        rtt.setCellFactory(c -> text(Formats::millis));
-        rtt.setComparator(Comparator.nullsFirst(Comparator.naturalOrder()));
-        getColumns().add(rtt);
+        getColumns().add(duration("RTT", "rtt", ServerRow::rttMsProperty));
+        getColumns().add(duration("Connect", "connect", ServerRow::connectMsProperty));
         getColumns().add(column("Connections", "connections", ServerRow::connectionsProperty));
         TableColumn<ServerRow, Instant> downSince = column("Down since", "down-since", ServerRow::downSinceProperty);
         downSince.setCellFactory(c -> text(Formats::time));
@@ -67,6 +65,15 @@ public final class ServerTableView extends TableView<ServerRow> {
         TableColumn<ServerRow, T> column = new TableColumn<>(title);
         column.setId("column-" + id);
         column.setCellValueFactory(cell -> value.apply(cell.getValue()));
+        return column;
+    }
+
+    /** Milliseconds with a fraction ("0.42 ms"), "-" and sorted first when not measured. */
+    private static TableColumn<ServerRow, Double> duration(String title, String id,
+                                                           Function<ServerRow, ObservableValue<Double>> value) {
+        TableColumn<ServerRow, Double> column = column(title, id, value);
+        column.setCellFactory(c -> text(Formats::millis));
+        column.setComparator(Comparator.nullsFirst(Comparator.naturalOrder()));
         return column;
     }
 

@@ -24,9 +24,9 @@ class HealthChartViewModelTest {
         List<HealthPoint> points = new ArrayList<>();
         for (int s = 3600; s > 0; s--) {
             Instant at = NOW.minusSeconds(s);
-            points.add(new HealthPoint(at, "127.0.0.1:33061", "up", "primary", 0.3, null));
-            points.add(new HealthPoint(at, "127.0.0.1:33062", "up", "replica", 0.4, 3L));
-            points.add(new HealthPoint(at, "127.0.0.1:33063", "up", "replica", 0.5, s == 1800 ? 2000L : 10L));
+            points.add(new HealthPoint(at, "127.0.0.1:33061", "up", "primary", 0.3, null, null));
+            points.add(new HealthPoint(at, "127.0.0.1:33062", "up", "replica", 0.4, 3L, null));
+            points.add(new HealthPoint(at, "127.0.0.1:33063", "up", "replica", 0.5, s == 1800 ? 2000L : 10L, null));
         }
         return points;
     }

@@ -31,11 +31,11 @@ class ExportViewModelTest {
             Request.Health health = (Request.Health) request;
             if (health.from().equals(Instant.parse("2026-12-02T02:00:00Z"))) {
                 return new Reply.Health(request.id(), List.of(new HealthPoint(Instant.parse(
-                        "2026-12-02T02:00:00.5Z"), "127.0.0.1:33062", "up", "replica", 0.50, 3L)),
+                        "2026-12-02T02:00:00.5Z"), "127.0.0.1:33062", "up", "replica", 0.50, 3L, 4.25)),
                         Instant.parse("2026-12-02T02:30:00Z"));
             }
             return new Reply.Health(request.id(), List.of(new HealthPoint(Instant.parse("2026-12-02T02:30:00Z"),
-                    "127.0.0.1:33062", "down", "unknown", null, null)), null);
+                    "127.0.0.1:33062", "down", "unknown", null, null, null)), null);
         });
         ExportViewModel model = new ExportViewModel(UiExecutor.direct(), engine, CLOCK, Runnable::run);
         model.fromProperty().set("-1h");
@@ -47,9 +47,10 @@ class ExportViewModelTest {
         assertThat(model.start()).isTrue();
 
         assertThat(model.failedProperty().get()).as(model.messageProperty().get()).isFalse();
-        assertThat(Files.readString(file, StandardCharsets.UTF_8)).isEqualTo("at,server,health,role,rtt_ms,lag_ms\r\n"
-                + "2026-12-02T02:00:00.500Z,127.0.0.1:33062,up,replica,0.5,3\r\n"
-                + "2026-12-02T02:30:00.000Z,127.0.0.1:33062,down,unknown,,\r\n");
+        assertThat(Files.readString(file, StandardCharsets.UTF_8))
+                .isEqualTo("at,server,health,role,rtt_ms,lag_ms,connect_ms\r\n"
+                        + "2026-12-02T02:00:00.500Z,127.0.0.1:33062,up,replica,0.5,3,4.25\r\n"
+                        + "2026-12-02T02:30:00.000Z,127.0.0.1:33062,down,unknown,,,\r\n");
         assertThat(model.resultProperty().get()).isEqualTo(new ExportViewModel.Result(file.toAbsolutePath(), 2));
         assertThat(model.progressProperty().get()).isEqualTo(1.0);
         Request.Health first = (Request.Health) engine.requests().get(0);

@@ -33,6 +33,8 @@ class ServerTableViewModelTest {
         assertThat(replica.healthProperty().get()).isEqualTo("down");
         assertThat(replica.weightProperty().get()).isEqualTo(70);
         assertThat(replica.downSinceProperty().get()).isNotNull();
+        assertThat(replica.rttMsProperty().get()).isEqualTo(0.4);
+        assertThat(replica.connectMsProperty().get()).isEqualTo(2.5);
         assertThat(changes).isNotEmpty().allMatch("updated"::equals);
     }
 
