@@ -3,6 +3,7 @@ package io.gantry.console;
 import io.gantry.console.chart.HealthChartViewModel;
 import io.gantry.console.engine.EngineConnection;
 import io.gantry.console.export.ExportViewModel;
+import io.gantry.console.hosts.BlockedHostsViewModel;
 import io.gantry.console.servers.ServerTableViewModel;
 import io.gantry.console.status.ConnectionViewModel;
 import io.gantry.console.timeline.TimelineViewModel;
@@ -25,6 +26,7 @@ public final class ConsoleModels implements AutoCloseable {
     private final TimelineViewModel timeline;
     private final HealthChartViewModel chart;
     private final WeightSlidersViewModel weights;
+    private final BlockedHostsViewModel blockedHosts;
     private final ExportViewModel export;
     private final ExecutorService exports = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "gantry-console-export");
@@ -42,12 +44,14 @@ public final class ConsoleModels implements AutoCloseable {
         timeline = new TimelineViewModel(ui, engine, clock);
         chart = new HealthChartViewModel(ui, engine, clock);
         weights = new WeightSlidersViewModel(ui, engine);
+        blockedHosts = new BlockedHostsViewModel(ui, engine);
         export = new ExportViewModel(ui, engine, clock, exports);
         engine.addListener(connection);
         engine.addListener(servers);
         engine.addListener(timeline);
         engine.addListener(chart);
         engine.addListener(weights);
+        engine.addListener(blockedHosts);
     }
 
     /** Starts connecting (and reconnecting whenever the engine goes away). */
@@ -77,6 +81,10 @@ public final class ConsoleModels implements AutoCloseable {
 
     public WeightSlidersViewModel weights() {
         return weights;
+    }
+
+    public BlockedHostsViewModel blockedHosts() {
+        return blockedHosts;
     }
 
     public ExportViewModel export() {

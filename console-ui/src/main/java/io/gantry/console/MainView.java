@@ -3,6 +3,7 @@ package io.gantry.console;
 import io.gantry.console.chart.HealthChartView;
 import io.gantry.console.export.ExportDialog;
 import io.gantry.console.export.ExportViewModel;
+import io.gantry.console.hosts.BlockedHostsView;
 import io.gantry.console.servers.ServerRow;
 import io.gantry.console.servers.ServerTableView;
 import io.gantry.console.status.StatusBarView;
@@ -18,7 +19,10 @@ import javafx.scene.control.TabPane;
 import javafx.scene.control.ToolBar;
 import javafx.scene.layout.BorderPane;
 
-/** The window: the server table on top, the timeline, chart and sliders in tabs below, the status bar at the foot. */
+/**
+ * The window: the server table on top, the timeline, chart, sliders and blocked hosts in tabs below, the status bar
+ * at the foot.
+ */
 public final class MainView extends BorderPane {
 
     private final ConsoleModels models;
@@ -26,6 +30,7 @@ public final class MainView extends BorderPane {
     private final Tab timeline;
     private final Tab chart;
     private final Tab weights;
+    private final Tab blockedHosts;
     private ExportDialog export;
 
     public MainView(ConsoleModels models) {
@@ -43,10 +48,12 @@ public final class MainView extends BorderPane {
         chart.setId("tab-chart");
         weights = new Tab("Weights", new WeightSlidersView(models.weights()));
         weights.setId("tab-weights");
-        for (Tab tab : List.of(timeline, chart, weights)) {
+        blockedHosts = new Tab("Blocked hosts", new BlockedHostsView(models.blockedHosts()));
+        blockedHosts.setId("tab-blocked-hosts");
+        for (Tab tab : List.of(timeline, chart, weights, blockedHosts)) {
             tab.setClosable(false);
         }
-        tabs.getTabs().addAll(timeline, chart, weights);
+        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts);
         SplitPane split = new SplitPane(table, tabs);
         split.setOrientation(Orientation.VERTICAL);
         split.setDividerPositions(0.25);
@@ -64,6 +71,10 @@ public final class MainView extends BorderPane {
 
     public void showWeights() {
         tabs.getSelectionModel().select(weights);
+    }
+
+    public void showBlockedHosts() {
+        tabs.getSelectionModel().select(blockedHosts);
     }
 
     /** Opens the export dialog (once; again brings it to the front), with the servers the table knows now. */

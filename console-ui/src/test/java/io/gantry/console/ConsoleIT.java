@@ -1,7 +1,5 @@
 package io.gantry.console;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.gantry.Gantry;
 import io.gantry.admin.client.AdminClient;
 import io.gantry.admin.protocol.Reply;
@@ -21,9 +19,11 @@ import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import javafx.scene.Node;
 import javafx.scene.control.Slider;
 import javafx.scene.control.TableCell;
+import javafx.scene.control.TableView;
 import javafx.scene.input.MouseButton;
 import javafx.stage.Stage;
 import org.awaitility.Awaitility;
@@ -52,6 +53,7 @@ import org.testfx.api.FxRobot;
 import org.testfx.api.FxToolkit;
 import org.testfx.util.WaitForAsyncUtils;
 import picocli.CommandLine;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The console, headless (TestFX on Monocle), against a real engine on a real MariaDB topology: one topology, one
@@ -254,6 +256,46 @@ class ConsoleIT {
             console.view().openExport().hide();
             return null;
         });
+    }
+
+    @Test
+    @Order(3)
+    void aBlockedHostIsListedAndItsBlockLiftedFromTheConsole() throws Exception {
+        fx(() -> {
+            console.view().showBlockedHosts();
+            return null;
+        });
+        InetSocketAddress proxy = gantry.address();
+        for (int i = 0; i < ProxyConfig.LoginLimits.DEFAULTS.maxHandshakeErrors(); i++) {
+            try (Socket socket = new Socket(proxy.getAddress(), proxy.getPort())) {
+                socket.setSoTimeout(5000);
+                InputStream in = socket.getInputStream();
+                in.read(new byte[4096]); // the greeting
+                // A login packet that ends before the user name: malformed.
+                socket.getOutputStream().write(new byte[] {8, 0, 0, 1, (byte) 0x85, (byte) 0xA6, 0x0F, 0, 0, 0, 0, 1});
+                in.read(new byte[4096]);
+            }
+        }
+        // The host_blocked event reaches the console, which reads the list again.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                fx(() -> List.copyOf(console.models().blockedHosts().hosts()))).singleElement()
+                .satisfies(host -> {
+                    assertThat(host.host()).isEqualTo("127.0.0.1");
+                    assertThat(host.reason()).contains("malformed packet");
+                }));
+        TableView<?> table = fx(() -> robot.lookup("#blocked-hosts-table").queryAs(TableView.class));
+        fx(() -> {
+            table.getSelectionModel().select(0);
+            return null;
+        });
+        robot.clickOn("#unblock-host");
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(fx(() -> console.models().blockedHosts().hosts())).isEmpty();
+            assertThat(fx(() -> console.models().blockedHosts().messageProperty().get()))
+                    .isEqualTo("host 127.0.0.1 unblocked");
+        });
+        assertThat(sql("SHOW GANTRY BLOCKED HOSTS")).isInstanceOfSatisfying(Reply.Rows.class,
+                rows -> assertThat(rows.rows()).isEmpty());
     }
 
     @Test

@@ -1,0 +1,58 @@
+package io.gantry.console.hosts;
+
+import java.util.function.Function;
+import javafx.beans.binding.Bindings;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.beans.value.ObservableValue;
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.control.ToolBar;
+import javafx.scene.layout.BorderPane;
+
+/** The blocked hosts in a table, with buttons to lift the selected block or every block, and to read them again. */
+public final class BlockedHostsView extends BorderPane {
+
+    public BlockedHostsView(BlockedHostsViewModel model) {
+        setId("blocked-hosts");
+        TableView<BlockedHost> table = new TableView<>(model.hosts());
+        table.setId("blocked-hosts-table");
+        table.setPlaceholder(new Label("No host is blocked."));
+        table.getColumns().add(column("Host", 140, BlockedHost::host));
+        table.getColumns().add(column("Reason", 460, BlockedHost::reason));
+        table.getColumns().add(column("Failures", 80, BlockedHost::failures));
+        table.getColumns().add(column("Blocked since (UTC)", 220, BlockedHost::since));
+        table.getColumns().add(column("Seconds left", 100, BlockedHost::secondsLeft));
+
+        Button unblock = new Button("Lift block");
+        unblock.setId("unblock-host");
+        unblock.disableProperty().bind(table.getSelectionModel().selectedItemProperty().isNull());
+        unblock.setOnAction(e -> model.unblock(table.getSelectionModel().getSelectedItem()));
+        Button unblockAll = new Button("Lift every block");
+        unblockAll.setId("unblock-all-hosts");
+        unblockAll.setOnAction(e -> model.unblockAll());
+        Button refresh = new Button("Refresh");
+        refresh.setId("refresh-blocked-hosts");
+        refresh.setOnAction(e -> model.refresh());
+        Label message = new Label();
+        message.setId("blocked-hosts-message");
+        message.textProperty().bind(model.messageProperty());
+        message.styleProperty().bind(Bindings.when(model.failedProperty())
+                .then("-fx-text-fill: #c62828;").otherwise("-fx-text-fill: #2e7d32;"));
+
+        setTop(new ToolBar(unblock, unblockAll, refresh, message));
+        setCenter(table);
+        setPadding(new Insets(4));
+    }
+
+    private static TableColumn<BlockedHost, String> column(String title, double width,
+                                                           Function<BlockedHost, String> value) {
+        TableColumn<BlockedHost, String> column = new TableColumn<>(title);
+        column.setPrefWidth(width);
+        column.setCellValueFactory(cell -> (ObservableValue<String>) new ReadOnlyStringWrapper(
+                value.apply(cell.getValue())).getReadOnlyProperty());
+        return column;
+    }
+}
