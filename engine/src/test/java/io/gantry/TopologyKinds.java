@@ -16,8 +16,11 @@ import java.util.stream.Stream;
  */
 public final class TopologyKinds {
 
-    /** Set where the distribution's MariaDB must be tested (CI): its absence then fails instead of skipping. */
-    public static final String DISTRIBUTION_REQUIRED_VARIABLE = "GANTRY_REQUIRE_DISTRIBUTION_MARIADB";
+    /**
+     * Set where the distribution's MariaDB must be tested (CI): its absence then fails instead of skipping. Not
+     * {@code GANTRY_}-prefixed: {@code gantry run} takes those for its flags and warns of any other.
+     */
+    public static final String DISTRIBUTION_REQUIRED_VARIABLE = "REQUIRE_DISTRIBUTION_MARIADB";
 
     private TopologyKinds() {
     }

@@ -69,7 +69,7 @@ class ExportHealthThroughSocketIT {
         assertThat(stopped.exitCode()).as(stopped.err()).isZero();
         assertThat(stopped.csv().lines().count()).isEqualTo(1 + samples.size());
         assertThat(stopped.csv()).startsWith(HealthCsv.HEADER + "\r\n" + HealthCsv.time(first) + ",127.0.0.1:3306,up,"
-                + "primary,0.1,\r\n");
+                + "primary,0.1,,1.5\r\n");
 
         Topology topology = Sandboxes.shared(TopologyKind.MARIADB);
         List<UpstreamUrl> urls = topology.servers().stream()
