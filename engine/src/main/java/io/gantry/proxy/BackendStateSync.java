@@ -6,6 +6,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.proxy.state.SessionTracking;
 import io.gantry.proxy.state.SettingReplay;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.CommandType;

@@ -83,7 +83,8 @@ final class ResponseForwarder {
         @Override
         public void onPacket(Packet packet, ResponseFraming framing) {
             Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
-                    ? session.tracking.onOk(packet, connection, framing.serverStatus()) : packet;
+                    ? session.tracking.onOk(packet, framing.serverStatus(), connection.capabilities(),
+                            session.capabilities, ctx.alloc()) : packet;
             writeToClient(rewriter.rewrite(response, framing));
             if (framing.awaitingClient()) {
                 // LOCAL INFILE: the client now sends the file, ending with an empty packet.

@@ -7,6 +7,7 @@ import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.proxy.state.SessionTracking;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
@@ -63,7 +64,7 @@ final class SessionContext {
     /** What the session has read and written, for its read guarantees. */
     final SessionConsistency consistency = new SessionConsistency();
     /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
-    final SessionTracking tracking = new SessionTracking(this);
+    final SessionTracking tracking = new SessionTracking();
     final CachedReads cachedReads = new CachedReads(this);
 
     Phase phase = Phase.GREETING_SENT;

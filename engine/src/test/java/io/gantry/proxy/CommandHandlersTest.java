@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.proxy.state.SessionTracking;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ServerVersion;

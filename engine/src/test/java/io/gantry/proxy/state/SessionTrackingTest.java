@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

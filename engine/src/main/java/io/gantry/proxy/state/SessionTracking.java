@@ -1,10 +1,9 @@
-package io.gantry.proxy;
+package io.gantry.proxy.state;
 
 import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
 import static io.gantry.wire.ServerStatus.SERVER_SESSION_STATE_CHANGED;
 
 import io.gantry.gtid.Flavour;
-import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
@@ -12,6 +11,7 @@ import io.gantry.wire.ServerStatus;
 import io.gantry.wire.ServerVersion;
 import io.gantry.wire.SessionStateChange;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,7 +27,7 @@ import java.util.Locale;
  * connection would show them: without session state at all if it did not negotiate {@code CLIENT_SESSION_TRACK},
  * and without Gantry's additions if it did, but for those it asked to track itself.
  */
-final class SessionTracking {
+public final class SessionTracking {
 
     /**
      * The session variable that holds the default access mode of the session's transactions: MariaDB renamed
@@ -49,7 +49,6 @@ final class SessionTracking {
             + "'OFF', 'OWN_GTID', @@session.session_track_gtids), SESSION "
             + TRACKED_VARIABLES.replace(", 'last_gtid'", "").formatted(READ_ONLY_VARIABLE);
 
-    private final SessionContext session;
     /** Whether the client's own tracking leaves out {@code last_gtid}: then Gantry's is hidden from it. */
     private boolean hideLastGtid = true;
     /** Whether the client's own tracking leaves out {@code transaction_read_only}. */
@@ -61,15 +60,11 @@ final class SessionTracking {
     /** GTIDs the current command's commits produced, as reported; null when none was. */
     private List<String> ownGtids;
 
-    SessionTracking(SessionContext session) {
-        this.session = session;
-    }
-
     /**
      * The statement that adds Gantry's items to what a connection tracks: run on a fresh connection, and again
      * after the client's own {@code SET session_track_...} (which replaces the list) ran or was replayed there.
      */
-    static String setupStatement(ServerVersion server) {
+    public static String setupStatement(ServerVersion server) {
         if (!server.mariaDb()) {
             return MYSQL_SETUP;
         }
@@ -77,14 +72,14 @@ final class SessionTracking {
     }
 
     /** The query that reads what the client itself asked to track, after it set it. */
-    static String clientTrackingQuery(Flavour flavour) {
+    public static String clientTrackingQuery(Flavour flavour) {
         return flavour == Flavour.MYSQL
                 ? "SELECT @@session.session_track_system_variables, @@session.session_track_gtids"
                 : "SELECT @@session.session_track_system_variables";
     }
 
     /** Whether a session-state statement sets tracking itself ({@code SET session_track_system_variables = ...}). */
-    static boolean setsTracking(String sql) {
+    public static boolean setsTracking(String sql) {
         return sql.toLowerCase(Locale.ROOT).contains("session_track_");
     }
 
@@ -92,7 +87,7 @@ final class SessionTracking {
      * The client set its own tracking; {@code values} is what {@link #clientTrackingQuery} read back: from now on
      * the client sees those of Gantry's items it asked for itself.
      */
-    void clientTracks(List<String> values) {
+    public void clientTracks(List<String> values) {
         List<String> variables = new ArrayList<>();
         for (String name : values.get(0).split(",")) {
             variables.add(name.trim().toLowerCase(Locale.ROOT));
@@ -104,19 +99,19 @@ final class SessionTracking {
     }
 
     /** Whether the session's transactions are read-only unless they say otherwise ({@code transaction_read_only}). */
-    boolean readOnlyByDefault() {
+    public boolean readOnlyByDefault() {
         return readOnlyByDefault;
     }
 
     /** The GTIDs reported since the last call (the current command's commits), or null when none was. */
-    List<String> takeOwnGtids() {
+    public List<String> takeOwnGtids() {
         List<String> taken = ownGtids;
         ownGtids = null;
         return taken;
     }
 
     /** A COM_RESET_CONNECTION or a new login: the servers' session variables are back to their defaults. */
-    void reset() {
+    public void reset() {
         hideLastGtid = true;
         hideReadOnly = true;
         hideGtids = true;
@@ -125,15 +120,19 @@ final class SessionTracking {
     }
 
     /**
-     * Reads what an OK packet from {@code connection} reports for Gantry and returns the packet as the client
-     * should see it (the same packet when nothing changes; otherwise the old one is released).
+     * Reads what an OK packet from a backend connection reports for Gantry and returns the packet as the client
+     * should see it (the same packet when nothing changes; otherwise the old one is released, and the new one is
+     * from {@code buffers}).
+     *
+     * @param backendCapabilities the capabilities in effect on the connection the packet came from
+     * @param clientCapabilities  the capabilities the client negotiated with Gantry
      */
-    Packet onOk(Packet ok, BackendConnection connection, int status) {
-        int backendCapabilities = connection.capabilities();
+    public Packet onOk(Packet ok, int status, int backendCapabilities, int clientCapabilities,
+                       ByteBufAllocator buffers) {
         if (!CapabilityFlags.has(backendCapabilities, CLIENT_SESSION_TRACK)) {
             return ok; // the client did not negotiate it either (the backend asks for it whenever it can)
         }
-        boolean clientTracks = CapabilityFlags.has(session.capabilities, CLIENT_SESSION_TRACK);
+        boolean clientTracks = CapabilityFlags.has(clientCapabilities, CLIENT_SESSION_TRACK);
         boolean stateChanged = ServerStatus.has(status, SERVER_SESSION_STATE_CHANGED);
         if (!stateChanged) {
             // The common case, byte for byte what the client expects: servers write the info length-encoded
@@ -154,9 +153,9 @@ final class SessionTracking {
         int shownStatus = shown.isEmpty() ? status & ~SERVER_SESSION_STATE_CHANGED : status;
         OkPacket forClient = new OkPacket(decoded.eofReplacement(), decoded.affectedRows(), decoded.lastInsertId(),
                 shownStatus, decoded.warnings(), decoded.info(), shown);
-        ByteBuf out = session.ctx.alloc().buffer(ok.payload().readableBytes());
+        ByteBuf out = buffers.buffer(ok.payload().readableBytes());
         // Encoded as with tracking (the info length-encoded, as servers send it to every client); without state.
-        forClient.encode(out, session.capabilities | CLIENT_SESSION_TRACK);
+        forClient.encode(out, clientCapabilities | CLIENT_SESSION_TRACK);
         int sequenceId = ok.sequenceId();
         ok.release();
         return new Packet(sequenceId, out);
