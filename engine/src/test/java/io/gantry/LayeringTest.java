@@ -154,6 +154,10 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.backend..",
                         "io.gantry.proxy.transport..", "io.netty.channel..")
                 .check(ENGINE);
+        // Login is an exchange of packets and a gate: it touches no channel (the core writes what it returns).
+        noClasses().that().resideInAPackage("io.gantry.proxy.login..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty.channel..")
+                .check(ENGINE);
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.gantry.console.servers.ServerRow;
 import io.gantry.console.status.ConnectionViewModel;
 import io.gantry.console.weights.WeightItem;
 import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.login.LoginLimits;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
@@ -266,7 +267,7 @@ class ConsoleIT {
             return null;
         });
         InetSocketAddress proxy = gantry.address();
-        for (int i = 0; i < ProxyConfig.LoginLimits.DEFAULTS.maxHandshakeErrors(); i++) {
+        for (int i = 0; i < LoginLimits.DEFAULTS.maxHandshakeErrors(); i++) {
             try (Socket socket = new Socket(proxy.getAddress(), proxy.getPort())) {
                 socket.setSoTimeout(5000);
                 InputStream in = socket.getInputStream();

@@ -4,6 +4,9 @@ import static io.gantry.proxy.SessionContext.LOG;
 import static io.gantry.proxy.SessionContext.printable;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 
+import io.gantry.proxy.login.ClientAuthentication;
+import io.gantry.proxy.login.LoginGate;
+import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.route.SessionRouteState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -137,7 +140,7 @@ final class ClientLogin {
             return;
         }
         HandshakeResponse41 response = (HandshakeResponse41) handshake;
-        session.capabilities = response.capabilities() & ClientSession.SERVER_CAPABILITIES & offeredCapabilities;
+        session.capabilities = response.capabilities() & ServerGreetings.OFFERED & offeredCapabilities;
         session.mariaDbCapabilities = response.mariaDbCapabilities() & offeredMariaDbCapabilities;
         session.collationId = response.characterSet() == 0 ? SessionContext.UTF8MB4_GENERAL_CI
                 : response.characterSet();

@@ -1,24 +1,5 @@
 package io.gantry.proxy;
 
-import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
-import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
-import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
-import static io.gantry.wire.CapabilityFlags.CLIENT_FOUND_ROWS;
-import static io.gantry.wire.CapabilityFlags.CLIENT_IGNORE_SPACE;
-import static io.gantry.wire.CapabilityFlags.CLIENT_INTERACTIVE;
-import static io.gantry.wire.CapabilityFlags.CLIENT_LOCAL_FILES;
-import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_FLAG;
-import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_PASSWORD;
-import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_RESULTS;
-import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_STATEMENTS;
-import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
-import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA;
-import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
-import static io.gantry.wire.CapabilityFlags.CLIENT_PS_MULTI_RESULTS;
-import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
-import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
-import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
-
 import io.gantry.wire.CommandType;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
@@ -36,13 +17,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * {@link PreparedStatementCommands}, {@link SessionCommands}) and {@link SessionErrors}.
  */
 final class ClientSession extends ChannelInboundHandlerAdapter {
-
-    /** What Gantry offers clients. Everything here is forwarded to backends unchanged. */
-    static final int SERVER_CAPABILITIES = CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG
-            | CLIENT_CONNECT_WITH_DB | CLIENT_LOCAL_FILES | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41
-            | CLIENT_INTERACTIVE | CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS
-            | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS
-            | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF;
 
     private final ProxyServices services;
     private final long id;

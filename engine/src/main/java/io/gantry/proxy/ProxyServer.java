@@ -7,6 +7,8 @@ import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendSecret;
+import io.gantry.proxy.login.LoginGate;
+import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.GtidSampler;
@@ -166,7 +168,7 @@ public final class ProxyServer implements AutoCloseable {
         UpstreamUrl url = server.url();
         BackendLogin login = new BackendLogin(url.user(),
                 BackendSecret.password(url.password().getBytes(StandardCharsets.UTF_8)), "", SERVICE_COLLATION,
-                ClientSession.SERVER_CAPABILITIES, 0);
+                ServerGreetings.OFFERED, 0);
         BackendConnection.GreetingObserver observer = (greeted, greeting) -> {
             services.login().greetings().greeted(greeted, greeting);
             done.complete(greeting);

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminResult;
 import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.login.LoginGate;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;

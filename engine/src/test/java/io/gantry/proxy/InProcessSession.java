@@ -5,6 +5,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.topology.InProcessTopology;
 import io.gantry.topology.UpstreamUrl;
@@ -45,8 +46,8 @@ public final class InProcessSession implements AutoCloseable {
     /** The point-select row's value: sysbench's {@code c} column is 120 characters. */
     static final String ROW_VALUE = "68487932199-96439406143-93774651418-41631865787-96406072701-20604855487-25459966574-"
             + "28203206787-41238978918-19503783441";
-    private static final int SERVER_CAPABILITIES = ClientSession.SERVER_CAPABILITIES | CLIENT_MYSQL;
-    private static final int CLIENT_CAPABILITIES = ClientSession.SERVER_CAPABILITIES & ~CLIENT_CONNECT_WITH_DB
+    private static final int SERVER_CAPABILITIES = ServerGreetings.OFFERED | CLIENT_MYSQL;
+    private static final int CLIENT_CAPABILITIES = ServerGreetings.OFFERED & ~CLIENT_CONNECT_WITH_DB
             & ~CLIENT_CONNECT_ATTRS;
     private static final int MYSQL_TYPE_LONG = 0x03;
     /** The version the played servers greet with. */

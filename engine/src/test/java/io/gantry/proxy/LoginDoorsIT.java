@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.fail;
 import io.gantry.events.EngineEvent;
 import io.gantry.proxy.ProxyFailureIT.RawClient;
 import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.login.LoginLimits;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
@@ -49,7 +50,7 @@ class LoginDoorsIT {
         topology = Sandboxes.shared(TopologyKind.MARIADB);
         // Blocking off here, so one test's failed logins cannot lock the others out; blocking has its own proxy.
         gantry = ProxyHarness.start(topology, c -> c.withMaxClientConnections(5)
-                .withLogin(new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, 0, BLOCK_FOR, 0, Duration.ZERO)),
+                .withLogin(new LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, 0, BLOCK_FOR, 0, Duration.ZERO)),
                 l -> l);
     }
 
@@ -125,7 +126,7 @@ class LoginDoorsIT {
             statement.execute("CREATE USER IF NOT EXISTS 'neighbour'@'%' IDENTIFIED BY 'neighbour-pw'");
             statement.execute("GRANT SELECT ON `" + topology.database() + "`.* TO 'neighbour'@'%'");
         }
-        try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(new ProxyConfig.LoginLimits(
+        try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(new LoginLimits(
                 HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, BLOCK_FOR, 2, Duration.ofMillis(1500))), l -> l)) {
             List<Long> refusalMillis = new ArrayList<>();
             for (int i = 0; i < 2 * MAX_HANDSHAKE_ERRORS; i++) {
@@ -159,7 +160,7 @@ class LoginDoorsIT {
     void aHostIsBlockedAfterMalformedHandshakesThenLetInAgain() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
-                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, BLOCK_FOR, 0,
+                new LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, BLOCK_FOR, 0,
                         Duration.ZERO)), l -> l,
                 event -> {
                     if (event instanceof EngineEvent.Timeline timeline) {
@@ -191,7 +192,7 @@ class LoginDoorsIT {
     @Test
     void handshakesLeftUnfinishedCountTowardTheBlockAndAFlushLiftsIt() throws Exception {
         try (ProxyHarness guarded = ProxyHarness.start(topology, c -> c.withLogin(
-                new ProxyConfig.LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, Duration.ofMinutes(10),
+                new LoginLimits(HANDSHAKE_TIMEOUT, 200, 100, MAX_HANDSHAKE_ERRORS, Duration.ofMinutes(10),
                         0, Duration.ZERO)), l -> l)) {
             List<Socket> silent = new ArrayList<>();
             try {

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.TopologyKind;
@@ -78,7 +79,7 @@ class MariaDbColumnTypesIT {
         assertThat(proxied.characterSet()).isEqualTo(direct.characterSet());
         assertThat(proxied.capabilities() & CapabilityFlags.CLIENT_MYSQL).as("CLIENT_MYSQL clear, as MariaDB's")
                 .isZero();
-        assertThat(proxied.capabilities()).isEqualTo(direct.capabilities() & ClientSession.SERVER_CAPABILITIES);
+        assertThat(proxied.capabilities()).isEqualTo(direct.capabilities() & ServerGreetings.OFFERED);
         assertThat(proxied.mariaDbCapabilities()).as("extended metadata only, of what the primary offers")
                 .isEqualTo(CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA);
         assertThat(direct.mariaDbCapabilities() & CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA).isNotZero();

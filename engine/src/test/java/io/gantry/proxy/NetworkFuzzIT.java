@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.login.LoginLimits;
 import io.gantry.sandbox.Credentials;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
@@ -69,7 +70,7 @@ class NetworkFuzzIT {
         // Every probe comes from 127.0.0.1 and half of them fail their login on purpose: no host blocking here
         // (LoginDoorsIT tests it), and room for every probe that is logging in at once.
         gantry = ProxyHarness.start(shared, c -> c.withMaxClientConnections(50).withMaxPacketSize(SMALL_PACKET_LIMIT)
-                .withLogin(new ProxyConfig.LoginLimits(java.time.Duration.ofSeconds(10), 4096, 4096, 0,
+                .withLogin(new LoginLimits(java.time.Duration.ofSeconds(10), 4096, 4096, 0,
                         java.time.Duration.ofSeconds(1), 0, java.time.Duration.ZERO)), l -> l);
     }
 

@@ -43,4 +43,11 @@ class SessionErrorsTest {
         assertThat(down.errorCode()).isEqualTo(1105);
         assertThat(down.message()).contains("cannot be reached");
     }
+
+    @Test
+    void peerChosenNamesCannotForgeLogLines() {
+        assertThat(SessionContext.printable("app")).isEqualTo("app");
+        assertThat(SessionContext.printable("app\n12:00:00 [main] INFO forged\u0014"))
+                .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
+    }
 }

@@ -4,6 +4,7 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
 import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.login.LoginLimits;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
@@ -461,7 +462,7 @@ final class RunCommand implements Callable<Integer> {
                         .withEventLoopThreads(eventLoopThreads == null ? Runtime.getRuntime().availableProcessors()
                                 : eventLoopThreads)
                         .withSocketTransport(SocketTransport.parse(socketTransport))
-                        .withLogin(new ProxyConfig.LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
+                        .withLogin(new LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
                                 maxPendingLogins, maxPendingLoginsPerHost, maxHandshakeErrors,
                                 Duration.ofSeconds(authBlockSeconds), loginDelayAfter,
                                 Duration.ofMillis(loginMaxDelayMs)));

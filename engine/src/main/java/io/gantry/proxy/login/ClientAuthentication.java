@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
 import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.topology.AccountLookup.AccountEntry;
@@ -27,9 +27,9 @@ import java.util.List;
  * </ul>
  * The result is a {@link BackendSecret} held only by the session.
  */
-final class ClientAuthentication {
+public final class ClientAuthentication {
 
-    enum Outcome {
+    public enum Outcome {
         /** Send the packets and wait for the client. */
         CONTINUE,
         /** Look up the account's entries and call {@link #onAccounts}. */
@@ -44,7 +44,7 @@ final class ClientAuthentication {
      * What to do after a step. A denial carries the error for the client and, for the log only, the reason (the
      * client is not told which check failed).
      */
-    record Step(List<byte[]> packets, Outcome outcome, ErrPacket error, String reason, BackendSecret secret) {
+    public record Step(List<byte[]> packets, Outcome outcome, ErrPacket error, String reason, BackendSecret secret) {
         static Step send(byte[] packet) {
             return new Step(List.of(packet), Outcome.CONTINUE, null, "", null);
         }
@@ -69,7 +69,7 @@ final class ClientAuthentication {
     private String user = "";
     private byte[] nativeReply = new byte[0];
 
-    ClientAuthentication(byte[] seed, boolean tls, GantryRsaKey rsaKey, String clientHost) {
+    public ClientAuthentication(byte[] seed, boolean tls, GantryRsaKey rsaKey, String clientHost) {
         this.seed = seed.clone();
         this.tls = tls;
         this.rsaKey = rsaKey;
@@ -77,7 +77,7 @@ final class ClientAuthentication {
     }
 
     /** The first answer, from the handshake response or COM_CHANGE_USER. */
-    Step onHandshakeResponse(String userName, String pluginName, byte[] authResponse) {
+    public Step onHandshakeResponse(String userName, String pluginName, byte[] authResponse) {
         this.user = userName;
         String requested = pluginName.isEmpty() ? NativePassword.PLUGIN_NAME : pluginName;
         if (requested.equals(CachingSha2Password.PLUGIN_NAME)) {
@@ -97,7 +97,7 @@ final class ClientAuthentication {
     }
 
     /** A later packet from the client (auth switch reply, public key request, full authentication). */
-    Step onClientPacket(byte[] data) {
+    public Step onClientPacket(byte[] data) {
         return switch (state) {
             case AWAIT_SWITCH_REPLY -> {
                 if (plugin.equals(CachingSha2Password.PLUGIN_NAME)) {
@@ -113,7 +113,7 @@ final class ClientAuthentication {
     }
 
     /** The account's entries on the primary, after a {@link Outcome#LOOKUP}. */
-    Step onAccounts(List<AccountEntry> entries) {
+    public Step onAccounts(List<AccountEntry> entries) {
         if (entries.isEmpty()) {
             return deny("no such account on the primary");
         }
@@ -155,7 +155,7 @@ final class ClientAuthentication {
     }
 
     /** The plugin the exchange ended with, for logs. */
-    String plugin() {
+    public String plugin() {
         return plugin;
     }
 

@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
 import io.gantry.wire.CachingSha2Password;
 import java.security.KeyPair;
@@ -11,7 +11,7 @@ import java.security.interfaces.RSAPublicKey;
  * The RSA key pair clients use to send a password for {@code caching_sha2_password} full authentication over a
  * connection without TLS. Made fresh at every start and kept only in memory, as a server does without a key file.
  */
-final class GantryRsaKey {
+public final class GantryRsaKey {
 
     private final RSAPrivateKey privateKey;
     private final String publicKeyPem;
@@ -21,7 +21,7 @@ final class GantryRsaKey {
         this.publicKeyPem = CachingSha2Password.formatPublicKey((RSAPublicKey) pair.getPublic());
     }
 
-    static GantryRsaKey generate() {
+    public static GantryRsaKey generate() {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
             generator.initialize(2048);

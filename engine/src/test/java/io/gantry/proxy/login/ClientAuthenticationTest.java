@@ -1,10 +1,12 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gantry.proxy.ClientAuthentication.Outcome;
-import io.gantry.proxy.ClientAuthentication.Step;
+import io.gantry.proxy.login.ClientAuthentication.Outcome;
+import io.gantry.proxy.login.ClientAuthentication.Step;
 import io.gantry.proxy.backend.BackendSecret;
+import io.gantry.proxy.login.ClientAuthentication;
+import io.gantry.proxy.login.GantryRsaKey;
 import io.gantry.topology.AccountLookup.AccountEntry;
 import io.gantry.wire.AuthMoreData;
 import io.gantry.wire.AuthSwitchRequest;

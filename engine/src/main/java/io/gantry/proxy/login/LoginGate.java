@@ -1,4 +1,4 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread-safe: every event loop admits its own connections; the admin reads and lifts blocks from its own
  * threads.
  */
-final class LoginGate implements HostBlocks {
+public final class LoginGate implements HostBlocks {
 
     /** The first delay of a refused login, doubled for each further refusal. */
     static final Duration FIRST_DELAY = Duration.ofSeconds(1);
@@ -48,7 +48,7 @@ final class LoginGate implements HostBlocks {
     private static final int MAX_REMEMBERED_ACCOUNTS = 100_000;
 
     /** Why a new connection is refused, if it is. */
-    sealed interface Refusal {
+    public sealed interface Refusal {
         /** The host is blocked until {@code until} ({@code left} from now) after {@code failures} failed handshakes. */
         record Blocked(String host, int failures, Instant until, Duration left) implements Refusal {
         }
@@ -71,14 +71,14 @@ final class LoginGate implements HostBlocks {
     private record Account(String host, String user) {
     }
 
-    private final ProxyConfig.LoginLimits limits;
+    private final LoginLimits limits;
     private final Clock clock;
     private final Map<String, HostState> hosts = new ConcurrentHashMap<>();
     /** Refused logins in a row, by account and host. */
     private final Cache<Account, Integer> refusals;
     private int pending;
 
-    LoginGate(ProxyConfig.LoginLimits limits, Clock clock) {
+    public LoginGate(LoginLimits limits, Clock clock) {
         this.limits = limits;
         this.clock = clock;
         this.refusals = Caffeine.newBuilder()
@@ -90,7 +90,7 @@ final class LoginGate implements HostBlocks {
     }
 
     /** A new connection from {@code host}: admitted (and counted as pending) or refused. */
-    synchronized Optional<Refusal> admit(String host) {
+    public synchronized Optional<Refusal> admit(String host) {
         HostState state = hosts.computeIfAbsent(host, h -> new HostState());
         Instant now = clock.instant();
         if (now.isBefore(state.blockedUntil)) {
@@ -109,7 +109,7 @@ final class LoginGate implements HostBlocks {
     }
 
     /** An admitted connection logged in or went away: it no longer counts as pending. */
-    synchronized void leave(String host) {
+    public synchronized void leave(String host) {
         HostState state = hosts.get(host);
         if (state == null || state.pending == 0) {
             return;
@@ -120,7 +120,7 @@ final class LoginGate implements HostBlocks {
     }
 
     /** {@code user} logged in from {@code host}: the host's handshake errors and the account's refusals start again. */
-    synchronized void succeeded(String host, String user) {
+    public synchronized void succeeded(String host, String user) {
         refusals.invalidate(new Account(host, user));
         HostState state = hosts.get(host);
         if (state != null) {
@@ -133,7 +133,7 @@ final class LoginGate implements HostBlocks {
      * A handshake from {@code host} was malformed or left unfinished ({@code what} says which). Returns the block
      * when this failure is the one that blocks the host.
      */
-    synchronized Optional<Refusal.Blocked> handshakeFailed(String host, String what) {
+    public synchronized Optional<Refusal.Blocked> handshakeFailed(String host, String what) {
         if (limits.maxHandshakeErrors() == 0) {
             return Optional.empty();
         }
@@ -157,7 +157,7 @@ final class LoginGate implements HostBlocks {
      * how long the refusal waits before it is answered: zero until the account has been refused
      * {@code delayAfter} times in a row from that host.
      */
-    Duration loginRefused(String host, String user) {
+    public Duration loginRefused(String host, String user) {
         if (limits.delayAfter() == 0) {
             return Duration.ZERO;
         }

@@ -1,11 +1,27 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+import static io.gantry.wire.CapabilityFlags.CLIENT_DEPRECATE_EOF;
+import static io.gantry.wire.CapabilityFlags.CLIENT_FOUND_ROWS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_IGNORE_SPACE;
+import static io.gantry.wire.CapabilityFlags.CLIENT_INTERACTIVE;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LOCAL_FILES;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_FLAG;
+import static io.gantry.wire.CapabilityFlags.CLIENT_LONG_PASSWORD;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_RESULTS;
+import static io.gantry.wire.CapabilityFlags.CLIENT_MULTI_STATEMENTS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA;
 import static io.gantry.wire.CapabilityFlags.CLIENT_PROTOCOL_41;
+import static io.gantry.wire.CapabilityFlags.CLIENT_PS_MULTI_RESULTS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
+import static io.gantry.wire.CapabilityFlags.CLIENT_SESSION_TRACK;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
+import static io.gantry.wire.CapabilityFlags.CLIENT_TRANSACTIONS;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
+
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.topology.UpstreamServer;
@@ -30,10 +46,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * current primary; while the primary is unknown, or has not greeted Gantry yet, the last primary greeting shown.
  * Thread-safe.
  */
-final class ServerGreetings implements BackendConnection.GreetingObserver {
+public final class ServerGreetings implements BackendConnection.GreetingObserver {
 
-    /** Capabilities taken from the primary: those Gantry handles ({@code ClientSession.SERVER_CAPABILITIES}). */
-    static final int FORWARDABLE = ClientSession.SERVER_CAPABILITIES;
+    /**
+     * What Gantry offers clients, and asks of backends when it logs in for them: everything here is forwarded to
+     * backends unchanged.
+     */
+    public static final int OFFERED = CLIENT_LONG_PASSWORD | CLIENT_FOUND_ROWS | CLIENT_LONG_FLAG
+            | CLIENT_CONNECT_WITH_DB | CLIENT_LOCAL_FILES | CLIENT_IGNORE_SPACE | CLIENT_PROTOCOL_41
+            | CLIENT_INTERACTIVE | CLIENT_TRANSACTIONS | CLIENT_SECURE_CONNECTION | CLIENT_MULTI_STATEMENTS
+            | CLIENT_MULTI_RESULTS | CLIENT_PS_MULTI_RESULTS | CLIENT_PLUGIN_AUTH | CLIENT_CONNECT_ATTRS
+            | CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA | CLIENT_SESSION_TRACK | CLIENT_DEPRECATE_EOF;
+
+    /** Capabilities taken from the primary: those Gantry handles. */
+    static final int FORWARDABLE = OFFERED;
 
     /** What Gantry's own client authentication needs, offered whatever the primary says. */
     static final int ALWAYS_OFFERED = CLIENT_PROTOCOL_41 | CLIENT_SECURE_CONNECTION | CLIENT_PLUGIN_AUTH;
@@ -58,7 +84,7 @@ final class ServerGreetings implements BackendConnection.GreetingObserver {
     /**
      * @param fallbackVersion the version string shown until any server has greeted Gantry
      */
-    ServerGreetings(String fallbackVersion) {
+    public ServerGreetings(String fallbackVersion) {
         this.fallback = new HandshakeV10(fallbackVersion, 0, new byte[20], FORWARDABLE, UTF8MB4_GENERAL_CI,
                 ServerStatus.SERVER_STATUS_AUTOCOMMIT, 0, "");
     }
@@ -93,7 +119,7 @@ final class ServerGreetings implements BackendConnection.GreetingObserver {
     }
 
     /** The greeting for one client connection; see {@link #mirror}. */
-    HandshakeV10 forClient(Optional<UpstreamServer> primary, long connectionId, byte[] seed, boolean tls,
+    public HandshakeV10 forClient(Optional<UpstreamServer> primary, long connectionId, byte[] seed, boolean tls,
                            String authPlugin) {
         return mirror(source(primary), connectionId, seed, tls, authPlugin);
     }

@@ -1,7 +1,9 @@
-package io.gantry.proxy;
+package io.gantry.proxy.login;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.proxy.login.LoginGate;
+import io.gantry.proxy.login.LoginLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +41,7 @@ class LoginGateTest {
     }
 
     private LoginGate gate(int maxPending, int perHost, int maxErrors, int delayAfter) {
-        return new LoginGate(new ProxyConfig.LoginLimits(Duration.ofSeconds(10), maxPending, perHost, maxErrors,
+        return new LoginGate(new LoginLimits(Duration.ofSeconds(10), maxPending, perHost, maxErrors,
                 Duration.ofSeconds(60), delayAfter, Duration.ofSeconds(5)), clock);
     }
 
@@ -149,12 +151,5 @@ class LoginGateTest {
         assertThat(gate.unblockAll()).isEqualTo(1);
         assertThat(gate.admit("b")).isEmpty();
         assertThat(gate.blockedHosts()).isEmpty();
-    }
-
-    @Test
-    void peerChosenNamesCannotForgeLogLines() {
-        assertThat(SessionContext.printable("app")).isEqualTo("app");
-        assertThat(SessionContext.printable("app\n12:00:00 [main] INFO forged\u0014"))
-                .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
     }
 }

@@ -1,0 +1,62 @@
+package io.gantry.proxy.login;
+
+import java.time.Duration;
+
+/**
+ * Limits on connections that have not logged in yet, and on failed logins.
+ *
+ * @param handshakeTimeout  time a peer has to log in ({@code --connect-timeout-secs}, default 10 s, as MariaDB's
+ *                          {@code connect_timeout}); past it the connection is closed
+ * @param maxPending        connections logging in at once, from all hosts ({@code --max-pending-logins}, 256)
+ * @param maxPendingPerHost connections logging in at once from one host ({@code --max-pending-logins-per-host},
+ *                          64)
+ * @param maxHandshakeErrors malformed or unfinished handshakes in a row after which a host is blocked
+ *                          ({@code --max-handshake-errors-until-block}, 10; 0 turns blocking off); refused
+ *                          passwords never block a host
+ * @param blockFor          how long a host stays blocked ({@code --auth-block-secs}, 60 s)
+ * @param delayAfter        refused logins in a row of one account from one host from which each refusal is
+ *                          answered after a growing delay ({@code --login-delay-after}, 3; 0 turns it off)
+ * @param maxDelay          the longest such delay ({@code --login-max-delay-ms}, 5 s); shorter than
+ *                          {@code handshakeTimeout}, so the client hears the refusal before it is timed out
+ */
+public record LoginLimits(Duration handshakeTimeout, int maxPending, int maxPendingPerHost, int maxHandshakeErrors,
+                          Duration blockFor, int delayAfter, Duration maxDelay) {
+
+    /** The defaults of {@code gantry run}. */
+    public static final LoginLimits DEFAULTS = new LoginLimits(Duration.ofSeconds(10), 256, 64, 10,
+            Duration.ofSeconds(60), 3, Duration.ofSeconds(5));
+
+    public LoginLimits {
+        if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+            throw new IllegalArgumentException("--connect-timeout-secs must be positive, not "
+                    + handshakeTimeout.toSeconds());
+        }
+        if (maxPending < 1) {
+            throw new IllegalArgumentException("--max-pending-logins must be at least 1, not " + maxPending);
+        }
+        if (maxPendingPerHost < 1) {
+            throw new IllegalArgumentException("--max-pending-logins-per-host must be at least 1, not "
+                    + maxPendingPerHost);
+        }
+        if (maxHandshakeErrors < 0) {
+            throw new IllegalArgumentException("--max-handshake-errors-until-block must be 0 (off) or more, not "
+                    + maxHandshakeErrors);
+        }
+        if (blockFor.isNegative() || blockFor.isZero()) {
+            throw new IllegalArgumentException("--auth-block-secs must be positive, not " + blockFor.toSeconds());
+        }
+        if (delayAfter < 0) {
+            throw new IllegalArgumentException("--login-delay-after must be 0 (off) or more, not " + delayAfter);
+        }
+        if (maxDelay.isNegative() || maxDelay.compareTo(handshakeTimeout) >= 0) {
+            throw new IllegalArgumentException("--login-max-delay-ms must be from 0 to less than "
+                    + "--connect-timeout-secs (" + handshakeTimeout.toMillis() + " ms), not " + maxDelay.toMillis()
+                    + ": a client must hear its refusal before it is timed out");
+        }
+    }
+
+    /** These limits with failed logins answered at once and no host ever blocked (tests, benchmarks). */
+    public LoginLimits withoutPenalties() {
+        return new LoginLimits(handshakeTimeout, maxPending, maxPendingPerHost, 0, blockFor, 0, maxDelay);
+    }
+}
