@@ -204,14 +204,11 @@ final class SessionBackends {
                 return;
             }
             if (use.lastCommand == session.commands) {
-                // The server ended the session for idling past its wait_timeout (or went away): a direct client's
-                // connection is closed then and there, so the client's is too, and its driver says so as it would.
                 LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", key.hostPort())
                         .log("session {}: {} closed the session's connection while the session was idle (its "
-                                + "wait_timeout, or the server went away); closing the client's connection, as the "
-                                + "server closes a direct one", session.id, key.hostPort());
-                closeAll();
-                session.closeSession();
+                                + "wait_timeout, or the server went away); ending the session, as the server would",
+                                session.id, key.hostPort());
+                session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
                 return;
             }
         }

@@ -189,6 +189,11 @@ final class SessionErrors {
     }
 
     /** A server closed the idle session's connection: the server's own "closed after wait_timeout" error. */
+    static ErrPacket closedWhileIdle(String hostPort) {
+        return ErrPacket.of(4031, "HY000", "Gantry: " + hostPort + " closed this session's connection while it was "
+                + "idle (its wait_timeout, or the server went away); this session is closed");
+    }
+
     /** What a failed backend connection means for the client: the server's own refusal, or the session's end. */
     static ErrPacket backendFailed(UpstreamServer server, Throwable cause) {
         if (cause instanceof BackendFailure failure && failure.serverError() != null) {
