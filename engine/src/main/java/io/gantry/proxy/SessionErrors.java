@@ -7,6 +7,7 @@ import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
+import io.gantry.wire.ServerVersion;
 import java.util.Optional;
 
 /**
@@ -124,8 +125,14 @@ final class SessionErrors {
         return ErrPacket.of(1290, "HY000", "Gantry cannot run this " + what + ": " + why);
     }
 
-    static ErrPacket writeInReadOnlyTransaction() {
-        return ErrPacket.of(1792, "25006", "Cannot execute statement in a READ ONLY transaction.");
+    /**
+     * The server's own refusal of a write in a read-only transaction, in the words of the server the client sees
+     * ({@code server}, from the mirrored greeting): MySQL and MariaDB 11 end the sentence with a period, MariaDB 10
+     * does not (10.11 and 11.4 compared with a direct connection; the releases between are not tested).
+     */
+    static ErrPacket writeInReadOnlyTransaction(ServerVersion server) {
+        String message = "Cannot execute statement in a READ ONLY transaction";
+        return ErrPacket.of(1792, "25006", server.mariaDb() && !server.atLeast(11, 0, 0) ? message : message + ".");
     }
 
     static ErrPacket unknownThread(long sessionId) {

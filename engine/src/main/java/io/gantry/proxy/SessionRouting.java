@@ -28,6 +28,7 @@ import io.gantry.route.WeightedChoice;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.ServerVersion;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -387,7 +388,9 @@ final class SessionRouting {
     /** Why a decision cannot be carried out as the statement's route, or null when it can. */
     private Reply refusal(RouteDecision decision) {
         if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
-            return Reply.error(SessionErrors.writeInReadOnlyTransaction());
+            ProxyServices services = session.services;
+            String shownVersion = services.login().greetings().source(services.upstreams().primary()).serverVersion();
+            return Reply.error(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse(shownVersion)));
         }
         if (decision.target() == RouteTarget.PRIMARY && session.routeState.pinned()) {
             BackendConnection holder = backends.holding(true);

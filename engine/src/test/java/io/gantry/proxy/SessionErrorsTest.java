@@ -7,6 +7,7 @@ import io.gantry.topology.AccountLookup;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.wire.ErrPacket;
+import io.gantry.wire.ServerVersion;
 import org.junit.jupiter.api.Test;
 
 class SessionErrorsTest {
@@ -49,5 +50,15 @@ class SessionErrorsTest {
         assertThat(SessionContext.printable("app")).isEqualTo("app");
         assertThat(SessionContext.printable("app\n12:00:00 [main] INFO forged\u0014"))
                 .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
+    }
+
+    @Test
+    void aWriteInAReadOnlyTransactionIsRefusedInTheWordsOfTheServerTheClientSees() {
+        assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("5.5.5-10.11.18-MariaDB-0+deb12u1"))
+                .message()).isEqualTo("Cannot execute statement in a READ ONLY transaction");
+        assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("11.4.5-MariaDB-log")).message())
+                .isEqualTo("Cannot execute statement in a READ ONLY transaction.");
+        assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("8.0.15"))).isEqualTo(
+                ErrPacket.of(1792, "25006", "Cannot execute statement in a READ ONLY transaction."));
     }
 }

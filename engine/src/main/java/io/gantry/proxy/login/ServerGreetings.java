@@ -104,7 +104,7 @@ public final class ServerGreetings implements BackendConnection.GreetingObserver
      * The greeting to mirror now: the primary's latest; else the primary's last mirrored; else (no primary has
      * greeted yet) the latest greeting of any server; else the fallback.
      */
-    HandshakeV10 source(Optional<UpstreamServer> primary) {
+    public HandshakeV10 source(Optional<UpstreamServer> primary) {
         HandshakeV10 latest = primary.map(p -> byServer.get(p.address())).orElse(null);
         if (latest != null) {
             lastShown = latest;
