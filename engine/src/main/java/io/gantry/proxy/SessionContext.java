@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * makes itself: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs on the
  * client channel's event loop, so nothing here needs a lock.
  */
-public final class SessionContext {
+final class SessionContext {
 
     /** Every session class logs under one name, so operators filter a session's story with one logger. */
     static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
@@ -418,7 +418,7 @@ public final class SessionContext {
     // ---- log text ----------------------------------------------------------------------------------------------
 
     /** A peer-chosen name as it may appear in a log line: control characters escaped, so no line can be forged. */
-    public static String printable(String text) {
+    static String printable(String text) {
         StringBuilder out = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
