@@ -1,6 +1,6 @@
 package io.gantry.admin;
 
-import io.gantry.route.SqlMode;
+import io.gantry.route.QueryText;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
@@ -12,15 +12,14 @@ import java.util.concurrent.CompletionStage;
 public interface AdminSql {
 
     /**
-     * @param sql  the statement text
+     * @param text the statement, read under the session's mode ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES}),
+     *             which decides where the text's strings end
      * @param user the session's account (only accounts in {@code --admin-users} may run admin statements)
-     * @param mode the session's mode ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES}), which decides where the
-     *             text's strings end
      * @return empty when the text is an ordinary statement for the servers; otherwise the result, completed on
      *         another thread
      */
-    Optional<CompletionStage<AdminResult>> handle(String sql, String user, SqlMode mode);
+    Optional<CompletionStage<AdminResult>> handle(QueryText text, String user);
 
     /** Handles nothing: every statement goes to the servers. */
-    AdminSql NONE = (sql, user, mode) -> Optional.empty();
+    AdminSql NONE = (text, user) -> Optional.empty();
 }

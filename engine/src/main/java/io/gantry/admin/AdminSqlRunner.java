@@ -4,6 +4,7 @@ import io.gantry.cache.CacheException;
 import io.gantry.cache.CacheStatement;
 import io.gantry.cache.CacheStatements;
 import io.gantry.cache.QueryCaches;
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,9 +51,9 @@ public final class AdminSqlRunner implements AdminSql {
     }
 
     @Override
-    public Optional<CompletionStage<AdminResult>> handle(String sql, String user, SqlMode mode) {
-        Optional<AdminStatement> statement = AdminStatements.parse(sql, mode);
-        Optional<CacheStatement> cacheStatement = statement.isEmpty() ? CacheStatements.parse(sql, mode)
+    public Optional<CompletionStage<AdminResult>> handle(QueryText text, String user) {
+        Optional<AdminStatement> statement = AdminStatements.parse(text);
+        Optional<CacheStatement> cacheStatement = statement.isEmpty() ? CacheStatements.parse(text)
                 : Optional.empty();
         if (statement.isEmpty() && cacheStatement.isEmpty()) {
             return Optional.empty();

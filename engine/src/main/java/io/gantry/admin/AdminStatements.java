@@ -12,6 +12,7 @@ import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
 import io.gantry.admin.AdminStatement.WriteToGantryTables;
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -54,7 +55,7 @@ import java.util.function.Function;
  * table of another schema ({@code app.gantry.x}).
  *
  * <p>Statements without the letters {@code gantry} are rejected by a case-insensitive scan that
- * allocates nothing ({@link #mentionsGantry(CharSequence)}); only the rest are split into tokens,
+ * allocates nothing ({@link QueryText#mentions}); only the rest are split into tokens,
  * by {@link SqlTokenizer} (the classifier's tokenizer), with executable comments read as code
  * whatever their version.
  *
@@ -102,18 +103,15 @@ public final class AdminStatements {
      * @return the admin statement, {@link Invalid} if malformed, or empty for a statement for the servers
      */
     public static Optional<AdminStatement> parse(String sql, SqlMode mode) {
-        if (sql == null || !mentionsGantry(sql)) {
-            return Optional.empty();
-        }
-        return Optional.ofNullable(new Parser(sql, mode).statement());
+        return sql == null ? Optional.empty() : parse(QueryText.of(sql, mode));
     }
 
-    /**
-     * True if {@code sql} contains {@code gantry} in any case, anywhere. Allocates nothing; false
-     * means {@link #parse} returns empty.
-     */
-    public static boolean mentionsGantry(CharSequence sql) {
-        return StatementText.contains(sql, KEYWORD);
+    /** Parses a statement of the query path: text that does not mention {@code gantry} is not read further. */
+    public static Optional<AdminStatement> parse(QueryText text) {
+        if (!text.mentions(QueryText.Word.GANTRY)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(new Parser(text).statement());
     }
 
     /** One parse over the tokens of one text. */
@@ -133,9 +131,9 @@ public final class AdminStatements {
         /** Tokens from here on are trailing semicolons. */
         private final int end;
 
-        Parser(String sql, SqlMode mode) {
-            this.text = new AdminTokens(sql, mode);
-            this.sql = sql;
+        Parser(QueryText query) {
+            this.text = new AdminTokens(query);
+            this.sql = query.sql();
             this.tokens = text.tokens;
             this.end = text.end;
         }

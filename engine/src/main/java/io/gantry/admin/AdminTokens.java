@@ -1,6 +1,7 @@
 package io.gantry.admin;
 
 import io.gantry.admin.AdminStatement.Invalid;
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -26,10 +27,10 @@ final class AdminTokens {
     /** Tokens from here on are trailing semicolons. */
     final int end;
 
-    AdminTokens(String sql, SqlMode mode) {
-        this.sql = sql;
-        this.mode = mode;
-        this.tokens = SqlTokenizer.tokenize(sql, mode);
+    AdminTokens(QueryText text) {
+        this.sql = text.sql();
+        this.mode = text.mode();
+        this.tokens = text.tokens();
         this.end = StatementText.end(sql, tokens);
     }
 

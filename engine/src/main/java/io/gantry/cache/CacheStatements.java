@@ -1,7 +1,6 @@
 package io.gantry.cache;
 
-import static io.gantry.route.StatementText.startsWithIgnoringCase;
-
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -38,58 +37,42 @@ public final class CacheStatements {
     }
 
     /**
-     * True when {@code sql} may be a cache statement: it starts with {@code CREATE}, {@code DROP} or {@code SHOW}
-     * (after blanks) and holds {@code CACHE} or {@code PROXIED} in any case. Allocates nothing; false means
-     * {@link #parse} returns empty.
+     * True when the text may be a cache statement: it starts with {@code CREATE}, {@code DROP} or {@code SHOW}
+     * (after blanks) and holds {@code CACHE} or {@code PROXIED} in any case; false means {@link #parse} returns
+     * empty.
      */
-    public static boolean mayBeCacheStatement(CharSequence sql) {
-        int at = 0;
-        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
-            at++;
-        }
-        if (!(startsWithIgnoringCase(sql, at, "CREATE") || startsWithIgnoringCase(sql, at, "DROP")
-                || startsWithIgnoringCase(sql, at, "SHOW"))) {
-            return false;
-        }
-        for (int i = at; i < sql.length(); i++) {
-            if (startsWithIgnoringCase(sql, i, "CACHE") || startsWithIgnoringCase(sql, i, "PROXIED")) {
-                return true;
-            }
-        }
-        return false;
+    public static boolean mayBeCacheStatement(QueryText text) {
+        return (text.mentions(QueryText.Word.CACHE) || text.mentions(QueryText.Word.PROXIED))
+                && (text.leadsWith("CREATE") || text.leadsWith("DROP") || text.leadsWith("SHOW"));
     }
 
-    /** True for {@code EXPLAIN LAST STATEMENT}; allocates nothing for a text that does not start with EXPLAIN. */
-    public static boolean isExplainLastStatement(CharSequence sql, SqlMode mode) {
-        int at = 0;
-        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
-            at++;
-        }
-        if (!startsWithIgnoringCase(sql, at, "EXPLAIN")) {
+    /** True for {@code EXPLAIN LAST STATEMENT}; a text that does not start with EXPLAIN is not read further. */
+    public static boolean isExplainLastStatement(QueryText text) {
+        if (!text.mentions(QueryText.Word.LAST) || !text.leadsWith("EXPLAIN")) {
             return false;
         }
-        List<Token> tokens = statementTokens(sql, mode);
+        String sql = text.sql();
+        List<Token> tokens = text.statementTokens();
         return tokens.size() == 3 && tokens.get(0).isWord(sql, "EXPLAIN") && tokens.get(1).isWord(sql, "LAST")
                 && tokens.get(2).isWord(sql, "STATEMENT");
     }
 
     /**
-     * Parses a cache statement.
+     * Parses {@code sql} under the session's {@code mode}.
      *
-     * @return the statement, {@link CacheStatement.Invalid} if malformed, or empty for a statement for the servers
+     * @return the cache statement, {@link CacheStatement.Invalid} if malformed, or empty for a statement for the
+     *         servers
      */
     public static Optional<CacheStatement> parse(String sql, SqlMode mode) {
-        if (sql == null || !mayBeCacheStatement(sql)) {
-            return Optional.empty();
-        }
-        List<Token> tokens = statementTokens(sql, mode);
-        return Optional.ofNullable(new Parser(sql, tokens).statement());
+        return sql == null ? Optional.empty() : parse(QueryText.of(sql, mode));
     }
 
-    /** The statement's tokens, without its trailing semicolons. */
-    private static List<Token> statementTokens(CharSequence sql, SqlMode mode) {
-        List<Token> tokens = SqlTokenizer.tokenize(sql, mode);
-        return tokens.subList(0, StatementText.end(sql, tokens));
+    /** Parses a statement of the query path (see {@link #parse(String, SqlMode)}). */
+    public static Optional<CacheStatement> parse(QueryText text) {
+        if (!mayBeCacheStatement(text)) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(new Parser(text.sql(), text.statementTokens()).statement());
     }
 
     private static final class Parser {

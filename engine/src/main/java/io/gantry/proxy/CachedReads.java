@@ -9,6 +9,7 @@ import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
+import io.gantry.route.QueryText;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteReason;
 import io.gantry.route.ServerId;
@@ -101,14 +102,15 @@ final class CachedReads {
      * A COM_QUERY's text: {@link CacheFill#ANSWERED} when a cache answered it, a fill to capture the answer with when a
      * cache has its shape but no entry to serve, or null when no cache is concerned.
      */
-    CacheFill text(String sql) {
+    CacheFill text(QueryText text) {
         QueryCaches caches = usable();
-        if (caches == null || !startsWithSelect(sql)) {
+        if (caches == null || !text.leadsWith("SELECT")) {
             return null;
         }
+        String sql = text.sql();
         shape.setLength(0);
         literals.setLength(0);
-        if (!SqlTokenizer.writeShape(sql, session.sqlMode(), shape, literals)) {
+        if (!SqlTokenizer.writeShape(sql, text.mode(), shape, literals)) {
             return null;
         }
         QueryCache cache = caches.find(shape);
@@ -190,7 +192,7 @@ final class CachedReads {
             }
             shape.setLength(0);
             literals.setLength(0);
-            QueryCache found = startsWithSelect(statement.sql())
+            QueryCache found = QueryText.of(statement.sql(), session.sqlMode()).leadsWith("SELECT")
                     && SqlTokenizer.writeShape(statement.sql(), session.sqlMode(), shape, literals)
                     && literals.isEmpty() ? caches.find(shape) : null;
             known = found == null ? NO_CACHE : found;
@@ -335,29 +337,22 @@ final class CachedReads {
      * One SELECT in {@value ProxiedQueries#SAMPLE_EVERY} is recorded for {@code SHOW PROXIED QUERIES}: its shape,
      * once it completed, and its latency. Null for the rest, and while no cache store exists.
      */
-    AfterResponse sampled(String sql, AfterResponse after) {
+    AfterResponse sampled(QueryText text, AfterResponse after) {
         QueryCaches caches = session.services.caches();
-        if (caches == null || --sampleCountdown > 0 || !startsWithSelect(sql)) {
+        if (caches == null || --sampleCountdown > 0 || !text.leadsWith("SELECT")) {
             return after;
         }
+        String sql = text.sql();
         sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
         long started = System.nanoTime();
         return (connection, framing, done) -> {
             long nanos = System.nanoTime() - started;
             shape.setLength(0);
             literals.setLength(0);
-            if (SqlTokenizer.writeShape(sql, session.sqlMode(), shape, literals)) {
+            if (SqlTokenizer.writeShape(sql, text.mode(), shape, literals)) {
                 caches.proxied().record(shape.toString(), sql, nanos);
             }
             after.run(connection, framing, done);
         };
-    }
-
-    private static boolean startsWithSelect(String sql) {
-        int at = 0;
-        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
-            at++;
-        }
-        return sql.regionMatches(true, at, "SELECT", 0, 6);
     }
 }

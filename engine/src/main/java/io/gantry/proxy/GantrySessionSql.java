@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -76,11 +77,13 @@ final class GantrySessionSql {
     private GantrySessionSql() {
     }
 
-    static Parsed parse(String sql, SqlMode mode) {
-        if (!StatementText.contains(sql, "GANTRY")) {
+    static Parsed parse(QueryText text) {
+        if (!text.mentions(QueryText.Word.GANTRY)) {
             return NOT_OURS; // the common case, without tokenizing
         }
-        List<Token> tokens = withoutTrailingSemicolon(sql, SqlTokenizer.tokenize(sql, mode));
+        String sql = text.sql();
+        SqlMode mode = text.mode();
+        List<Token> tokens = text.statementTokens();
         if (tokens.isEmpty()) {
             return NOT_OURS;
         }
@@ -237,9 +240,5 @@ final class GantrySessionSql {
         return new Refused(ErrPacket.of(1193, "HY000", "Unknown system variable '" + name + "' (Gantry's session "
                 + "settings are gantry_read_from_followers, gantry_follower_read_staleness_ms and "
                 + "gantry_read_your_writes)"));
-    }
-
-    private static List<Token> withoutTrailingSemicolon(String sql, List<Token> tokens) {
-        return tokens.subList(0, StatementText.end(sql, tokens));
     }
 }

@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.gtid.GtidSet;
+import io.gantry.route.QueryText;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.ColumnDefinition;
@@ -30,8 +31,8 @@ final class GantrySettingsCommand {
     }
 
     /** The answer to a statement about the settings, or null when the statement is not one. */
-    Reply run(String sql) {
-        GantrySessionSql.Parsed parsed = GantrySessionSql.parse(sql, session.sqlMode());
+    Reply run(QueryText text) {
+        GantrySessionSql.Parsed parsed = GantrySessionSql.parse(text);
         if (parsed instanceof GantrySessionSql.NotOurs) {
             return null;
         }

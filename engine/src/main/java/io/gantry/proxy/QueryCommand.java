@@ -8,6 +8,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.state.NextTransaction;
+import io.gantry.route.QueryText;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
 import io.gantry.route.StatementKind;
@@ -20,15 +21,15 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * COM_QUERY: the session's {@code gantry_...} settings are answered by {@link GantrySettingsCommand}, Gantry's own
- * admin SQL by the admin handler, a KILL of a Gantry session by {@link KillCommand};
- * everything else is routed and forwarded, with {@code CONNECTION_ID()} read as the Gantry session's id.
+ * COM_QUERY, one pipeline over one {@link QueryText}: the session's {@code gantry_...} settings are answered by
+ * {@link GantrySettingsCommand}, Gantry's own admin SQL by the admin handler, a KILL of a Gantry session by
+ * {@link KillCommand}; everything else is routed and forwarded, with {@code CONNECTION_ID()} read as the Gantry
+ * session's id.
  */
 final class QueryCommand {
 
@@ -54,56 +55,72 @@ final class QueryCommand {
         this.settings = new GantrySettingsCommand(session, routing);
     }
 
+    /**
+     * The statement's text is read once into a {@link QueryText}, which every step below reads: each step looks
+     * only at a text that holds its words, so an ordinary statement costs each of them one bit test. In order:
+     * statements Gantry answers itself ({@link #answeredByGantry}), then {@code CONNECTION_ID()} read as the
+     * session's id, the cache, and the route.
+     */
     Reply run(Packet packet) {
-        String sql = text(packet.payload());
-        Reply ownSetting = settings.run(sql);
-        if (ownSetting != null) {
+        QueryText text = QueryText.of(text(packet.payload()), session.sqlMode());
+        Reply answered = answeredByGantry(text);
+        if (answered != null) {
             packet.release();
-            return ownSetting;
-        }
-        if (CacheStatements.isExplainLastStatement(sql, session.sqlMode())) {
-            packet.release();
-            return admin.answer(CompletableFuture.completedFuture(explainLastStatement()));
-        }
-        Optional<CompletionStage<AdminResult>> adminReply = session.services.adminSql()
-                .handle(sql, session.user, session.sqlMode());
-        if (adminReply.isPresent()) {
-            packet.release();
-            return admin.answer(adminReply.get());
-        }
-        if (session.routeState.transaction() == TransactionState.NONE && mayHoldCharacteristics(sql)) {
-            NextTransaction next = NextTransaction.parse(sql, session.sqlMode());
-            if (next != null) {
-                // Held for the next statement's server (see NextTransaction); inside a transaction the server
-                // refuses it, so it is only held outside one.
-                packet.release();
-                session.nextTransaction = next;
-                return Reply.OK;
-            }
-        }
-        SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(sql, session.sqlMode());
-        if (killText instanceof SessionIdentitySql.KillText.Single single) {
-            packet.release();
-            return kill.run(single.kill());
-        }
-        if (killText instanceof SessionIdentitySql.KillText.Refused refused) {
-            // Never forwarded: the server would take a Gantry session id for one of its thread ids.
-            packet.release();
-            return Reply.error(refused.error());
+            return answered;
         }
         Packet command = packet;
-        String withId = SessionIdentitySql.withSessionId(sql, session.id);
+        String sql = text.sql();
+        QueryText sent = text;
+        String withId = SessionIdentitySql.withSessionId(text, session.id);
         if (!withId.equals(sql)) {
             // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
             command = new Packet(0, session.queryPayload(withId));
             packet.release();
+            sent = QueryText.of(withId, text.mode());
         }
-        CacheFill fill = session.cachedReads.text(sql);
+        CacheFill fill = session.cachedReads.text(text);
         if (fill == CacheFill.ANSWERED) {
             command.release();
             return Reply.DONE;
         }
-        return runQuery(command, sql, withId, true, fill);
+        return runQuery(command, text, sent, true, fill);
+    }
+
+    /**
+     * The answer to a statement that never reaches a server, or null for one that does: the session's
+     * {@code gantry_...} settings, {@code EXPLAIN LAST STATEMENT}, Gantry's admin and cache statements, a
+     * {@code SET TRANSACTION} held for the next statement, a KILL of a Gantry session (or one Gantry refuses).
+     */
+    private Reply answeredByGantry(QueryText text) {
+        Reply ownSetting = settings.run(text);
+        if (ownSetting != null) {
+            return ownSetting;
+        }
+        if (CacheStatements.isExplainLastStatement(text)) {
+            return admin.answer(CompletableFuture.completedFuture(explainLastStatement()));
+        }
+        Optional<CompletionStage<AdminResult>> adminReply = session.services.adminSql().handle(text, session.user);
+        if (adminReply.isPresent()) {
+            return admin.answer(adminReply.get());
+        }
+        if (session.routeState.transaction() == TransactionState.NONE) {
+            NextTransaction next = NextTransaction.parse(text);
+            if (next != null) {
+                // Held for the next statement's server (see NextTransaction); inside a transaction the server
+                // refuses it, so it is only held outside one.
+                session.nextTransaction = next;
+                return Reply.OK;
+            }
+        }
+        SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(text);
+        if (killText instanceof SessionIdentitySql.KillText.Single single) {
+            return kill.run(single.kill());
+        }
+        if (killText instanceof SessionIdentitySql.KillText.Refused refused) {
+            // Never forwarded: the server would take a Gantry session id for one of its thread ids.
+            return Reply.error(refused.error());
+        }
+        return null;
     }
 
     /**
@@ -149,21 +166,23 @@ final class QueryCommand {
     /**
      * Routes and runs a COM_QUERY.
      *
-     * @param sql the client's text; {@code withId} the text as sent (with the session id in place of
-     *        {@code CONNECTION_ID()})
+     * @param text the client's text; {@code sent} the text as sent (with the session id in place of
+     *        {@code CONNECTION_ID()}), the same value when there is none
      * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
      * @param fill           captures the answer for a cache that has the statement's shape, or null
      */
-    private Reply runQuery(Packet command, String sql, String withId, boolean mayGoElsewhere,
+    private Reply runQuery(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
                            CacheFill fill) {
-        SessionRouting.Routed routed = routing.route(withId, true, true, fill != null && fill.checksAccount());
+        String sql = text.sql();
+        String withId = sent.sql();
+        SessionRouting.Routed routed = routing.route(sent, true, true, fill != null && fill.checksAccount());
         if (routed.refused()) {
             command.release();
             return routed.refusal();
         }
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(command.payload()) : null;
-        AfterResponse after = session.cachedReads.sampled(sql,
+        AfterResponse after = session.cachedReads.sampled(text,
                 backends.afterStatement(routed.statement(), withId, stateCommand));
         CachedReads reads = session.cachedReads;
         if (fill == null) {
@@ -171,7 +190,7 @@ final class QueryCommand {
             reads.lastCache = null;
         }
         reads.routed(fill, routed);
-        ResponseForwarder.ResponseRewriter rewriter = withId == sql ? ResponseForwarder.ResponseRewriter.NONE
+        ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
                 : connectionIdColumns(sql, withId);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
         // marks it down and the read is routed again, once, instead of ending the session.
@@ -181,7 +200,7 @@ final class QueryCommand {
             LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", routed.server().address())
                     .log("session {}: {} cannot be reached; routing the read again", session.id,
                             routed.server().address());
-            session.finish(runQuery(command, sql, withId, false, fill));
+            session.finish(runQuery(command, text, sent, false, fill));
         } : null;
         if (routed.waits()) {
             backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
@@ -239,16 +258,6 @@ final class QueryCommand {
             backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
                     after, rewriter));
         }, failure -> session.backendFailed(connection.server(), failure));
-    }
-
-    /** A cheap test before tokenizing: {@code SET} first, {@code TRANSACTION} somewhere. */
-    private static boolean mayHoldCharacteristics(String sql) {
-        int at = 0;
-        while (at < sql.length() && Character.isWhitespace(sql.charAt(at))) {
-            at++;
-        }
-        return sql.regionMatches(true, at, "SET", 0, 3) && sql.length() > at + 15
-                && sql.toUpperCase(Locale.ROOT).contains("TRANSACTION");
     }
 
     /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */

@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
@@ -28,8 +29,6 @@ import java.util.Optional;
 final class SessionIdentitySql {
 
     /** Words without which a text cannot be a KILL (KILL itself, or dynamic SQL that may spell one). */
-    private static final Needles KILL_WORDS = Needles.of("kill", "prepare", "immediate");
-    private static final Needles CONNECTION_ID_WORDS = Needles.of("connection_id");
 
     /**
      * {@code KILL [HARD|SOFT] [CONNECTION|QUERY] n}.
@@ -75,13 +74,14 @@ final class SessionIdentitySql {
      * The text with every {@code CONNECTION_ID()} outside quotes and comments (executable comments are code) replaced
      * by {@code sessionId}, or the same string when there is none (the common case costs one case-insensitive scan).
      */
-    static String withSessionId(String sql, long sessionId) {
-        if (!containsIgnoreCase(sql, CONNECTION_ID_WORDS)) {
+    static String withSessionId(QueryText text, long sessionId) {
+        String sql = text.sql();
+        if (!text.mentions(QueryText.Word.CONNECTION_ID)) {
             return sql;
         }
         StringBuilder out = null;
         int copiedUpTo = 0;
-        List<Token> tokens = SqlTokenizer.tokenize(sql, false);
+        List<Token> tokens = text.tokens();
         for (int i = 0; i + 2 < tokens.size(); i++) {
             Token token = tokens.get(i);
             if (token.isWord(sql, "CONNECTION_ID") && !(i > 0 && tokens.get(i - 1).isSymbol(sql, '.'))
@@ -112,12 +112,18 @@ final class SessionIdentitySql {
      * @param mode the session's mode ({@code NO_BACKSLASH_ESCAPES}, {@code ANSI_QUOTES})
      */
     static KillText inspectKill(String sql, SqlMode mode) {
+        return inspectKill(QueryText.of(sql, mode));
+    }
+
+    /** {@link #inspectKill(String, SqlMode)} of a statement of the query path. */
+    static KillText inspectKill(QueryText text) {
         // Runs for every statement: only text that mentions KILL at all is looked at closely.
         // ('KI' 'LL 5' is KILL 5 to the server: dynamic SQL is looked at whatever it spells.)
-        if (!containsIgnoreCase(sql, KILL_WORDS)) {
+        if (!text.mentions(QueryText.Word.KILL) && !text.mentions(QueryText.Word.PREPARE)
+                && !text.mentions(QueryText.Word.IMMEDIATE)) {
             return KillText.NONE;
         }
-        return inspect(sql, mode, 0);
+        return inspect(text.sql(), text.mode(), 0);
     }
 
     /** The text of a COM_STMT_PREPARE holds a KILL: the error to answer it with. */
@@ -276,37 +282,5 @@ final class SessionIdentitySql {
             }
         }
         return true;
-    }
-
-    /**
-     * Whether {@code text} holds one of the words, in any case. Runs over every statement's text: a character that
-     * starts none of the words costs one test.
-     */
-    private static boolean containsIgnoreCase(String text, Needles needles) {
-        int length = text.length();
-        for (int i = 0; i < length; i++) {
-            int lower = text.charAt(i) | 0x20; // ASCII letters only; other characters never match
-            if (lower < 'a' || lower > 'z' || (needles.firstLetters & (1 << (lower - 'a'))) == 0) {
-                continue;
-            }
-            for (String needle : needles.words) {
-                if (needle.charAt(0) == lower && i + needle.length() <= length
-                        && text.regionMatches(true, i, needle, 0, needle.length())) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Lower-case words to look for, and the set of their first letters. */
-    private record Needles(String[] words, int firstLetters) {
-        static Needles of(String... words) {
-            int letters = 0;
-            for (String word : words) {
-                letters |= 1 << (word.charAt(0) - 'a');
-            }
-            return new Needles(words, letters);
-        }
     }
 }

@@ -8,6 +8,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ReplicaCandidates;
 import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.route.QueryText;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.ReplicaCandidate;
@@ -90,30 +91,16 @@ final class SessionRouting {
     }
 
     /**
-     * Decides where a SQL text runs. With {@code commit}, the session's routing state moves on (the statement will
-     * run); without, it is only asked.
+     * Decides where a SQL text runs, by its class ({@link QueryText#statementClass()}, made once). With
+     * {@code commit}, the session's routing state moves on (the statement will run); without, it is only asked. With
+     * {@code mayWait}, a read that no replica is known to qualify for may be sent to a replica that it first waits on
+     * ({@link Routed#waits()}), with {@code --follower-reads-avoid-waiting=false}: only the text protocol waits; a
+     * prepared statement's execute goes to the primary instead. With {@code accountCheck}, the read checks the
+     * account's right to a cached answer ({@link CacheFill#checksAccount()}): it goes to the highest-weight up server
+     * the session's guarantees allow, where the usual rules would let it go to a replica ({@link #accountCheckServer}).
      */
-    Routed route(String sql, boolean commit) {
-        return route(sql, commit, false);
-    }
-
-    /**
-     * Like {@link #route(String, boolean)}; with {@code mayWait}, a read that no replica is known to qualify for
-     * may be sent to a replica that it first waits on ({@link Routed#waits()}), with
-     * {@code --follower-reads-avoid-waiting=false}. Only the text protocol waits; a prepared statement's execute
-     * goes to the primary instead.
-     */
-    Routed route(String sql, boolean commit, boolean mayWait) {
-        return route(sql, commit, mayWait, false);
-    }
-
-    /**
-     * Like {@link #route(String, boolean, boolean)}; with {@code accountCheck}, the read checks the account's right to
-     * a cached answer ({@link CacheFill#checksAccount()}): it goes to the highest-weight up server the
-     * session's guarantees allow, where the usual rules would let it go to a replica ({@link #accountCheckServer}).
-     */
-    Routed route(String sql, boolean commit, boolean mayWait, boolean accountCheck) {
-        return decide(StatementClassifier.classify(sql, session.sqlMode()), sql, commit, mayWait, accountCheck);
+    Routed route(QueryText text, boolean commit, boolean mayWait, boolean accountCheck) {
+        return decide(text.statementClass(), text.sql(), commit, mayWait, accountCheck);
     }
 
     /**
@@ -124,8 +111,8 @@ final class SessionRouting {
         return decide(statement, sql, commit, false, false);
     }
 
-    /** Like {@link #route(StatementClass, String, boolean)}, with {@code accountCheck} as in {@link #route(String,
-     *  boolean, boolean, boolean)}. */
+    /** Like {@link #route(StatementClass, String, boolean)}, with {@code accountCheck} as in
+     *  {@link #route(QueryText, boolean, boolean, boolean)}. */
     Routed route(StatementClass statement, String sql, boolean commit, boolean accountCheck) {
         return decide(statement, sql, commit, false, accountCheck);
     }
@@ -312,9 +299,9 @@ final class SessionRouting {
      */
     List<List<String>> explain(String sql) {
         List<List<String>> rows = new ArrayList<>();
-        Routed routed = route(sql, false, true);
-        StatementClass statement = routed.refused() ? StatementClassifier.classify(sql, session.sqlMode())
-                : routed.statement();
+        QueryText text = QueryText.of(sql, session.sqlMode());
+        Routed routed = route(text, false, true, false);
+        StatementClass statement = routed.refused() ? text.statementClass() : routed.statement();
         rows.add(List.of("statement", statement.toString()));
         rows.add(List.of("session", session.routeState.toString()));
         ReadGuarantees guarantees = session.guarantees;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.authority.Event;
 import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.QueryResult;
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,13 +23,13 @@ class AdminSqlRunnerTest {
 
     @Test
     void ordinaryStatementsAreNotItsOwn() {
-        assertThat(runner.handle("SELECT * FROM orders", "admin", SqlMode.DEFAULT)).isEmpty();
+        assertThat(handle("SELECT * FROM orders", "admin")).isEmpty();
         assertThat(calls).isEmpty();
     }
 
     @Test
     void onlyAdminUsersMayRunAdminStatements() {
-        AdminResult result = result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "app", SqlMode.DEFAULT)
+        AdminResult result = result(handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "app")
                 .orElseThrow());
         assertThat(result).isEqualTo(new AdminResult.Failed(AdminResult.Failure.ACCESS_DENIED,
                 "Access denied; only the --admin-users accounts may run Gantry admin statements"));
@@ -37,15 +38,15 @@ class AdminSqlRunnerTest {
 
     @Test
     void eachStatementIsOneOperationCalledWithWhoAsked() {
-        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "admin", SqlMode.DEFAULT)
+        assertThat(result(handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 5", "admin")
                 .orElseThrow())).isEqualTo(new AdminResult.Done(1, "weight"));
-        result(runner.handle("ALTER GANTRY CHANGE UPSTREAM TO 'mysql://a:b@db1:3306/app'", "admin", SqlMode.DEFAULT)
+        result(handle("ALTER GANTRY CHANGE UPSTREAM TO 'mysql://a:b@db1:3306/app'", "admin")
                 .orElseThrow());
-        result(runner.handle("ALTER GANTRY CHANGE CDC TO 'mysql://a:b@db2:3306/app'", "admin", SqlMode.DEFAULT)
+        result(handle("ALTER GANTRY CHANGE CDC TO 'mysql://a:b@db2:3306/app'", "admin")
                 .orElseThrow());
-        result(runner.handle("STOP GANTRY REPLICATION", "admin", SqlMode.DEFAULT).orElseThrow());
-        result(runner.handle("START GANTRY REPLICATION", "admin", SqlMode.DEFAULT).orElseThrow());
-        result(runner.handle("SELECT * FROM gantry.events", "admin", SqlMode.DEFAULT).orElseThrow());
+        result(handle("STOP GANTRY REPLICATION", "admin").orElseThrow());
+        result(handle("START GANTRY REPLICATION", "admin").orElseThrow());
+        result(handle("SELECT * FROM gantry.events", "admin").orElseThrow());
         assertThat(calls).containsExactly("setWeight db1:3306 5 admin",
                 "changeUpstream mysql://a:b@db1:3306/app admin", "changeCdc mysql://a:b@db2:3306/app admin",
                 "stopReplication admin", "startReplication admin", "query SELECT * FROM gantry.events");
@@ -53,8 +54,8 @@ class AdminSqlRunnerTest {
 
     @Test
     void showGantryStatusIsTwoTextColumns() {
-        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW GANTRY STATUS", "admin",
-                SqlMode.DEFAULT).orElseThrow());
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY STATUS", "admin")
+                .orElseThrow());
         assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Variable_name", "Value");
         assertThat(rows.columns()).extracting(AdminResult.Column::type).containsOnly(QueryResult.ValueType.TEXT);
         assertThat(rows.text()).containsExactly(List.of("Primary", "db1:3306"));
@@ -62,37 +63,37 @@ class AdminSqlRunnerTest {
 
     @Test
     void blockedHostsAreRowsAndAFlushIsOneOperation() {
-        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW GANTRY BLOCKED HOSTS", "admin",
-                SqlMode.DEFAULT).orElseThrow());
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY BLOCKED HOSTS", "admin")
+                .orElseThrow());
         assertThat(rows.columns()).extracting(AdminResult.Column::name)
                 .containsExactly("Host", "Reason", "Failures", "Blocked_since", "Seconds_left");
         assertThat(rows.text()).containsExactly(List.of("10.0.0.7", "10 failed handshakes in a row", "10",
                 "2026-12-04T10:00:00Z", "42"));
-        result(runner.handle("FLUSH GANTRY HOST '10.0.0.7'", "admin", SqlMode.DEFAULT).orElseThrow());
+        result(handle("FLUSH GANTRY HOST '10.0.0.7'", "admin").orElseThrow());
         result(runner.run("FLUSH GANTRY HOSTS", "the admin socket"));
         assertThat(calls).containsExactly("flushHosts 10.0.0.7 admin", "flushHosts * the admin socket");
-        assertThat(result(runner.handle("FLUSH GANTRY HOSTS", "app", SqlMode.DEFAULT).orElseThrow()))
+        assertThat(result(handle("FLUSH GANTRY HOSTS", "app").orElseThrow()))
                 .as("only admin users").isInstanceOf(AdminResult.Failed.class);
     }
 
     @Test
     void showTablesIsAnsweredWithoutTheOperations() {
-        AdminResult.Rows rows = (AdminResult.Rows) result(runner.handle("SHOW FULL TABLES FROM gantry LIKE 'e%'",
-                "admin", SqlMode.DEFAULT).orElseThrow());
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW FULL TABLES FROM gantry LIKE 'e%'",
+                "admin").orElseThrow());
         assertThat(rows.text()).containsExactly(List.of("events", "BASE TABLE"));
         assertThat(calls).isEmpty();
     }
 
     @Test
     void failuresBecomeTypedResults() {
-        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 0", "admin", SqlMode.DEFAULT)
+        assertThat(result(handle("ALTER GANTRY SET WEIGHT 'db1:3306' TO 0", "admin")
                 .orElseThrow())).isEqualTo(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
                 "ALTER GANTRY SET WEIGHT expects 'host:port' TO 1..100, got 'TO 0'"));
-        assertThat(result(runner.handle("ALTER GANTRY SET WEIGHT 'nowhere:1' TO 5", "admin", SqlMode.DEFAULT)
+        assertThat(result(handle("ALTER GANTRY SET WEIGHT 'nowhere:1' TO 5", "admin")
                 .orElseThrow())).isEqualTo(new AdminResult.Failed(AdminResult.Failure.REFUSED, "no server nowhere:1"));
-        assertThat(result(runner.handle("SELECT * FROM gantry.nothing", "admin", SqlMode.DEFAULT).orElseThrow()))
+        assertThat(result(handle("SELECT * FROM gantry.nothing", "admin").orElseThrow()))
                 .isEqualTo(new AdminResult.Failed(AdminResult.Failure.FAILED, "Table \"NOTHING\" not found"));
-        assertThat(result(runner.handle("SELECT 1; SELECT * FROM gantry.events", "admin", SqlMode.DEFAULT)
+        assertThat(result(handle("SELECT 1; SELECT * FROM gantry.events", "admin")
                 .orElseThrow())).isInstanceOf(AdminResult.Failed.class)
                 .extracting(r -> ((AdminResult.Failed) r).failure()).isEqualTo(AdminResult.Failure.INVALID_STATEMENT);
     }
@@ -188,5 +189,9 @@ class AdminSqlRunnerTest {
         public List<Event> events(Instant since, int limit) {
             return List.of();
         }
+    }
+
+    private Optional<CompletionStage<AdminResult>> handle(String sql, String user) {
+        return runner.handle(QueryText.of(sql, SqlMode.DEFAULT), user);
     }
 }

@@ -2,6 +2,7 @@ package io.gantry.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import java.time.Duration;
 import java.util.Optional;
@@ -60,13 +61,19 @@ class CacheStatementsTest {
         assertThat(parse("CREATE TABLE cache (id INT)")).isEmpty();
         assertThat(parse("DROP TABLE caches")).isEmpty();
         assertThat(parse("SHOW TABLES LIKE 'cache%'")).isEmpty();
-        assertThat(CacheStatements.mayBeCacheStatement("SELECT c FROM sbtest1 WHERE id = 1")).isFalse();
+        assertThat(CacheStatements.mayBeCacheStatement(QueryText.of("SELECT c FROM sbtest1 WHERE id = 1",
+                SqlMode.DEFAULT))).isFalse();
     }
 
     @Test
     void recognisesExplainLastStatement() {
-        assertThat(CacheStatements.isExplainLastStatement("explain LAST statement;", SqlMode.DEFAULT)).isTrue();
-        assertThat(CacheStatements.isExplainLastStatement("EXPLAIN SELECT 1", SqlMode.DEFAULT)).isFalse();
-        assertThat(CacheStatements.isExplainLastStatement("SELECT 1", SqlMode.DEFAULT)).isFalse();
+        assertThat(explainsLast("explain LAST statement;")).isTrue();
+        assertThat(explainsLast("EXPLAIN SELECT 1")).isFalse();
+        assertThat(explainsLast("SELECT 1")).isFalse();
+        assertThat(explainsLast("EXPLAIN LAST")).isFalse();
+    }
+
+    private static boolean explainsLast(String sql) {
+        return CacheStatements.isExplainLastStatement(QueryText.of(sql, SqlMode.DEFAULT));
     }
 }

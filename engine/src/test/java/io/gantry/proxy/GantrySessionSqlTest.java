@@ -71,7 +71,7 @@ class GantrySessionSqlTest {
     }
 
     private static GantrySessionSql.Parsed parse(String sql) {
-        return GantrySessionSql.parse(sql, io.gantry.route.SqlMode.of(false, false));
+        return GantrySessionSql.parse(io.gantry.route.QueryText.of(sql, io.gantry.route.SqlMode.of(false, false)));
     }
 
     private static String errorOf(String sql) {

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.wire.ErrPacket;
 import java.util.Optional;
@@ -26,7 +27,16 @@ class SessionIdentitySqlTest {
             "SELECT 1|SELECT 1",
     })
     void connectionIdBecomesTheSessionId(String sql, String expected) {
-        assertThat(SessionIdentitySql.withSessionId(sql, 42)).isEqualTo(expected);
+        assertThat(SessionIdentitySql.withSessionId(QueryText.of(sql, SqlMode.DEFAULT), 42)).isEqualTo(expected);
+    }
+
+    @Test
+    void connectionIdIsReadUnderTheSessionsMode() {
+        // Under NO_BACKSLASH_ESCAPES the string ends at the backslash: the call after it is one.
+        String sql = "SELECT 'a\\', CONNECTION_ID(), 'b'";
+        assertThat(SessionIdentitySql.withSessionId(QueryText.of(sql, SqlMode.of(true)), 42))
+                .isEqualTo("SELECT 'a\\', 42, 'b'");
+        assertThat(SessionIdentitySql.withSessionId(QueryText.of(sql, SqlMode.DEFAULT), 42)).isEqualTo(sql);
     }
 
     @ParameterizedTest

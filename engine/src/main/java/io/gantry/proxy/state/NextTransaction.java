@@ -1,8 +1,9 @@
 package io.gantry.proxy.state;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
+import io.gantry.route.SqlTokenizer;
 import java.util.List;
 
 /**
@@ -22,8 +23,12 @@ public record NextTransaction(String statement, boolean readOnly) {
      * {@code SET TRANSACTION item [, item]} with items {@code ISOLATION LEVEL level}, {@code READ ONLY},
      * {@code READ WRITE}.
      */
-    public static NextTransaction parse(String sql, SqlMode mode) {
-        List<Token> tokens = SqlTokenizer.tokenize(sql, mode);
+    public static NextTransaction parse(QueryText text) {
+        if (!text.mentions(QueryText.Word.TRANSACTION) || !text.leadsWith("SET")) {
+            return null; // the common case, without tokenizing
+        }
+        String sql = text.sql();
+        List<Token> tokens = text.tokens();
         int end = tokens.size();
         if (end > 0 && tokens.get(end - 1).isSymbol(sql, ';')) {
             end--;

@@ -2,6 +2,7 @@ package io.gantry.proxy.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +34,6 @@ class NextTransactionTest {
     }
 
     private static NextTransaction parse(String sql) {
-        return NextTransaction.parse(sql, SqlMode.of(false));
+        return NextTransaction.parse(QueryText.of(sql, SqlMode.of(false)));
     }
 }
