@@ -23,11 +23,11 @@ final class AdminCommand {
     }
 
     Reply answer(CompletionStage<AdminResult> reply) {
-        session.phase = SessionContext.Phase.RUNNING;
-        reply.whenComplete((answer, failure) -> session.ctx.executor().execute(() -> {
+        session.markRunning();
+        reply.whenComplete((answer, failure) -> session.ctx().executor().execute(() -> {
             if (failure != null) {
-                LOG.atError().addKeyValue("session", session.id)
-                        .log("session {}: admin statement failed: {}", session.id, failure.toString(), failure);
+                LOG.atError().addKeyValue("session", session.id())
+                        .log("session {}: admin statement failed: {}", session.id(), failure.toString(), failure);
                 session.finish(Reply.error(SessionErrors.adminStatementFailed(failure)));
             } else {
                 session.finish(write(answer));
@@ -44,19 +44,19 @@ final class AdminCommand {
             List<ColumnDefinition> columns = rows.columns().stream()
                     .map(column -> ColumnDefinition.text("gantry", "", column.name())).toList();
             int sequence = 1;
-            for (ByteBuf payload : TextResultSet.encode(columns, rows.text(), session.capabilities,
-                    session.mariaDbCapabilities, session.localStatus(), session.ctx.alloc())) {
-                session.ctx.write(new Packet(sequence++ & 0xFF, payload));
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.text(), session.client().capabilities(),
+                    session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
+                session.ctx().write(new Packet(sequence++ & 0xFF, payload));
             }
-            session.ctx.flush();
+            session.ctx().flush();
             return Reply.DONE;
         }
         if (result instanceof AdminResult.Done done) {
             // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
-            LOG.atInfo().addKeyValue("session", session.id)
-                    .log("session {}: admin statement done: {}", session.id, done.message());
+            LOG.atInfo().addKeyValue("session", session.id())
+                    .log("session {}: admin statement done: {}", session.id(), done.message());
             session.writeOk(1, done.affectedRows());
-            session.ctx.flush();
+            session.ctx().flush();
             return Reply.DONE;
         }
         return Reply.error(SessionErrors.adminStatementRefused((AdminResult.Failed) result));

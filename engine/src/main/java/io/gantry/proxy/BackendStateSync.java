@@ -66,7 +66,8 @@ final class BackendStateSync {
     /** Whether {@code connection} can run the session's next command as it is, with nothing to send first. */
     boolean upToDate(BackendConnection connection) {
         Applied state = applied.get(connection);
-        return session.nextTransaction == null && session.stateLog.upTo(state == null ? 0L : state.stateVersion)
+        return session.settings().nextTransaction() == null
+                && session.stateLog().upTo(state == null ? 0L : state.stateVersion)
                 && !needsTracking(connection, state);
     }
 
@@ -117,7 +118,7 @@ final class BackendStateSync {
                         for (InternalCommand.Value value : row) {
                             values.add(value.text());
                         }
-                        session.tracking.clientTracks(values);
+                        session.tracking().clientTracks(values);
                     }
                     recordSetting(connection, state, sql, command, done, notReplayable);
                 }, failure -> session.backendFailed(connection.server(), failure));
@@ -128,7 +129,7 @@ final class BackendStateSync {
         boolean noBackslashEscapes = session.noBackslashEscapes();
         SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
         if (replay instanceof SettingReplay.Verbatim) {
-            state.stateVersion = session.stateLog.record(command);
+            state.stateVersion = session.stateLog().record(command);
             done.run();
         } else if (replay instanceof SettingReplay.NotReplayable cannot) {
             notReplayable.accept(cannot.why());
@@ -137,14 +138,14 @@ final class BackendStateSync {
             SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
             InternalCommand.queryRow(connection, session.queryPayload(readBack.query()), (row, error) -> {
                 if (error != null) {
-                    notReplayable.accept("reading back '" + SessionContext.abbreviate(sql) + "' failed: "
+                    notReplayable.accept("reading back '" + LogText.abbreviate(sql) + "' failed: "
                             + error.message());
                 } else {
                     List<String> literals = new ArrayList<>(row.size());
                     for (InternalCommand.Value value : row) {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
-                    state.stateVersion = session.stateLog.record(
+                    state.stateVersion = session.stateLog().record(
                             SessionContext.queryCommand(readBack.replayText(literals)));
                 }
                 done.run();
@@ -155,7 +156,7 @@ final class BackendStateSync {
     /** Replays the session-state commands this connection has not run yet, one at a time. */
     private void replaySettings(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
         Applied state = applied.get(connection);
-        List<byte[]> missing = session.stateLog.since(state == null ? 0L : state.stateVersion);
+        List<byte[]> missing = session.stateLog().since(state == null ? 0L : state.stateVersion);
         if (missing.isEmpty()) {
             then.run();
             return;
@@ -166,7 +167,7 @@ final class BackendStateSync {
             }
         }, () -> {
             if (state != null) {
-                state.stateVersion = session.stateLog.version();
+                state.stateVersion = session.stateLog().version();
             }
             then.run();
         }, onError, failure -> session.backendFailed(connection.server(), failure));
@@ -207,14 +208,14 @@ final class BackendStateSync {
      */
     private void withNextTransaction(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
                                      Consumer<ErrPacket> refused) {
-        NextTransaction next = session.nextTransaction;
+        NextTransaction next = session.settings().nextTransaction();
         int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
         if (next == null
                 || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
             then.accept(connection);
             return;
         }
-        session.nextTransaction = null;
+        session.settings().nextTransactionSent();
         InternalCommand.run(connection, session.queryPayload(next.statement()), (first, error) -> {
             if (error != null) {
                 refused.accept(error);

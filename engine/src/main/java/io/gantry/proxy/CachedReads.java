@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import io.gantry.admin.AdminResult;
 import io.gantry.cache.CachedResult;
 import io.gantry.cache.ProxiedQueries;
 import io.gantry.cache.QueryCache;
@@ -7,6 +8,7 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.cache.Rerun;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
+import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.route.QueryText;
@@ -23,6 +25,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -63,36 +66,62 @@ final class CachedReads {
     private String account;
     private String accountUser;
 
-    Answer lastAnswer = Answer.NONE;
-    QueryCache lastCache;
-    String lastServer;
+    private Answer lastAnswer = Answer.NONE;
+    private QueryCache lastCache;
+    private String lastServer;
     /** When the previous statement checked the account's right to a cached answer: why it ran where it ran. */
-    RouteReason lastAccountCheck;
+    private RouteReason lastAccountCheck;
 
     CachedReads(SessionContext session) {
         this.session = session;
         this.positions = id -> {
-            UpstreamServer server = session.services.serverIds().find(id);
+            UpstreamServer server = session.services().serverIds().find(id);
             return server == null ? null : server.position();
         };
     }
 
     /** The statement goes where {@code routed} says; {@code fill} is its cache's capture, or null. */
     void routed(CacheFill fill, SessionRouting.Routed routed) {
+        if (fill == null) {
+            lastAnswer = Answer.PROXIED;
+            lastCache = null;
+        }
         lastServer = routed.server().address();
         lastAccountCheck = fill != null && fill.checksAccount() ? routed.decision().reason() : null;
     }
 
+    /** {@code EXPLAIN LAST STATEMENT}: where the session's previous statement was answered. */
+    AdminResult explainLastStatement() {
+        String destination = switch (lastAnswer) {
+            case NONE -> "none";
+            case CACHE_HIT -> "cache";
+            case CACHE_MISS -> "cache miss, then upstream";
+            case PROXIED -> "upstream";
+        };
+        String detail = switch (lastAnswer) {
+            case NONE -> "no statement ran yet in this session";
+            case CACHE_HIT -> "answered from cache " + lastCache.name() + ", no server asked";
+            case CACHE_MISS -> lastAccountCheck == null ? "cache " + lastCache.name() + " had no entry "
+                    + "this session could be served, so " + lastServer + " answered"
+                    : "cache " + lastCache.name() + " had an entry, but this account had not run the query on a "
+                    + "server lately, so " + lastServer + " checked its right to it and answered ("
+                    + (lastAccountCheck == RouteReason.CACHE_ACCOUNT_CHECK ? lastAccountCheck.description()
+                    : "routed as usual, " + lastAccountCheck.description()) + ")";
+            case PROXIED -> "proxied to " + lastServer + " (no cache has this query)";
+        };
+        return AdminResult.Rows.ofText(List.of("Query_destination", "Detail"), List.of(List.of(destination, detail)));
+    }
+
     /** The query caches when the session may use them now, else null. */
     private QueryCaches usable() {
-        QueryCaches caches = session.services.caches();
+        QueryCaches caches = session.services().caches();
         if (caches == null || caches.isEmpty()) {
             return null;
         }
-        SessionRouteState state = session.routeState;
+        SessionRouteState state = session.routeState();
         if (state.transaction() != TransactionState.NONE || !state.autocommit() || state.pinned()
-                || session.nextTransaction != null || session.stateLog.changedDatabase()
-                || !session.initialDatabase.equalsIgnoreCase(caches.defaultDatabase())) {
+                || session.settings().nextTransaction() != null || session.stateLog().changedDatabase()
+                || !session.client().initialDatabase().equalsIgnoreCase(caches.defaultDatabase())) {
             return null;
         }
         return caches;
@@ -148,7 +177,7 @@ final class CachedReads {
             return null;
         }
         byte[] types = boundTypes != null || statement.paramCount() == 0 ? boundTypes
-                : session.prepared.paramTypes(statement.clientId()).orElse(null);
+                : session.prepared().paramTypes(statement.clientId()).orElse(null);
         String parameters = StmtExecutePayloads.parameterKey(payload, statement.paramCount(), types);
         if (parameters == null) {
             return null;
@@ -202,7 +231,7 @@ final class CachedReads {
     }
 
     private CacheFill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
-        long now = session.services.clock().millis();
+        long now = session.services().clock().millis();
         QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
         // Read before the entry is judged current: the stream publishes its position after the evictions up to it,
         // so every eviction this position covers is seen by the lookup below. Read after, a position could cover
@@ -222,8 +251,8 @@ final class CachedReads {
             return miss(caches, cache, entryKey, key, true);
         }
         caches.refreshIfDue(entryKey, entry, now);
-        session.consistency.readAt(entry.filledAt());
-        session.ctx.writeAndFlush(Unpooled.wrappedBuffer(entry.packets()), session.ctx.voidPromise());
+        session.consistency().readAt(entry.filledAt());
+        session.ctx().writeAndFlush(Unpooled.wrappedBuffer(entry.packets()), session.ctx().voidPromise());
         lastAnswer = Answer.CACHE_HIT;
         lastCache = cache;
         lastServer = null;
@@ -243,9 +272,9 @@ final class CachedReads {
      * account by both, so one user name from two hosts may have two sets of grants).
      */
     private String account() {
-        if (account == null || accountUser != session.user) {
-            accountUser = session.user;
-            account = session.user + "@" + session.host;
+        if (account == null || accountUser != session.client().user()) {
+            accountUser = session.client().user();
+            account = session.client().user() + "@" + session.host();
         }
         return account;
     }
@@ -253,23 +282,23 @@ final class CachedReads {
     /**
      * Whether a hit keeps the session's guarantees: an entry is as new as its fill's position, and while the stream
      * keeps the caches fresh as new as the stream's position read before the entry was looked up
-     * ({@code streamPosition}, null when the stream does not keep them fresh); it must hold the session's floor (what it wrote,
-     * under read-your-writes, and what it read, as settled by position samples), and be no staler than the
-     * session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
+     * ({@code streamPosition}, null when the stream does not keep them fresh); it must hold the session's floor
+     * (what it wrote, under read-your-writes, and what it read, as settled by position samples), and be no staler
+     * than the session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
      * hit then. A read still waiting for one does not hold hits back: every miss is such a read, and a session that
      * reads without pause would otherwise never hit again (see the README's limits).
      */
     private boolean newEnough(QueryCaches caches, CachedResult entry, long now, GtidSet streamPosition) {
-        ReadGuarantees guarantees = session.guarantees;
-        if (session.consistency.hasPending()) {
+        ReadGuarantees guarantees = session.settings().guarantees();
+        if (session.consistency().hasPending()) {
             // Hits ask no server, so the samples taken since the session's last read are looked at here.
-            Optional<UpstreamServer> primary = session.services.upstreams().primary();
-            session.consistency.settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
-            if (guarantees.readYourWrites() && session.consistency.hasPendingWrite()) {
+            Optional<UpstreamServer> primary = session.services().upstreams().primary();
+            session.consistency().settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
+            if (guarantees.readYourWrites() && session.consistency().hasPendingWrite()) {
                 return false;
             }
         }
-        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         if (floor != null && !contains(entry.filledAt(), floor) && !contains(streamPosition, floor)) {
             return false;
         }
@@ -312,10 +341,11 @@ final class CachedReads {
      * the login and the session settings made since (character sets, time zone, SQL mode).
      */
     private String format() {
-        long version = session.stateLog.version();
+        long version = session.stateLog().version();
         if (format == null || version != formatVersion) {
-            format = session.capabilities + "/" + session.mariaDbCapabilities + "/" + session.collationId + "/"
-                    + session.stateLog.contents();
+            ClientIdentity client = session.client();
+            format = client.capabilities() + "/" + client.mariaDbCapabilities() + "/" + client.collationId() + "/"
+                    + session.stateLog().contents();
             formatVersion = version;
             resultFormat = null;
         }
@@ -326,9 +356,10 @@ final class CachedReads {
     private Rerun.Format resultFormat() {
         String key = format();
         if (resultFormat == null) {
-            resultFormat = new Rerun.Format(key + "/" + session.initialDatabase, session.capabilities,
-                    session.mariaDbCapabilities, session.collationId, session.initialDatabase,
-                    session.stateLog.since(0));
+            ClientIdentity client = session.client();
+            resultFormat = new Rerun.Format(key + "/" + client.initialDatabase(), client.capabilities(),
+                    client.mariaDbCapabilities(), client.collationId(), client.initialDatabase(),
+                    session.stateLog().since(0));
         }
         return resultFormat;
     }
@@ -338,7 +369,7 @@ final class CachedReads {
      * once it completed, and its latency. Null for the rest, and while no cache store exists.
      */
     AfterResponse sampled(QueryText text, AfterResponse after) {
-        QueryCaches caches = session.services.caches();
+        QueryCaches caches = session.services().caches();
         if (caches == null || --sampleCountdown > 0 || !text.leadsWith("SELECT")) {
             return after;
         }

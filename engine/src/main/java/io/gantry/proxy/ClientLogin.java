@@ -1,7 +1,7 @@
 package io.gantry.proxy;
 
 import static io.gantry.proxy.SessionContext.LOG;
-import static io.gantry.proxy.SessionContext.printable;
+import static io.gantry.proxy.LogText.printable;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 
 import io.gantry.proxy.login.ClientAuthentication;
@@ -50,7 +50,7 @@ final class ClientLogin {
     ClientLogin(SessionContext session, SessionBackends backends) {
         this.session = session;
         this.backends = backends;
-        this.ctx = session.ctx;
+        this.ctx = session.ctx();
     }
 
     /**
@@ -58,22 +58,22 @@ final class ClientLogin {
      * Returns whether it was greeted.
      */
     boolean start() {
-        ProxyServices services = session.services;
+        ProxyServices services = session.services();
         if (services.sessions().full()) {
             services.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
-                    session.id, session.host, services.config().maxClientConnections());
+                    session.id(), session.host(), services.config().maxClientConnections());
             session.sendErrorAndClose(0, SessionErrors.tooManySessions(services.config().maxClientConnections()));
             return false;
         }
-        Optional<LoginGate.Refusal> refusal = services.login().gate().admit(session.host);
+        Optional<LoginGate.Refusal> refusal = services.login().gate().admit(session.host());
         if (refusal.isPresent()) {
             refuse(refusal.get());
             return false;
         }
-        session.pendingLogin = true;
+        session.loginPending();
         Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
-            if (session.pendingLogin && !session.isClosed()) {
+            if (session.isLoginPending() && !session.isClosed()) {
                 loginTimedOut(timeout);
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -86,7 +86,7 @@ final class ClientLogin {
             }
         }
         // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
-        HandshakeV10 greeting = services.login().clientGreeting(session.id & 0xFFFF_FFFFL, seed);
+        HandshakeV10 greeting = services.login().clientGreeting(session.id() & 0xFFFF_FFFFL, seed);
         offeredCapabilities = greeting.capabilities();
         offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
         ByteBuf out = ctx.alloc().buffer(128);
@@ -100,10 +100,10 @@ final class ClientLogin {
      * against its host: a login that waits on a server (the account look-up, the first backend) is Gantry's wait.
      */
     private void loginTimedOut(Duration timeout) {
-        boolean peersTurn = !waitingForServer && (session.phase == SessionContext.Phase.GREETING_SENT
-                || session.phase == SessionContext.Phase.AUTHENTICATING);
-        session.services.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
-                + "(--connect-timeout-secs){}", session.id, session.host, timeout.toSeconds(),
+        boolean peersTurn = !waitingForServer && (session.phase() == SessionContext.Phase.GREETING_SENT
+                || session.phase() == SessionContext.Phase.AUTHENTICATING);
+        session.services().peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+                + "(--connect-timeout-secs){}", session.id(), session.host(), timeout.toSeconds(),
                 peersTurn ? "" : ", waiting for a server");
         if (peersTurn) {
             handshakeFailed("left unfinished past --connect-timeout-secs");
@@ -113,17 +113,17 @@ final class ClientLogin {
 
     /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
     private void refuse(LoginGate.Refusal refusal) {
-        RateLimitedLog warnings = session.services.peerWarnings();
+        RateLimitedLog warnings = session.services().peerWarnings();
         if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
             long seconds = Math.max(1, blocked.left().toSeconds());
             warnings.warn("blocked", "session {}: refused {}, blocked after failed handshakes for {} more s",
-                    session.id, session.host, seconds);
-            session.sendErrorAndClose(0, SessionErrors.hostBlocked(session.host, seconds));
+                    session.id(), session.host(), seconds);
+            session.sendErrorAndClose(0, SessionErrors.hostBlocked(session.host(), seconds));
         } else {
             LoginGate.Refusal.TooManyPending pending = (LoginGate.Refusal.TooManyPending) refusal;
-            warnings.warn("pending", "session {}: refused {}, {} connections are logging in ({} {})", session.id,
-                    session.host, pending.pending(), SessionErrors.pendingLoginFlag(pending), pending.limit());
-            session.sendErrorAndClose(0, SessionErrors.tooManyPendingLogins(pending, session.host));
+            warnings.warn("pending", "session {}: refused {}, {} connections are logging in ({} {})", session.id(),
+                    session.host(), pending.pending(), SessionErrors.pendingLoginFlag(pending), pending.limit());
+            session.sendErrorAndClose(0, SessionErrors.tooManyPendingLogins(pending, session.host()));
         }
     }
 
@@ -140,19 +140,19 @@ final class ClientLogin {
             return;
         }
         HandshakeResponse41 response = (HandshakeResponse41) handshake;
-        session.capabilities = response.capabilities() & ServerGreetings.OFFERED & offeredCapabilities;
-        session.mariaDbCapabilities = response.mariaDbCapabilities() & offeredMariaDbCapabilities;
-        session.collationId = response.characterSet() == 0 ? SessionContext.UTF8MB4_GENERAL_CI
-                : response.characterSet();
-        session.user = response.username();
-        session.initialDatabase = (session.capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "";
+        int capabilities = response.capabilities() & ServerGreetings.OFFERED & offeredCapabilities;
+        session.client().handshakeReceived(capabilities, response.mariaDbCapabilities() & offeredMariaDbCapabilities,
+                response.characterSet(), response.username(),
+                (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "");
         authentication = newAuthentication();
-        apply(authentication.onHandshakeResponse(session.user, response.authPluginName(), response.authResponse()),
+        apply(authentication.onHandshakeResponse(session.client().user(), response.authPluginName(),
+                        response.authResponse()),
                 packet.sequenceId() + 1);
     }
 
     private ClientAuthentication newAuthentication() {
-        return new ClientAuthentication(seed, session.tlsActive, session.services.login().rsaKey(), session.host);
+        return new ClientAuthentication(seed, session.client().tlsActive(), session.services().login().rsaKey(),
+                session.host());
     }
 
     /**
@@ -160,14 +160,14 @@ final class ClientLogin {
      * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
      */
     private void startTls(int sequenceId) {
-        if (session.services.login().sslContext().isEmpty() || session.tlsActive) {
+        if (session.services().login().sslContext().isEmpty() || session.client().tlsActive()) {
             session.sendErrorAndClose(sequenceId + 1, SessionErrors.tlsNotEnabled());
             return;
         }
-        session.tlsActive = true;
+        session.client().tlsStarted();
         PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf alreadyRead = decoder.takeUndecodedBytes();
-        ctx.pipeline().addFirst("tls", session.services.login().sslContext().get().newHandler(ctx.alloc()));
+        ctx.pipeline().addFirst("tls", session.services().login().sslContext().get().newHandler(ctx.alloc()));
         // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
         // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
         if (alreadyRead.isReadable()) {
@@ -188,25 +188,16 @@ final class ClientLogin {
     Reply changeUser(Packet packet) {
         ChangeUser change;
         try {
-            change = ChangeUser.decode(packet.payload(), session.capabilities);
+            change = ChangeUser.decode(packet.payload(), session.client().capabilities());
         } finally {
             packet.release();
         }
         backends.closeAll();
-        session.stateLog.clear();
-        session.routeState = SessionRouteState.INITIAL;
-        session.resetGantrySettings();
-        session.consistency.clear();
-        session.tracking.reset();
-        session.lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
-        session.user = change.username();
-        session.initialDatabase = change.database();
-        if (change.characterSet() != 0) {
-            session.collationId = change.characterSet();
-        }
+        session.changedUser(change.username(), change.database(), change.characterSet());
         authentication = newAuthentication();
-        session.phase = SessionContext.Phase.OPENING_BACKEND;
-        apply(authentication.onHandshakeResponse(session.user, change.authPluginName(), change.authResponse()), 1);
+        session.markOpeningBackend();
+        apply(authentication.onHandshakeResponse(session.client().user(), change.authPluginName(),
+                change.authResponse()), 1);
         return Reply.LATER;
     }
 
@@ -218,12 +209,12 @@ final class ClientLogin {
         int next = sequence;
         switch (step.outcome()) {
             case CONTINUE -> {
-                session.phase = SessionContext.Phase.AUTHENTICATING;
+                session.markAuthenticating();
                 ctx.flush();
             }
             case LOOKUP -> {
                 waitingForServer = true;
-                session.services.login().lookupAccount(session.user).whenComplete((entries, failure) ->
+                session.services().login().lookupAccount(session.client().user()).whenComplete((entries, failure) ->
                     ctx.executor().execute(() -> {
                         waitingForServer = false;
                         if (session.isClosed()) {
@@ -231,17 +222,18 @@ final class ClientLogin {
                         }
                         if (failure != null) {
                             Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-                            LOG.atError().addKeyValue("session", session.id)
-                                    .log("session {}: cannot look up the account '{}': {}", session.id,
-                                            printable(session.user), cause.getMessage());
-                            session.sendErrorAndClose(next, SessionErrors.accountLookupFailed(session.user, cause));
+                            LOG.atError().addKeyValue("session", session.id())
+                                    .log("session {}: cannot look up the account '{}': {}", session.id(),
+                                            printable(session.client().user()), cause.getMessage());
+                            session.sendErrorAndClose(next,
+                                    SessionErrors.accountLookupFailed(session.client().user(), cause));
                             return;
                         }
                         apply(authentication.onAccounts(entries), next);
                     }));
             }
             case ACCEPT -> {
-                session.keepSecret(step.secret());
+                session.client().keepSecret(step.secret());
                 openFirstBackend(sequence);
             }
             case DENY -> refused(step, sequence);
@@ -253,9 +245,10 @@ final class ClientLogin {
      * gate gives this account on this host (none until it has been refused several times in a row).
      */
     private void refused(ClientAuthentication.Step step, int sequence) {
-        Duration delay = session.services.login().gate().loginRefused(session.host, session.user);
-        session.services.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
-                session.id, printable(session.user), session.host, authentication.plugin(), step.reason(),
+        Duration delay = session.services().login().gate().loginRefused(session.host(), session.client().user());
+        session.services().peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
+                session.id(), printable(session.client().user()), session.host(), authentication.plugin(),
+                step.reason(),
                 delay.isZero() ? "" : "; answered after " + delay.toMillis() + " ms (--login-delay-after)");
         if (delay.isZero()) {
             session.sendErrorAndClose(sequence, step.error());
@@ -274,8 +267,8 @@ final class ClientLogin {
      * (an unknown database, an account it does not know) is refused here too, with the server's own error.
      */
     private void openFirstBackend(int okSequence) {
-        session.phase = SessionContext.Phase.OPENING_BACKEND;
-        Upstreams upstreams = session.services.upstreams();
+        session.markOpeningBackend();
+        Upstreams upstreams = session.services().upstreams();
         Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
         if (first.isEmpty()) {
             session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
@@ -289,7 +282,8 @@ final class ClientLogin {
             if (!finishLogin(okSequence)) {
                 return;
             }
-            LOG.debug("session {}: '{}'@'{}' logged in", session.id, printable(session.user), session.host);
+            LOG.debug("session {}: '{}'@'{}' logged in", session.id(), printable(session.client().user()),
+                    session.host());
             session.writeOk(okSequence);
             ctx.flush();
             session.commandDone();
@@ -302,23 +296,22 @@ final class ClientLogin {
      * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
      */
     private boolean finishLogin(int okSequence) {
-        ProxyServices services = session.services;
-        if (session.pendingLogin) {
-            session.pendingLogin = false;
-            services.login().gate().leave(session.host);
+        ProxyServices services = session.services();
+        if (session.leavePendingLogin()) {
+            services.login().gate().leave(session.host());
             raisePacketCap();
         }
-        services.login().gate().succeeded(session.host, session.user);
-        if (!session.admitted) {
+        services.login().gate().succeeded(session.host(), session.client().user());
+        if (!session.isAdmitted()) {
             if (!services.sessions().admit()) {
                 services.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
-                        + "reached", session.id, printable(session.user), session.host,
+                        + "reached", session.id(), printable(session.client().user()), session.host(),
                         services.config().maxClientConnections());
                 session.sendErrorAndClose(okSequence, SessionErrors.tooManySessions(
                         services.config().maxClientConnections()));
                 return false;
             }
-            session.admitted = true;
+            session.markAdmitted();
         }
         return true;
     }
@@ -327,13 +320,13 @@ final class ClientLogin {
     private void raisePacketCap() {
         PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf early = login.takeUndecodedBytes();
-        PacketFrameDecoder full = new PacketFrameDecoder(session.services.config().maxPacketSize());
+        PacketFrameDecoder full = new PacketFrameDecoder(session.services().config().maxPacketSize());
         ctx.pipeline().replace(login, "frames", full);
         if (early.isReadable()) {
             try {
                 full.channelRead(ctx.pipeline().context(full), early); // (rare: clients wait for the OK)
             } catch (Exception e) {
-                throw new IllegalStateException("session " + session.id + ": cannot hand early bytes to the decoder",
+                throw new IllegalStateException("session " + session.id() + ": cannot hand early bytes to the decoder",
                         e);
             }
         } else {
@@ -343,7 +336,7 @@ final class ClientLogin {
 
     /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
     void handshakeFailed(String what) {
-        LoginDoor door = session.services.login();
-        door.gate().handshakeFailed(session.host, what).ifPresent(door::hostBlocked);
+        LoginDoor door = session.services().login();
+        door.gate().handshakeFailed(session.host(), what).ifPresent(door::hostBlocked);
     }
 }

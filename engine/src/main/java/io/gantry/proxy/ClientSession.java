@@ -45,17 +45,17 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     /** Closes the session from another session's thread (a KILL CONNECTION). */
     void closeOnItsLoop() {
-        session.ctx.channel().eventLoop().execute(session::closeSession);
+        session.ctx().channel().eventLoop().execute(session::closeSession);
     }
 
     /** During a drain: ends the session if it holds no transaction (see {@link SessionContext#endIfIdleForDrain}). */
     void endOnItsLoopIfIdle() {
-        session.ctx.channel().eventLoop().execute(session::endIfIdleForDrain);
+        session.ctx().channel().eventLoop().execute(session::endIfIdleForDrain);
     }
 
     /** Whether the session holds nothing a drain waits for (closed, or its server side gone). */
     boolean released() {
-        return session == null || session.released;
+        return session == null || session.released();
     }
 
     @Override
@@ -68,8 +68,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         forwarder = new ResponseForwarder(session, backends);
         SessionRouting routing = new SessionRouting(session, backends);
         login = new ClientLogin(session, backends);
-        queries = new QueryCommand(session, backends, routing, forwarder);
-        statements = new PreparedStatementCommands(session, backends, routing, forwarder);
+        CachedReads cachedReads = new CachedReads(session);
+        queries = new QueryCommand(session, backends, routing, forwarder, cachedReads);
+        statements = new PreparedStatementCommands(session, backends, routing, forwarder, cachedReads);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
             backends.closeAll();
@@ -87,7 +88,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             return;
         }
         Packet packet = (Packet) message;
-        SessionContext.Phase before = session.phase;
+        SessionContext.Phase before = session.phase();
         try {
             switch (before) {
                 case GREETING_SENT -> login.onHandshakeResponse(packet);
@@ -114,9 +115,9 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
 
     /** A frame the decoder refused (too large, or not a packet at all): the session cannot go on. */
     private void badFrame(PacketDecodeFailure failure) {
-        services.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host,
+        services.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host(),
                 failure.message());
-        boolean beforeLogin = session.pendingLogin;
+        boolean beforeLogin = session.isLoginPending();
         if (beforeLogin) {
             login.handshakeFailed("sent a bad packet (" + failure.message() + ")");
         }
@@ -131,7 +132,7 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
      * answers it, and the session goes on; during login, or once a command started, the session closes.
      */
     private void malformed(Packet packet, SessionContext.Phase before, MalformedPacketException e) {
-        if (before == SessionContext.Phase.READY && session.phase == SessionContext.Phase.READY) {
+        if (before == SessionContext.Phase.READY && session.phase() == SessionContext.Phase.READY) {
             boolean readable = packet.refCnt() > 0;
             CommandType command = readable ? CommandType.of(packet.payload()) : CommandType.COM_QUERY;
             boolean idCutOff = readable && packet.payload().readableBytes() < 5;
@@ -142,11 +143,11 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         }
         // The handler may have released the packet already: releasing twice would log a stack trace per packet.
         SessionContext.releaseIfHeld(packet);
-        if (session.pendingLogin) {
+        if (session.isLoginPending()) {
             login.handshakeFailed("sent a malformed packet (" + e.getMessage() + ")");
         }
-        services.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id, session.host,
-                e.getMessage());
+        services.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id,
+                session.host(), e.getMessage());
         session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.malformedPacket(e.getMessage()));
     }
 
@@ -161,17 +162,17 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
             return;
         }
-        if (session.services.sessions().isDraining()) {
+        if (session.services().sessions().isDraining()) {
             // A command read before the drain's own task reached this session's loop is refused as well.
             session.endIfIdleForDrain();
         }
-        if (session.sessionLost != null) {
+        if (session.sessionLost() != null) {
             packet.release();
-            session.sendErrorAndClose(1, session.sessionLost);
+            session.sendErrorAndClose(1, session.sessionLost());
             return;
         }
         CommandType command = CommandType.of(packet.payload());
-        session.commands++;
+        session.commandArrived();
         session.finish(switch (command) {
             case COM_QUIT -> {
                 packet.release();

@@ -1,8 +1,8 @@
 package io.gantry.proxy;
 
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
 import io.gantry.wire.Buffers;
 import io.gantry.wire.ColumnDefinition;
 import io.netty.buffer.ByteBuf;

@@ -146,7 +146,7 @@ final class GantrySessionSql {
             }
             if (i + 2 > end || !(tokens.get(i + 1).isSymbol(sql, '=') || tokens.get(i + 1).type() == Type.ASSIGN)) {
                 return new Refused(ErrPacket.of(1064, "42000", "Gantry: expected " + setting.sqlName()
-                        + " = value in '" + SessionContext.abbreviate(sql) + "'"));
+                        + " = value in '" + LogText.abbreviate(sql) + "'"));
             }
             if (end != i + 2) {
                 return new Refused(ErrPacket.of(1231, "42000", "Variable '" + setting.sqlName()

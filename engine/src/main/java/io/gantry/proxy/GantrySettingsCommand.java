@@ -58,22 +58,22 @@ final class GantrySettingsCommand {
         for (GantrySessionSql.Setting setting : GantrySessionSql.Setting.values()) {
             rows.add(Arrays.asList(setting.sqlName(), value(setting)));
         }
-        ReadGuarantees guarantees = session.guarantees;
+        ReadGuarantees guarantees = session.settings().guarantees();
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
         rows.add(Arrays.asList("follower_reads_avoid_waiting", guarantees.avoidWaiting() ? "ON" : "OFF"));
         rows.add(Arrays.asList("causal_wait_timeout_ms", Long.toString(guarantees.causalWaitTimeout().toMillis())));
-        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
-        List<String> pending = session.consistency.pendingDescriptions();
+        List<String> pending = session.consistency().pendingDescriptions();
         rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 
     private Reply set(GantrySessionSql.Set set) {
-        RoutingConfig routing = session.routing;
-        ReadGuarantees guarantees = session.guarantees;
-        RoutingConfig defaultRouting = session.services.config().routing();
-        ReadGuarantees defaults = session.services.config().readGuarantees();
+        RoutingConfig routing = session.settings().routing();
+        ReadGuarantees guarantees = session.settings().guarantees();
+        RoutingConfig defaultRouting = session.services().config().routing();
+        ReadGuarantees defaults = session.services().config().readGuarantees();
         for (int i = 0; i < set.settings().size(); i++) {
             GantrySessionSql.Setting setting = set.settings().get(i);
             String value = set.values().get(i);
@@ -114,17 +114,16 @@ final class GantrySettingsCommand {
                 }
             }
         }
-        session.routing = routing;
-        session.guarantees = guarantees;
+        session.settings().use(routing, guarantees);
         return Reply.OK;
     }
 
     private String value(GantrySessionSql.Setting setting) {
         return switch (setting) {
-            case READ_FROM_FOLLOWERS -> onOff(session.routing.readFromFollowers());
-            case READ_YOUR_WRITES -> onOff(session.guarantees.readYourWrites());
-            case FOLLOWER_READ_STALENESS_MS -> session.guarantees.followerReadStaleness().isZero() ? null
-                    : Long.toString(session.guarantees.followerReadStaleness().toMillis());
+            case READ_FROM_FOLLOWERS -> onOff(session.settings().routing().readFromFollowers());
+            case READ_YOUR_WRITES -> onOff(session.settings().guarantees().readYourWrites());
+            case FOLLOWER_READ_STALENESS_MS -> session.settings().guarantees().followerReadStaleness().isZero() ? null
+                    : Long.toString(session.settings().guarantees().followerReadStaleness().toMillis());
         };
     }
 
@@ -132,11 +131,11 @@ final class GantrySettingsCommand {
         List<ColumnDefinition> columns = columnNames.stream()
                 .map(name -> ColumnDefinition.text("", "", name)).toList();
         int sequence = 1;
-        for (ByteBuf payload : TextResultSet.encode(columns, rows, session.capabilities, session.mariaDbCapabilities,
-                session.localStatus(), session.ctx.alloc())) {
-            session.ctx.write(new Packet(sequence++ & 0xFF, payload));
+        for (ByteBuf payload : TextResultSet.encode(columns, rows, session.client().capabilities(),
+                session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
+            session.ctx().write(new Packet(sequence++ & 0xFF, payload));
         }
-        session.ctx.flush();
+        session.ctx().flush();
         return Reply.DONE;
     }
 

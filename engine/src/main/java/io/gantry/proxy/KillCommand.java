@@ -23,22 +23,22 @@ final class KillCommand {
     }
 
     Reply run(SessionIdentitySql.Kill kill) {
-        Optional<ClientSession> found = session.services.sessions().find(kill.sessionId());
+        Optional<ClientSession> found = session.services().sessions().find(kill.sessionId());
         if (found.isEmpty()) {
             return Reply.error(SessionErrors.unknownThread(kill.sessionId()));
         }
         ClientSession target = found.get();
         if (target.context() == session && !kill.queryOnly()) {
             session.writeOk(1);
-            session.ctx.flush();
+            session.ctx().flush();
             session.closeSession();
             return Reply.LATER;
         }
         List<Map.Entry<String, Long>> threads = target.backends().threads();
-        if (threads.isEmpty() && !target.context().user.equals(session.user)) {
+        if (threads.isEmpty() && !target.context().client().user().equals(session.client().user())) {
             return Reply.error(SessionErrors.notOwnerOfThread(kill.sessionId(), "HY000"));
         }
-        session.phase = SessionContext.Phase.RUNNING;
+        session.markRunning();
         killNext(threads, 0, kill, target);
         return Reply.LATER;
     }
@@ -53,7 +53,7 @@ final class KillCommand {
             return;
         }
         Map.Entry<String, Long> thread = threads.get(index);
-        Optional<UpstreamServer> server = session.services.upstreams().find(thread.getKey())
+        Optional<UpstreamServer> server = session.services().upstreams().find(thread.getKey())
                 .filter(UpstreamServer::isReachable);
         if (server.isEmpty()) {
             killNext(threads, index + 1, kill, target); // a server that is down runs nothing of the session

@@ -33,14 +33,16 @@ final class PreparedStatementCommands {
     private final SessionRouting routing;
     private final ResponseForwarder forwarder;
     private final PreparedStatements prepared;
+    private final CachedReads cachedReads;
 
     PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
-                              ResponseForwarder forwarder) {
+                              ResponseForwarder forwarder, CachedReads cachedReads) {
         this.session = session;
+        this.cachedReads = cachedReads;
         this.backends = backends;
         this.routing = routing;
         this.forwarder = forwarder;
-        this.prepared = session.prepared;
+        this.prepared = session.prepared();
     }
 
     Reply prepare(Packet packet) {
@@ -54,7 +56,7 @@ final class PreparedStatementCommands {
             return Reply.error(kill.get());
         }
         StatementClass statementClass = StatementClassifier.classify(text, session.sqlMode());
-        Optional<UpstreamServer> target = session.services.upstreams().primary();
+        Optional<UpstreamServer> target = session.services().upstreams().primary();
         if (target.isEmpty()) {
             SessionRouting.Routed routed = routing.route(statementClass, text, false);
             if (routed.refused()) {
@@ -100,10 +102,10 @@ final class PreparedStatementCommands {
                 packet.release();
                 return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
             }
-            target = session.services.upstreams().find(longData.get().hostPort()).orElseThrow();
+            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
             after = backends.afterStatement(null, null, null);
         } else {
-            fill = session.cachedReads.execute(statement, packet.payload(), boundTypes);
+            fill = cachedReads.execute(statement, packet.payload(), boundTypes);
             if (fill == CacheFill.ANSWERED) {
                 if (boundTypes != null) {
                     // The client binds types once; the backend that runs its next execution must get them.
@@ -118,11 +120,7 @@ final class PreparedStatementCommands {
                 packet.release();
                 return routed.refusal();
             }
-            if (fill == null) {
-                session.cachedReads.lastAnswer = CachedReads.Answer.PROXIED;
-                session.cachedReads.lastCache = null;
-            }
-            session.cachedReads.routed(fill, routed);
+            cachedReads.routed(fill, routed);
             AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() == StatementKind.SESSION_STATE) {
                 // A setting made through a prepared statement cannot be replayed on other backends.
@@ -212,7 +210,7 @@ final class PreparedStatementCommands {
         PreparedStatements.Statement statement = found.get();
         UpstreamServer target;
         if (longData.isPresent()) {
-            target = session.services.upstreams().find(longData.get().hostPort()).orElseThrow();
+            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
         } else {
             SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), false);
             if (routed.refused()) {
@@ -300,7 +298,7 @@ final class PreparedStatementCommands {
             then.accept(known);
             return;
         }
-        ByteBuf prepare = session.ctx.alloc().buffer();
+        ByteBuf prepare = session.ctx().alloc().buffer();
         statement.writePrepare(prepare);
         InternalCommand.run(connection, prepare, (first, error) -> {
             if (error != null) {

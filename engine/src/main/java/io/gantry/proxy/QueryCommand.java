@@ -20,6 +20,7 @@ import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -40,13 +41,15 @@ final class QueryCommand {
     private final KillCommand kill;
     private final AdminCommand admin;
     private final GantrySettingsCommand settings;
+    private final CachedReads cachedReads;
     /** Statement texts up to this size are read through {@link #textScratch}; a larger one gets its own copy. */
     private static final int TEXT_SCRATCH_LIMIT = 4096;
     private byte[] textScratch = new byte[256];
 
     QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
-                 ResponseForwarder forwarder) {
+                 ResponseForwarder forwarder, CachedReads cachedReads) {
         this.session = session;
+        this.cachedReads = cachedReads;
         this.backends = backends;
         this.routing = routing;
         this.forwarder = forwarder;
@@ -71,14 +74,14 @@ final class QueryCommand {
         Packet command = packet;
         String sql = text.sql();
         QueryText sent = text;
-        String withId = SessionIdentitySql.withSessionId(text, session.id);
+        String withId = SessionIdentitySql.withSessionId(text, session.id());
         if (!withId.equals(sql)) {
             // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
             command = new Packet(0, session.queryPayload(withId));
             packet.release();
             sent = QueryText.of(withId, text.mode());
         }
-        CacheFill fill = session.cachedReads.text(text);
+        CacheFill fill = cachedReads.text(text);
         if (fill == CacheFill.ANSWERED) {
             command.release();
             return Reply.DONE;
@@ -97,18 +100,19 @@ final class QueryCommand {
             return ownSetting;
         }
         if (CacheStatements.isExplainLastStatement(text)) {
-            return admin.answer(CompletableFuture.completedFuture(explainLastStatement()));
+            return admin.answer(CompletableFuture.completedFuture(cachedReads.explainLastStatement()));
         }
-        Optional<CompletionStage<AdminResult>> adminReply = session.services.adminSql().handle(text, session.user);
+        Optional<CompletionStage<AdminResult>> adminReply = session.services().adminSql()
+                .handle(text, session.client().user());
         if (adminReply.isPresent()) {
             return admin.answer(adminReply.get());
         }
-        if (session.routeState.transaction() == TransactionState.NONE) {
+        if (session.routeState().transaction() == TransactionState.NONE) {
             NextTransaction next = NextTransaction.parse(text);
             if (next != null) {
                 // Held for the next statement's server (see NextTransaction); inside a transaction the server
                 // refuses it, so it is only held outside one.
-                session.nextTransaction = next;
+                session.settings().holdNextTransaction(next);
                 return Reply.OK;
             }
         }
@@ -140,29 +144,6 @@ final class QueryCommand {
         return new String(textScratch, 0, length, StandardCharsets.ISO_8859_1);
     }
 
-    /** {@code EXPLAIN LAST STATEMENT}: where the session's previous statement was answered. */
-    private AdminResult explainLastStatement() {
-        CachedReads reads = session.cachedReads;
-        String destination = switch (reads.lastAnswer) {
-            case NONE -> "none";
-            case CACHE_HIT -> "cache";
-            case CACHE_MISS -> "cache miss, then upstream";
-            case PROXIED -> "upstream";
-        };
-        String detail = switch (reads.lastAnswer) {
-            case NONE -> "no statement ran yet in this session";
-            case CACHE_HIT -> "answered from cache " + reads.lastCache.name() + ", no server asked";
-            case CACHE_MISS -> reads.lastAccountCheck == null ? "cache " + reads.lastCache.name() + " had no entry "
-                    + "this session could be served, so " + reads.lastServer + " answered"
-                    : "cache " + reads.lastCache.name() + " had an entry, but this account had not run the query on a "
-                    + "server lately, so " + reads.lastServer + " checked its right to it and answered ("
-                    + (reads.lastAccountCheck == RouteReason.CACHE_ACCOUNT_CHECK ? reads.lastAccountCheck.description()
-                    : "routed as usual, " + reads.lastAccountCheck.description()) + ")";
-            case PROXIED -> "proxied to " + reads.lastServer + " (no cache has this query)";
-        };
-        return AdminResult.Rows.ofText(List.of("Query_destination", "Detail"), List.of(List.of(destination, detail)));
-    }
-
     /**
      * Routes and runs a COM_QUERY.
      *
@@ -182,14 +163,9 @@ final class QueryCommand {
         }
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(command.payload()) : null;
-        AfterResponse after = session.cachedReads.sampled(text,
+        AfterResponse after = cachedReads.sampled(text,
                 backends.afterStatement(routed.statement(), withId, stateCommand));
-        CachedReads reads = session.cachedReads;
-        if (fill == null) {
-            reads.lastAnswer = CachedReads.Answer.PROXIED;
-            reads.lastCache = null;
-        }
-        reads.routed(fill, routed);
+        cachedReads.routed(fill, routed);
         ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
                 : connectionIdColumns(sql, withId);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
@@ -197,8 +173,8 @@ final class QueryCommand {
         boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
                 && routed.server().role() == Role.REPLICA && !backends.isConnectedTo(routed.server());
         Runnable elsewhere = fresh ? () -> {
-            LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", routed.server().address())
-                    .log("session {}: {} cannot be reached; routing the read again", session.id,
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
+                    .log("session {}: {} cannot be reached; routing the read again", session.id(),
                             routed.server().address());
             session.finish(runQuery(command, text, sent, false, fill));
         } : null;
@@ -234,9 +210,10 @@ final class QueryCommand {
     private void waitThenForward(Packet command, BackendConnection connection, SessionRouting.Routed routed,
                                  AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
         long started = System.nanoTime();
-        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), session.guarantees.causalWaitTimeout());
+        Duration timeout = session.settings().guarantees().causalWaitTimeout();
+        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), timeout);
         InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
-            ReadCounters counters = session.services.readCounters();
+            ReadCounters counters = session.services().readCounters();
             counters.waited(System.nanoTime() - started);
             if (CausalWait.caughtUp(row, error)) {
                 counters.servedByReplica();
@@ -245,16 +222,17 @@ final class QueryCommand {
             }
             counters.servedByPrimary();
             counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
-            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id,
+            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id(),
                     connection.server().address(), routed.waitFor(),
-                    session.guarantees.causalWaitTimeout().toMillis(), error == null ? "" : " (" + error.message() + ")");
-            Optional<UpstreamServer> primary = session.services.upstreams().primary();
+                    timeout.toMillis(), error == null ? "" : " (" + error.message() + ")");
+            Optional<UpstreamServer> primary = session.services().upstreams().primary();
             if (primary.isEmpty()) {
                 command.release();
-                session.finish(Reply.error(SessionErrors.noPrimary("read", session.services.upstreams().noPrimaryReason())));
+                session.finish(Reply.error(SessionErrors.noPrimary("read",
+                        session.services().upstreams().noPrimaryReason())));
                 return;
             }
-            session.routeState = session.routeState.withPreviousServer(session.serverId(primary.get()));
+            session.readOn(session.serverId(primary.get()));
             backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
                     after, rewriter));
         }, failure -> session.backendFailed(connection.server(), failure));
@@ -266,7 +244,7 @@ final class QueryCommand {
         return (response, framing) -> {
             ResponseFraming.PacketKind kind = framing.lastPacketKind();
             ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,
-                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, session.ctx.alloc());
+                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, session.ctx().alloc());
             return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
         };
     }

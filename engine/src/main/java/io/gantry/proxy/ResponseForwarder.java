@@ -42,7 +42,7 @@ final class ResponseForwarder {
     ResponseForwarder(SessionContext session, SessionBackends backends) {
         this.session = session;
         this.backends = backends;
-        this.ctx = session.ctx;
+        this.ctx = session.ctx();
         this.commandDone = session::commandDone;
     }
 
@@ -83,8 +83,8 @@ final class ResponseForwarder {
         @Override
         public void onPacket(Packet packet, ResponseFraming framing) {
             Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
-                    ? session.tracking.onOk(packet, framing.serverStatus(), connection.capabilities(),
-                            session.capabilities, ctx.alloc()) : packet;
+                    ? session.tracking().onOk(packet, framing.serverStatus(), connection.capabilities(),
+                            session.client().capabilities(), ctx.alloc()) : packet;
             writeToClient(rewriter.rewrite(response, framing));
             if (framing.awaitingClient()) {
                 // LOCAL INFILE: the client now sends the file, ending with an empty packet.
@@ -107,7 +107,7 @@ final class ResponseForwarder {
             BackendConnection done = connection;
             AfterResponse then = after;
             flushBatch();
-            session.services.metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+            session.services().metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
                     : RouteTarget.REPLICA, System.nanoTime() - sentAt);
             awaitingClientData = null;
             noteStatus(done, framing.serverStatus());
@@ -196,10 +196,6 @@ final class ResponseForwarder {
         if (status == ResponseFraming.NO_STATUS) {
             return;
         }
-        session.lastStatus = status;
-        session.routeState = session.routeState.withServerStatus(session.serverId(connection.server()),
-                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS),
-                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS_READONLY),
-                ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+        session.statusFrom(connection.server(), status);
     }
 }

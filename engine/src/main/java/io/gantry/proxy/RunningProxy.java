@@ -2,9 +2,9 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.admin.HostBlocks;
-import io.gantry.cache.QueryCaches;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
+import io.gantry.cache.QueryCaches;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;

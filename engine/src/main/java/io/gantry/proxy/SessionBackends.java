@@ -45,6 +45,7 @@ final class SessionBackends {
 
     private final SessionContext session;
     private final BackendStateSync stateSync;
+    private final ConsistencyRecorder consistency;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
@@ -56,6 +57,7 @@ final class SessionBackends {
     SessionBackends(SessionContext session) {
         this.session = session;
         this.stateSync = new BackendStateSync(session);
+        this.consistency = new ConsistencyRecorder(session);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -90,7 +92,7 @@ final class SessionBackends {
             then.accept(ready);
             return;
         }
-        session.phase = SessionContext.Phase.RUNNING;
+        session.markRunning();
         obtain(server).addListener(future -> {
             if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
                     && failure.serverUnreachable() && !server.isReachable()) {
@@ -116,10 +118,10 @@ final class SessionBackends {
         if (open == null || !open.isUsable() || !stateSync.upToDate(open)) {
             return null;
         }
-        session.phase = SessionContext.Phase.RUNNING;
+        session.markRunning();
         BackendUse use = uses.get(open);
         if (use != null) {
-            use.lastCommand = session.commands;
+            use.lastCommand = session.commands();
         }
         return open;
     }
@@ -128,7 +130,7 @@ final class SessionBackends {
     private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
         BackendUse use = uses.get(connection);
         if (use != null) {
-            use.lastCommand = session.commands;
+            use.lastCommand = session.commands();
         }
         Consumer<ErrPacket> refused = error -> {
             SessionContext.releaseIfHeld(packet);
@@ -146,21 +148,21 @@ final class SessionBackends {
         ServerId key = session.serverId(server);
         BackendConnection existing = connections.get(key);
         if (existing != null && existing.isUsable()) {
-            return session.ctx.executor().newSucceededFuture(existing);
+            return session.ctx().executor().newSucceededFuture(existing);
         }
         if (existing != null) {
             BackendUse lost = uses.get(existing);
             drop(key, existing);
             if (lost != null && !lost.held.isEmpty()) {
-                return session.ctx.executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
+                return session.ctx().executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
                         + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
             }
         }
-        ProxyConfig config = session.services.config();
-        Promise<BackendConnection> ready = session.ctx.executor().newPromise();
-        BackendConnection.open(server, session.backendLogin(), session.ctx.channel().eventLoop(),
-                config.connectTimeout(), config.maxPacketSize(), session.services.login().greetings(),
-                session.services.backendChannels()).addListener(future -> {
+        ProxyConfig config = session.services().config();
+        Promise<BackendConnection> ready = session.ctx().executor().newPromise();
+        BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
+                config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
+                session.services().backendChannels()).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {
@@ -177,7 +179,7 @@ final class SessionBackends {
             } else {
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                     // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
-                    session.services.upstreams().markDown(server, failure.getMessage());
+                    session.services().upstreams().markDown(server, failure.getMessage());
                 }
                 ready.tryFailure(future.cause());
             }
@@ -196,18 +198,18 @@ final class SessionBackends {
         if (use != null && !session.isClosed()) {
             if (!use.held.isEmpty()) {
                 String held = HeldState.describe(use.held);
-                LOG.atWarn().addKeyValue("session", session.id).addKeyValue("server", key.hostPort())
+                LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
                         .log("session {}: {} closed the session's connection, which held {}; ending the session, as a "
-                                + "direct connection would end", session.id, key.hostPort(), held);
+                                + "direct connection would end", session.id(), key.hostPort(), held);
                 session.endSession(SessionErrors.sessionEnded("Gantry: " + key.hostPort() + " closed this "
                         + "session's connection, which held " + held + "; this session is closed"), this::closeAll);
                 return;
             }
-            if (use.lastCommand == session.commands) {
-                LOG.atInfo().addKeyValue("session", session.id).addKeyValue("server", key.hostPort())
+            if (use.lastCommand == session.commands()) {
+                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
                         .log("session {}: {} closed the session's connection while the session was idle (its "
                                 + "wait_timeout, or the server went away); ending the session, as the server would",
-                                session.id, key.hostPort());
+                                session.id(), key.hostPort());
                 session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
                 return;
             }
@@ -221,7 +223,7 @@ final class SessionBackends {
             threads.remove(key.hostPort(), connection.serverThreadId());
             uses.remove(connection);
             stateSync.forget(connection);
-            session.prepared.forgetBackend(key.hostPort());
+            session.prepared().forgetBackend(key.hostPort());
         }
     }
 
@@ -234,7 +236,7 @@ final class SessionBackends {
         threads.clear();
         uses.clear();
         stateSync.clear();
-        session.prepared.clear();
+        session.prepared().clear();
     }
 
     /** Closes every connection but the one to {@code keep} (a COM_RESET_CONNECTION keeps the primary's). */
@@ -246,7 +248,7 @@ final class SessionBackends {
                 threads.remove(entry.getKey().hostPort(), entry.getValue().serverThreadId());
                 uses.remove(entry.getValue());
                 stateSync.forget(entry.getValue());
-                session.prepared.forgetBackend(entry.getKey().hostPort());
+                session.prepared().forgetBackend(entry.getKey().hostPort());
                 it.remove();
             }
         }
@@ -259,20 +261,20 @@ final class SessionBackends {
             return;
         }
         InternalCommand.run(connection, session.queryPayload("COMMIT"), (first, error) -> { },
-                failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", session.id,
+                failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", session.id(),
                         server, failure.getMessage()));
     }
 
     /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
     void scheduleRetentionClose(BackendConnection connection) {
-        ProxyServices services = session.services;
+        ProxyServices services = session.services();
         if (services.config().routing().readBalance() != ReadBalance.STATEMENT
                 || services.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
             return;
         }
-        long commandsAtSchedule = session.commands;
-        session.ctx.executor().schedule(() -> {
-            if (session.commands == commandsAtSchedule && !connection.isBusy() && !session.isClosed()) {
+        long commandsAtSchedule = session.commands();
+        session.ctx().executor().schedule(() -> {
+            if (session.commands() == commandsAtSchedule && !connection.isBusy() && !session.isClosed()) {
                 ServerId key = session.serverId(connection.server());
                 if (connections.get(key) == connection) {
                     drop(key, connection);
@@ -342,7 +344,7 @@ final class SessionBackends {
 
     private AfterResponse afterStatementRun(StatementClass statement, String sql, byte[] stateCommand) {
         return (connection, framing, done) -> {
-            session.completedOn(connection.server(), statement);
+            consistency.completedOn(connection.server(), statement);
             BackendUse use = uses.get(connection);
             if (use == null) {
                 done.run();
@@ -361,14 +363,12 @@ final class SessionBackends {
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
     void keepOnThisConnection(BackendConnection connection, String why) {
-        LOG.atInfo().addKeyValue("session", session.id)
-                .log("session {}: {}; the session stays on the primary", session.id, why);
+        LOG.atInfo().addKeyValue("session", session.id())
+                .log("session {}: {}; the session stays on the primary", session.id(), why);
         BackendUse use = uses.get(connection);
         if (use != null) {
             use.held.add(HeldState.UNREPLAYED_SETTINGS);
         }
-        if (!session.routeState.pinned()) {
-            session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
-        }
+        session.pin(StatementFlag.MIXED_SESSION_STATE);
     }
 }

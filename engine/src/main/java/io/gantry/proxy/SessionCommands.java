@@ -46,10 +46,10 @@ final class SessionCommands {
      *                     recorded for replay on the session's other backends
      */
     Reply onPrimary(Packet packet, boolean sessionState) {
-        Optional<UpstreamServer> primary = session.services.upstreams().primary();
+        Optional<UpstreamServer> primary = session.services().upstreams().primary();
         if (primary.isEmpty()) {
             packet.release();
-            return Reply.error(SessionErrors.noPrimary("command", session.services.upstreams().noPrimaryReason()));
+            return Reply.error(SessionErrors.noPrimary("command", session.services().upstreams().noPrimaryReason()));
         }
         AfterResponse after = sessionState
                 ? backends.afterStatement(null, null, ByteBufUtil.getBytes(packet.payload()))
@@ -61,17 +61,14 @@ final class SessionCommands {
 
     /** Resets every backend of the session: the primary's answer goes to the client, the rest are closed. */
     Reply resetConnection(Packet packet) {
-        Optional<UpstreamServer> primary = session.services.upstreams().primary();
+        Optional<UpstreamServer> primary = session.services().upstreams().primary();
         if (primary.isEmpty()) {
             backends.closeAll();
         } else {
             backends.closeAllBut(session.serverId(primary.get()));
         }
-        session.prepared.clear();
-        session.stateLog.clear();
-        session.routeState = SessionRouteState.INITIAL;
-        session.resetGantrySettings();
-        session.tracking.reset();
+        session.prepared().clear();
+        session.reset();
         if (primary.isEmpty()) {
             return onPrimary(packet, false);
         }

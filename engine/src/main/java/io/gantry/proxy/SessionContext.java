@@ -2,19 +2,21 @@ package io.gantry.proxy;
 
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
-import io.gantry.proxy.backend.BackendLogin;
-import io.gantry.proxy.backend.BackendSecret;
+import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
+import io.gantry.proxy.state.GantrySettings;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.RouteDecision;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlMode;
 import io.gantry.route.StatementClass;
+import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CommandType;
@@ -49,55 +51,40 @@ final class SessionContext {
 
     enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
-    static final int UTF8MB4_GENERAL_CI = 45;
     private static final int MAX_QUEUED_COMMANDS = 16;
     private static final int MAX_QUEUED_BYTES = 1 << 20;
     /** How long a session whose server side is gone waits for the client's next command to tell it why. */
     private static final Duration LOST_SESSION_GRACE = Duration.ofSeconds(60);
 
-    final ProxyServices services;
-    final long id;
-    final ChannelHandlerContext ctx;
-    final String host;
-    final SessionStateLog stateLog = new SessionStateLog();
-    final PreparedStatements prepared = new PreparedStatements();
+    private final ProxyServices services;
+    private final long id;
+    private final ChannelHandlerContext ctx;
+    private final String host;
+    private final SessionStateLog stateLog = new SessionStateLog();
+    private final PreparedStatements prepared = new PreparedStatements();
     /** What the session has read and written, for its read guarantees. */
-    final SessionConsistency consistency = new SessionConsistency();
+    private final SessionConsistency consistency = new SessionConsistency();
     /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
-    final SessionTracking tracking = new SessionTracking();
-    final CachedReads cachedReads = new CachedReads(this);
+    private final SessionTracking tracking = new SessionTracking();
+    private final ClientIdentity client = new ClientIdentity();
+    private final GantrySettings settings;
 
-    Phase phase = Phase.GREETING_SENT;
+    private Phase phase = Phase.GREETING_SENT;
     /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
-    boolean admitted;
+    private boolean admitted;
     /** Counted by the login gate: from the connection until the login ends. */
-    boolean pendingLogin;
-    int capabilities;
-    /** MariaDB extended capabilities negotiated with the client (0 for MySQL clients and primaries). */
-    int mariaDbCapabilities;
-    int collationId = UTF8MB4_GENERAL_CI;
-    String user = "";
-    String initialDatabase = "";
-    boolean tlsActive;
-    int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
-    SessionRouteState routeState = SessionRouteState.INITIAL;
-    /** The session's routing settings: the flags, changed by its own {@code SET gantry_read_from_followers}. */
-    RoutingConfig routing;
-    /** The session's read guarantees: the flags, changed by its own {@code SET gantry_...}. */
-    ReadGuarantees guarantees;
-    /** {@code SET TRANSACTION ... READ ONLY|READ WRITE} not yet sent: for the session's next statement. */
-    NextTransaction nextTransaction;
+    private boolean pendingLogin;
+    private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
-    long commands;
+    private long commands;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
-    ErrPacket sessionLost;
+    private ErrPacket sessionLost;
     /**
      * Whether the session holds nothing a drain waits for: it is closed, or its server side is gone. Written on the
      * session's loop, read by the drain's waiter.
      */
-    volatile boolean released;
-    /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
-    private BackendSecret secret;
+    private volatile boolean released;
 
     private final ArrayDeque<Packet> queued = new ArrayDeque<>();
     private long queuedBytes;
@@ -110,14 +97,180 @@ final class SessionContext {
         this.id = id;
         this.ctx = ctx;
         this.host = host;
+        this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
+    }
+
+    // ---- what the session is ------------------------------------------------------------------------------------
+
+    ProxyServices services() {
+        return services;
+    }
+
+    long id() {
+        return id;
+    }
+
+    /** The client channel's context: its allocator, its event loop, the way out to the client. */
+    ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    /** The client's address, as logs and the login gate name it. */
+    String host() {
+        return host;
+    }
+
+    SessionStateLog stateLog() {
+        return stateLog;
+    }
+
+    PreparedStatements prepared() {
+        return prepared;
+    }
+
+    SessionConsistency consistency() {
+        return consistency;
+    }
+
+    SessionTracking tracking() {
+        return tracking;
+    }
+
+    /** Who the client is and what its login negotiated. */
+    ClientIdentity client() {
+        return client;
+    }
+
+    /** The session's own Gantry settings and the {@code SET TRANSACTION} held for its next statement. */
+    GantrySettings settings() {
+        return settings;
+    }
+
+    Phase phase() {
+        return phase;
+    }
+
+    /** The status flags of the last server answer the client saw. */
+    int lastStatus() {
+        return lastStatus;
+    }
+
+    SessionRouteState routeState() {
+        return routeState;
+    }
+
+    long commands() {
+        return commands;
+    }
+
+    /** The answer to the client's next command when the session's server side is gone, else null. */
+    ErrPacket sessionLost() {
+        return sessionLost;
+    }
+
+    boolean released() {
+        return released;
+    }
+
+    // ---- the login ---------------------------------------------------------------------------------------------
+
+    /** The client connected: it counts as a pending login until {@link #leavePendingLogin}. */
+    void loginPending() {
+        pendingLogin = true;
+    }
+
+    boolean isLoginPending() {
+        return pendingLogin;
+    }
+
+    /** The login ended: returns whether it was pending until now (so the login gate is left once). */
+    boolean leavePendingLogin() {
+        boolean was = pendingLogin;
+        pendingLogin = false;
+        return was;
+    }
+
+    boolean isAdmitted() {
+        return admitted;
+    }
+
+    /** The session counts toward {@code --max-client-connections} from now on, until it closes. */
+    void markAdmitted() {
+        admitted = true;
+    }
+
+    /**
+     * COM_CHANGE_USER: everything the old account's session had goes ({@link #reset}, what it read and wrote, its
+     * status, its secret), and the session goes on as {@code user} in {@code database}; a collation of 0 keeps the
+     * current one.
+     */
+    void changedUser(String user, String database, int collationId) {
+        reset();
+        consistency.clear();
+        lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        client.changedUser(user, database, collationId);
+    }
+
+    void markAuthenticating() {
+        phase = Phase.AUTHENTICATING;
+    }
+
+    void markOpeningBackend() {
+        phase = Phase.OPENING_BACKEND;
+    }
+
+    // ---- the session's state as commands change it ------------------------------------------------------------
+
+    /** A command arrived from the client. */
+    void commandArrived() {
+        commands++;
+    }
+
+    /** The command is on its way (to a server, or to Gantry's own work): commands that arrive now are queued. */
+    void markRunning() {
+        phase = Phase.RUNNING;
+    }
+
+    /**
+     * COM_RESET_CONNECTION (and a change of user): the session's settings, routing state, Gantry settings and
+     * tracking go back to those of a new session.
+     */
+    void reset() {
+        stateLog.clear();
+        routeState = SessionRouteState.INITIAL;
         resetGantrySettings();
+        tracking.reset();
+    }
+
+    /** A server answered with {@code status}: the session's transaction state and mode flags follow it. */
+    void statusFrom(UpstreamServer server, int status) {
+        lastStatus = status;
+        routeState = routeState.withServerStatus(serverId(server),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS_READONLY),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+    }
+
+    /** The statement goes where {@code decision} says: the routing state moves on with it. */
+    void routed(RouteDecision decision) {
+        routeState = routeState.afterRouting(decision);
+    }
+
+    /** The read runs on {@code server} after all (a causal wait that timed out goes to the primary). */
+    void readOn(ServerId server) {
+        routeState = routeState.withPreviousServer(server);
+    }
+
+    /** The session stays on the primary from now on, for {@code reason}; a session pinned already keeps its reason. */
+    void pin(StatementFlag reason) {
+        if (!routeState.pinned()) {
+            routeState = routeState.withPin(reason);
+        }
     }
 
     /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
     void resetGantrySettings() {
-        this.routing = services.config().routing();
-        this.guarantees = services.config().readGuarantees();
-        this.nextTransaction = null;
+        settings.reset(services.config().routing(), services.config().readGuarantees());
     }
 
     /**
@@ -125,7 +278,8 @@ final class SessionContext {
      * {@code SET TRANSACTION}, else by the session's {@code transaction_read_only}.
      */
     boolean nextTransactionReadOnly() {
-        return nextTransaction != null ? nextTransaction.readOnly() : tracking.readOnlyByDefault();
+        NextTransaction next = settings.nextTransaction();
+        return next != null ? next.readOnly() : tracking.readOnlyByDefault();
     }
 
     /** Where queued commands go once the running one is done, and what else closes with the session. */
@@ -150,77 +304,6 @@ final class SessionContext {
 
     ServerId serverId(UpstreamServer server) {
         return services.serverIds().of(server);
-    }
-
-    /**
-     * A statement of the session's completed on {@code server}: what it read, or wrote on the primary, becomes part
-     * of what the session's next reads must not be older than (see {@link SessionConsistency}).
-     *
-     * @param statement the statement's class, or null for a command that is not a statement (an execute whose
-     *                  class is unknown, a fetch): taken as a write on the primary and a read elsewhere
-     */
-    void completedOn(UpstreamServer server, StatementClass statement) {
-        // The GTIDs the command's commits produced (BEGIN too commits an open transaction): a replica serves the
-        // session again once it has applied exactly them, with no need to wait for a sample of the primary.
-        GtidSet committed = committedGtids(tracking.takeOwnGtids());
-        if (committed != null) {
-            consistency.committed(committed);
-        }
-        StatementKind kind = statement == null ? null : statement.kind();
-        if (kind == StatementKind.SESSION_STATE || kind == StatementKind.TRANSACTION_BEGIN
-                || kind == StatementKind.TRANSACTION_SAVEPOINT) {
-            return; // no data read or written
-        }
-        boolean onPrimary = services.upstreams().isPrimary(server);
-        boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
-                || kind == StatementKind.TRANSACTION_END);
-        if (!wrote || committed == null) {
-            // A write whose GTID was not reported (tracking unavailable, or nothing reached the binlog) waits for
-            // a sample taken after it, which holds it if it committed.
-            consistency.completed(serverId(server), services.clock().millis(), wrote);
-        }
-        if (onPrimary) {
-            // Until a sample settles it, no replica may serve the session. A read on a replica needs no sample to
-            // go on reading there: the session asks for one only if it is kept from moving (SessionRouting).
-            services.nudgeSampler();
-        }
-    }
-
-    /** The reported GTIDs as one set (MySQL's are {@code uuid:n}, MariaDB's {@code domain-server-seq}), or null. */
-    private GtidSet committedGtids(List<String> reported) {
-        if (reported == null) {
-            return null;
-        }
-        GtidSet committed = null;
-        for (String text : reported) {
-            try {
-                GtidSet one = GtidSet.parse(text, text.indexOf(':') >= 0 ? Flavour.MYSQL : Flavour.MARIADB);
-                committed = committed == null || committed.flavour() != one.flavour() ? one : committed.union(one);
-            } catch (IllegalArgumentException unreadable) {
-                LOG.debug("session {}: unreadable GTID '{}' reported by a server: {}", id, text,
-                        unreadable.getMessage());
-            }
-        }
-        return committed;
-    }
-
-    // ---- the client's secret -----------------------------------------------------------------------------------
-
-    void keepSecret(BackendSecret newSecret) {
-        clearSecret();
-        this.secret = newSecret;
-    }
-
-    void clearSecret() {
-        if (secret != null) {
-            secret.clear();
-            secret = null;
-        }
-    }
-
-    /** What a new backend connection logs in with: the client's account, database, collation and capabilities. */
-    BackendLogin backendLogin() {
-        return new BackendLogin(user, secret, initialDatabase, collationId, capabilities, mariaDbCapabilities);
     }
 
     // ---- commands ----------------------------------------------------------------------------------------------
@@ -304,7 +387,7 @@ final class SessionContext {
 
     void writeOk(int sequenceId, long affectedRows) {
         ByteBuf out = ctx.alloc().buffer(16);
-        OkPacket.of(affectedRows, 0, localStatus(), 0).encode(out, capabilities);
+        OkPacket.of(affectedRows, 0, localStatus(), 0).encode(out, client.capabilities());
         ctx.write(new Packet(sequenceId, out));
     }
 
@@ -346,7 +429,7 @@ final class SessionContext {
      */
     void endSession(ErrPacket error, Runnable closeBackends) {
         closeBackends.run();
-        clearSecret();
+        client.clearSecret();
         sessionLost = error;
         released = true;
         services.sessions().released();
@@ -378,7 +461,7 @@ final class SessionContext {
         while ((packet = queued.poll()) != null) {
             packet.release();
         }
-        clearSecret();
+        client.clearSecret();
         services.sessions().unregister(id);
         services.sessions().released();
         if (pendingLogin) {
@@ -413,30 +496,6 @@ final class SessionContext {
         command[0] = (byte) CommandType.COM_QUERY.code();
         System.arraycopy(sql.getBytes(StandardCharsets.ISO_8859_1), 0, command, 1, sql.length());
         return command;
-    }
-
-    // ---- log text ----------------------------------------------------------------------------------------------
-
-    /** A peer-chosen name as it may appear in a log line: control characters escaped, so no line can be forged. */
-    static String printable(String text) {
-        StringBuilder out = null;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x20 || c == 0x7F) {
-                if (out == null) {
-                    out = new StringBuilder(text.length() + 8).append(text, 0, i);
-                }
-                out.append(String.format("\\x%02x", (int) c));
-            } else if (out != null) {
-                out.append(c);
-            }
-        }
-        return out == null ? text : out.toString();
-    }
-
-    static String abbreviate(String sql) {
-        String oneLine = sql.replaceAll("\\s+", " ").trim();
-        return oneLine.length() <= 120 ? oneLine : oneLine.substring(0, 117) + "...";
     }
 
     static void releaseIfHeld(Packet packet) {

@@ -119,7 +119,7 @@ final class SessionRouting {
 
     private Routed decide(StatementClass classified, String sql, boolean commit, boolean mayWait,
                           boolean accountCheck) {
-        ProxyServices services = session.services;
+        ProxyServices services = session.services();
         StatementClass statement = classified;
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
                 && statement.beginFlavor().orElse(null) == TransactionFlavor.DEFAULT
@@ -128,24 +128,25 @@ final class SessionRouting {
             statement = new StatementClass(statement.kind(), Optional.of(TransactionFlavor.READ_ONLY),
                     statement.flags(), statement.hint(), statement.statementCount());
         }
-        if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog.isFull()
-                && !session.routeState.pinned()) {
-            LOG.atInfo().addKeyValue("session", session.id)
-                    .log("session {}: more than {} distinct session settings; staying on the primary", session.id,
+        if (commit && statement.kind() == StatementKind.SESSION_STATE && session.stateLog().isFull()
+                && !session.routeState().pinned()) {
+            LOG.atInfo().addKeyValue("session", session.id())
+                    .log("session {}: more than {} distinct session settings; staying on the primary", session.id(),
                             SessionStateLog.MAX_DISTINCT_COMMANDS);
-            session.routeState = session.routeState.withPin(StatementFlag.MIXED_SESSION_STATE);
+            session.pin(StatementFlag.MIXED_SESSION_STATE);
         }
-        SessionRouteState routeState = session.routeState;
-        RoutingConfig routing = session.routing;
+        SessionRouteState routeState = session.routeState();
+        RoutingConfig routing = session.settings().routing();
         Upstreams upstreams = services.upstreams();
         UpstreamServer primary = upstreams.primaryOrNull();
         ServerId primaryId = primary != null ? session.serverId(primary) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
         boolean read = statement.kind() == StatementKind.READ || statement.kind() == StatementKind.TRANSACTION_BEGIN;
         if (read) {
-            session.consistency.settle(primaryId, positionOf);
+            session.consistency().settle(primaryId, positionOf);
         }
-        long now = session.services.clock().millis();
+        long now = session.services().clock().millis();
+        ReadGuarantees guarantees = session.settings().guarantees();
         ReplicaRefusal refused = null;
         boolean anyQualifies = false;
         List<ReplicaCandidate> waitable = null;
@@ -156,15 +157,15 @@ final class SessionRouting {
             if (primary != server && server.role() == Role.REPLICA) {
                 ServerId id = session.serverId(server);
                 ReplicaRefusal refusal = read
-                        ? session.consistency.judge(id, server.position(), session.guarantees, now) : null;
+                        ? session.consistency().judge(id, server.position(), guarantees, now) : null;
                 if (refusal != null && server.isUp()) {
                     refused = mostTelling(refused, refusal);
                 }
                 anyQualifies |= refusal == null && server.isUp();
                 candidates.add(id, server.weight(), server.isUp(), refusal == null);
                 if (server.isUp() && (refusal == ReplicaRefusal.OWN_WRITES
-                        || refusal == ReplicaRefusal.MONOTONIC_FLOOR) && !session.guarantees.avoidWaiting()
-                        && session.consistency.waitingCanQualify(id, session.guarantees.readYourWrites())) {
+                        || refusal == ReplicaRefusal.MONOTONIC_FLOOR) && !guarantees.avoidWaiting()
+                        && session.consistency().waitingCanQualify(id, guarantees.readYourWrites())) {
                     if (waitable == null) {
                         waitable = new ArrayList<>(2);
                     }
@@ -190,12 +191,12 @@ final class SessionRouting {
         RouteDecision decision = services.router().route(statement, routedAs, routing, primaryId, replicas);
         GtidSet waitFor = null;
         if (mayWait && decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && waitable != null
-                && session.consistency.floor(session.guarantees.readYourWrites()) != null) {
+                && session.consistency().floor(session.settings().guarantees().readYourWrites()) != null) {
             // Replicas refused only for a floor the session knows: wait for it on one of them.
             ServerId chosen = WeightedChoice.pick(waitable, ThreadLocalRandom.current()).orElseThrow().id();
             decision = RouteDecision.of(RouteTarget.REPLICA, chosen, RouteReason.READ_AFTER_WAIT,
                     statement.writeCause(), statement.pinFlag());
-            waitFor = session.consistency.floor(session.guarantees.readYourWrites());
+            waitFor = session.consistency().floor(session.settings().guarantees().readYourWrites());
         }
         if (accountCheck && waitFor == null && statement.kind() == StatementKind.READ
                 && BY_BALANCE_OR_AVAILABILITY.contains(decision.reason())) {
@@ -215,7 +216,7 @@ final class SessionRouting {
             return Routed.refused(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
         }
         if (LOG.isDebugEnabled()) {
-            LOG.debug("session {}: {} -> {}{}", session.id, SessionContext.abbreviate(sql), decision.describe(),
+            LOG.debug("session {}: {} -> {}{}", session.id(), LogText.abbreviate(sql), decision.describe(),
                     decision.reason() == RouteReason.NO_REPLICA_QUALIFIES ? refusals(upstreams, primaryId) : "");
         }
         if (commit) {
@@ -229,7 +230,7 @@ final class SessionRouting {
                 // On a real server BEGIN commits the open transaction first; do that on the replica that holds it.
                 backends.endTransactionOn(readOnly.server());
             }
-            session.routeState = routeState.afterRouting(decision);
+            session.routed(decision);
             services.metrics().routed(decision.target(), decision.reason());
             if (statement.kind() == StatementKind.READ && waitFor == null) {
                 count(decision, refused); // a read that waits is counted once the wait is over
@@ -277,7 +278,7 @@ final class SessionRouting {
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {
-        ReadCounters counters = session.services.readCounters();
+        ReadCounters counters = session.services().readCounters();
         if (decision.target() == RouteTarget.REPLICA) {
             counters.servedByReplica();
             return;
@@ -303,9 +304,10 @@ final class SessionRouting {
         Routed routed = route(text, false, true, false);
         StatementClass statement = routed.refused() ? text.statementClass() : routed.statement();
         rows.add(List.of("statement", statement.toString()));
-        rows.add(List.of("session", session.routeState.toString()));
-        ReadGuarantees guarantees = session.guarantees;
-        rows.add(List.of("settings", "gantry_read_from_followers=" + (session.routing.readFromFollowers() ? "ON" : "OFF")
+        rows.add(List.of("session", session.routeState().toString()));
+        ReadGuarantees guarantees = session.settings().guarantees();
+        rows.add(List.of("settings", "gantry_read_from_followers="
+                + (session.settings().routing().readFromFollowers() ? "ON" : "OFF")
                 + ", gantry_read_your_writes=" + (guarantees.readYourWrites() ? "ON" : "OFF")
                 + ", gantry_follower_read_staleness_ms=" + (guarantees.followerReadStaleness().isZero() ? "none"
                 : guarantees.followerReadStaleness().toMillis())
@@ -313,13 +315,13 @@ final class SessionRouting {
                 + ", --follower-reads-avoid-waiting=" + guarantees.avoidWaiting()
                 + (guarantees.avoidWaiting() ? "" : ", --causal-wait-timeout-ms="
                 + guarantees.causalWaitTimeout().toMillis())));
-        GtidSet floor = session.consistency.floor(guarantees.readYourWrites());
+        GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
-        List<String> pending = session.consistency.pendingDescriptions();
+        List<String> pending = session.consistency().pendingDescriptions();
         rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
-        long now = session.services.clock().millis();
-        Optional<UpstreamServer> primary = session.services.upstreams().primary();
-        for (UpstreamServer server : session.services.upstreams().servers()) {
+        long now = session.services().clock().millis();
+        Optional<UpstreamServer> primary = session.services().upstreams().primary();
+        for (UpstreamServer server : session.services().upstreams().servers()) {
             SampledPosition position = server.position();
             StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
                     .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
@@ -329,7 +331,8 @@ final class SessionRouting {
                 detail.append(", safe time ").append(now - position.safeTime().toEpochMilli()).append(" ms ago");
             }
             if (primary.orElse(null) != server && server.role() == Role.REPLICA) {
-                ReplicaRefusal refusal = session.consistency.judge(session.serverId(server), position, guarantees, now);
+                ReplicaRefusal refusal = session.consistency().judge(session.serverId(server), position, guarantees,
+                        now);
                 detail.append(": ").append(refusal == null ? "qualifies" : "refused, " + refusal.description());
             }
             rows.add(List.of(server.address(), detail.toString()));
@@ -355,11 +358,12 @@ final class SessionRouting {
     /** Why each replica was refused, for the debug log. */
     private String refusals(Upstreams upstreams, ServerId primaryId) {
         StringBuilder out = new StringBuilder(" (");
-        long now = session.services.clock().millis();
+        long now = session.services().clock().millis();
+        ReadGuarantees guarantees = session.settings().guarantees();
         for (UpstreamServer server : upstreams.servers()) {
             ServerId id = session.serverId(server);
             if (!id.equals(primaryId) && server.role() == Role.REPLICA) {
-                ReplicaRefusal refusal = session.consistency.judge(id, server.position(), session.guarantees, now);
+                ReplicaRefusal refusal = session.consistency().judge(id, server.position(), guarantees, now);
                 out.append(out.length() > 2 ? ", " : "").append(server.address()).append(": ")
                         .append(refusal == null ? "qualifies now" : refusal.description());
             }
@@ -368,24 +372,24 @@ final class SessionRouting {
     }
 
     private SampledPosition positionOf(ServerId id) {
-        UpstreamServer server = session.services.serverIds().find(id);
+        UpstreamServer server = session.services().serverIds().find(id);
         return server == null ? null : server.position();
     }
 
     /** Why a decision cannot be carried out as the statement's route, or null when it can. */
     private Reply refusal(RouteDecision decision) {
         if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
-            ProxyServices services = session.services;
+            ProxyServices services = session.services();
             String shownVersion = services.login().greetings().source(services.upstreams().primary()).serverVersion();
             return Reply.error(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse(shownVersion)));
         }
-        if (decision.target() == RouteTarget.PRIMARY && session.routeState.pinned()) {
+        if (decision.target() == RouteTarget.PRIMARY && session.routeState().pinned()) {
             BackendConnection holder = backends.holding(true);
             if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
                 String held = backends.describeHeld(holder);
-                LOG.atWarn().addKeyValue("session", session.id).addKeyValue("server", holder.server().address())
+                LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", holder.server().address())
                         .log("session {}: the primary is now {}, but the session's {} are on {}; closing the session",
-                                session.id, decision.server().hostPort(), held, holder.server().address());
+                                session.id(), decision.server().hostPort(), held, holder.server().address());
                 return Reply.close(SessionErrors.sessionEnded("Gantry: the primary is now "
                         + decision.server().hostPort() + ", but this session's " + held + " stayed on "
                         + holder.server().address() + "; this session is closed, reconnect"));

@@ -47,8 +47,8 @@ class SessionErrorsTest {
 
     @Test
     void peerChosenNamesCannotForgeLogLines() {
-        assertThat(SessionContext.printable("app")).isEqualTo("app");
-        assertThat(SessionContext.printable("app\n12:00:00 [main] INFO forged\u0014"))
+        assertThat(LogText.printable("app")).isEqualTo("app");
+        assertThat(LogText.printable("app\n12:00:00 [main] INFO forged\u0014"))
                 .isEqualTo("app\\x0a12:00:00 [main] INFO forged\\x14");
     }
 

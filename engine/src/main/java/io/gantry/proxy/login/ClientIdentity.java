@@ -1,0 +1,95 @@
+package io.gantry.proxy.login;
+
+import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendSecret;
+
+/**
+ * Who a session's client is and what its login negotiated: its account, the database it asked for, its collation,
+ * the capabilities both sides have, whether the connection is encrypted, and the secret its backend logins use. The
+ * login writes it; everything else only reads it. Read and written on the session's event loop.
+ */
+public final class ClientIdentity {
+
+    /** The collation a client gets when its handshake names none. */
+    public static final int UTF8MB4_GENERAL_CI = 45;
+
+    private int capabilities;
+    /** MariaDB extended capabilities negotiated with the client (0 for MySQL clients and primaries). */
+    private int mariaDbCapabilities;
+    private int collationId = UTF8MB4_GENERAL_CI;
+    private String user = "";
+    private String initialDatabase = "";
+    private boolean tlsActive;
+    /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
+    private BackendSecret secret;
+
+    public int capabilities() {
+        return capabilities;
+    }
+
+    public int mariaDbCapabilities() {
+        return mariaDbCapabilities;
+    }
+
+    public int collationId() {
+        return collationId;
+    }
+
+    public String user() {
+        return user;
+    }
+
+    /** The database the client asked for at login or at its last change of user (empty for none). */
+    public String initialDatabase() {
+        return initialDatabase;
+    }
+
+    public boolean tlsActive() {
+        return tlsActive;
+    }
+
+    /** The client's SSLRequest was accepted: the rest of the connection is encrypted. */
+    public void tlsStarted() {
+        tlsActive = true;
+    }
+
+    /**
+     * What the client's handshake response negotiated: the capabilities both sides have, its collation (0 for the
+     * default), its account and the database it asked for (empty for none).
+     */
+    public void handshakeReceived(int capabilities, int mariaDbCapabilities, int collationId, String user,
+                                  String database) {
+        this.capabilities = capabilities;
+        this.mariaDbCapabilities = mariaDbCapabilities;
+        this.collationId = collationId == 0 ? UTF8MB4_GENERAL_CI : collationId;
+        this.user = user;
+        this.initialDatabase = database;
+    }
+
+    /** COM_CHANGE_USER: the client goes on as {@code user} in {@code database}; a collation of 0 keeps the current. */
+    public void changedUser(String user, String database, int collationId) {
+        clearSecret();
+        this.user = user;
+        this.initialDatabase = database;
+        if (collationId != 0) {
+            this.collationId = collationId;
+        }
+    }
+
+    public void keepSecret(BackendSecret newSecret) {
+        clearSecret();
+        this.secret = newSecret;
+    }
+
+    public void clearSecret() {
+        if (secret != null) {
+            secret.clear();
+            secret = null;
+        }
+    }
+
+    /** What a new backend connection logs in with: the client's account, database, collation and capabilities. */
+    public BackendLogin backendLogin() {
+        return new BackendLogin(user, secret, initialDatabase, collationId, capabilities, mariaDbCapabilities);
+    }
+}
