@@ -16,6 +16,7 @@ import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteReason;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
+import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
@@ -374,13 +375,14 @@ final class CachedReads {
             return after;
         }
         String sql = text.sql();
+        SqlMode mode = text.mode(); // not the text itself: the session reads its next statement into it
         sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
         long started = System.nanoTime();
         return (connection, framing, done) -> {
             long nanos = System.nanoTime() - started;
             shape.setLength(0);
             literals.setLength(0);
-            if (SqlTokenizer.writeShape(sql, text.mode(), shape, literals)) {
+            if (SqlTokenizer.writeShape(sql, mode, shape, literals)) {
                 caches.proxied().record(shape.toString(), sql, nanos);
             }
             after.run(connection, framing, done);

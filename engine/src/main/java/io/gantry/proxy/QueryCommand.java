@@ -45,6 +45,8 @@ final class QueryCommand {
     /** Statement texts up to this size are read through {@link #textScratch}; a larger one gets its own copy. */
     private static final int TEXT_SCRATCH_LIMIT = 4096;
     private byte[] textScratch = new byte[256];
+    /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
+    private final QueryText statement = new QueryText();
 
     QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -65,7 +67,7 @@ final class QueryCommand {
      * session's id, the cache, and the route.
      */
     Reply run(Packet packet) {
-        QueryText text = QueryText.of(text(packet.payload()), session.sqlMode());
+        QueryText text = statement.read(text(packet.payload()), session.sqlMode());
         Reply answered = answeredByGantry(text);
         if (answered != null) {
             packet.release();

@@ -10,7 +10,9 @@ import java.util.List;
  * in one allocation-free pass when the value is made. A step whose words the text lacks costs one bit test; the
  * tokens and the statement's class are made at most once, by the first step that needs them, and shared.
  *
- * <p>Made and read on one session's event loop: the memoized parts need no lock.
+ * <p>Made and read on one session's event loop: the memoized parts need no lock. A session reads each of its
+ * statements into the same value ({@link #read}), one statement at a time, which saves an object per query on the
+ * hot path; a step must therefore not keep the value past its statement (keep {@link #sql()} instead).
  */
 public final class QueryText {
 
@@ -44,15 +46,26 @@ public final class QueryText {
         }
     }
 
-    private final String sql;
-    private final SqlMode mode;
-    private final int words;
+    private String sql;
+    private SqlMode mode;
+    private int words;
     /** Where the text's first non-blank character is (blanks only: comments before the verb are not skipped). */
-    private final int lead;
+    private int lead;
     private List<Token> tokens;
     private StatementClass statementClass;
 
-    private QueryText(String sql, SqlMode mode) {
+    /** An empty value for a session to {@link #read} its statements into. */
+    public QueryText() {
+        read("", SqlMode.DEFAULT);
+    }
+
+    /** {@code sql} (one char per byte, as COM_QUERY texts are decoded) under the session's {@code mode}. */
+    public static QueryText of(String sql, SqlMode mode) {
+        return new QueryText().read(sql, mode);
+    }
+
+    /** This value becomes {@code sql} under {@code mode}, as {@link #of} would make it; returns itself. */
+    public QueryText read(String sql, SqlMode mode) {
         this.sql = sql;
         this.mode = mode;
         this.words = wordsIn(sql);
@@ -61,11 +74,9 @@ public final class QueryText {
             at++;
         }
         this.lead = at;
-    }
-
-    /** {@code sql} (one char per byte, as COM_QUERY texts are decoded) under the session's {@code mode}. */
-    public static QueryText of(String sql, SqlMode mode) {
-        return new QueryText(sql, mode);
+        this.tokens = null;
+        this.statementClass = null;
+        return this;
     }
 
     public String sql() {

@@ -61,6 +61,20 @@ class QueryTextTest {
     }
 
     @Test
+    void readingTheNextStatementForgetsEverythingOfThePreviousOne() {
+        QueryText text = QueryText.of("SET TRANSACTION READ ONLY", SqlMode.DEFAULT);
+        assertThat(text.statementClass().kind()).isEqualTo(StatementKind.SESSION_STATE);
+        assertThat(text.tokens()).hasSize(4);
+        assertThat(text.read("  select gantry_x", SqlMode.of(true))).isSameAs(text);
+        assertThat(text.mentions(Word.TRANSACTION)).isFalse();
+        assertThat(text.mentions(Word.GANTRY)).isTrue();
+        assertThat(text.leadsWith("SELECT")).isTrue();
+        assertThat(text.mode()).isEqualTo(SqlMode.of(true));
+        assertThat(text.tokens()).hasSize(2);
+        assertThat(text.statementClass().kind()).isEqualTo(StatementKind.READ);
+    }
+
+    @Test
     void tokensFollowTheSessionsMode() {
         String sql = "SELECT 'a\\' , 'b'";
         // Under NO_BACKSLASH_ESCAPES the first string ends at the backslash; otherwise it runs on to the next quote.
