@@ -6,6 +6,8 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One client connection, as Netty sees it: packets in, in order, to the session's login while it logs in and then
@@ -16,7 +18,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * the command handlers ({@link QueryCommand}, {@link KillCommand}, {@link AdminCommand},
  * {@link PreparedStatementCommands}, {@link SessionCommands}) and {@link SessionErrors}.
  */
-final class ClientSession extends ChannelInboundHandlerAdapter {
+final class ClientSession extends ChannelInboundHandlerAdapter implements LiveSession {
 
     private final ProxyServices services;
     private final long id;
@@ -33,28 +35,29 @@ final class ClientSession extends ChannelInboundHandlerAdapter {
         this.id = id;
     }
 
-    /** The session's state (another session's KILL reads its user). */
-    SessionContext context() {
+    @Override
+    public SessionContext context() {
         return session;
     }
 
-    /** The session's backends (another session's KILL reads their thread ids). */
-    SessionBackends backends() {
-        return backends;
+    @Override
+    public List<Map.Entry<String, Long>> backendThreads() {
+        return backends.threads();
     }
 
-    /** Closes the session from another session's thread (a KILL CONNECTION). */
-    void closeOnItsLoop() {
+    @Override
+    public void closeOnItsLoop() {
         session.ctx().channel().eventLoop().execute(session::closeSession);
     }
 
-    /** During a drain: ends the session if it holds no transaction (see {@link SessionContext#endIfIdleForDrain}). */
-    void endOnItsLoopIfIdle() {
+    /** See {@link SessionContext#endIfIdleForDrain}. */
+    @Override
+    public void endOnItsLoopIfIdle() {
         session.ctx().channel().eventLoop().execute(session::endIfIdleForDrain);
     }
 
-    /** Whether the session holds nothing a drain waits for (closed, or its server side gone). */
-    boolean released() {
+    @Override
+    public boolean released() {
         return session == null || session.released();
     }
 

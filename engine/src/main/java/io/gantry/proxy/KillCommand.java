@@ -23,18 +23,18 @@ final class KillCommand {
     }
 
     Reply run(SessionIdentitySql.Kill kill) {
-        Optional<ClientSession> found = session.services().sessions().find(kill.sessionId());
+        Optional<LiveSession> found = session.services().sessions().find(kill.sessionId());
         if (found.isEmpty()) {
             return Reply.error(SessionErrors.unknownThread(kill.sessionId()));
         }
-        ClientSession target = found.get();
+        LiveSession target = found.get();
         if (target.context() == session && !kill.queryOnly()) {
             session.writeOk(1);
             session.ctx().flush();
             session.closeSession();
             return Reply.LATER;
         }
-        List<Map.Entry<String, Long>> threads = target.backends().threads();
+        List<Map.Entry<String, Long>> threads = target.backendThreads();
         if (threads.isEmpty() && !target.context().client().user().equals(session.client().user())) {
             return Reply.error(SessionErrors.notOwnerOfThread(kill.sessionId(), "HY000"));
         }
@@ -44,7 +44,7 @@ final class KillCommand {
     }
 
     private void killNext(List<Map.Entry<String, Long>> threads, int index, SessionIdentitySql.Kill kill,
-                          ClientSession target) {
+                          LiveSession target) {
         if (index == threads.size()) {
             if (!kill.queryOnly()) {
                 target.closeOnItsLoop();

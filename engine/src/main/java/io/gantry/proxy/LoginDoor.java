@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  */
 final class LoginDoor implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(ProxyServer.class);
+    private static final Logger LOG = LoggerFactory.getLogger("io.gantry.proxy.ProxyServer");
 
     private final ProxyConfig config;
     private final Upstreams upstreams;

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
 final class SessionContext {
 
     /** Every session class logs under one name, so operators filter a session's story with one logger. */
-    static final Logger LOG = LoggerFactory.getLogger(ClientSession.class);
+    static final Logger LOG = LoggerFactory.getLogger("io.gantry.proxy.ClientSession");
 
     enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 

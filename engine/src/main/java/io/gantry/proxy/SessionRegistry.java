@@ -17,7 +17,7 @@ final class SessionRegistry {
     private final int maxClientConnections;
     private final AtomicLong connectionIds = new AtomicLong();
     private final AtomicInteger loggedIn = new AtomicInteger();
-    private final Map<Long, ClientSession> sessions = new ConcurrentHashMap<>();
+    private final Map<Long, LiveSession> sessions = new ConcurrentHashMap<>();
     private volatile boolean draining;
     private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
@@ -49,7 +49,7 @@ final class SessionRegistry {
         loggedIn.decrementAndGet();
     }
 
-    void register(long id, ClientSession session) {
+    void register(long id, LiveSession session) {
         sessions.put(id, session);
     }
 
@@ -57,7 +57,7 @@ final class SessionRegistry {
         sessions.remove(id);
     }
 
-    Optional<ClientSession> find(long id) {
+    Optional<LiveSession> find(long id) {
         return Optional.ofNullable(sessions.get(id));
     }
 
@@ -67,7 +67,7 @@ final class SessionRegistry {
      */
     CompletableFuture<Void> drain() {
         draining = true;
-        sessions.values().forEach(ClientSession::endOnItsLoopIfIdle);
+        sessions.values().forEach(LiveSession::endOnItsLoopIfIdle);
         released();
         return drained;
     }
@@ -78,7 +78,7 @@ final class SessionRegistry {
 
     /** A session ended or let its server side go: the drain is done when every session has. */
     void released() {
-        if (draining && !drained.isDone() && sessions.values().stream().allMatch(ClientSession::released)) {
+        if (draining && !drained.isDone() && sessions.values().stream().allMatch(LiveSession::released)) {
             drained.complete(null);
         }
     }

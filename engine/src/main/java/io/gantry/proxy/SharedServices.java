@@ -41,7 +41,7 @@ final class SharedServices implements ProxyServices {
         this.clock = clock;
         this.backendChannels = backendChannels;
         this.serverIds = new ServerIds(upstreams);
-        this.peerWarnings = new RateLimitedLog(LoggerFactory.getLogger(ClientSession.class), 20,
+        this.peerWarnings = new RateLimitedLog(SessionContext.LOG, 20,
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
