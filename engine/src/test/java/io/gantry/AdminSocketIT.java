@@ -11,7 +11,7 @@ import io.gantry.admin.protocol.Request;
 import io.gantry.admin.protocol.ServerState;
 import io.gantry.admin.protocol.Topic;
 import io.gantry.authority.Retention;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;

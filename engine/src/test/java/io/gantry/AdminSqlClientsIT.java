@@ -3,7 +3,7 @@ package io.gantry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.authority.Retention;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.MariaDbTopology;

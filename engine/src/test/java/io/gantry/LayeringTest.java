@@ -154,9 +154,33 @@ class LayeringTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.backend..",
                         "io.gantry.proxy.transport..", "io.netty.channel..")
                 .check(ENGINE);
-        // Login is an exchange of packets and a gate: it touches no channel (the core writes what it returns).
+        // Login is an exchange of packets and a gate: it touches no channel (frontend.ClientLogin writes what it
+        // returns).
         noClasses().that().resideInAPackage("io.gantry.proxy.login..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty.channel..")
+                .check(ENGINE);
+    }
+
+    @Test
+    void theSessionsRoomsStackOneWay() {
+        // From the top: the client channel and its login (frontend), one handler per command family (command), the
+        // query caches' glue (caching), where a statement runs and how its answer comes back (execution), the
+        // session and what it is given (session). Each may use the ones below it, never one above.
+        String[] stack = {"frontend", "command", "caching", "execution", "session"};
+        for (int below = 1; below < stack.length; below++) {
+            for (int above = 0; above < below; above++) {
+                noClasses().that().resideInAPackage("io.gantry.proxy." + stack[below] + "..")
+                        .should().dependOnClassesThat().resideInAPackage("io.gantry.proxy." + stack[above] + "..")
+                        .check(ENGINE);
+            }
+        }
+        // The rooms of values and connections are below all of them.
+        noClasses().that().resideInAnyPackage("io.gantry.proxy.backend..", "io.gantry.proxy.transport..",
+                        "io.gantry.proxy.prepared..", "io.gantry.proxy.state..", "io.gantry.proxy.routing..",
+                        "io.gantry.proxy.login..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.session..",
+                        "io.gantry.proxy.execution..", "io.gantry.proxy.caching..", "io.gantry.proxy.command..",
+                        "io.gantry.proxy.frontend..")
                 .check(ENGINE);
     }
 

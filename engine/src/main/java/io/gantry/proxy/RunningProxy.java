@@ -8,6 +8,8 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;

@@ -7,7 +7,7 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;

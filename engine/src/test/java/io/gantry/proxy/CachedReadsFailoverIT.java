@@ -9,6 +9,7 @@ import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;

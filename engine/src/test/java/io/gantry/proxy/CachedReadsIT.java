@@ -12,6 +12,7 @@ import io.gantry.cdc.CdcTestTable;
 import io.gantry.cdc.TableFilter;
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;

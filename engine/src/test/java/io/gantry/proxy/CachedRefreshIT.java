@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;

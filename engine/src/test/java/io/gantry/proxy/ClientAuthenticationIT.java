@@ -4,6 +4,7 @@ import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.TopologyKind;

@@ -5,7 +5,10 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.frontend.ClientSession;
 import io.gantry.proxy.login.ServerGreetings;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.topology.InProcessTopology;
 import io.gantry.topology.UpstreamUrl;

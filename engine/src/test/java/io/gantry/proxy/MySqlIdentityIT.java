@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.TopologyKinds;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;

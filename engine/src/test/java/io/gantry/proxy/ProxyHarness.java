@@ -1,6 +1,7 @@
 package io.gantry.proxy;
 
 import io.gantry.events.EventBus;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.topology.UpstreamUrl;

@@ -2,10 +2,10 @@ package io.gantry.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gantry.proxy.ProxyConfig;
-import io.gantry.proxy.RunningProxy;
-import io.gantry.sandbox.DatabaseServer;
 import io.gantry.TopologyKinds;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.net.InetSocketAddress;

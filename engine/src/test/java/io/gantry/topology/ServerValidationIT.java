@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gantry.proxy.ProxyConfig;
-import io.gantry.proxy.RunningProxy;
-import io.gantry.sandbox.DatabaseServer;
 import io.gantry.TopologyKinds;
+import io.gantry.proxy.RunningProxy;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.MySqlInstallation;
 import io.gantry.sandbox.MySqlTopology;

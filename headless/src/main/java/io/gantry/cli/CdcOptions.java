@@ -2,10 +2,10 @@ package io.gantry.cli;
 
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import java.util.Optional;
-import picocli.CommandLine;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** The change stream's flags, shared by {@code run} and {@code demo}. */
 final class CdcOptions {

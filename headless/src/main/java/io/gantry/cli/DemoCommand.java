@@ -1,31 +1,31 @@
 package io.gantry.cli;
 
-import io.gantry.proxy.ProxyConfig;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
+import io.gantry.cdc.CdcSettings;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.Credentials;
 import io.gantry.sandbox.DatabaseServer;
-import io.gantry.topology.UpstreamUrl;
-import java.net.InetSocketAddress;
-import java.util.List;
-import java.util.Optional;
-import io.gantry.cdc.CdcSettings;
-import io.gantry.sandbox.SandboxAccounts;
-import java.util.Set;
 import io.gantry.sandbox.LocalTopology;
 import io.gantry.sandbox.MariaDbInstallation;
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.MySqlInstallation;
 import io.gantry.sandbox.MySqlTopology;
+import io.gantry.sandbox.SandboxAccounts;
 import io.gantry.sandbox.SandboxCertificates;
+import io.gantry.topology.UpstreamUrl;
 import java.io.PrintWriter;
-import java.util.Locale;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gantry demo}: a sandbox of real MariaDB or MySQL servers (a primary and replicas with GTID replication) that

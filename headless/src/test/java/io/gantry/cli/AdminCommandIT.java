@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;

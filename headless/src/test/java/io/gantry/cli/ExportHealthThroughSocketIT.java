@@ -8,7 +8,7 @@ import io.gantry.admin.protocol.HealthCsv;
 import io.gantry.authority.Authority;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.Retention;
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;

@@ -3,7 +3,7 @@ package io.gantry.proxy.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gantry.proxy.ProxyConfig;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.Test;

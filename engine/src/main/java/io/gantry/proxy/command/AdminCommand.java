@@ -1,0 +1,67 @@
+package io.gantry.proxy.command;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+
+import io.gantry.admin.AdminResult;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.Packet;
+import io.gantry.wire.TextResultSet;
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Gantry's own SQL on the proxy port: the result is computed off the event loop and written back on it, as MySQL
+ * packets (rows as a text result set, done as OK, a failure as ERR).
+ */
+public final class AdminCommand {
+
+    private final SessionContext session;
+
+    AdminCommand(SessionContext session) {
+        this.session = session;
+    }
+
+    Reply answer(CompletionStage<AdminResult> reply) {
+        session.markRunning();
+        reply.whenComplete((answer, failure) -> session.ctx().executor().execute(() -> {
+            if (failure != null) {
+                LOG.atError().addKeyValue("session", session.id())
+                        .log("session {}: admin statement failed: {}", session.id(), failure.toString(), failure);
+                session.finish(Reply.error(SessionErrors.adminStatementFailed(failure)));
+            } else {
+                session.finish(write(answer));
+            }
+        }));
+        return Reply.LATER;
+    }
+
+    private Reply write(AdminResult result) {
+        if (session.isClosed()) {
+            return Reply.LATER;
+        }
+        if (result instanceof AdminResult.Rows rows) {
+            List<ColumnDefinition> columns = rows.columns().stream()
+                    .map(column -> ColumnDefinition.text("gantry", "", column.name())).toList();
+            int sequence = 1;
+            for (ByteBuf payload : TextResultSet.encode(columns, rows.text(), session.client().capabilities(),
+                    session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
+                session.ctx().write(new Packet(sequence++ & 0xFF, payload));
+            }
+            session.ctx().flush();
+            return Reply.DONE;
+        }
+        if (result instanceof AdminResult.Done done) {
+            // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
+            LOG.atInfo().addKeyValue("session", session.id())
+                    .log("session {}: admin statement done: {}", session.id(), done.message());
+            session.writeOk(1, done.affectedRows());
+            session.ctx().flush();
+            return Reply.DONE;
+        }
+        return Reply.error(SessionErrors.adminStatementRefused((AdminResult.Failed) result));
+    }
+}

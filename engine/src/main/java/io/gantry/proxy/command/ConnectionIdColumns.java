@@ -1,0 +1,200 @@
+package io.gantry.proxy.command;
+
+import io.gantry.route.SqlTokenizer.Token;
+import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
+import io.gantry.wire.Buffers;
+import io.gantry.wire.ColumnDefinition;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code CONNECTION_ID()} is answered with the Gantry session id by writing the id into the statement text (see
+ * {@link SessionIdentitySql#withSessionId}). This puts back in the result's column definitions what a direct
+ * connection shows: the column named as the client wrote the select item, and a bare {@code CONNECTION_ID()}
+ * typed as the server types it ({@code INT UNSIGNED}, 10 digits) rather than as a number literal.
+ *
+ * <p>Only the first result set of the text is touched, and types only for items before any {@code *}, whose
+ * column position is then known. A {@code CONNECTION_ID()} inside a larger expression keeps the type the
+ * expression has with a literal.
+ */
+final class ConnectionIdColumns {
+
+    private static final int CONNECTION_ID_LENGTH = 10;
+    private static final Set<String> LIST_ENDS = Set.of("FROM", "INTO", "WHERE", "GROUP", "HAVING", "ORDER",
+            "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "FOR", "LOCK", "PROCEDURE");
+    private static final Set<String> SELECT_MODIFIERS = Set.of("ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY",
+            "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE",
+            "SQL_CALC_FOUND_ROWS");
+
+    /** Column names as the server makes them from the rewritten text, to the names the client's text gives. */
+    private final Map<String, String> names;
+    /** Positions of select items that are a bare {@code CONNECTION_ID()}. */
+    private final BitSet bareCalls;
+    private int resultSets;
+    private int column;
+
+    private ConnectionIdColumns(Map<String, String> names, BitSet bareCalls) {
+        this.names = names;
+        this.bareCalls = bareCalls;
+    }
+
+    /** What to put back for a text whose {@code CONNECTION_ID()} calls were replaced. */
+    static ConnectionIdColumns of(String original, String rewritten, boolean noBackslashEscapes) {
+        List<List<Token>> originalItems = selectItems(original, noBackslashEscapes);
+        List<List<Token>> rewrittenItems = selectItems(rewritten, noBackslashEscapes);
+        Map<String, String> names = new HashMap<>();
+        BitSet bareCalls = new BitSet();
+        if (originalItems.size() == rewrittenItems.size()) {
+            boolean positionsKnown = true;
+            for (int i = 0; i < originalItems.size(); i++) {
+                List<Token> item = originalItems.get(i);
+                if (item.size() == 1 && item.get(0).isSymbol(original, '*') || endsWithStar(original, item)) {
+                    positionsKnown = false;
+                }
+                if (!callsConnectionId(original, item)) {
+                    continue;
+                }
+                if (!hasAlias(original, item)) {
+                    names.put(text(rewritten, rewrittenItems.get(i)), text(original, item));
+                }
+                if (positionsKnown && isBareCall(original, item)) {
+                    bareCalls.set(i);
+                }
+            }
+        }
+        return new ConnectionIdColumns(names, bareCalls);
+    }
+
+    /**
+     * Rewrites one response packet if it is a column definition of the first result set that needs it; returns
+     * the packet's payload to send (the same buffer when nothing changed).
+     */
+    ByteBuf rewrite(ByteBuf payload, boolean columnCount, boolean columnDefinition, ByteBufAllocator alloc) {
+        if (columnCount) {
+            resultSets++;
+            column = 0;
+            return payload;
+        }
+        if (!columnDefinition || resultSets != 1) {
+            return payload;
+        }
+        int position = column++;
+        if (bareCalls.get(position)) {
+            int end = payload.writerIndex();
+            // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2)
+            payload.setIntLE(end - 10, CONNECTION_ID_LENGTH);
+            payload.setByte(end - 6, ColumnDefinition.FieldType.LONG.code());
+            payload.setShortLE(end - 5, payload.getUnsignedShortLE(end - 5) | ColumnDefinition.UNSIGNED_FLAG);
+        }
+        return renamed(payload, alloc);
+    }
+
+    private ByteBuf renamed(ByteBuf payload, ByteBufAllocator alloc) {
+        if (names.isEmpty()) {
+            return payload;
+        }
+        ByteBuf view = payload.duplicate();
+        for (int i = 0; i < 4; i++) {
+            Buffers.readLenEncSlice(view, "column definition"); // catalog, schema, table, org_table
+        }
+        int nameStart = view.readerIndex();
+        String name = Buffers.readLenEncString(view, "column definition name");
+        String original = names.get(name);
+        if (original == null) {
+            return payload;
+        }
+        byte[] bytes = original.getBytes(StandardCharsets.UTF_8);
+        ByteBuf out = alloc.buffer(payload.readableBytes() + bytes.length);
+        out.writeBytes(payload, payload.readerIndex(), nameStart - payload.readerIndex());
+        Buffers.writeLenEncInt(out, bytes.length);
+        out.writeBytes(bytes);
+        out.writeBytes(view, view.readerIndex(), view.readableBytes());
+        payload.release();
+        return out;
+    }
+
+    /** The items of the text's first top-level select list, each as its tokens. */
+    private static List<List<Token>> selectItems(String sql, boolean noBackslashEscapes) {
+        List<Token> tokens = SqlTokenizer.tokenize(sql, noBackslashEscapes);
+        int i = 0;
+        while (i < tokens.size() && tokens.get(i).isSymbol(sql, '(')) {
+            i++;
+        }
+        if (i >= tokens.size() || !tokens.get(i).isWord(sql, "SELECT")) {
+            return List.of();
+        }
+        i++;
+        while (i < tokens.size() && tokens.get(i).type() == Type.WORD
+                && SELECT_MODIFIERS.contains(tokens.get(i).text(sql).toUpperCase(java.util.Locale.ROOT))) {
+            i++;
+        }
+        List<List<Token>> items = new ArrayList<>();
+        int depth = 0;
+        int from = i;
+        for (; i < tokens.size(); i++) {
+            Token token = tokens.get(i);
+            if (token.isSymbol(sql, '(')) {
+                depth++;
+            } else if (token.isSymbol(sql, ')')) {
+                if (depth == 0) {
+                    break;
+                }
+                depth--;
+            } else if (depth == 0 && (token.isSymbol(sql, ';') || (token.type() == Type.WORD
+                    && LIST_ENDS.contains(token.text(sql).toUpperCase(java.util.Locale.ROOT))))) {
+                break;
+            } else if (depth == 0 && token.isSymbol(sql, ',')) {
+                items.add(tokens.subList(from, i));
+                from = i + 1;
+            }
+        }
+        if (from < i) {
+            items.add(tokens.subList(from, i));
+        }
+        return items;
+    }
+
+    private static boolean callsConnectionId(String sql, List<Token> item) {
+        for (int i = 0; i + 1 < item.size(); i++) {
+            if (item.get(i).isWord(sql, "CONNECTION_ID") && item.get(i + 1).isSymbol(sql, '(')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isBareCall(String sql, List<Token> item) {
+        return item.size() >= 3 && item.get(0).isWord(sql, "CONNECTION_ID") && item.get(1).isSymbol(sql, '(')
+                && item.get(2).isSymbol(sql, ')')
+                && (item.size() == 3 || hasAlias(sql, item) && item.size() <= 5);
+    }
+
+    /** {@code expr AS name}, or {@code expr name} after a closing parenthesis. */
+    private static boolean hasAlias(String sql, List<Token> item) {
+        if (item.size() < 2) {
+            return false;
+        }
+        Token last = item.get(item.size() - 1);
+        Token before = item.get(item.size() - 2);
+        boolean name = last.type() == Type.WORD || last.type() == Type.QUOTED_IDENTIFIER
+                || last.type() == Type.STRING;
+        return name && (before.isWord(sql, "AS") || before.isSymbol(sql, ')'));
+    }
+
+    private static boolean endsWithStar(String sql, List<Token> item) {
+        return item.size() >= 2 && item.get(item.size() - 1).isSymbol(sql, '*')
+                && item.get(item.size() - 2).isSymbol(sql, '.');
+    }
+
+    private static String text(String sql, List<Token> item) {
+        return item.isEmpty() ? "" : sql.substring(item.get(0).start(), item.get(item.size() - 1).end());
+    }
+}

@@ -1,0 +1,162 @@
+package io.gantry.proxy.command;
+
+import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.route.QueryText;
+import io.gantry.route.ReadGuarantees;
+import io.gantry.route.RoutingConfig;
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.TextResultSet;
+import io.netty.buffer.ByteBuf;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The session's own read-guarantee settings ({@link GantrySessionSql}): set, read and listed here, never sent to a
+ * server; and {@code EXPLAIN GANTRY ROUTE}, which shows where a statement would run and why. {@code DEFAULT} goes back to the flag's value; COM_RESET_CONNECTION and COM_CHANGE_USER bring every setting
+ * back to the flags, as a server does with its session variables.
+ */
+final class GantrySettingsCommand {
+
+    private final SessionContext session;
+    private final SessionRouting routing;
+
+    GantrySettingsCommand(SessionContext session, SessionRouting routing) {
+        this.session = session;
+        this.routing = routing;
+    }
+
+    /** The answer to a statement about the settings, or null when the statement is not one. */
+    Reply run(QueryText text) {
+        GantrySessionSql.Parsed parsed = GantrySessionSql.parse(text);
+        if (parsed instanceof GantrySessionSql.NotOurs) {
+            return null;
+        }
+        if (parsed instanceof GantrySessionSql.Refused refused) {
+            return Reply.error(refused.error());
+        }
+        if (parsed instanceof GantrySessionSql.Set set) {
+            return set(set);
+        }
+        if (parsed instanceof GantrySessionSql.ExplainRoute explain) {
+            return rows(List.of("item", "detail"), routing.explain(explain.statement()));
+        }
+        if (parsed instanceof GantrySessionSql.Select select) {
+            List<List<String>> row = new ArrayList<>();
+            List<String> values = new ArrayList<>();
+            for (GantrySessionSql.Setting setting : select.settings()) {
+                values.add(value(setting));
+            }
+            row.add(values);
+            return rows(select.labels(), row);
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (GantrySessionSql.Setting setting : GantrySessionSql.Setting.values()) {
+            rows.add(Arrays.asList(setting.sqlName(), value(setting)));
+        }
+        ReadGuarantees guarantees = session.settings().guarantees();
+        rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
+        rows.add(Arrays.asList("follower_reads_avoid_waiting", guarantees.avoidWaiting() ? "ON" : "OFF"));
+        rows.add(Arrays.asList("causal_wait_timeout_ms", Long.toString(guarantees.causalWaitTimeout().toMillis())));
+        GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
+        rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
+        List<String> pending = session.consistency().pendingDescriptions();
+        rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
+        return rows(List.of("Variable_name", "Value"), rows);
+    }
+
+    private Reply set(GantrySessionSql.Set set) {
+        RoutingConfig routing = session.settings().routing();
+        ReadGuarantees guarantees = session.settings().guarantees();
+        RoutingConfig defaultRouting = session.services().config().routing();
+        ReadGuarantees defaults = session.services().config().readGuarantees();
+        for (int i = 0; i < set.settings().size(); i++) {
+            GantrySessionSql.Setting setting = set.settings().get(i);
+            String value = set.values().get(i);
+            switch (setting) {
+                case READ_FROM_FOLLOWERS -> {
+                    Boolean on = value == null ? Boolean.valueOf(defaultRouting.readFromFollowers()) : bool(value);
+                    if (on == null) {
+                        return Reply.error(wrongValue(setting, value));
+                    }
+                    routing = routing.withReadFromFollowers(on);
+                }
+                case READ_YOUR_WRITES -> {
+                    Boolean on = value == null ? Boolean.valueOf(defaults.readYourWrites()) : bool(value);
+                    if (on == null) {
+                        return Reply.error(wrongValue(setting, value));
+                    }
+                    guarantees = guarantees.withReadYourWrites(on);
+                }
+                case FOLLOWER_READ_STALENESS_MS -> {
+                    Duration staleness;
+                    if (value == null) {
+                        staleness = defaults.followerReadStaleness();
+                    } else {
+                        try {
+                            staleness = Duration.ofMillis(Long.parseLong(value));
+                        } catch (NumberFormatException e) {
+                            return Reply.error(wrongValue(setting, value));
+                        }
+                        String problem = ReadGuarantees.stalenessProblem(staleness, guarantees.sampleInterval());
+                        if (problem != null || staleness.isZero()) {
+                            return Reply.error(ErrPacket.of(1231, "42000", "Variable '" + setting.sqlName()
+                                    + "' can't be set to the value of '" + value + "': " + (problem != null ? problem
+                                    : "the minimum is " + guarantees.minimumStaleness().toMillis()
+                                    + " ms; SET it to DEFAULT to go back to no staleness bound")));
+                        }
+                    }
+                    guarantees = guarantees.withFollowerReadStaleness(staleness);
+                }
+            }
+        }
+        session.settings().use(routing, guarantees);
+        return Reply.OK;
+    }
+
+    private String value(GantrySessionSql.Setting setting) {
+        return switch (setting) {
+            case READ_FROM_FOLLOWERS -> onOff(session.settings().routing().readFromFollowers());
+            case READ_YOUR_WRITES -> onOff(session.settings().guarantees().readYourWrites());
+            case FOLLOWER_READ_STALENESS_MS -> session.settings().guarantees().followerReadStaleness().isZero() ? null
+                    : Long.toString(session.settings().guarantees().followerReadStaleness().toMillis());
+        };
+    }
+
+    private Reply rows(List<String> columnNames, List<List<String>> rows) {
+        List<ColumnDefinition> columns = columnNames.stream()
+                .map(name -> ColumnDefinition.text("", "", name)).toList();
+        int sequence = 1;
+        for (ByteBuf payload : TextResultSet.encode(columns, rows, session.client().capabilities(),
+                session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
+            session.ctx().write(new Packet(sequence++ & 0xFF, payload));
+        }
+        session.ctx().flush();
+        return Reply.DONE;
+    }
+
+    private static ErrPacket wrongValue(GantrySessionSql.Setting setting, String value) {
+        return ErrPacket.of(1231, "42000", "Variable '" + setting.sqlName() + "' can't be set to the value of '"
+                + value + "'" + (setting == GantrySessionSql.Setting.FOLLOWER_READ_STALENESS_MS
+                ? " (a number of milliseconds, or DEFAULT)" : " (ON or OFF)"));
+    }
+
+    private static Boolean bool(String value) {
+        return switch (value.toUpperCase(Locale.ROOT)) {
+            case "ON", "1", "TRUE" -> Boolean.TRUE;
+            case "OFF", "0", "FALSE" -> Boolean.FALSE;
+            default -> null;
+        };
+    }
+
+    private static String onOff(boolean on) {
+        return on ? "ON" : "OFF";
+    }
+}

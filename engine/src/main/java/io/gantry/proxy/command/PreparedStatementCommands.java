@@ -1,0 +1,322 @@
+package io.gantry.proxy.command;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.caching.CacheFill;
+import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.execution.AfterResponse;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.prepared.PreparedStatements;
+import io.gantry.proxy.prepared.StmtExecutePayloads;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementClassifier;
+import io.gantry.route.StatementKind;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.StmtPrepareOk;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+
+/**
+ * The binary protocol's commands (COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA, _RESET, _CLOSE, _FETCH). A statement
+ * is prepared where the client first prepares it (the primary), and lazily on any other backend an execution is
+ * routed to; the client sees Gantry's own statement ids ({@link PreparedStatements}).
+ */
+public final class PreparedStatementCommands {
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final SessionRouting routing;
+    private final ResponseForwarder forwarder;
+    private final PreparedStatements prepared;
+    private final CachedReads cachedReads;
+
+    public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
+                              ResponseForwarder forwarder, CachedReads cachedReads) {
+        this.session = session;
+        this.cachedReads = cachedReads;
+        this.backends = backends;
+        this.routing = routing;
+        this.forwarder = forwarder;
+        this.prepared = session.prepared();
+    }
+
+    public Reply prepare(Packet packet) {
+        ByteBuf payload = packet.payload();
+        // One char per byte (ISO-8859-1): the text re-encodes to the client's exact bytes for other backends.
+        String text = payload.toString(payload.readerIndex() + 1, payload.readableBytes() - 1,
+                StandardCharsets.ISO_8859_1);
+        Optional<ErrPacket> kill = SessionIdentitySql.refusePrepared(text, session.sqlMode());
+        if (kill.isPresent()) {
+            packet.release();
+            return Reply.error(kill.get());
+        }
+        StatementClass statementClass = StatementClassifier.classify(text, session.sqlMode());
+        Optional<UpstreamServer> target = session.services().upstreams().primary();
+        if (target.isEmpty()) {
+            SessionRouting.Routed routed = routing.route(statementClass, text, false);
+            if (routed.refused()) {
+                packet.release();
+                return routed.refusal();
+            }
+            target = Optional.of(routed.server());
+        }
+        String hostPort = target.get().address();
+        backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
+                AfterResponse.NOTHING_MORE, (response, framing) -> {
+                    if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
+                        PreparedStatements.Statement statement = prepared.register(text, statementClass,
+                                hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
+                        StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
+                    } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                        prepared.prepareFailed();
+                    }
+                    return response;
+                }));
+        return Reply.LATER;
+    }
+
+    public Reply execute(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            packet.release();
+            return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_execute"));
+        }
+        PreparedStatements.Statement statement = found.get();
+        // Most executions bind no types (clients send them with the first); only those that do are parsed further.
+        byte[] boundTypes = statement.paramCount() > 0
+                && StmtExecutePayloads.bindsNewTypes(packet.payload(), statement.paramCount())
+                ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()).paramTypes() : null;
+        Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
+        UpstreamServer target;
+        AfterResponse after;
+        CacheFill fill = null;
+        if (longData.isPresent()) {
+            if (longData.get().lost()) {
+                prepared.reset(statement.clientId());
+                packet.release();
+                return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
+            }
+            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
+            after = backends.afterStatement(null, null, null);
+        } else {
+            fill = cachedReads.execute(statement, packet.payload(), boundTypes);
+            if (fill == CacheFill.ANSWERED) {
+                if (boundTypes != null) {
+                    // The client binds types once; the backend that runs its next execution must get them.
+                    prepared.typesBound(statement.clientId(), boundTypes);
+                }
+                packet.release();
+                return Reply.DONE;
+            }
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true,
+                    fill != null && fill.checksAccount());
+            if (routed.refused()) {
+                packet.release();
+                return routed.refusal();
+            }
+            cachedReads.routed(fill, routed);
+            AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
+            if (routed.statement().kind() == StatementKind.SESSION_STATE) {
+                // A setting made through a prepared statement cannot be replayed on other backends.
+                after = (connection, framing, done) -> {
+                    backends.keepOnThisConnection(connection, "a session setting made by a prepared statement");
+                    tracked.run(connection, framing, done);
+                };
+            } else {
+                after = tracked;
+            }
+            target = routed.server();
+        }
+        CacheFill executeFill = fill;
+        AfterResponse afterExecute = fill == null ? after : fill.completing(after);
+        ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
+                : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
+        BackendConnection ready = backends.readyConnection(target);
+        long known = ready == null ? PreparedStatements.NOT_PREPARED
+                : prepared.backendIdOrNone(statement.clientId(), ready.server().address());
+        if (known != PreparedStatements.NOT_PREPARED) {
+            // The usual execution: a ready connection where the statement is prepared, no closure.
+            forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter);
+        } else {
+            backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter));
+        }
+        return Reply.LATER;
+    }
+
+    /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */
+    private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
+                                                  PreparedStatements.Statement statement, CacheFill fill,
+                                                  AfterResponse after,
+                                                  ResponseForwarder.ResponseRewriter rewriter) {
+        return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
+                statement, connection, backendId, fill, after, rewriter), error -> {
+                    SessionContext.releaseIfHeld(packet);
+                    session.finish(Reply.error(error));
+                });
+    }
+
+    private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
+                                BackendConnection connection, long backendId, CacheFill fill,
+                                AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+        Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
+                backendId);
+        prepared.executed(statement.clientId(), connection.server().address());
+        if (fill != null) {
+            fill.start(connection);
+        }
+        forwarder.forward(command, connection, after, rewriter);
+    }
+
+    /**
+     * The execute packet as this backend needs it: its own statement id, and the parameter types if the client
+     * sent them only to another backend (the client sends types once; each backend needs them once).
+     *
+     * @param boundTypes the types the execution binds, or null when it binds none
+     */
+    private Packet withBackendTypesAndId(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
+                                         String hostPort, long backendId) {
+        Packet command = packet;
+        if (statement.paramCount() > 0) {
+            if (boundTypes != null) {
+                prepared.typesSent(statement.clientId(), hostPort, boundTypes);
+            } else {
+                Optional<byte[]> missing = prepared.missingTypes(statement.clientId(), hostPort);
+                if (missing.isPresent()) {
+                    command = new Packet(0, StmtExecutePayloads.withParamTypes(packet.payload(),
+                            statement.paramCount(), missing.get()));
+                    packet.release();
+                    prepared.typesSent(statement.clientId(), hostPort, missing.get());
+                }
+            }
+        }
+        StmtExecutePayloads.setStatementId(command.payload(), backendId);
+        return command;
+    }
+
+    public Reply sendLongData(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<PreparedStatements.LongData> longData = found.flatMap(st -> prepared.longData(st.clientId()));
+        if (found.isEmpty() || longData.map(PreparedStatements.LongData::lost).orElse(false)) {
+            packet.release(); // no response is ever sent for long data; the execute will report the problem
+            return Reply.DONE;
+        }
+        PreparedStatements.Statement statement = found.get();
+        UpstreamServer target;
+        if (longData.isPresent()) {
+            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
+        } else {
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), false);
+            if (routed.refused()) {
+                // Long data never gets an answer: the execute that follows reports the loss instead.
+                prepared.longDataLost(statement.clientId(), "the primary (none is known)");
+                packet.release();
+                return Reply.DONE;
+            }
+            target = routed.server();
+        }
+        backends.run(packet, target, connection -> ensurePrepared(connection, statement, backendId -> {
+            StmtExecutePayloads.setStatementId(packet.payload(), backendId);
+            prepared.longDataSent(statement.clientId(), connection.server().address());
+            forwarder.forward(packet, connection, AfterResponse.NOTHING_MORE,
+                    ResponseForwarder.ResponseRewriter.NONE);
+        }, error -> {
+            prepared.longDataLost(statement.clientId(), connection.server().address());
+            packet.release();
+            session.finish(Reply.DONE);
+        }));
+        return Reply.LATER;
+    }
+
+    public Reply reset(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            packet.release();
+            return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_reset"));
+        }
+        // Long data and open cursors live on the backends that hold them; reset there, answer here.
+        for (String hostPort : prepared.reset(found.get().clientId())) {
+            BackendConnection connection = backends.usable(hostPort);
+            OptionalLong backendId = prepared.backendId(found.get().clientId(), hostPort);
+            if (connection != null && backendId.isPresent()) {
+                InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                        backendId.getAsLong()), (first, error) -> { }, failure -> { });
+            }
+        }
+        packet.release();
+        return Reply.OK;
+    }
+
+    public Reply close(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isPresent()) {
+            for (Map.Entry<String, Long> backend : prepared.close(found.get().clientId()).entrySet()) {
+                // Never open a connection just to close a statement: a closed connection took it along.
+                BackendConnection connection = backends.usable(backend.getKey());
+                if (connection != null) {
+                    InternalCommand.run(connection, StmtExecutePayloads.withStatementId(packet.payload(),
+                            backend.getValue()), (first, error) -> { }, failure -> { });
+                }
+            }
+        }
+        packet.release(); // COM_STMT_CLOSE has no response
+        return Reply.DONE;
+    }
+
+    public Reply fetch(Packet packet) {
+        long clientId = StmtExecutePayloads.statementId(packet.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        Optional<String> hostPort = found.flatMap(st -> prepared.executedOn(st.clientId()));
+        OptionalLong backendId = hostPort.isPresent()
+                ? prepared.backendId(found.get().clientId(), hostPort.get()) : OptionalLong.empty();
+        BackendConnection connection = hostPort.map(backends::usable).orElse(null);
+        if (backendId.isEmpty() || connection == null) {
+            packet.release();
+            return Reply.error(SessionErrors.noOpenCursor(clientId));
+        }
+        StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
+        AfterResponse after = backends.afterStatement(null, null, null);
+        backends.run(packet, connection.server(), c -> forwarder.forward(packet, c, after,
+                ResponseForwarder.ResponseRewriter.NONE));
+        return Reply.LATER;
+    }
+
+    /** Prepares a statement on this backend if it is not prepared there yet, then passes its id there on. */
+    private void ensurePrepared(BackendConnection connection, PreparedStatements.Statement statement,
+                                LongConsumer then, Consumer<ErrPacket> onError) {
+        String hostPort = connection.server().address();
+        long known = prepared.backendIdOrNone(statement.clientId(), hostPort);
+        if (known != PreparedStatements.NOT_PREPARED) {
+            then.accept(known);
+            return;
+        }
+        ByteBuf prepare = session.ctx().alloc().buffer();
+        statement.writePrepare(prepare);
+        InternalCommand.run(connection, prepare, (first, error) -> {
+            if (error != null) {
+                onError.accept(error);
+                return;
+            }
+            StmtPrepareOk ok = StmtPrepareOk.decode(Unpooled.wrappedBuffer(first));
+            prepared.addBackend(statement.clientId(), hostPort, ok.statementId());
+            then.accept(ok.statementId());
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+}

@@ -1,0 +1,263 @@
+package io.gantry.proxy.command;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+
+import io.gantry.admin.AdminResult;
+import io.gantry.cache.CacheStatements;
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.caching.CacheFill;
+import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.execution.AfterResponse;
+import io.gantry.proxy.execution.CausalWait;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.proxy.state.NextTransaction;
+import io.gantry.route.QueryText;
+import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.RouteReason;
+import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionState;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * COM_QUERY, one pipeline over one {@link QueryText}: the session's {@code gantry_...} settings are answered by
+ * {@link GantrySettingsCommand}, Gantry's own admin SQL by the admin handler, a KILL of a Gantry session by
+ * {@link KillCommand}; everything else is routed and forwarded, with {@code CONNECTION_ID()} read as the Gantry
+ * session's id.
+ */
+public final class QueryCommand {
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final SessionRouting routing;
+    private final ResponseForwarder forwarder;
+    private final KillCommand kill;
+    private final AdminCommand admin;
+    private final GantrySettingsCommand settings;
+    private final CachedReads cachedReads;
+    /** Statement texts up to this size are read through {@link #textScratch}; a larger one gets its own copy. */
+    private static final int TEXT_SCRATCH_LIMIT = 4096;
+    private byte[] textScratch = new byte[256];
+    /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
+    private final QueryText statement = new QueryText();
+
+    public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
+                 ResponseForwarder forwarder, CachedReads cachedReads) {
+        this.session = session;
+        this.cachedReads = cachedReads;
+        this.backends = backends;
+        this.routing = routing;
+        this.forwarder = forwarder;
+        this.kill = new KillCommand(session, backends);
+        this.admin = new AdminCommand(session);
+        this.settings = new GantrySettingsCommand(session, routing);
+    }
+
+    /**
+     * The statement's text is read once into a {@link QueryText}, which every step below reads: each step looks
+     * only at a text that holds its words, so an ordinary statement costs each of them one bit test. In order:
+     * statements Gantry answers itself ({@link #answeredByGantry}), then {@code CONNECTION_ID()} read as the
+     * session's id, the cache, and the route.
+     */
+    public Reply run(Packet packet) {
+        QueryText text = statement.read(text(packet.payload()), session.sqlMode());
+        Reply answered = answeredByGantry(text);
+        if (answered != null) {
+            packet.release();
+            return answered;
+        }
+        Packet command = packet;
+        String sql = text.sql();
+        QueryText sent = text;
+        String withId = SessionIdentitySql.withSessionId(text, session.id());
+        if (!withId.equals(sql)) {
+            // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
+            command = new Packet(0, session.queryPayload(withId));
+            packet.release();
+            sent = QueryText.of(withId, text.mode());
+        }
+        CacheFill fill = cachedReads.text(text);
+        if (fill == CacheFill.ANSWERED) {
+            command.release();
+            return Reply.DONE;
+        }
+        return runQuery(command, text, sent, true, fill);
+    }
+
+    /**
+     * The answer to a statement that never reaches a server, or null for one that does: the session's
+     * {@code gantry_...} settings, {@code EXPLAIN LAST STATEMENT}, Gantry's admin and cache statements, a
+     * {@code SET TRANSACTION} held for the next statement, a KILL of a Gantry session (or one Gantry refuses).
+     */
+    private Reply answeredByGantry(QueryText text) {
+        Reply ownSetting = settings.run(text);
+        if (ownSetting != null) {
+            return ownSetting;
+        }
+        if (CacheStatements.isExplainLastStatement(text)) {
+            return admin.answer(CompletableFuture.completedFuture(cachedReads.explainLastStatement()));
+        }
+        Optional<CompletionStage<AdminResult>> adminReply = session.services().adminSql()
+                .handle(text, session.client().user());
+        if (adminReply.isPresent()) {
+            return admin.answer(adminReply.get());
+        }
+        if (session.routeState().transaction() == TransactionState.NONE) {
+            NextTransaction next = NextTransaction.parse(text);
+            if (next != null) {
+                // Held for the next statement's server (see NextTransaction); inside a transaction the server
+                // refuses it, so it is only held outside one.
+                session.settings().holdNextTransaction(next);
+                return Reply.OK;
+            }
+        }
+        SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(text);
+        if (killText instanceof SessionIdentitySql.KillText.Single single) {
+            return kill.run(single.kill());
+        }
+        if (killText instanceof SessionIdentitySql.KillText.Refused refused) {
+            // Never forwarded: the server would take a Gantry session id for one of its thread ids.
+            return Reply.error(refused.error());
+        }
+        return null;
+    }
+
+    /**
+     * The statement's text, one char per byte: routing only needs keywords, and ISO-8859-1 maps every byte to one
+     * char and cannot fail to decode. Copied once, through the session's own scratch array (a direct buffer's
+     * bytes would otherwise be copied twice).
+     */
+    private String text(ByteBuf payload) {
+        int length = payload.readableBytes() - 1;
+        if (length > TEXT_SCRATCH_LIMIT) {
+            return payload.toString(payload.readerIndex() + 1, length, StandardCharsets.ISO_8859_1);
+        }
+        if (textScratch.length < length) {
+            textScratch = new byte[Math.max(length, 2 * textScratch.length)];
+        }
+        payload.getBytes(payload.readerIndex() + 1, textScratch, 0, length);
+        return new String(textScratch, 0, length, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Routes and runs a COM_QUERY.
+     *
+     * @param text the client's text; {@code sent} the text as sent (with the session id in place of
+     *        {@code CONNECTION_ID()}), the same value when there is none
+     * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
+     * @param fill           captures the answer for a cache that has the statement's shape, or null
+     */
+    private Reply runQuery(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
+                           CacheFill fill) {
+        String sql = text.sql();
+        String withId = sent.sql();
+        SessionRouting.Routed routed = routing.route(sent, true, true, fill != null && fill.checksAccount());
+        if (routed.refused()) {
+            command.release();
+            return routed.refusal();
+        }
+        byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
+                ? ByteBufUtil.getBytes(command.payload()) : null;
+        AfterResponse after = cachedReads.sampled(text,
+                backends.afterStatement(routed.statement(), withId, stateCommand));
+        cachedReads.routed(fill, routed);
+        ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
+                : connectionIdColumns(sql, withId);
+        // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
+        // marks it down and the read is routed again, once, instead of ending the session.
+        boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
+                && routed.server().role() == Role.REPLICA && !backends.isConnectedTo(routed.server());
+        Runnable elsewhere = fresh ? () -> {
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
+                    .log("session {}: {} cannot be reached; routing the read again", session.id(),
+                            routed.server().address());
+            session.finish(runQuery(command, text, sent, false, fill));
+        } : null;
+        if (routed.waits()) {
+            backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
+                    rewriter), elsewhere);
+            return Reply.LATER;
+        }
+        if (fill != null) {
+            AfterResponse filling = fill.completing(after);
+            ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
+            backends.run(command, routed.server(), connection -> {
+                fill.start(connection);
+                forwarder.forward(command, connection, filling, capturing);
+            }, elsewhere);
+            return Reply.LATER;
+        }
+        BackendConnection ready = backends.readyConnection(routed.server());
+        if (ready != null) {
+            forwarder.forward(command, ready, after, rewriter); // the usual read or write: no closure
+            return Reply.LATER;
+        }
+        backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),
+                elsewhere);
+        return Reply.LATER;
+    }
+
+    /**
+     * Waits on the read's replica until it has applied what the session needs ({@code MASTER_GTID_WAIT},
+     * {@code WAIT_FOR_EXECUTED_GTID_SET}), then reads there; after {@code --causal-wait-timeout-ms}, the read goes
+     * to the primary instead, never to another replica.
+     */
+    private void waitThenForward(Packet command, BackendConnection connection, SessionRouting.Routed routed,
+                                 AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+        long started = System.nanoTime();
+        Duration timeout = session.settings().guarantees().causalWaitTimeout();
+        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), timeout);
+        InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
+            ReadCounters counters = session.services().readCounters();
+            counters.waited(System.nanoTime() - started);
+            if (CausalWait.caughtUp(row, error)) {
+                counters.servedByReplica();
+                forwarder.forward(command, connection, after, rewriter);
+                return;
+            }
+            counters.servedByPrimary();
+            counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
+            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id(),
+                    connection.server().address(), routed.waitFor(),
+                    timeout.toMillis(), error == null ? "" : " (" + error.message() + ")");
+            Optional<UpstreamServer> primary = session.services().upstreams().primary();
+            if (primary.isEmpty()) {
+                command.release();
+                session.finish(Reply.error(SessionErrors.noPrimary("read",
+                        session.services().upstreams().noPrimaryReason())));
+                return;
+            }
+            session.readOn(session.serverId(primary.get()));
+            backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
+                    after, rewriter));
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
+    private ResponseForwarder.ResponseRewriter connectionIdColumns(String original, String rewritten) {
+        ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten, session.noBackslashEscapes());
+        return (response, framing) -> {
+            ResponseFraming.PacketKind kind = framing.lastPacketKind();
+            ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,
+                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, session.ctx().alloc());
+            return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
+        };
+    }
+}

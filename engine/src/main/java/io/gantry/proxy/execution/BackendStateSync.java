@@ -1,0 +1,229 @@
+package io.gantry.proxy.execution;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.session.LogText;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.state.NextTransaction;
+import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.proxy.state.SessionTracking;
+import io.gantry.proxy.state.SettingReplay;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Brings each of a session's backend connections to the session's state before it runs the session's command: the
+ * session settings it has not applied yet (replayed from the {@link SessionStateLog}, as values), Gantry's own
+ * session tracking ({@link SessionTracking}), and a held {@code SET TRANSACTION} ({@link NextTransaction}); and
+ * records a setting that succeeded so the other connections replay it. Which connections a session has is
+ * {@link SessionBackends}' business; this class only knows what each has applied.
+ */
+final class BackendStateSync {
+
+    /** What one connection has applied of the session's state. */
+    private static final class Applied {
+        /** The session-state log version this connection has applied. */
+        long stateVersion;
+        /** Whether Gantry's own tracking is on; off again after the client's own {@code SET session_track_...}. */
+        boolean tracked;
+    }
+
+    /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
+    private static final Set<String> TRACKING_REFUSED = ConcurrentHashMap.newKeySet();
+
+    private final SessionContext session;
+    private final Map<BackendConnection, Applied> applied = new IdentityHashMap<>();
+
+    BackendStateSync(SessionContext session) {
+        this.session = session;
+    }
+
+    /** A new connection of the session: it has applied nothing yet. */
+    void opened(BackendConnection connection) {
+        applied.put(connection, new Applied());
+    }
+
+    /** A connection the session no longer has. */
+    void forget(BackendConnection connection) {
+        applied.remove(connection);
+    }
+
+    /** The session has no connection any more. */
+    void clear() {
+        applied.clear();
+    }
+
+    /** Whether {@code connection} can run the session's next command as it is, with nothing to send first. */
+    boolean upToDate(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        return session.settings().nextTransaction() == null
+                && session.stateLog().upTo(state == null ? 0L : state.stateVersion)
+                && !needsTracking(connection, state);
+    }
+
+    /**
+     * Sends what {@code connection} lacks of the session's state, then hands it to {@code then}; a refusal of the
+     * held {@code SET TRANSACTION} or of a replayed setting goes to {@code refused} instead.
+     */
+    void bringUpToDate(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
+                       Consumer<ErrPacket> refused) {
+        replaySettings(connection, () -> ensureTracking(connection,
+                () -> withNextTransaction(connection, packet, then, refused)), refused);
+    }
+
+    /** The server set the connection's session variables back to their defaults (COM_RESET_CONNECTION). */
+    void trackingReset(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        if (state != null) {
+            state.tracked = false;
+        }
+    }
+
+    /**
+     * A session setting succeeded on {@code connection}: records how to replay it on the session's other
+     * connections, as values (a setting made from an expression is read back first, see {@link SettingReplay}).
+     * After the client's own {@code SET session_track_...}, what it tracks is read first and Gantry's items are
+     * added back before the connection's next command. A setting that cannot be replayed goes to
+     * {@code notReplayable} with the reason.
+     *
+     * @param sql the text, or null when the command has no text (COM_INIT_DB, COM_SET_OPTION)
+     */
+    void settingSucceeded(BackendConnection connection, String sql, byte[] command, Runnable done,
+                          Consumer<String> notReplayable) {
+        Applied state = applied.get(connection);
+        if (state == null) {
+            done.run();
+            return;
+        }
+        if (sql == null || !SessionTracking.setsTracking(sql)) {
+            recordSetting(connection, state, sql, command, done, notReplayable);
+            return;
+        }
+        state.tracked = false;
+        InternalCommand.queryRow(connection,
+                session.queryPayload(SessionTracking.clientTrackingQuery(connection.flavour())),
+                (row, error) -> {
+                    if (error == null) {
+                        List<String> values = new ArrayList<>(row.size());
+                        for (InternalCommand.Value value : row) {
+                            values.add(value.text());
+                        }
+                        session.tracking().clientTracks(values);
+                    }
+                    recordSetting(connection, state, sql, command, done, notReplayable);
+                }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    private void recordSetting(BackendConnection connection, Applied state, String sql, byte[] command,
+                               Runnable done, Consumer<String> notReplayable) {
+        boolean noBackslashEscapes = session.noBackslashEscapes();
+        SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
+        if (replay instanceof SettingReplay.Verbatim) {
+            state.stateVersion = session.stateLog().record(command);
+            done.run();
+        } else if (replay instanceof SettingReplay.NotReplayable cannot) {
+            notReplayable.accept(cannot.why());
+            done.run();
+        } else {
+            SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
+            InternalCommand.queryRow(connection, session.queryPayload(readBack.query()), (row, error) -> {
+                if (error != null) {
+                    notReplayable.accept("reading back '" + LogText.abbreviate(sql) + "' failed: "
+                            + error.message());
+                } else {
+                    List<String> literals = new ArrayList<>(row.size());
+                    for (InternalCommand.Value value : row) {
+                        literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
+                    }
+                    state.stateVersion = session.stateLog().record(
+                            SessionContext.queryCommand(readBack.replayText(literals)));
+                }
+                done.run();
+            }, failure -> session.backendFailed(connection.server(), failure));
+        }
+    }
+
+    /** Replays the session-state commands this connection has not run yet, one at a time. */
+    private void replaySettings(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
+        Applied state = applied.get(connection);
+        List<byte[]> missing = session.stateLog().since(state == null ? 0L : state.stateVersion);
+        if (missing.isEmpty()) {
+            then.run();
+            return;
+        }
+        InternalCommand.runInOrder(connection, missing, command -> {
+            if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
+                trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
+            }
+        }, () -> {
+            if (state != null) {
+                state.stateVersion = session.stateLog().version();
+            }
+            then.run();
+        }, onError, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /**
+     * Turns Gantry's own session tracking on for a connection unless it is on, then runs {@code then}. A server
+     * that refuses it only costs the exact GTIDs: the session falls back on samples.
+     */
+    private void ensureTracking(BackendConnection connection, Runnable then) {
+        Applied state = applied.get(connection);
+        if (!needsTracking(connection, state)) {
+            then.run();
+            return;
+        }
+        state.tracked = true;
+        String setup = SessionTracking.setupStatement(connection.serverVersion());
+        InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
+            if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
+                LOG.atWarn().addKeyValue("server", connection.server().address())
+                        .log("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
+                                + "of the primary instead of the session's own GTIDs", connection.server().address(),
+                                error.message());
+            }
+            then.run();
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /** Whether Gantry's session tracking is still to be set up on the connection. */
+    private static boolean needsTracking(BackendConnection connection, Applied state) {
+        return state != null && !state.tracked
+                && CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK);
+    }
+
+    /**
+     * Sends the held {@code SET TRANSACTION} (see {@link NextTransaction}) before the session's next statement, on
+     * the statement's server, then the statement.
+     */
+    private void withNextTransaction(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
+                                     Consumer<ErrPacket> refused) {
+        NextTransaction next = session.settings().nextTransaction();
+        int command = packet.payload().getUnsignedByte(packet.payload().readerIndex());
+        if (next == null
+                || (command != CommandType.COM_QUERY.code() && command != CommandType.COM_STMT_EXECUTE.code())) {
+            then.accept(connection);
+            return;
+        }
+        session.settings().nextTransactionSent();
+        InternalCommand.run(connection, session.queryPayload(next.statement()), (first, error) -> {
+            if (error != null) {
+                refused.accept(error);
+            } else {
+                then.accept(connection);
+            }
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+}

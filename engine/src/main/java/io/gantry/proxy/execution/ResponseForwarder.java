@@ -1,0 +1,202 @@
+package io.gantry.proxy.execution;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.route.RouteTarget;
+import io.gantry.topology.Role;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketFrameEncoder;
+import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.ServerStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+
+/**
+ * Sends a client's command to a backend and streams the response back packet by packet, never decoding rows. The
+ * packets of one read burst leave in one buffer and one write; while the client cannot keep up, the backend is not
+ * read (back-pressure), and while a server waits for LOCAL INFILE contents, the client's packets go straight to it.
+ */
+public final class ResponseForwarder {
+
+    /** Looks at (and may rewrite) each response packet before it goes to the client; returns what to send. */
+    public interface ResponseRewriter {
+        Packet rewrite(Packet response, ResponseFraming framing);
+
+        ResponseRewriter NONE = (response, framing) -> response;
+    }
+
+    /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
+    private static final int BATCH_COPY_LIMIT = 8 * 1024;
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final ChannelHandlerContext ctx;
+    /** The listener of the last completed command, for the next one. */
+    private Forwarding idle;
+    private final Runnable commandDone;
+    /** Response packets of the current read burst, framed, not yet written. */
+    private ByteBuf batch;
+    private BackendConnection throttledBackend;
+    private BackendConnection awaitingClientData;
+
+    public ResponseForwarder(SessionContext session, SessionBackends backends) {
+        this.session = session;
+        this.backends = backends;
+        this.ctx = session.ctx();
+        this.commandDone = session::commandDone;
+    }
+
+    /**
+     * Sends the client's command and streams the response back; the command ends once {@code after} is done.
+     *
+     * @param after what to do once the response is complete (record a setting, note held state)
+     */
+    public void forward(Packet command, BackendConnection connection, AfterResponse after,
+                 ResponseRewriter rewriter) {
+        Forwarding forwarding = idle;
+        if (forwarding == null) {
+            forwarding = new Forwarding();
+        }
+        idle = null;
+        forwarding.begin(connection, after, rewriter);
+        connection.execute(command, forwarding);
+    }
+
+    /**
+     * The listener of one command's response. A session runs one command at a time, so the listener of a completed
+     * command serves the next one ({@link #idle}) instead of a new object per command; one whose command failed is not
+     * reused, and a command that starts while another is still answered gets its own.
+     */
+    private final class Forwarding implements BackendConnection.ResponseListener {
+        private BackendConnection connection;
+        private AfterResponse after;
+        private ResponseRewriter rewriter;
+        private long sentAt;
+
+        void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter) {
+            this.connection = connection;
+            this.after = after;
+            this.rewriter = rewriter;
+            this.sentAt = System.nanoTime();
+        }
+
+        @Override
+        public void onPacket(Packet packet, ResponseFraming framing) {
+            Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
+                    ? session.tracking().onOk(packet, framing.serverStatus(), connection.capabilities(),
+                            session.client().capabilities(), ctx.alloc()) : packet;
+            writeToClient(rewriter.rewrite(response, framing));
+            if (framing.awaitingClient()) {
+                // LOCAL INFILE: the client now sends the file, ending with an empty packet.
+                awaitingClientData = connection;
+                flushBatch();
+            } else if (!ctx.channel().isWritable()) {
+                throttledBackend = connection;
+                connection.setAutoRead(false);
+                flushBatch();
+            }
+        }
+
+        @Override
+        public void onBatchEnd() {
+            flushBatch();
+        }
+
+        @Override
+        public void onComplete(ResponseFraming framing) {
+            BackendConnection done = connection;
+            AfterResponse then = after;
+            flushBatch();
+            session.services().metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+                    : RouteTarget.REPLICA, System.nanoTime() - sentAt);
+            awaitingClientData = null;
+            noteStatus(done, framing.serverStatus());
+            backends.scheduleRetentionClose(done);
+            // Free for the next command before this one's last step, which may start it.
+            connection = null;
+            after = null;
+            rewriter = null;
+            idle = this;
+            then.run(done, framing, commandDone);
+        }
+
+        @Override
+        public void onFailure(BackendFailure failure) {
+            session.backendFailed(connection.server(), failure);
+        }
+    }
+
+    /** Whether the client's packets now are LOCAL INFILE contents for a server rather than commands. */
+    public boolean awaitsClientData() {
+        return awaitingClientData != null;
+    }
+
+    /**
+     * LOCAL INFILE contents on their way to the server. When the server falls behind, reading from the client
+     * pauses until it catches up, so a large upload does not pile up in Gantry's memory.
+     */
+    public void forwardClientData(Packet packet) {
+        BackendConnection backend = awaitingClientData;
+        boolean last = packet.payload().readableBytes() == 0;
+        backend.forwardFromClient(packet);
+        if (last) {
+            awaitingClientData = null;
+        } else if (!backend.isWritable()) {
+            ctx.channel().config().setAutoRead(false);
+            backend.whenWritable(() -> ctx.channel().config().setAutoRead(true));
+        }
+    }
+
+    /** The client can take more: the backend that was paused for it is read again. */
+    public void clientWritable() {
+        if (throttledBackend != null) {
+            throttledBackend.setAutoRead(true);
+            throttledBackend = null;
+        }
+    }
+
+    /** Drops what was not written yet; the session is closing. */
+    public void discard() {
+        if (batch != null) {
+            batch.release();
+            batch = null;
+        }
+    }
+
+    /**
+     * Frames a response packet into the buffer of the current read burst: the packets of a burst (a whole small
+     * result, typically) leave in one buffer and one write. Large packets go as they are, without a copy.
+     */
+    private void writeToClient(Packet response) {
+        int length = response.payload().readableBytes();
+        if (length > BATCH_COPY_LIMIT) {
+            flushBatch();
+            ctx.write(response);
+            return;
+        }
+        if (batch == null) {
+            batch = ctx.alloc().ioBuffer(Math.max(256, length + Packet.HEADER_SIZE));
+        }
+        PacketFrameEncoder.writeFramed(response, batch);
+        response.release();
+    }
+
+    private void flushBatch() {
+        if (batch != null) {
+            ByteBuf out = batch;
+            batch = null;
+            // No promise per write: a failed write reaches ClientSession.exceptionCaught, which closes the session.
+            ctx.write(out, ctx.voidPromise());
+        }
+        ctx.flush();
+    }
+
+    /** The server's status after a response: the session's transaction state and mode flags follow it. */
+    private void noteStatus(BackendConnection connection, int status) {
+        if (status == ResponseFraming.NO_STATUS) {
+            return;
+        }
+        session.statusFrom(connection.server(), status);
+    }
+}

@@ -1,0 +1,379 @@
+package io.gantry.proxy.execution;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.proxy.state.HeldState;
+import io.gantry.route.ReadBalance;
+import io.gantry.route.ServerId;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementFlag;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
+ * holds that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means. Before a
+ * connection runs the session's command, {@link BackendStateSync} brings it to the session's state.
+ */
+public final class SessionBackends {
+
+    /** What the session knows of one of its backend connections. */
+    private static final class BackendUse {
+        /** The value of {@link SessionContext#commands} when this connection last ran a command of the client's. */
+        long lastCommand;
+        /** What it holds that replaying the settings cannot rebuild. */
+        final EnumSet<HeldState> held = HeldState.none();
+    }
+
+    private final SessionContext session;
+    private final BackendStateSync stateSync;
+    private final ConsistencyRecorder consistency;
+    private final Map<ServerId, BackendConnection> connections = new HashMap<>();
+    private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
+    /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
+    private final Map<String, Long> threads = new ConcurrentHashMap<>();
+    /** The last {@link #afterStatement} made for a statement that is not a setting, and its statement class. */
+    private AfterResponse lastAfterStatement;
+    private StatementClass lastAfterClass;
+
+    public SessionBackends(SessionContext session) {
+        this.session = session;
+        this.stateSync = new BackendStateSync(session);
+        this.consistency = new ConsistencyRecorder(session);
+    }
+
+    /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
+    public List<Map.Entry<String, Long>> threads() {
+        return new ArrayList<>(threads.entrySet());
+    }
+
+    /** Whether the session has a connection to {@code server} (open or not yet known to be lost). */
+    public boolean isConnectedTo(UpstreamServer server) {
+        return connections.containsKey(session.serverId(server));
+    }
+
+    /** The session's usable connection to the server with this address, or null. */
+    public BackendConnection usable(String hostPort) {
+        return usable(new ServerId(hostPort));
+    }
+
+    public BackendConnection usable(ServerId server) {
+        BackendConnection connection = connections.get(server);
+        return connection != null && connection.isUsable() ? connection : null;
+    }
+
+    /**
+     * Runs a client command on a server: obtains (or opens) the session's connection to it, brings its session
+     * state up to date, then hands the connection to {@code then} (which forwards the command). When
+     * {@code unreachable} is given and the server cannot be reached at all (no connection was ever made), it runs
+     * instead of ending the session.
+     */
+    public void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
+        BackendConnection ready = readyConnection(server);
+        if (ready != null) {
+            then.accept(ready);
+            return;
+        }
+        session.markRunning();
+        obtain(server).addListener(future -> {
+            if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
+                    && failure.serverUnreachable() && !server.isReachable()) {
+                unreachable.run();
+                return;
+            }
+            if (!future.isSuccess()) {
+                packet.release();
+                session.backendFailed(server, future.cause());
+                return;
+            }
+            proceed((BackendConnection) future.getNow(), packet, then);
+        });
+    }
+
+    /**
+     * The usual command's way to its server, without a future or closures: the session's open connection to
+     * {@code server} when nothing needs doing on it first (settings to replay, session tracking to set up, a held
+     * {@code SET TRANSACTION}), marked as running the session's command; null when {@link #run} must get it ready.
+     */
+    public BackendConnection readyConnection(UpstreamServer server) {
+        BackendConnection open = connections.get(session.serverId(server));
+        if (open == null || !open.isUsable() || !stateSync.upToDate(open)) {
+            return null;
+        }
+        session.markRunning();
+        BackendUse use = uses.get(open);
+        if (use != null) {
+            use.lastCommand = session.commands();
+        }
+        return open;
+    }
+
+    /** Brings the connection's session state up to date, then hands it to {@code then}. */
+    private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.lastCommand = session.commands();
+        }
+        Consumer<ErrPacket> refused = error -> {
+            SessionContext.releaseIfHeld(packet);
+            session.finish(Reply.error(error));
+        };
+        stateSync.bringUpToDate(connection, packet, then, refused);
+    }
+
+    public void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
+        run(packet, server, then, null);
+    }
+
+    /** The session's connection to a server, opened and logged in on first use. */
+    public Future<BackendConnection> obtain(UpstreamServer server) {
+        ServerId key = session.serverId(server);
+        BackendConnection existing = connections.get(key);
+        if (existing != null && existing.isUsable()) {
+            return session.ctx().executor().newSucceededFuture(existing);
+        }
+        if (existing != null) {
+            BackendUse lost = uses.get(existing);
+            drop(key, existing);
+            if (lost != null && !lost.held.isEmpty()) {
+                return session.ctx().executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
+                        + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
+            }
+        }
+        ProxyConfig config = session.services().config();
+        Promise<BackendConnection> ready = session.ctx().executor().newPromise();
+        BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
+                config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
+                session.services().backendChannels()).addListener(future -> {
+            if (future.isSuccess()) {
+                BackendConnection connection = (BackendConnection) future.getNow();
+                if (session.isClosed()) {
+                    connection.close();
+                    ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
+                    return;
+                }
+                connections.put(key, connection);
+                uses.put(connection, new BackendUse());
+                stateSync.opened(connection);
+                threads.put(server.address(), connection.serverThreadId());
+                connection.onIdleClose(() -> closedByServer(key, connection));
+                ready.trySuccess(connection);
+            } else {
+                if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
+                    // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
+                    session.services().upstreams().markDown(server, failure.getMessage());
+                }
+                ready.tryFailure(future.cause());
+            }
+        });
+        return ready;
+    }
+
+    /**
+     * A server closed one of the session's idle connections (its {@code wait_timeout}, a KILL, a restart). If the
+     * connection held state replay cannot rebuild, or the session has been idle since it last used it (so the
+     * server's idle timeout is the session's own), the session ends as a direct one would; otherwise the
+     * connection is forgotten and reopened on next use.
+     */
+    private void closedByServer(ServerId key, BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        if (use != null && !session.isClosed()) {
+            if (!use.held.isEmpty()) {
+                String held = HeldState.describe(use.held);
+                LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
+                        .log("session {}: {} closed the session's connection, which held {}; ending the session, as a "
+                                + "direct connection would end", session.id(), key.hostPort(), held);
+                session.endSession(SessionErrors.sessionEnded("Gantry: " + key.hostPort() + " closed this "
+                        + "session's connection, which held " + held + "; this session is closed"), this::closeAll);
+                return;
+            }
+            if (use.lastCommand == session.commands()) {
+                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
+                        .log("session {}: {} closed the session's connection while the session was idle (its "
+                                + "wait_timeout, or the server went away); ending the session, as the server would",
+                                session.id(), key.hostPort());
+                session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
+                return;
+            }
+        }
+        drop(key, connection);
+    }
+
+    /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
+    private void drop(ServerId key, BackendConnection connection) {
+        if (connections.remove(key, connection)) {
+            threads.remove(key.hostPort(), connection.serverThreadId());
+            uses.remove(connection);
+            stateSync.forget(connection);
+            session.prepared().forgetBackend(key.hostPort());
+        }
+    }
+
+    /** Closes every backend connection of the session and forgets what it knew about them. */
+    public void closeAll() {
+        for (BackendConnection connection : connections.values()) {
+            connection.close();
+        }
+        connections.clear();
+        threads.clear();
+        uses.clear();
+        stateSync.clear();
+        session.prepared().clear();
+    }
+
+    /** Closes every connection but the one to {@code keep} (a COM_RESET_CONNECTION keeps the primary's). */
+    public void closeAllBut(ServerId keep) {
+        for (Iterator<Map.Entry<ServerId, BackendConnection>> it = connections.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<ServerId, BackendConnection> entry = it.next();
+            if (!entry.getKey().equals(keep)) {
+                entry.getValue().close();
+                threads.remove(entry.getKey().hostPort(), entry.getValue().serverThreadId());
+                uses.remove(entry.getValue());
+                stateSync.forget(entry.getValue());
+                session.prepared().forgetBackend(entry.getKey().hostPort());
+                it.remove();
+            }
+        }
+    }
+
+    /** Commits the read-only transaction the session holds on {@code server}, if its connection is still there. */
+    void endTransactionOn(ServerId server) {
+        BackendConnection connection = usable(server);
+        if (connection == null) {
+            return;
+        }
+        InternalCommand.run(connection, session.queryPayload("COMMIT"), (first, error) -> { },
+                failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", session.id(),
+                        server, failure.getMessage()));
+    }
+
+    /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
+    void scheduleRetentionClose(BackendConnection connection) {
+        ProxyServices services = session.services();
+        if (services.config().routing().readBalance() != ReadBalance.STATEMENT
+                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
+            return;
+        }
+        long commandsAtSchedule = session.commands();
+        session.ctx().executor().schedule(() -> {
+            if (session.commands() == commandsAtSchedule && !connection.isBusy() && !session.isClosed()) {
+                ServerId key = session.serverId(connection.server());
+                if (connections.get(key) == connection) {
+                    drop(key, connection);
+                    connection.close();
+                }
+            }
+        }, services.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    // ---- held state ------------------------------------------------------------------------------------------
+
+    /**
+     * A connection of the session that holds state replay cannot rebuild, or null.
+     *
+     * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
+     */
+    public BackendConnection holding(boolean tyingOnly) {
+        for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
+            Set<HeldState> held = entry.getValue().held;
+            if (tyingOnly ? HeldState.tiesSession(held) : !held.isEmpty()) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** What {@code connection} holds, in words ("a transaction, user variables"). */
+    String describeHeld(BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        return use == null ? "nothing" : HeldState.describe(use.held);
+    }
+
+    /**
+     * A COM_RESET_CONNECTION succeeded on the connection: the server dropped everything it held and set its session
+     * variables, what is tracked among them, back to their defaults.
+     */
+    public void serverReset(BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.held.clear();
+        }
+        stateSync.trackingReset(connection);
+    }
+
+    /**
+     * Notes what a statement left on its connection and, for a session setting that succeeded, records how to
+     * replay it.
+     *
+     * @param statement the statement's class, or null for a command that is not a statement
+     * @param sql the text, or null when the command has no text to look into (COM_INIT_DB, COM_SET_OPTION)
+     * @param stateCommand the session-setting command as sent, or null when it is not one
+     */
+    public AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
+        if (stateCommand == null) {
+            // Not a setting, so the text plays no part: one per statement class serves its every run (shared
+            // classes make that every plain read of the session).
+            AfterResponse last = lastAfterStatement;
+            if (last == null || lastAfterClass != statement) {
+                last = afterStatementRun(statement, null, null);
+                lastAfterStatement = last;
+                lastAfterClass = statement;
+            }
+            return last;
+        }
+        return afterStatementRun(statement, sql, stateCommand);
+    }
+
+    private AfterResponse afterStatementRun(StatementClass statement, String sql, byte[] stateCommand) {
+        return (connection, framing, done) -> {
+            consistency.completedOn(connection.server(), statement);
+            BackendUse use = uses.get(connection);
+            if (use == null) {
+                done.run();
+                return;
+            }
+            int status = framing.serverStatus();
+            HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
+            if (stateCommand == null || framing.failed()) {
+                done.run();
+            } else {
+                stateSync.settingSucceeded(connection, sql, stateCommand, done,
+                        why -> keepOnThisConnection(connection, why));
+            }
+        };
+    }
+
+    /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
+    public void keepOnThisConnection(BackendConnection connection, String why) {
+        LOG.atInfo().addKeyValue("session", session.id())
+                .log("session {}: {}; the session stays on the primary", session.id(), why);
+        BackendUse use = uses.get(connection);
+        if (use != null) {
+            use.held.add(HeldState.UNREPLAYED_SETTINGS);
+        }
+        session.pin(StatementFlag.MIXED_SESSION_STATE);
+    }
+}

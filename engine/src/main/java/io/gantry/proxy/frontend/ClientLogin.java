@@ -1,0 +1,349 @@
+package io.gantry.proxy.frontend;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+import static io.gantry.proxy.session.LogText.printable;
+import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
+
+import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.login.ClientAuthentication;
+import io.gantry.proxy.login.LoginGate;
+import io.gantry.proxy.login.ServerGreetings;
+import io.gantry.proxy.session.LoginDoor;
+import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.session.RateLimitedLog;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.route.SessionRouteState;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import io.gantry.wire.ChangeUser;
+import io.gantry.wire.ClientHandshake;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketFrameDecoder;
+import io.gantry.wire.ServerStatus;
+import io.gantry.wire.SslRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelHandlerContext;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connection phase with the client: admission (the session cap and the login gate), the greeting, TLS, the
+ * authentication exchange ({@link ClientAuthentication}), and a first backend login before the client is told it
+ * is in, so that what a server would refuse at login is refused here too. COM_CHANGE_USER runs the same exchange
+ * on an open session.
+ */
+final class ClientLogin {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final ChannelHandlerContext ctx;
+    private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
+    private int offeredCapabilities;
+    private int offeredMariaDbCapabilities;
+    private ClientAuthentication authentication;
+    /** Whether the login waits on Gantry's side (a server, a refusal's delay) rather than on the client. */
+    private boolean waitingForServer;
+
+    ClientLogin(SessionContext session, SessionBackends backends) {
+        this.session = session;
+        this.backends = backends;
+        this.ctx = session.ctx();
+    }
+
+    /**
+     * A new connection: refused at once when sessions are full or its host may not log in now; else greeted.
+     * Returns whether it was greeted.
+     */
+    boolean start() {
+        ProxyServices services = session.services();
+        if (services.sessions().full()) {
+            services.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
+                    session.id(), session.host(), services.config().maxClientConnections());
+            session.sendErrorAndClose(0, SessionErrors.tooManySessions(services.config().maxClientConnections()));
+            return false;
+        }
+        Optional<LoginGate.Refusal> refusal = services.login().gate().admit(session.host());
+        if (refusal.isPresent()) {
+            refuse(refusal.get());
+            return false;
+        }
+        session.loginPending();
+        Duration timeout = services.config().login().handshakeTimeout();
+        ctx.executor().schedule(() -> {
+            if (session.isLoginPending() && !session.isClosed()) {
+                loginTimedOut(timeout);
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        RANDOM.nextBytes(seed);
+        for (int i = 0; i < seed.length; i++) {
+            // Seed bytes are NUL-terminated on the wire; keep them printable like servers do.
+            seed[i] = (byte) (seed[i] & 0x7F);
+            if (seed[i] == 0 || seed[i] == '$') {
+                seed[i] = 'G';
+            }
+        }
+        // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
+        HandshakeV10 greeting = services.login().clientGreeting(session.id() & 0xFFFF_FFFFL, seed);
+        offeredCapabilities = greeting.capabilities();
+        offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
+        ByteBuf out = ctx.alloc().buffer(128);
+        greeting.encode(out);
+        ctx.writeAndFlush(new Packet(0, out));
+        return true;
+    }
+
+    /**
+     * The login outlasted {@code --connect-timeout-secs}. Only a peer that left its own part unfinished counts
+     * against its host: a login that waits on a server (the account look-up, the first backend) is Gantry's wait.
+     */
+    private void loginTimedOut(Duration timeout) {
+        boolean peersTurn = !waitingForServer && (session.phase() == SessionContext.Phase.GREETING_SENT
+                || session.phase() == SessionContext.Phase.AUTHENTICATING);
+        session.services().peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+                + "(--connect-timeout-secs){}", session.id(), session.host(), timeout.toSeconds(),
+                peersTurn ? "" : ", waiting for a server");
+        if (peersTurn) {
+            handshakeFailed("left unfinished past --connect-timeout-secs");
+        }
+        session.closeSession();
+    }
+
+    /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
+    private void refuse(LoginGate.Refusal refusal) {
+        RateLimitedLog warnings = session.services().peerWarnings();
+        if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
+            long seconds = Math.max(1, blocked.left().toSeconds());
+            warnings.warn("blocked", "session {}: refused {}, blocked after failed handshakes for {} more s",
+                    session.id(), session.host(), seconds);
+            session.sendErrorAndClose(0, SessionErrors.hostBlocked(session.host(), seconds));
+        } else {
+            LoginGate.Refusal.TooManyPending pending = (LoginGate.Refusal.TooManyPending) refusal;
+            warnings.warn("pending", "session {}: refused {}, {} connections are logging in ({} {})", session.id(),
+                    session.host(), pending.pending(), SessionErrors.pendingLoginFlag(pending), pending.limit());
+            session.sendErrorAndClose(0, SessionErrors.tooManyPendingLogins(pending, session.host()));
+        }
+    }
+
+    /** The client's first packet: a HandshakeResponse41, or an SSLRequest to go on over TLS. */
+    void onHandshakeResponse(Packet packet) {
+        ClientHandshake handshake;
+        try {
+            handshake = ClientHandshake.decode(packet.payload());
+        } finally {
+            packet.release();
+        }
+        if (handshake instanceof SslRequest) {
+            startTls(packet.sequenceId());
+            return;
+        }
+        HandshakeResponse41 response = (HandshakeResponse41) handshake;
+        int capabilities = response.capabilities() & ServerGreetings.OFFERED & offeredCapabilities;
+        session.client().handshakeReceived(capabilities, response.mariaDbCapabilities() & offeredMariaDbCapabilities,
+                response.characterSet(), response.username(),
+                (capabilities & CLIENT_CONNECT_WITH_DB) != 0 ? response.database() : "");
+        authentication = newAuthentication();
+        apply(authentication.onHandshakeResponse(session.client().user(), response.authPluginName(),
+                        response.authResponse()),
+                packet.sequenceId() + 1);
+    }
+
+    private ClientAuthentication newAuthentication() {
+        return new ClientAuthentication(seed, session.client().tlsActive(), session.services().login().rsaKey(),
+                session.host());
+    }
+
+    /**
+     * SSLRequest: the rest of the exchange runs over TLS. The client sends its TLS ClientHello right behind the
+     * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
+     */
+    private void startTls(int sequenceId) {
+        if (session.services().login().sslContext().isEmpty() || session.client().tlsActive()) {
+            session.sendErrorAndClose(sequenceId + 1, SessionErrors.tlsNotEnabled());
+            return;
+        }
+        session.client().tlsStarted();
+        PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf alreadyRead = decoder.takeUndecodedBytes();
+        ctx.pipeline().addFirst("tls", session.services().login().sslContext().get().newHandler(ctx.alloc()));
+        // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
+        // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
+        if (alreadyRead.isReadable()) {
+            ctx.pipeline().fireChannelRead(alreadyRead);
+        } else {
+            alreadyRead.release();
+        }
+    }
+
+    /** A later packet of the authentication exchange (an auth-switch answer, a password, a key request). */
+    void onAuthPacket(Packet packet) {
+        byte[] data = ByteBufUtil.getBytes(packet.payload());
+        packet.release();
+        apply(authentication.onClientPacket(data), packet.sequenceId() + 1);
+    }
+
+    /** COM_CHANGE_USER: everything of the old session goes, and the login runs as at connect time. */
+    Reply changeUser(Packet packet) {
+        ChangeUser change;
+        try {
+            change = ChangeUser.decode(packet.payload(), session.client().capabilities());
+        } finally {
+            packet.release();
+        }
+        backends.closeAll();
+        session.changedUser(change.username(), change.database(), change.characterSet());
+        authentication = newAuthentication();
+        session.markOpeningBackend();
+        apply(authentication.onHandshakeResponse(session.client().user(), change.authPluginName(),
+                change.authResponse()), 1);
+        return Reply.LATER;
+    }
+
+    private void apply(ClientAuthentication.Step step, int firstSequence) {
+        int sequence = firstSequence;
+        for (byte[] payload : step.packets()) {
+            ctx.write(new Packet(sequence++ & 0xFF, ctx.alloc().buffer(payload.length).writeBytes(payload)));
+        }
+        int next = sequence;
+        switch (step.outcome()) {
+            case CONTINUE -> {
+                session.markAuthenticating();
+                ctx.flush();
+            }
+            case LOOKUP -> {
+                waitingForServer = true;
+                session.services().login().lookupAccount(session.client().user()).whenComplete((entries, failure) ->
+                    ctx.executor().execute(() -> {
+                        waitingForServer = false;
+                        if (session.isClosed()) {
+                            return;
+                        }
+                        if (failure != null) {
+                            Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+                            LOG.atError().addKeyValue("session", session.id())
+                                    .log("session {}: cannot look up the account '{}': {}", session.id(),
+                                            printable(session.client().user()), cause.getMessage());
+                            session.sendErrorAndClose(next,
+                                    SessionErrors.accountLookupFailed(session.client().user(), cause));
+                            return;
+                        }
+                        apply(authentication.onAccounts(entries), next);
+                    }));
+            }
+            case ACCEPT -> {
+                session.client().keepSecret(step.secret());
+                openFirstBackend(sequence);
+            }
+            case DENY -> refused(step, sequence);
+        }
+    }
+
+    /**
+     * The servers' accounts refuse this login: the client hears the server's own error, after the delay the login
+     * gate gives this account on this host (none until it has been refused several times in a row).
+     */
+    private void refused(ClientAuthentication.Step step, int sequence) {
+        Duration delay = session.services().login().gate().loginRefused(session.host(), session.client().user());
+        session.services().peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
+                session.id(), printable(session.client().user()), session.host(), authentication.plugin(),
+                step.reason(),
+                delay.isZero() ? "" : "; answered after " + delay.toMillis() + " ms (--login-delay-after)");
+        if (delay.isZero()) {
+            session.sendErrorAndClose(sequence, step.error());
+            return;
+        }
+        waitingForServer = true; // the delay is Gantry's, not the peer's
+        ctx.executor().schedule(() -> {
+            if (!session.isClosed()) {
+                session.sendErrorAndClose(sequence, step.error());
+            }
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Logs in to one backend before telling the client it is in, so that what a server would refuse at login
+     * (an unknown database, an account it does not know) is refused here too, with the server's own error.
+     */
+    private void openFirstBackend(int okSequence) {
+        session.markOpeningBackend();
+        Upstreams upstreams = session.services().upstreams();
+        Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
+        if (first.isEmpty()) {
+            session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
+            return;
+        }
+        backends.obtain(first.get()).addListener(future -> {
+            if (!future.isSuccess()) {
+                session.backendFailed(okSequence, first.get(), future.cause());
+                return;
+            }
+            if (!finishLogin(okSequence)) {
+                return;
+            }
+            LOG.debug("session {}: '{}'@'{}' logged in", session.id(), printable(session.client().user()),
+                    session.host());
+            session.writeOk(okSequence);
+            ctx.flush();
+            session.commandDone();
+        });
+    }
+
+    /**
+     * The client logged in: it stops counting as a pending login and starts counting as a session (a
+     * COM_CHANGE_USER keeps its slot), and the packet size cap goes from the login bound to
+     * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
+     */
+    private boolean finishLogin(int okSequence) {
+        ProxyServices services = session.services();
+        if (session.leavePendingLogin()) {
+            services.login().gate().leave(session.host());
+            raisePacketCap();
+        }
+        services.login().gate().succeeded(session.host(), session.client().user());
+        if (!session.isAdmitted()) {
+            if (!services.sessions().admit()) {
+                services.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
+                        + "reached", session.id(), printable(session.client().user()), session.host(),
+                        services.config().maxClientConnections());
+                session.sendErrorAndClose(okSequence, SessionErrors.tooManySessions(
+                        services.config().maxClientConnections()));
+                return false;
+            }
+            session.markAdmitted();
+        }
+        return true;
+    }
+
+    /** Swaps the login-sized frame decoder for one capped at {@code --max-allowed-packet}. */
+    private void raisePacketCap() {
+        PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
+        ByteBuf early = login.takeUndecodedBytes();
+        PacketFrameDecoder full = new PacketFrameDecoder(session.services().config().maxPacketSize());
+        ctx.pipeline().replace(login, "frames", full);
+        if (early.isReadable()) {
+            try {
+                full.channelRead(ctx.pipeline().context(full), early); // (rare: clients wait for the OK)
+            } catch (Exception e) {
+                throw new IllegalStateException("session " + session.id() + ": cannot hand early bytes to the decoder",
+                        e);
+            }
+        } else {
+            early.release();
+        }
+    }
+
+    /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
+    void handshakeFailed(String what) {
+        LoginDoor door = session.services().login();
+        door.gate().handshakeFailed(session.host(), what).ifPresent(door::hostBlocked);
+    }
+}

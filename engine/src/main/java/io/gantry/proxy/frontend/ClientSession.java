@@ -1,0 +1,240 @@
+package io.gantry.proxy.frontend;
+
+import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.command.AdminCommand;
+import io.gantry.proxy.command.KillCommand;
+import io.gantry.proxy.command.PreparedStatementCommands;
+import io.gantry.proxy.command.QueryCommand;
+import io.gantry.proxy.command.SessionCommands;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.session.LiveSession;
+import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.MalformedPacketException;
+import io.gantry.wire.Packet;
+import io.gantry.wire.PacketDecodeFailure;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One client connection, as Netty sees it: packets in, in order, to the session's login while it logs in and then
+ * to one handler per command; each handler returns its {@link Reply}, which {@link SessionContext#finish} writes.
+ * While a command runs the client's next commands wait in a queue (strict ordering); while the client cannot keep
+ * up, the backend is not read ({@link ResponseForwarder}). The parts: {@link SessionContext} (the session's state
+ * and its answers), {@link ClientLogin}, {@link SessionBackends}, {@link SessionRouting}, {@link ResponseForwarder},
+ * the command handlers ({@link QueryCommand}, {@link KillCommand}, {@link AdminCommand},
+ * {@link PreparedStatementCommands}, {@link SessionCommands}) and {@link SessionErrors}.
+ */
+public final class ClientSession extends ChannelInboundHandlerAdapter implements LiveSession {
+
+    private final ProxyServices services;
+    private final long id;
+    private SessionContext session;
+    private SessionBackends backends;
+    private ResponseForwarder forwarder;
+    private ClientLogin login;
+    private QueryCommand queries;
+    private PreparedStatementCommands statements;
+    private SessionCommands sessionCommands;
+
+    public ClientSession(ProxyServices services, long id) {
+        this.services = services;
+        this.id = id;
+    }
+
+    @Override
+    public SessionContext context() {
+        return session;
+    }
+
+    @Override
+    public List<Map.Entry<String, Long>> backendThreads() {
+        return backends.threads();
+    }
+
+    @Override
+    public void closeOnItsLoop() {
+        session.ctx().channel().eventLoop().execute(session::closeSession);
+    }
+
+    /** See {@link SessionContext#endIfIdleForDrain}. */
+    @Override
+    public void endOnItsLoopIfIdle() {
+        session.ctx().channel().eventLoop().execute(session::endIfIdleForDrain);
+    }
+
+    @Override
+    public boolean released() {
+        return session == null || session.released();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext context) {
+        java.net.SocketAddress address = context.channel().remoteAddress();
+        String host = address instanceof java.net.InetSocketAddress inet ? inet.getHostString()
+                : String.valueOf(address);
+        session = new SessionContext(services, id, context, host);
+        backends = new SessionBackends(session);
+        forwarder = new ResponseForwarder(session, backends);
+        SessionRouting routing = new SessionRouting(session, backends);
+        login = new ClientLogin(session, backends);
+        CachedReads cachedReads = new CachedReads(session);
+        queries = new QueryCommand(session, backends, routing, forwarder, cachedReads);
+        statements = new PreparedStatementCommands(session, backends, routing, forwarder, cachedReads);
+        sessionCommands = new SessionCommands(session, backends, forwarder);
+        session.wire(this::dispatch, () -> {
+            backends.closeAll();
+            forwarder.discard();
+        });
+        if (login.start()) {
+            services.sessions().register(id, this);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object message) {
+        if (message instanceof PacketDecodeFailure failure) {
+            badFrame(failure);
+            return;
+        }
+        Packet packet = (Packet) message;
+        SessionContext.Phase before = session.phase();
+        try {
+            switch (before) {
+                case GREETING_SENT -> login.onHandshakeResponse(packet);
+                case AUTHENTICATING -> login.onAuthPacket(packet);
+                case READY -> dispatch(packet);
+                case OPENING_BACKEND, RUNNING -> {
+                    if (forwarder.awaitsClientData()) {
+                        forwarder.forwardClientData(packet);
+                    } else {
+                        session.queue(packet);
+                    }
+                }
+                case CLOSED -> packet.release();
+            }
+        } catch (MalformedPacketException e) {
+            malformed(packet, before, e);
+        } catch (RuntimeException e) {
+            SessionContext.releaseIfHeld(packet);
+            SessionContext.LOG.atError().addKeyValue("session", id)
+                    .log("session {}: closing after an unexpected error: {}", id, e.toString(), e);
+            session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.internalError(e));
+        }
+    }
+
+    /** A frame the decoder refused (too large, or not a packet at all): the session cannot go on. */
+    private void badFrame(PacketDecodeFailure failure) {
+        services.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host(),
+                failure.message());
+        boolean beforeLogin = session.isLoginPending();
+        if (beforeLogin) {
+            login.handshakeFailed("sent a bad packet (" + failure.message() + ")");
+        }
+        session.sendErrorAndClose(failure.sequenceId() + 1,
+                failure.reason() == PacketDecodeFailure.Reason.TOO_LARGE
+                        ? SessionErrors.packetTooLarge(failure.sizeFound(), failure.cap(), beforeLogin)
+                        : SessionErrors.malformedPacket(failure.message()));
+    }
+
+    /**
+     * A packet that could not be read. A command refused before it changed anything is answered as the server
+     * answers it, and the session goes on; during login, or once a command started, the session closes.
+     */
+    private void malformed(Packet packet, SessionContext.Phase before, MalformedPacketException e) {
+        if (before == SessionContext.Phase.READY && session.phase() == SessionContext.Phase.READY) {
+            boolean readable = packet.refCnt() > 0;
+            CommandType command = readable ? CommandType.of(packet.payload()) : CommandType.COM_QUERY;
+            boolean idCutOff = readable && packet.payload().readableBytes() < 5;
+            SessionContext.releaseIfHeld(packet);
+            SessionContext.LOG.debug("session {}: malformed {} from client: {}", id, command, e.getMessage());
+            session.finish(SessionErrors.malformedCommand(command, idCutOff).map(Reply::error).orElse(Reply.DONE));
+            return;
+        }
+        // The handler may have released the packet already: releasing twice would log a stack trace per packet.
+        SessionContext.releaseIfHeld(packet);
+        if (session.isLoginPending()) {
+            login.handshakeFailed("sent a malformed packet (" + e.getMessage() + ")");
+        }
+        services.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id,
+                session.host(), e.getMessage());
+        session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.malformedPacket(e.getMessage()));
+    }
+
+    /** One command of the client's, to its handler; the handler's reply ends it (or it ends later). */
+    private void dispatch(Packet packet) {
+        if (packet.sequenceId() != 0) {
+            // Every command starts a new exchange at sequence 0; anything else means client and proxy disagree.
+            packet.release();
+            SessionContext.LOG.atWarn().addKeyValue("session", id)
+                    .log("session {}: closing, command packet with sequence id {} instead of 0", id,
+                            packet.sequenceId());
+            session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
+            return;
+        }
+        if (session.services().sessions().isDraining()) {
+            // A command read before the drain's own task reached this session's loop is refused as well.
+            session.endIfIdleForDrain();
+        }
+        if (session.sessionLost() != null) {
+            packet.release();
+            session.sendErrorAndClose(1, session.sessionLost());
+            return;
+        }
+        CommandType command = CommandType.of(packet.payload());
+        session.commandArrived();
+        session.finish(switch (command) {
+            case COM_QUIT -> {
+                packet.release();
+                session.closeSession();
+                yield Reply.LATER;
+            }
+            case COM_PING -> sessionCommands.ping(packet);
+            case COM_QUERY -> queries.run(packet);
+            case COM_INIT_DB, COM_SET_OPTION -> sessionCommands.onPrimary(packet, true);
+            case COM_FIELD_LIST, COM_STATISTICS -> sessionCommands.onPrimary(packet, false);
+            case COM_RESET_CONNECTION -> sessionCommands.resetConnection(packet);
+            case COM_STMT_PREPARE -> statements.prepare(packet);
+            case COM_STMT_EXECUTE -> statements.execute(packet);
+            case COM_STMT_SEND_LONG_DATA -> statements.sendLongData(packet);
+            case COM_STMT_RESET -> statements.reset(packet);
+            case COM_STMT_CLOSE -> statements.close(packet);
+            case COM_STMT_FETCH -> statements.fetch(packet);
+            case COM_CHANGE_USER -> login.changeUser(packet);
+            default -> {
+                packet.release();
+                yield Reply.error(SessionErrors.unknownCommand(command));
+            }
+        });
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (context.channel().isWritable()) {
+            forwarder.clientWritable();
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        if (session != null) {
+            session.closeSession();
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        SessionContext.LOG.debug("session {}: connection error: {}", id, cause.toString());
+        if (session != null) {
+            session.closeSession();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.gantry.proxy.session;
+
+import io.gantry.admin.AdminSql;
+import io.gantry.cache.QueryCaches;
+import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.routing.ServerIds;
+import io.gantry.route.Router;
+import io.gantry.topology.Upstreams;
+import java.time.Clock;
+
+/**
+ * What a client session may use of the proxy that carries it: the servers, routing, the caches, the metrics, the
+ * clock, the other sessions and the login door. Handed to every session instead of the listener
+ * ({@code io.gantry.proxy.ProxyServer}), so a session cannot reach the listener's lifecycle, and what it depends on
+ * is written in one place. Every method is cheap and safe from any event loop.
+ */
+public interface ProxyServices {
+
+    ProxyConfig config();
+
+    /** The live server list: roles, health, positions. */
+    Upstreams upstreams();
+
+    /** The per-statement routing decision. */
+    Router router();
+
+    /** The routing id of each server of the current list. */
+    ServerIds serverIds();
+
+    /** Where reads went and why, for {@code SHOW GANTRY STATUS}. */
+    ReadCounters readCounters();
+
+    /** Where each statement's route, answer time and Gantry's own errors are counted. */
+    ProxyMetrics metrics();
+
+    /** The query caches sessions look statements up in; null when this proxy has none. */
+    QueryCaches caches();
+
+    /** Answers Gantry's own SQL on the proxy port. */
+    AdminSql adminSql();
+
+    /** How sessions reach their servers: TCP, unless the in-process session says otherwise. */
+    BackendChannels backendChannels();
+
+    /** Warnings a peer can cause at will: at most 20 of a kind a minute. */
+    RateLimitedLog peerWarnings();
+
+    /** The time the read guarantees and the caches measure with. */
+    Clock clock();
+
+    /** A session needs positions sampled soon (it just read or wrote). */
+    void nudgeSampler();
+
+    /** Every session of this proxy, by id; admission and the drain. */
+    SessionRegistry sessions();
+
+    /** What a connection logging in needs: the gate, TLS, the RSA key, account look-ups, the greeting. */
+    LoginDoor login();
+}

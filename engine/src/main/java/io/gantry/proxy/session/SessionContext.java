@@ -1,0 +1,506 @@
+package io.gantry.proxy.session;
+
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.login.ClientIdentity;
+import io.gantry.proxy.prepared.PreparedStatements;
+import io.gantry.proxy.state.GantrySettings;
+import io.gantry.proxy.state.NextTransaction;
+import io.gantry.proxy.state.SessionStateLog;
+import io.gantry.proxy.state.SessionTracking;
+import io.gantry.route.ReadGuarantees;
+import io.gantry.route.RouteDecision;
+import io.gantry.route.RoutingConfig;
+import io.gantry.route.ServerId;
+import io.gantry.route.SessionConsistency;
+import io.gantry.route.SessionRouteState;
+import io.gantry.route.SqlMode;
+import io.gantry.route.StatementClass;
+import io.gantry.route.StatementFlag;
+import io.gantry.route.StatementKind;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
+import io.gantry.wire.ErrPacket;
+import io.gantry.wire.OkPacket;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ServerStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client session's state, shared by its login, its command handlers, its backends and its response forwarding:
+ * who the client is and what it negotiated, the session's routing state, its settings and prepared statements, the
+ * phase it is in, and the client's queued commands. It is also the one way out to the client for answers Gantry
+ * makes itself: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs on the
+ * client channel's event loop, so nothing here needs a lock.
+ */
+public final class SessionContext {
+
+    /** Every session class logs under one name, so operators filter a session's story with one logger. */
+    public static final Logger LOG = LoggerFactory.getLogger("io.gantry.proxy.ClientSession");
+
+    public enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
+
+    private static final int MAX_QUEUED_COMMANDS = 16;
+    private static final int MAX_QUEUED_BYTES = 1 << 20;
+    /** How long a session whose server side is gone waits for the client's next command to tell it why. */
+    private static final Duration LOST_SESSION_GRACE = Duration.ofSeconds(60);
+
+    private final ProxyServices services;
+    private final long id;
+    private final ChannelHandlerContext ctx;
+    private final String host;
+    private final SessionStateLog stateLog = new SessionStateLog();
+    private final PreparedStatements prepared = new PreparedStatements();
+    /** What the session has read and written, for its read guarantees. */
+    private final SessionConsistency consistency = new SessionConsistency();
+    /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
+    private final SessionTracking tracking = new SessionTracking();
+    private final ClientIdentity client = new ClientIdentity();
+    private final GantrySettings settings;
+
+    private Phase phase = Phase.GREETING_SENT;
+    /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
+    private boolean admitted;
+    /** Counted by the login gate: from the connection until the login ends. */
+    private boolean pendingLogin;
+    private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    private SessionRouteState routeState = SessionRouteState.INITIAL;
+    /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
+    private long commands;
+    /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
+    private ErrPacket sessionLost;
+    /**
+     * Whether the session holds nothing a drain waits for: it is closed, or its server side is gone. Written on the
+     * session's loop, read by the drain's waiter.
+     */
+    private volatile boolean released;
+
+    private final ArrayDeque<Packet> queued = new ArrayDeque<>();
+    private long queuedBytes;
+    private boolean draining;
+    private Consumer<Packet> dispatcher;
+    private Runnable onClose = () -> { };
+
+    public SessionContext(ProxyServices services, long id, ChannelHandlerContext ctx, String host) {
+        this.services = services;
+        this.id = id;
+        this.ctx = ctx;
+        this.host = host;
+        this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
+    }
+
+    // ---- what the session is ------------------------------------------------------------------------------------
+
+    public ProxyServices services() {
+        return services;
+    }
+
+    public long id() {
+        return id;
+    }
+
+    /** The client channel's context: its allocator, its event loop, the way out to the client. */
+    public ChannelHandlerContext ctx() {
+        return ctx;
+    }
+
+    /** The client's address, as logs and the login gate name it. */
+    public String host() {
+        return host;
+    }
+
+    public SessionStateLog stateLog() {
+        return stateLog;
+    }
+
+    public PreparedStatements prepared() {
+        return prepared;
+    }
+
+    public SessionConsistency consistency() {
+        return consistency;
+    }
+
+    public SessionTracking tracking() {
+        return tracking;
+    }
+
+    /** Who the client is and what its login negotiated. */
+    public ClientIdentity client() {
+        return client;
+    }
+
+    /** The session's own Gantry settings and the {@code SET TRANSACTION} held for its next statement. */
+    public GantrySettings settings() {
+        return settings;
+    }
+
+    public Phase phase() {
+        return phase;
+    }
+
+    /** The status flags of the last server answer the client saw. */
+    int lastStatus() {
+        return lastStatus;
+    }
+
+    public SessionRouteState routeState() {
+        return routeState;
+    }
+
+    public long commands() {
+        return commands;
+    }
+
+    /** The answer to the client's next command when the session's server side is gone, else null. */
+    public ErrPacket sessionLost() {
+        return sessionLost;
+    }
+
+    public boolean released() {
+        return released;
+    }
+
+    // ---- the login ---------------------------------------------------------------------------------------------
+
+    /** The client connected: it counts as a pending login until {@link #leavePendingLogin}. */
+    public void loginPending() {
+        pendingLogin = true;
+    }
+
+    public boolean isLoginPending() {
+        return pendingLogin;
+    }
+
+    /** The login ended: returns whether it was pending until now (so the login gate is left once). */
+    public boolean leavePendingLogin() {
+        boolean was = pendingLogin;
+        pendingLogin = false;
+        return was;
+    }
+
+    public boolean isAdmitted() {
+        return admitted;
+    }
+
+    /** The session counts toward {@code --max-client-connections} from now on, until it closes. */
+    public void markAdmitted() {
+        admitted = true;
+    }
+
+    /**
+     * COM_CHANGE_USER: everything the old account's session had goes ({@link #reset}, what it read and wrote, its
+     * status, its secret), and the session goes on as {@code user} in {@code database}; a collation of 0 keeps the
+     * current one.
+     */
+    public void changedUser(String user, String database, int collationId) {
+        reset();
+        consistency.clear();
+        lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        client.changedUser(user, database, collationId);
+    }
+
+    public void markAuthenticating() {
+        phase = Phase.AUTHENTICATING;
+    }
+
+    public void markOpeningBackend() {
+        phase = Phase.OPENING_BACKEND;
+    }
+
+    // ---- the session's state as commands change it ------------------------------------------------------------
+
+    /** A command arrived from the client. */
+    public void commandArrived() {
+        commands++;
+    }
+
+    /** The command is on its way (to a server, or to Gantry's own work): commands that arrive now are queued. */
+    public void markRunning() {
+        phase = Phase.RUNNING;
+    }
+
+    /**
+     * COM_RESET_CONNECTION (and a change of user): the session's settings, routing state, Gantry settings and
+     * tracking go back to those of a new session.
+     */
+    public void reset() {
+        stateLog.clear();
+        routeState = SessionRouteState.INITIAL;
+        resetGantrySettings();
+        tracking.reset();
+    }
+
+    /** A server answered with {@code status}: the session's transaction state and mode flags follow it. */
+    public void statusFrom(UpstreamServer server, int status) {
+        lastStatus = status;
+        routeState = routeState.withServerStatus(serverId(server),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS_READONLY),
+                ServerStatus.has(status, ServerStatus.SERVER_STATUS_AUTOCOMMIT));
+    }
+
+    /** The statement goes where {@code decision} says: the routing state moves on with it. */
+    public void routed(RouteDecision decision) {
+        routeState = routeState.afterRouting(decision);
+    }
+
+    /** The read runs on {@code server} after all (a causal wait that timed out goes to the primary). */
+    public void readOn(ServerId server) {
+        routeState = routeState.withPreviousServer(server);
+    }
+
+    /** The session stays on the primary from now on, for {@code reason}; a session pinned already keeps its reason. */
+    public void pin(StatementFlag reason) {
+        if (!routeState.pinned()) {
+            routeState = routeState.withPin(reason);
+        }
+    }
+
+    /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
+    void resetGantrySettings() {
+        settings.reset(services.config().routing(), services.config().readGuarantees());
+    }
+
+    /**
+     * Whether a transaction the session begins without an access mode of its own is read-only: by the held
+     * {@code SET TRANSACTION}, else by the session's {@code transaction_read_only}.
+     */
+    public boolean nextTransactionReadOnly() {
+        NextTransaction next = settings.nextTransaction();
+        return next != null ? next.readOnly() : tracking.readOnlyByDefault();
+    }
+
+    /** Where queued commands go once the running one is done, and what else closes with the session. */
+    public void wire(Consumer<Packet> dispatcher, Runnable onClose) {
+        this.dispatcher = dispatcher;
+        this.onClose = onClose;
+    }
+
+    public boolean isClosed() {
+        return phase == Phase.CLOSED;
+    }
+
+    /** The client's sql_mode has NO_BACKSLASH_ESCAPES, as the last server status said. */
+    public boolean noBackslashEscapes() {
+        return ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+    }
+
+    /** The session's mode as the last server status said: where the text's strings and quoted names end. */
+    public SqlMode sqlMode() {
+        return SqlMode.of(noBackslashEscapes(), ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_ANSI_QUOTES));
+    }
+
+    public ServerId serverId(UpstreamServer server) {
+        return services.serverIds().of(server);
+    }
+
+    // ---- commands ----------------------------------------------------------------------------------------------
+
+    /**
+     * Keeps a command that arrived while another runs (a pipelining client). Reading stays on in the usual
+     * one-command-at-a-time case, which saves two system calls per command; it pauses only while a pipelining
+     * client is ahead by more than {@value #MAX_QUEUED_COMMANDS} commands or {@value #MAX_QUEUED_BYTES} bytes.
+     */
+    public void queue(Packet packet) {
+        queued.add(packet);
+        queuedBytes += packet.payload().readableBytes();
+        if (queued.size() > MAX_QUEUED_COMMANDS || queuedBytes > MAX_QUEUED_BYTES) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /** A command's answer: written to the client (unless it comes later), then the next queued command runs. */
+    public void finish(Reply reply) {
+        if (reply instanceof Reply.Later || isClosed()) {
+            return;
+        }
+        if (reply instanceof Reply.Close close) {
+            services.metrics().gantryError(close.error().errorCode());
+            sendErrorAndClose(1, close.error());
+            return;
+        }
+        if (reply instanceof Reply.Ok) {
+            writeOk(1);
+            ctx.flush();
+        } else if (reply instanceof Reply.Error error) {
+            services.metrics().gantryError(error.error().errorCode());
+            writeError(1, error.error());
+            ctx.flush();
+        }
+        commandDone();
+    }
+
+    /** The running command is done: the next queued one runs, in a loop rather than by recursion. */
+    public void commandDone() {
+        if (isClosed()) {
+            return;
+        }
+        phase = Phase.READY;
+        if (services.sessions().isDraining()) {
+            endIfIdleForDrain();
+        }
+        if (draining) {
+            return; // the loop below takes the next command
+        }
+        draining = true;
+        try {
+            Packet next;
+            while (phase == Phase.READY && (next = queued.poll()) != null) {
+                queuedBytes -= next.payload().readableBytes();
+                dispatcher.accept(next);
+            }
+        } finally {
+            draining = false;
+        }
+        if (phase == Phase.READY && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    // ---- answers Gantry makes itself ---------------------------------------------------------------------------
+
+    /**
+     * The status flags for a packet Gantry makes itself: the session's transaction and mode flags as the last
+     * server reported them, without flags that describe that server's own packet (session state changed, more
+     * results), which would promise content this packet does not have.
+     */
+    public int localStatus() {
+        return lastStatus & (ServerStatus.SERVER_STATUS_IN_TRANS | ServerStatus.SERVER_STATUS_AUTOCOMMIT
+                | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY | ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
+    }
+
+    public void writeOk(int sequenceId) {
+        writeOk(sequenceId, 0);
+    }
+
+    public void writeOk(int sequenceId, long affectedRows) {
+        ByteBuf out = ctx.alloc().buffer(16);
+        OkPacket.of(affectedRows, 0, localStatus(), 0).encode(out, client.capabilities());
+        ctx.write(new Packet(sequenceId, out));
+    }
+
+    void writeError(int sequenceId, ErrPacket error) {
+        ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
+        error.encode(out);
+        ctx.write(new Packet(sequenceId & 0xFF, out));
+    }
+
+    public void sendErrorAndClose(int sequenceId, ErrPacket error) {
+        if (isClosed()) {
+            return;
+        }
+        writeError(sequenceId, error);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        closeSession();
+    }
+
+    /** A backend connection failed under a command: the server's refusal, or the end of the session. */
+    public void backendFailed(UpstreamServer server, Throwable cause) {
+        backendFailed(1, server, cause);
+    }
+
+    /** As {@link #backendFailed(UpstreamServer, Throwable)}, the error with the given sequence id. */
+    public void backendFailed(int sequenceId, UpstreamServer server, Throwable cause) {
+        if (SessionErrors.endsSession(cause)) {
+            LOG.atWarn().addKeyValue("session", id).addKeyValue("server", server.address())
+                    .log("session {}: closing, backend {} failed: {}", id, server.address(),
+                            SessionErrors.describe(cause));
+        }
+        sendErrorAndClose(sequenceId, SessionErrors.backendFailed(server, cause));
+    }
+
+    /**
+     * Ends a session whose server side is gone while the client is idle: the backends go now (through
+     * {@code closeBackends}); the client gets {@code error} as the answer to its next command (drivers do not read an
+     * error that arrives with the close itself), and the connection is closed then, or after
+     * {@link #LOST_SESSION_GRACE} at the latest.
+     */
+    public void endSession(ErrPacket error, Runnable closeBackends) {
+        closeBackends.run();
+        client.clearSecret();
+        sessionLost = error;
+        released = true;
+        services.sessions().released();
+        ctx.executor().schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * While Gantry drains, a session that is ready and outside a transaction ends: its backends go now and its next
+     * command (or one already queued) is answered with {@link SessionErrors#shuttingDown}. A session inside a
+     * transaction, or with a command running, goes on; it comes here again when its command is done.
+     */
+    public void endIfIdleForDrain() {
+        if (phase != Phase.READY || sessionLost != null
+                || ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_IN_TRANS)) {
+            return;
+        }
+        LOG.debug("session {}: closing for the drain: no transaction open", id);
+        endSession(SessionErrors.shuttingDown(), onClose);
+    }
+
+    public void closeSession() {
+        if (isClosed()) {
+            return;
+        }
+        phase = Phase.CLOSED;
+        released = true;
+        onClose.run();
+        Packet packet;
+        while ((packet = queued.poll()) != null) {
+            packet.release();
+        }
+        client.clearSecret();
+        services.sessions().unregister(id);
+        services.sessions().released();
+        if (pendingLogin) {
+            pendingLogin = false;
+            services.login().gate().leave(host);
+        }
+        if (admitted) {
+            admitted = false;
+            services.sessions().closed();
+        }
+        if (ctx.channel().isActive()) {
+            // Let a pending error reach the client first; the write's listener closes the channel.
+            ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
+        }
+    }
+
+    // ---- SQL text Gantry sends ---------------------------------------------------------------------------------
+
+    /**
+     * A COM_QUERY payload for text Gantry made or changed. SQL text in Gantry holds one character per byte
+     * (ISO-8859-1, as COM_QUERY texts are decoded and read-back values are), so it goes back to the server byte for
+     * byte, whatever the connection's character set.
+     */
+    public ByteBuf queryPayload(String sql) {
+        byte[] command = queryCommand(sql);
+        return ctx.alloc().buffer(command.length).writeBytes(command);
+    }
+
+    /** {@link #queryPayload} as bytes, for the session-state log. */
+    public static byte[] queryCommand(String sql) {
+        byte[] command = new byte[sql.length() + 1];
+        command[0] = (byte) CommandType.COM_QUERY.code();
+        System.arraycopy(sql.getBytes(StandardCharsets.ISO_8859_1), 0, command, 1, sql.length());
+        return command;
+    }
+
+    public static void releaseIfHeld(Packet packet) {
+        if (packet.refCnt() > 0) {
+            packet.release();
+        }
+    }
+}

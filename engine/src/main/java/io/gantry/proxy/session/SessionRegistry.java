@@ -1,0 +1,100 @@
+package io.gantry.proxy.session;
+
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The client sessions of one proxy: their ids (what {@code CONNECTION_ID()} returns and {@code KILL} takes), the
+ * count of logged-in ones against {@code --max-client-connections}, and the drain before a stop. Thread-safe:
+ * sessions on every event loop register, count and release here.
+ */
+public final class SessionRegistry {
+
+    private final int maxClientConnections;
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final AtomicInteger loggedIn = new AtomicInteger();
+    private final Map<Long, LiveSession> sessions = new ConcurrentHashMap<>();
+    private volatile boolean draining;
+    private final CompletableFuture<Void> drained = new CompletableFuture<>();
+
+    public SessionRegistry(int maxClientConnections) {
+        this.maxClientConnections = maxClientConnections;
+    }
+
+    /** The id of a new client connection. */
+    public long nextId() {
+        return connectionIds.incrementAndGet();
+    }
+
+    /** Whether logged-in sessions already fill {@code --max-client-connections}. */
+    public boolean full() {
+        return loggedIn.get() >= maxClientConnections;
+    }
+
+    /** Counts a new logged-in session; false when {@code --max-client-connections} is reached (it is refused). */
+    public boolean admit() {
+        if (loggedIn.incrementAndGet() > maxClientConnections) {
+            loggedIn.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** An admitted session ended. */
+    void closed() {
+        loggedIn.decrementAndGet();
+    }
+
+    public void register(long id, LiveSession session) {
+        sessions.put(id, session);
+    }
+
+    void unregister(long id) {
+        sessions.remove(id);
+    }
+
+    public Optional<LiveSession> find(long id) {
+        return Optional.ofNullable(sessions.get(id));
+    }
+
+    /**
+     * New clients are refused from now on; sessions outside a transaction end, the others when they hold none. The
+     * future completes when no session holds a transaction or a running command any more.
+     */
+    public CompletableFuture<Void> drain() {
+        draining = true;
+        sessions.values().forEach(LiveSession::endOnItsLoopIfIdle);
+        released();
+        return drained;
+    }
+
+    public boolean isDraining() {
+        return draining;
+    }
+
+    /** A session ended or let its server side go: the drain is done when every session has. */
+    void released() {
+        if (draining && !drained.isDone() && sessions.values().stream().allMatch(LiveSession::released)) {
+            drained.complete(null);
+        }
+    }
+
+    /** Sessions that still hold a transaction or a running command (during a drain, those it waits for). */
+    public long busy() {
+        return sessions.values().stream().filter(session -> !session.released()).count();
+    }
+
+    /** Logged-in sessions. */
+    public int loggedIn() {
+        return loggedIn.get();
+    }
+
+    /** Client connections, logged in or not. */
+    public int connected() {
+        return sessions.size();
+    }
+}
