@@ -142,9 +142,9 @@ class LayeringTest {
     }
 
     @Test
-    void theProxysRoomsNeverReachBackIntoTheSessionCore() {
-        // The sub-packages are the parts sessions are made of; the session core (io.gantry.proxy itself) puts them
-        // together, never the other way round.
+    void theProxysRoomsNeverReachBackIntoTheListener() {
+        // The sub-packages are the parts sessions are made of; the listener and its shared services
+        // (io.gantry.proxy itself) put them together, never the other way round.
         noClasses().that().resideInAnyPackage("io.gantry.proxy.*..")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.proxy")
                 .check(ENGINE);
