@@ -6,6 +6,7 @@ import io.gantry.events.EventPublisher;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.BackendSecret;
 import io.gantry.proxy.caching.CacheRefreshWorkers;
 import io.gantry.proxy.frontend.ClientSession;
@@ -240,6 +241,11 @@ public final class ProxyServer implements AutoCloseable {
         return services.sessions().busy();
     }
 
+    /** The pools of idle backend connections the sessions share. */
+    public BackendPools backendPools() {
+        return services.backendPools();
+    }
+
     /** Client sessions open now. */
     public int openSessions() {
         return services.sessions().loggedIn();
@@ -255,6 +261,7 @@ public final class ProxyServer implements AutoCloseable {
             current.setRefresher(QueryCaches.Refresher.NONE);
             refreshWorkers.close();
         }
+        services.backendPools().closeAll();
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         services.login().close();

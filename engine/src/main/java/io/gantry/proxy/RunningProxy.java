@@ -8,6 +8,7 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.topology.GtidSampler;
@@ -206,6 +207,11 @@ public final class RunningProxy implements AutoCloseable {
     /** The live upstream list (roles, health). */
     public Upstreams upstreams() {
         return upstreams;
+    }
+
+    /** The pools of idle backend connections the sessions share ({@code SHOW GANTRY POOLS}). */
+    public BackendPools backendPools() {
+        return server.backendPools();
     }
 
     /** Client sessions open now. */

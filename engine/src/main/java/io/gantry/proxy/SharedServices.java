@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
 import io.gantry.proxy.session.LoginDoor;
@@ -36,6 +37,7 @@ final class SharedServices implements ProxyServices {
     private final SessionRegistry sessions;
     private final LoginDoor login;
     private volatile BackendChannels backendChannels;
+    private final BackendPools backendPools;
     private volatile ProxyMetrics metrics = ProxyMetrics.NONE;
     private volatile QueryCaches caches;
     private volatile GtidSampler sampler;
@@ -47,11 +49,17 @@ final class SharedServices implements ProxyServices {
         this.adminSql = adminSql;
         this.clock = clock;
         this.backendChannels = backendChannels;
+        this.backendPools = new BackendPools(config.pool());
         this.serverIds = new ServerIds(upstreams);
         this.peerWarnings = new RateLimitedLog(SessionContext.LOG, 20,
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
+    }
+
+    @Override
+    public BackendPools backendPools() {
+        return backendPools;
     }
 
     @Override

@@ -67,6 +67,32 @@ public record OkPacket(
      * @param capabilities the capabilities negotiated for the connection
      * @throws MalformedPacketException naming the field that could not be read
      */
+    /**
+     * The last insert id of an OK packet's payload, read in place without decoding the rest (and without moving the
+     * buffer's reader index): what a session's {@code LAST_INSERT_ID()} is after the statement.
+     */
+    public static long lastInsertIdOf(ByteBuf payload) {
+        int at = payload.readerIndex() + 1; // after the header
+        at += lenEncLength(payload.getUnsignedByte(at)); // affected rows
+        int first = payload.getUnsignedByte(at);
+        return switch (first) {
+            case 0xFC -> payload.getUnsignedShortLE(at + 1);
+            case 0xFD -> payload.getUnsignedMediumLE(at + 1);
+            case 0xFE -> payload.getLongLE(at + 1);
+            default -> first;
+        };
+    }
+
+    /** The length of a length-encoded integer that starts with {@code first}. */
+    private static int lenEncLength(int first) {
+        return switch (first) {
+            case 0xFC -> 3;
+            case 0xFD -> 4;
+            case 0xFE -> 9;
+            default -> 1;
+        };
+    }
+
     public static OkPacket decode(ByteBuf buf, int capabilities) {
         int header = Buffers.readInt1(buf, "OK.header");
         if (header != HEADER && header != EOF_HEADER) {

@@ -144,4 +144,18 @@ class OkPacketTest {
         assertThatThrownBy(() -> CodecAssertions.decode(new byte[] {5}, b -> OkPacket.decode(b, TRACK)))
                 .hasMessage("OK.header: expected 0x00 or 0xFE, found 0x5");
     }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {0, 1, 250, 251, 65_535, 65_536, 16_777_215, 16_777_216,
+            1L << 40})
+    void lastInsertIdIsReadInPlace(long insertId) {
+        for (long affected : new long[] {0, 300, 70_000, 1L << 33}) {
+            io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer();
+            OkPacket.of(affected, insertId, SERVER_STATUS_AUTOCOMMIT, 0).encode(out, TRACK);
+            int before = out.readerIndex();
+            assertThat(OkPacket.lastInsertIdOf(out)).isEqualTo(insertId);
+            assertThat(out.readerIndex()).isEqualTo(before);
+            out.release();
+        }
+    }
 }

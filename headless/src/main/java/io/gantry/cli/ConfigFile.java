@@ -1,8 +1,8 @@
 package io.gantry.cli;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

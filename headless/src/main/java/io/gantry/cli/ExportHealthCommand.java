@@ -21,9 +21,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code gantry export-health}: the health history as RFC 4180 CSV (see {@link HealthCsv}) from a data directory:

@@ -303,9 +303,13 @@ final class RunCommand implements Callable<Integer> {
         String readBalance;
 
         @Option(names = "--connection-retention-ms", paramLabel = "MS", defaultValue = "256",
-                description = "With --read-balance=statement, how long an idle replica connection is kept for "
-                        + "the next statement (default: ${DEFAULT-VALUE}).")
+                description = "How long a session keeps an idle backend connection for its next statement before "
+                        + "it goes to the pool (--multiplex on), or, with --multiplex off and "
+                        + "--read-balance=statement, is closed (replicas only) (default: ${DEFAULT-VALUE}).")
         long connectionRetentionMs;
+
+        @CommandLine.Mixin
+        PoolOptions pool = new PoolOptions();
 
         @Option(names = "--max-client-connections", paramLabel = "N", defaultValue = "1000",
                 description = "Client sessions at once; the excess is refused with MySQL error 1040 "
@@ -454,6 +458,7 @@ final class RunCommand implements Callable<Integer> {
                         .withMaxClientConnections(maxClientConnections)
                         .withConnectTimeout(Duration.ofMillis((long) (connectTimeoutSeconds * 1000)))
                         .withConnectionRetention(Duration.ofMillis(connectionRetentionMs))
+                        .withPool(pool.toSettings())
                         .withMaxPacketSize(maxAllowedPacket)
                         .withTls(tlsCertificate == null ? null : new ProxyConfig.TlsFiles(tlsCertificate, tlsKey))
                         .withDefaultAuthPlugin(defaultAuthPlugin)

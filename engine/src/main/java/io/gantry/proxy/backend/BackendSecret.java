@@ -24,6 +24,22 @@ public sealed interface BackendSecret {
     /** Overwrites the secret's bytes. */
     void clear();
 
+    /**
+     * A digest of the secret (SHA-256, over its kind and bytes): what tells a pooled connection logged in with this
+     * secret from one logged in with another, without keeping the secret itself beside the pool.
+     */
+    byte[] digest();
+
+    private static byte[] digest(char kind, byte[] bytes) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update((byte) kind);
+            return sha.digest(bytes);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
     static BackendSecret password(byte[] password) {
         return new Password(password.clone());
     }
@@ -61,6 +77,11 @@ public sealed interface BackendSecret {
         }
 
         @Override
+        public byte[] digest() {
+            return BackendSecret.digest('P', bytes);
+        }
+
+        @Override
         public String toString() {
             return "BackendSecret.Password[redacted]";
         }
@@ -92,6 +113,11 @@ public sealed interface BackendSecret {
         @Override
         public void clear() {
             Arrays.fill(stage1, (byte) 0);
+        }
+
+        @Override
+        public byte[] digest() {
+            return BackendSecret.digest('S', stage1);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.gantry.proxy.execution;
 import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.session.LogText;
 import io.gantry.proxy.session.SessionContext;
@@ -14,6 +15,7 @@ import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -38,6 +40,10 @@ final class BackendStateSync {
         long stateVersion;
         /** Whether Gantry's own tracking is on; off again after the client's own {@code SET session_track_...}. */
         boolean tracked;
+        /** A pooled connection that served another session's settings: COM_RESET_CONNECTION before the replay. */
+        boolean resetFirst;
+        /** What {@code LAST_INSERT_ID()} answers on the connection. */
+        long insertId;
     }
 
     /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
@@ -55,6 +61,53 @@ final class BackendStateSync {
         applied.put(connection, new Applied());
     }
 
+    /**
+     * A connection taken from the pool: if it last served the same settings as the session's, it has applied them
+     * all; if it served none, it has applied none; otherwise it is reset first (COM_RESET_CONNECTION drops the
+     * other session's settings) and the session's are replayed.
+     */
+    void adopted(BackendPool.Idle pooled) {
+        Applied state = new Applied();
+        state.insertId = pooled.insertId();
+        if (pooled.appliedState().equals(session.stateLog().contents())) {
+            state.stateVersion = session.stateLog().version();
+            state.tracked = pooled.tracked();
+        } else if (pooled.appliedState().isEmpty()) {
+            state.tracked = pooled.tracked();
+        } else {
+            state.resetFirst = true;
+        }
+        applied.put(pooled.connection(), state);
+    }
+
+    /**
+     * What the pool keeps with {@code connection} when the session gives it back: the settings it has applied (the
+     * session's, as one text, when it has applied them all), or null when it cannot go to the pool as it is.
+     */
+    String appliedState(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        return state == null || state.resetFirst || !session.stateLog().upTo(state.stateVersion) ? null
+                : session.stateLog().contents();
+    }
+
+    boolean tracked(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        return state != null && state.tracked;
+    }
+
+    long insertId(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        return state == null ? 0 : state.insertId;
+    }
+
+    /** A statement on {@code connection} generated {@code insertId}: the session's LAST_INSERT_ID() now. */
+    void generated(BackendConnection connection, long insertId) {
+        Applied state = applied.get(connection);
+        if (state != null) {
+            state.insertId = insertId;
+        }
+    }
+
     /** A connection the session no longer has. */
     void forget(BackendConnection connection) {
         applied.remove(connection);
@@ -70,7 +123,7 @@ final class BackendStateSync {
         Applied state = applied.get(connection);
         return session.settings().nextTransaction() == null
                 && session.stateLog().upTo(state == null ? 0L : state.stateVersion)
-                && !needsTracking(connection, state);
+                && !needsTracking(connection, state) && !needsInsertId(connection, state);
     }
 
     /**
@@ -79,11 +132,21 @@ final class BackendStateSync {
      */
     void bringUpToDate(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
                        Consumer<ErrPacket> refused) {
-        replaySettings(connection, () -> ensureTracking(connection,
-                () -> withNextTransaction(connection, packet, then, refused)), refused);
+        resetIfPooledElsewhere(connection, () -> replaySettings(connection, () -> ensureTracking(connection,
+                () -> carryInsertId(connection, () -> withNextTransaction(connection, packet, then, refused))),
+                refused));
     }
 
-    /** The server set the connection's session variables back to their defaults (COM_RESET_CONNECTION). */
+    /** A COM_RESET_CONNECTION of the client's succeeded on the connection: nothing of the session is left on it. */
+    void serverReset(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        if (state != null) {
+            state.tracked = false;
+            state.insertId = 0;
+        }
+    }
+
+    /** The client replaced the tracked variables' list: Gantry's own items are to be added back. */
     void trackingReset(BackendConnection connection) {
         Applied state = applied.get(connection);
         if (state != null) {
@@ -153,6 +216,58 @@ final class BackendStateSync {
                 done.run();
             }, failure -> session.backendFailed(connection.server(), failure));
         }
+    }
+
+    /** COM_RESET_CONNECTION on a pooled connection that served another session's settings, then {@code then}. */
+    private void resetIfPooledElsewhere(BackendConnection connection, Runnable then) {
+        Applied state = applied.get(connection);
+        if (state == null || !state.resetFirst) {
+            then.run();
+            return;
+        }
+        state.resetFirst = false;
+        state.tracked = false;
+        state.insertId = 0;
+        ByteBuf reset = session.ctx().alloc().buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
+        InternalCommand.run(connection, reset, (first, error) -> {
+            if (error != null) {
+                // Not reusable after all (a server without COM_RESET_CONNECTION): the session's command goes on
+                // a connection of its own next time, and this one is closed.
+                LOG.debug("session {}: {} refused COM_RESET_CONNECTION on a pooled connection ({}); closing it",
+                        session.id(), connection.server().address(), error.message());
+                connection.close();
+                session.backendFailed(connection.server(), new java.io.IOException(
+                        "a pooled connection could not be reset: " + error.message()));
+                return;
+            }
+            then.run();
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /**
+     * {@code LAST_INSERT_ID()} follows the session, not the connection: a connection to the primary that does not
+     * hold the session's last insert id (a pooled one, or one opened after another was lost) is given it first
+     * ({@code SELECT LAST_INSERT_ID(n)}).
+     */
+    private void carryInsertId(BackendConnection connection, Runnable then) {
+        Applied state = applied.get(connection);
+        if (!needsInsertId(connection, state)) {
+            then.run();
+            return;
+        }
+        long insertId = session.lastInsertId();
+        InternalCommand.queryRow(connection, session.queryPayload("SELECT LAST_INSERT_ID(" + insertId + ")"),
+                (row, error) -> {
+                    if (error == null) {
+                        state.insertId = insertId;
+                    }
+                    then.run();
+                }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    private boolean needsInsertId(BackendConnection connection, Applied state) {
+        return state != null && state.insertId != session.lastInsertId()
+                && session.services().upstreams().isPrimary(connection.server());
     }
 
     /** Replays the session-state commands this connection has not run yet, one at a time. */

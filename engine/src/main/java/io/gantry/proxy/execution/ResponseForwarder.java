@@ -5,6 +5,7 @@ import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.RouteTarget;
 import io.gantry.topology.Role;
+import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
@@ -83,9 +84,15 @@ public final class ResponseForwarder {
 
         @Override
         public void onPacket(Packet packet, ResponseFraming framing) {
-            Packet response = framing.lastPacketKind() == ResponseFraming.PacketKind.OK
-                    ? session.tracking().onOk(packet, framing.serverStatus(), connection.capabilities(),
-                            session.client().capabilities(), ctx.alloc()) : packet;
+            Packet response = packet;
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.OK) {
+                long insertId = OkPacket.lastInsertIdOf(packet.payload());
+                if (insertId != 0) {
+                    backends.insertIdGenerated(connection, insertId);
+                }
+                response = session.tracking().onOk(packet, framing.serverStatus(), connection.capabilities(),
+                        session.client().capabilities(), ctx.alloc());
+            }
             writeToClient(rewriter.rewrite(response, framing));
             if (framing.awaitingClient()) {
                 // LOCAL INFILE: the client now sends the file, ending with an empty packet.

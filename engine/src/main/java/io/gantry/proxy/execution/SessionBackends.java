@@ -4,6 +4,8 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.BackendPool;
+import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyServices;
@@ -46,6 +48,8 @@ public final class SessionBackends {
         long lastCommand;
         /** What it holds that replaying the settings cannot rebuild. */
         final EnumSet<HeldState> held = HeldState.none();
+        /** Whether a retention timer is pending for it ({@link #scheduleRetentionClose}). */
+        boolean retentionPending;
     }
 
     private final SessionContext session;
@@ -163,6 +167,16 @@ public final class SessionBackends {
                         + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
             }
         }
+        BackendPool pool = pool();
+        if (pool != null) {
+            BackendPool.Idle pooled = pool.take(session.client().poolKey(server.address()));
+            if (pooled != null) {
+                BackendConnection connection = pooled.connection();
+                keep(key, server, connection);
+                stateSync.adopted(pooled);
+                return session.ctx().executor().newSucceededFuture(connection);
+            }
+        }
         ProxyConfig config = session.services().config();
         Promise<BackendConnection> ready = session.ctx().executor().newPromise();
         BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
@@ -175,11 +189,8 @@ public final class SessionBackends {
                     ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
                     return;
                 }
-                connections.put(key, connection);
-                uses.put(connection, new BackendUse());
+                keep(key, server, connection);
                 stateSync.opened(connection);
-                threads.put(server.address(), connection.serverThreadId());
-                connection.onIdleClose(() -> closedByServer(key, connection));
                 ready.trySuccess(connection);
             } else {
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
@@ -190,6 +201,48 @@ public final class SessionBackends {
             }
         });
         return ready;
+    }
+
+    /** The session's connection to {@code server} from now on (opened for it, or taken from the pool). */
+    private void keep(ServerId key, UpstreamServer server, BackendConnection connection) {
+        connections.put(key, connection);
+        uses.put(connection, new BackendUse());
+        threads.put(server.address(), connection.serverThreadId());
+        connection.onIdleClose(() -> closedByServer(key, connection));
+    }
+
+    /** This event loop's pool of idle connections, or null with {@code --multiplex off}. */
+    private BackendPool pool() {
+        BackendPools pools = session.services().backendPools();
+        return pools == null || !pools.settings().multiplex() ? null
+                : pools.of(session.ctx().channel().eventLoop());
+    }
+
+    /**
+     * Gives {@code connection} to the pool if it can serve another session as it is: idle, holding nothing replay
+     * cannot rebuild (no transaction, user variables, temporary tables, locks, cursor), in the session's initial
+     * database, with no prepared statement of the session's on it, and with the session's settings all applied.
+     * Otherwise it is closed. Either way the session forgets it.
+     */
+    private void release(ServerId key, BackendConnection connection) {
+        boolean poolable = poolable(key, connection);
+        String appliedState = stateSync.appliedState(connection);
+        boolean tracked = stateSync.tracked(connection);
+        long insertId = stateSync.insertId(connection);
+        drop(key, connection);
+        if (poolable) {
+            pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked, insertId);
+        } else {
+            connection.close();
+        }
+    }
+
+    /** Whether {@code connection} can serve another session of the same login as it is (see {@link #release}). */
+    private boolean poolable(ServerId key, BackendConnection connection) {
+        BackendUse use = uses.get(connection);
+        return pool() != null && use != null && use.held.isEmpty() && stateSync.appliedState(connection) != null
+                && connection.isUsable() && !connection.isBusy() && !session.stateLog().changedDatabase()
+                && !session.prepared().anyPreparedOn(key.hostPort());
     }
 
     /**
@@ -232,6 +285,21 @@ public final class SessionBackends {
         }
     }
 
+    /**
+     * The session ended: each of its connections that can serve another session goes to the pool (see
+     * {@link #release}), the others are closed.
+     */
+    public void releaseAll() {
+        if (pool() == null) {
+            closeAll();
+            return;
+        }
+        for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
+            release(entry.getKey(), entry.getValue());
+        }
+        closeAll();
+    }
+
     /** Closes every backend connection of the session and forgets what it knew about them. */
     public void closeAll() {
         for (BackendConnection connection : connections.values()) {
@@ -259,6 +327,12 @@ public final class SessionBackends {
         }
     }
 
+    /** A statement on {@code connection} generated {@code insertId}: the session's LAST_INSERT_ID() from now on. */
+    void insertIdGenerated(BackendConnection connection, long insertId) {
+        session.insertIdGenerated(insertId);
+        stateSync.generated(connection, insertId);
+    }
+
     /** Commits the read-only transaction the session holds on {@code server}, if its connection is still there. */
     void endTransactionOn(ServerId server) {
         BackendConnection connection = usable(server);
@@ -270,23 +344,43 @@ public final class SessionBackends {
                         server, failure.getMessage()));
     }
 
-    /** Under statement balance, an idle replica connection is kept only briefly for the next statement. */
+    /**
+     * A connection idle for {@code --connection-retention-ms} leaves the session: with multiplexing it goes to the
+     * pool for any session of the same login when it can travel (see {@link #poolable}; one that cannot stays, the
+     * session pinned to it); without, under statement balance, an idle replica connection is closed. At most one
+     * timer per connection is pending: a connection used again meanwhile is looked at again one retention later.
+     */
     void scheduleRetentionClose(BackendConnection connection) {
         ProxyServices services = session.services();
-        if (services.config().routing().readBalance() != ReadBalance.STATEMENT
-                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false)) {
+        if (pool() == null && (services.config().routing().readBalance() != ReadBalance.STATEMENT
+                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false))) {
             return;
         }
-        long commandsAtSchedule = session.commands();
+        BackendUse use = uses.get(connection);
+        if (use == null || use.retentionPending) {
+            return;
+        }
+        use.retentionPending = true;
+        scheduleRetention(connection, use, session.commands());
+    }
+
+    private void scheduleRetention(BackendConnection connection, BackendUse use, long commandsAtSchedule) {
         session.ctx().executor().schedule(() -> {
-            if (session.commands() == commandsAtSchedule && !connection.isBusy() && !session.isClosed()) {
-                ServerId key = session.serverId(connection.server());
-                if (connections.get(key) == connection) {
-                    drop(key, connection);
-                    connection.close();
-                }
+            use.retentionPending = false;
+            ServerId key = session.serverId(connection.server());
+            if (session.isClosed() || connections.get(key) != connection) {
+                return;
             }
-        }, services.config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+            if (session.commands() != commandsAtSchedule || connection.isBusy()) {
+                use.retentionPending = true;
+                scheduleRetention(connection, use, session.commands());
+            } else if (pool() == null) {
+                drop(key, connection);
+                connection.close();
+            } else if (poolable(key, connection)) {
+                release(key, connection);
+            }
+        }, session.services().config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ---- held state ------------------------------------------------------------------------------------------
@@ -321,7 +415,7 @@ public final class SessionBackends {
         if (use != null) {
             use.held.clear();
         }
-        stateSync.trackingReset(connection);
+        stateSync.serverReset(connection);
     }
 
     /**

@@ -61,7 +61,11 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void closeOnItsLoop() {
-        session.ctx().channel().eventLoop().execute(session::closeSession);
+        // A KILL ended the session's server threads: none of its connections may go to the pool.
+        session.ctx().channel().eventLoop().execute(() -> {
+            backends.closeAll();
+            session.closeSession();
+        });
     }
 
     /** See {@link SessionContext#endIfIdleForDrain}. */
@@ -90,7 +94,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         statements = new PreparedStatementCommands(session, backends, routing, forwarder, cachedReads);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
-            backends.closeAll();
+            backends.releaseAll();
             forwarder.discard();
         });
         if (login.start()) {

@@ -1,6 +1,7 @@
 package io.gantry.proxy.login;
 
 import io.gantry.proxy.backend.BackendLogin;
+import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendSecret;
 
 /**
@@ -22,6 +23,8 @@ public final class ClientIdentity {
     private boolean tlsActive;
     /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
     private BackendSecret secret;
+    /** What tells the secret apart in a pool key, made once per secret. */
+    private BackendPool.SecretDigest secretDigest;
 
     public int capabilities() {
         return capabilities;
@@ -79,6 +82,7 @@ public final class ClientIdentity {
     public void keepSecret(BackendSecret newSecret) {
         clearSecret();
         this.secret = newSecret;
+        this.secretDigest = BackendPool.SecretDigest.of(newSecret);
     }
 
     public void clearSecret() {
@@ -86,6 +90,13 @@ public final class ClientIdentity {
             secret.clear();
             secret = null;
         }
+        secretDigest = null;
+    }
+
+    /** Which pooled connections to {@code server} may serve this client: those of its own login. */
+    public BackendPool.Key poolKey(String server) {
+        return BackendPool.Key.of(server, backendLogin(),
+                secretDigest == null ? BackendPool.SecretDigest.of(null) : secretDigest);
     }
 
     /** What a new backend connection logs in with: the client's account, database, collation and capabilities. */

@@ -236,6 +236,16 @@ public final class PreparedStatements {
         return entry == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(entry.backendIds));
     }
 
+    /** Whether any statement of the session is prepared on {@code hostPort}'s connection. */
+    public boolean anyPreparedOn(String hostPort) {
+        for (Entry entry : statements.values()) {
+            if (entry.backendIds.containsKey(hostPort)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Forgets everything the session had on a backend whose connection closed: its statement ids,
      * the parameter types it knew and the cursor of its last execution. Long data held there is

@@ -1,5 +1,6 @@
 package io.gantry.proxy.session;
 
+import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.login.LoginLimits;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadGuarantees;
@@ -34,12 +35,14 @@ import java.util.Optional;
  *                             ({@code --event-loop-threads}, default one per core, as HAProxy's {@code nbthread})
  * @param socketTransport      the Netty transport of the client and backend sockets ({@code --socket-transport},
  *                             default {@link SocketTransport#best}); it must be available here
+ * @param pool                 connection multiplexing: whether sessions share idle backend connections, and how
+ *                             long and how many of them the pools keep
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
                           LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads,
-                          SocketTransport socketTransport) {
+                          SocketTransport socketTransport, BackendPool.Settings pool) {
 
     /** The most {@link #eventLoopThreads} accepted. */
     public static final int MAX_EVENT_LOOP_THREADS = 256;
@@ -86,69 +89,81 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
     public static ProxyConfig defaults(InetSocketAddress listen) {
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
                 DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
-                ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors(), SocketTransport.best());
+                ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors(), SocketTransport.best(),
+                BackendPool.Settings.DEFAULTS);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport);
+                socketTransport, pool);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads, socketTransport);
+                eventLoopThreads, socketTransport, pool);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads, socketTransport);
+                maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport);
+                maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool);
     }
 
     public ProxyConfig withReadGuarantees(ReadGuarantees value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads, socketTransport);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads,
+                socketTransport, pool);
     }
 
     public ProxyConfig withEventLoopThreads(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value, socketTransport);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value,
+                socketTransport, pool);
     }
 
     public ProxyConfig withSocketTransport(SocketTransport value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
-                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, value);
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees,
+                eventLoopThreads, value, pool);
+    }
+
+    public ProxyConfig withPool(BackendPool.Settings value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, value);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads,
-                socketTransport);
+                socketTransport, pool);
     }
 }

@@ -3,6 +3,7 @@ package io.gantry.proxy.session;
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
 import io.gantry.route.Router;
@@ -42,6 +43,9 @@ public interface ProxyServices {
 
     /** How sessions reach their servers: TCP, unless the in-process session says otherwise. */
     BackendChannels backendChannels();
+
+    /** The idle backend connections sessions share (connection multiplexing), one pool per event loop. */
+    BackendPools backendPools();
 
     /** Warnings a peer can cause at will: at most 20 of a kind a minute. */
     RateLimitedLog peerWarnings();

@@ -78,6 +78,8 @@ public final class SessionContext {
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
+    /** What {@code LAST_INSERT_ID()} answers in this session: the last id a statement of its generated. */
+    private long lastInsertId;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
     private ErrPacket sessionLost;
     /**
@@ -159,6 +161,15 @@ public final class SessionContext {
         return routeState;
     }
 
+    public long lastInsertId() {
+        return lastInsertId;
+    }
+
+    /** A statement of the session's generated {@code insertId} (its OK packet said so). */
+    public void insertIdGenerated(long insertId) {
+        lastInsertId = insertId;
+    }
+
     public long commands() {
         return commands;
     }
@@ -237,6 +248,7 @@ public final class SessionContext {
      */
     public void reset() {
         stateLog.clear();
+        lastInsertId = 0;
         routeState = SessionRouteState.INITIAL;
         resetGantrySettings();
         tracking.reset();

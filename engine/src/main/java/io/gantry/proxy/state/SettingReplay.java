@@ -1,8 +1,8 @@
 package io.gantry.proxy.state;
 
-import io.gantry.route.SqlTokenizer;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
+import io.gantry.route.SqlTokenizer;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;

@@ -1,0 +1,227 @@
+package io.gantry.proxy.backend;
+
+import io.netty.channel.EventLoop;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The idle backend connections of one event loop, shared by that loop's sessions (connection multiplexing). A
+ * connection is only ever given to a session of the same {@link Key}: the same server, account, secret, initial
+ * database, collation and capabilities, so it answers exactly as one the session opened itself would. The newest
+ * idle connection is taken first (its server-side caches are warm); the oldest go when a server has more idle ones
+ * than {@link Settings#maxIdlePerServer()} or have been idle for {@link Settings#idleTimeout()}.
+ *
+ * <p>Every method runs on the pool's event loop: sessions and their connections live there, so nothing here
+ * takes a lock, and a connection never changes threads. Only {@link BackendPools}' counters are read elsewhere.
+ */
+public final class BackendPool {
+
+    /**
+     * What a pooled connection logged in as and negotiated: it serves only sessions with the same key.
+     *
+     * @param server the server's {@code host:port}
+     * @param secretDigest {@link BackendSecret#digest()} of the secret it logged in with, wrapped for equality
+     */
+    public record Key(String server, String user, String database, int collationId, int capabilities,
+                      int mariaDbCapabilities, SecretDigest secretDigest) {
+
+        /** The key of {@code login}'s connections to {@code server}. */
+        public static Key of(String server, BackendLogin login, SecretDigest digest) {
+            return new Key(server, login.user(), login.database(), login.collationId(), login.capabilities(),
+                    login.mariaDbCapabilities(), digest);
+        }
+
+        @Override
+        public String toString() {
+            return "'" + user + "'@" + server + (database.isEmpty() ? "" : "/" + database);
+        }
+    }
+
+    /** A secret's digest with value equality (a record of an array would compare identities). */
+    public record SecretDigest(byte[] bytes) {
+        public static SecretDigest of(BackendSecret secret) {
+            return new SecretDigest(secret == null ? new byte[0] : secret.digest());
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof SecretDigest that && java.security.MessageDigest.isEqual(bytes, that.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return "SecretDigest[redacted]";
+        }
+    }
+
+    /**
+     * How the pools behave.
+     *
+     * @param multiplex        whether sessions share backend connections at all ({@code --multiplex})
+     * @param idleTimeout      how long a pooled connection may stay idle before it is closed
+     *                         ({@code --backend-idle-timeout-ms})
+     * @param maxIdlePerServer idle connections kept per server on each event loop ({@code --backend-max-idle})
+     */
+    public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer) {
+        public static final Settings DEFAULTS = new Settings(true, Duration.ofSeconds(60), 64);
+
+        public Settings {
+            if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+                throw new IllegalArgumentException("--backend-idle-timeout-ms must be positive, not "
+                        + idleTimeout.toMillis());
+            }
+            if (maxIdlePerServer < 0 || maxIdlePerServer > 100_000) {
+                throw new IllegalArgumentException("--backend-max-idle must be between 0 and 100000, not "
+                        + maxIdlePerServer);
+            }
+        }
+    }
+
+    /**
+     * A connection as the pool keeps it: with what it has applied of the session state it last served (opaque to
+     * the pool: the taker compares it with its own), whether Gantry's session tracking is on on it, and the last
+     * insert id it holds (what {@code LAST_INSERT_ID()} answers on it).
+     */
+    public record Idle(BackendConnection connection, String appliedState, boolean tracked, long insertId,
+                       long sinceNanos) {
+    }
+
+    private final EventLoop loop;
+    private final Settings settings;
+    private final BackendPools.Counters counters;
+    private final Map<Key, ArrayDeque<Idle>> idle = new HashMap<>();
+    /** Idle connections per server, over every key: what {@link Settings#maxIdlePerServer()} bounds. */
+    private final Map<String, Integer> idlePerServer = new HashMap<>();
+    private boolean sweeping;
+
+    BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters) {
+        this.loop = loop;
+        this.settings = settings;
+        this.counters = counters;
+    }
+
+    /** The newest usable idle connection of {@code key}, now the caller's; null when there is none. */
+    public Idle take(Key key) {
+        ArrayDeque<Idle> connections = idle.get(key);
+        while (connections != null && !connections.isEmpty()) {
+            Idle newest = connections.pollLast();
+            left(key);
+            if (newest.connection().isUsable() && !newest.connection().isBusy()) {
+                newest.connection().onIdleClose(() -> { });
+                counters.reused(key);
+                return newest;
+            }
+            newest.connection().close();
+        }
+        return null;
+    }
+
+    /**
+     * Keeps {@code connection}, idle and in no session's use, for the next session of {@code key}; closes it
+     * instead when it cannot serve one, or when the server has {@link Settings#maxIdlePerServer()} idle already.
+     */
+    public void give(Key key, BackendConnection connection, String appliedState, boolean tracked, long insertId) {
+        if (!connection.isUsable() || connection.isBusy() || settings.maxIdlePerServer() == 0) {
+            connection.close();
+            return;
+        }
+        if (idlePerServer.getOrDefault(key.server(), 0) >= settings.maxIdlePerServer()) {
+            closeOldestOf(key.server());
+        }
+        Idle entry = new Idle(connection, appliedState, tracked, insertId, System.nanoTime());
+        idle.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(entry);
+        idlePerServer.merge(key.server(), 1, Integer::sum);
+        counters.pooled(key);
+        // A server that closes an idle pooled connection (its wait_timeout, a restart) takes it out of the pool.
+        connection.onIdleClose(() -> remove(key, entry));
+        startSweeping();
+    }
+
+    /** Closes every idle connection (the proxy stops). */
+    public void closeAll() {
+        for (Map.Entry<Key, ArrayDeque<Idle>> entry : idle.entrySet()) {
+            for (Idle each : entry.getValue()) {
+                each.connection().close();
+                counters.left(entry.getKey());
+            }
+        }
+        idle.clear();
+        idlePerServer.clear();
+    }
+
+    /** Idle connections of every key, for tests and {@code SHOW GANTRY POOLS}. */
+    int idleCount() {
+        return idlePerServer.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    private void remove(Key key, Idle entry) {
+        ArrayDeque<Idle> connections = idle.get(key);
+        if (connections != null && connections.remove(entry)) {
+            left(key);
+        }
+    }
+
+    private void left(Key key) {
+        idlePerServer.computeIfPresent(key.server(), (server, count) -> count <= 1 ? null : count - 1);
+        counters.left(key);
+    }
+
+    private void closeOldestOf(String server) {
+        Key oldestKey = null;
+        Idle oldest = null;
+        for (Map.Entry<Key, ArrayDeque<Idle>> entry : idle.entrySet()) {
+            Idle first = entry.getValue().peekFirst();
+            if (entry.getKey().server().equals(server) && first != null
+                    && (oldest == null || first.sinceNanos() < oldest.sinceNanos())) {
+                oldest = first;
+                oldestKey = entry.getKey();
+            }
+        }
+        if (oldest != null) {
+            idle.get(oldestKey).pollFirst();
+            left(oldestKey);
+            counters.closedIdle(oldestKey);
+            oldest.connection().close();
+        }
+    }
+
+    /** Once a second while anything is idle: closes what has been idle for longer than the idle timeout. */
+    private void startSweeping() {
+        if (sweeping) {
+            return;
+        }
+        sweeping = true;
+        long period = Math.min(1000, settings.idleTimeout().toMillis());
+        loop.schedule(this::sweep, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void sweep() {
+        sweeping = false;
+        long oldestAllowed = System.nanoTime() - settings.idleTimeout().toNanos();
+        for (Iterator<Map.Entry<Key, ArrayDeque<Idle>>> keys = idle.entrySet().iterator(); keys.hasNext(); ) {
+            Map.Entry<Key, ArrayDeque<Idle>> entry = keys.next();
+            ArrayDeque<Idle> connections = entry.getValue();
+            while (!connections.isEmpty() && connections.peekFirst().sinceNanos() - oldestAllowed < 0) {
+                Idle expired = connections.pollFirst();
+                left(entry.getKey());
+                counters.closedIdle(entry.getKey());
+                expired.connection().close();
+            }
+            if (connections.isEmpty()) {
+                keys.remove();
+            }
+        }
+        if (!idle.isEmpty()) {
+            startSweeping();
+        }
+    }
+}

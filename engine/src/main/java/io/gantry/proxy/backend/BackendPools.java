@@ -1,0 +1,96 @@
+package io.gantry.proxy.backend;
+
+import io.netty.channel.EventLoop;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Every event loop's {@link BackendPool}, and the counters of them all by server and account, which any thread may
+ * read ({@code SHOW GANTRY POOLS}, the metrics).
+ */
+public final class BackendPools {
+
+    /** One server and account's figures, summed over the event loops. */
+    public record Figures(String server, String user, long idle, long reused, long pooled, long closedIdle) {
+    }
+
+    /** Counters by server and account; written on the event loops, read anywhere. */
+    static final class Counters {
+        private static final class Of {
+            final LongAdder idle = new LongAdder();
+            final LongAdder reused = new LongAdder();
+            final LongAdder pooled = new LongAdder();
+            final LongAdder closedIdle = new LongAdder();
+        }
+
+        private record ServerUser(String server, String user) {
+        }
+
+        private final Map<ServerUser, Of> byServerUser = new ConcurrentHashMap<>();
+
+        private Of of(BackendPool.Key key) {
+            return byServerUser.computeIfAbsent(new ServerUser(key.server(), key.user()), k -> new Of());
+        }
+
+        void pooled(BackendPool.Key key) {
+            Of of = of(key);
+            of.pooled.increment();
+            of.idle.increment();
+        }
+
+        void left(BackendPool.Key key) {
+            of(key).idle.decrement();
+        }
+
+        void reused(BackendPool.Key key) {
+            of(key).reused.increment();
+        }
+
+        void closedIdle(BackendPool.Key key) {
+            of(key).closedIdle.increment();
+        }
+
+        List<Figures> figures() {
+            List<Figures> out = new ArrayList<>();
+            byServerUser.forEach((key, of) -> out.add(new Figures(key.server(), key.user(), of.idle.sum(),
+                    of.reused.sum(), of.pooled.sum(), of.closedIdle.sum())));
+            out.sort(Comparator.comparing(Figures::server).thenComparing(Figures::user));
+            return out;
+        }
+    }
+
+    private final BackendPool.Settings settings;
+    private final Counters counters = new Counters();
+    private final Map<EventLoop, BackendPool> pools = new ConcurrentHashMap<>();
+
+    public BackendPools(BackendPool.Settings settings) {
+        this.settings = settings;
+    }
+
+    public BackendPool.Settings settings() {
+        return settings;
+    }
+
+    /** {@code loop}'s pool: used only on that loop. */
+    public BackendPool of(EventLoop loop) {
+        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters));
+    }
+
+    /** Per server and account: idle now, and taken from, given to and closed by the pools since the start. */
+    public List<Figures> figures() {
+        return counters.figures();
+    }
+
+    /** Closes every pooled connection, each on its own loop (the proxy stops). */
+    public void closeAll() {
+        pools.forEach((loop, pool) -> {
+            if (!loop.isShuttingDown()) {
+                loop.execute(pool::closeAll);
+            }
+        });
+    }
+}

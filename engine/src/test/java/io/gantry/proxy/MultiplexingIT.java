@@ -1,0 +1,178 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gantry.TopologyKinds;
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.backend.BackendPool;
+import io.gantry.proxy.backend.BackendPools;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Connection multiplexing against real servers: idle and ended sessions leave their backend connections to the pool,
+ * other sessions of the same account take them, and each session still sees only its own state.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MultiplexingIT {
+
+    private static final Duration RETENTION = Duration.ofMillis(100);
+
+    private Topology topology;
+    private ProxyHarness gantry;
+
+    TopologyKind kind() {
+        return TopologyKind.MARIADB;
+    }
+
+    @BeforeAll
+    void startProxy() throws SQLException {
+        topology = TopologyKinds.shared(kind());
+        // One I/O thread: the pools are per thread, and these tests follow one connection from session to session.
+        gantry = ProxyHarness.start(topology, config -> config.withConnectionRetention(RETENTION).withEventLoopThreads(1)
+                .withPool(new BackendPool.Settings(true, Duration.ofSeconds(60), 64)), servers -> servers);
+        try (Connection connection = topology.connectAsApp(topology.primary())) {
+            execute(connection, "CREATE TABLE IF NOT EXISTS multiplexed (id INT AUTO_INCREMENT PRIMARY KEY, "
+                    + "what VARCHAR(20))");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    }
+
+    @AfterAll
+    void stopProxy() {
+        gantry.close();
+    }
+
+    /** The app account's connections on the primary, as the server counts them (the admin's own not included). */
+    private long appConnectionsOnPrimary() throws SQLException {
+        try (Connection admin = topology.connectAsAdmin(topology.primary());
+             Statement statement = admin.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                     + "WHERE USER = '" + topology.appAccount().user() + "'")) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+
+    private BackendPools.Figures figures() {
+        return gantry.proxy.backendPools().figures().stream()
+                .filter(f -> f.server().equals(topology.primary().address())
+                        && f.user().equals(topology.appAccount().user()))
+                .findFirst().orElse(new BackendPools.Figures("", "", 0, 0, 0, 0));
+    }
+
+    @Test
+    void manyIdleSessionsShareAFewConnections() throws Exception {
+        long before = appConnectionsOnPrimary();
+        List<Connection> idle = new ArrayList<>();
+        try {
+            for (int i = 0; i < 30; i++) {
+                Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+                idle.add(connection);
+                // Each login opens (or takes) a connection; once idle, it goes back for the next one.
+                Thread.sleep(RETENTION.toMillis() * 3);
+            }
+            long during = appConnectionsOnPrimary() - before;
+            assertThat(during).as("connections on the primary for 30 idle sessions logged in one after another")
+                    .isLessThanOrEqualTo(3);
+            assertThat(figures().reused()).isGreaterThanOrEqualTo(25);
+            // Every idle session still works, on whichever connection it is given now.
+            for (Connection connection : idle) {
+                assertThat(queryString(connection, "/*#mode=READWRITE*/ SELECT 1")).isEqualTo("1");
+            }
+        } finally {
+            for (Connection connection : idle) {
+                connection.close();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Driver.class, names = {"MARIADB_CONNECTOR_J", "MYSQL_CONNECTOR_J"})
+    void aPooledConnectionCarriesNothingOfTheSessionBefore(Driver driver) throws Exception {
+        try (Connection first = gantry.connect(driver)) {
+            execute(first, "SET sql_mode = 'ANSI_QUOTES'");
+            execute(first, "SET time_zone = '+03:00'");
+            execute(first, "INSERT INTO multiplexed (what) VALUES ('first')");
+            assertThat(Long.parseLong(queryString(first, "SELECT LAST_INSERT_ID()"))).isPositive();
+        }
+        long reusedBefore = figures().reused();
+        try (Connection second = gantry.connect(driver)) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> figures().reused() > reusedBefore);
+            String defaultMode;
+            try (Connection direct = topology.connectAsApp(topology.primary())) {
+                defaultMode = queryString(direct, "SELECT @@session.sql_mode");
+            }
+            assertThat(queryString(second, "/*#mode=READWRITE*/ SELECT @@session.sql_mode")).isEqualTo(defaultMode);
+            assertThat(queryString(second, "/*#mode=READWRITE*/ SELECT @@session.time_zone")).isEqualTo("SYSTEM");
+            assertThat(queryString(second, "SELECT LAST_INSERT_ID()")).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void lastInsertIdFollowsTheSessionAcrossConnections() throws Exception {
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(connection, "INSERT INTO multiplexed (what) VALUES ('mine')");
+            String mine = queryString(connection, "SELECT LAST_INSERT_ID()");
+            Thread.sleep(RETENTION.toMillis() * 4); // the connection goes to the pool
+            execute(other, "INSERT INTO multiplexed (what) VALUES ('theirs')");
+            String theirs = queryString(other, "SELECT LAST_INSERT_ID()");
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThat(queryString(connection, "SELECT LAST_INSERT_ID()")).isEqualTo(mine);
+            assertThat(queryString(other, "SELECT LAST_INSERT_ID()")).isEqualTo(theirs);
+            assertThat(mine).isNotEqualTo(theirs);
+        }
+    }
+
+    @Test
+    void stateThatCannotTravelKeepsTheSessionOnItsConnection() throws Exception {
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(connection, "SET @mine = 'kept'");
+            execute(connection, "CREATE TEMPORARY TABLE scratch (v INT)");
+            execute(connection, "INSERT INTO scratch VALUES (7)");
+            String thread = queryString(connection, "SELECT @@pseudo_thread_id");
+            Thread.sleep(RETENTION.toMillis() * 4);
+            // Another session of the same account meanwhile: it must not get this connection.
+            try (Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                assertThat(queryString(other, "/*#mode=READWRITE*/ SELECT @mine")).isNull();
+                assertThat(queryString(other, "/*#mode=READWRITE*/ SELECT @@pseudo_thread_id")).isNotEqualTo(thread);
+            }
+            assertThat(queryString(connection, "SELECT @mine")).isEqualTo("kept");
+            assertThat(queryString(connection, "SELECT v FROM scratch")).isEqualTo("7");
+            assertThat(queryString(connection, "SELECT @@pseudo_thread_id")).isEqualTo(thread);
+        }
+    }
+
+    @Test
+    void aTransactionKeepsItsConnectionWhileIdle() throws Exception {
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            connection.setAutoCommit(false);
+            execute(connection, "INSERT INTO multiplexed (what) VALUES ('in a transaction')");
+            Thread.sleep(RETENTION.toMillis() * 4);
+            try (Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                assertThat(queryString(other, "/*#mode=READWRITE*/ SELECT COUNT(*) FROM multiplexed "
+                        + "WHERE what = 'in a transaction'")).isEqualTo("0");
+            }
+            connection.commit();
+            assertThat(queryString(connection, "/*#mode=READWRITE*/ SELECT COUNT(*) FROM multiplexed "
+                    + "WHERE what = 'in a transaction'")).isNotEqualTo("0");
+        }
+    }
+}
