@@ -215,6 +215,7 @@ public final class Gantry implements AutoCloseable {
             }
             status.listening(proxy);
             admin.useHostBlocks(proxy.hostBlocks());
+            admin.usePoolFigures(proxy.poolFigures());
             // After the proxy's first health round: the catalogue checks need a known primary.
             caches.load();
             proxy.useCaches(caches);

@@ -47,6 +47,27 @@ class GantryAdminIT {
     }
 
     @Test
+    void showGantryPoolsCountsTheSharedConnections() throws Exception {
+        try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
+             Connection admin = connect(gantry)) {
+            for (int i = 0; i < 3; i++) {
+                try (Connection session = connect(gantry)) {
+                    rows(session, "SELECT 1");
+                }
+            }
+            // Each session that ended left its connection to the pool for the next one.
+            List<Map<String, String>> pools = rows(admin, "SHOW GANTRY POOLS");
+            assertThat(columns(admin, "SHOW GANTRY POOLS")).containsExactly("Server", "User", "Server_connections",
+                    "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle");
+            assertThat(pools).anySatisfy(pool -> {
+                assertThat(pool.get("SERVER")).isEqualTo(topology.primary().address());
+                assertThat(Long.parseLong(pool.get("REUSED"))).isGreaterThanOrEqualTo(1);
+                assertThat(Long.parseLong(pool.get("SERVER_CONNECTIONS"))).isPositive();
+            });
+        }
+    }
+
+    @Test
     void upstreamServersIsOrdinarySqlOverLiveState() throws Exception {
         try (Gantry gantry = Gantry.start(options(urls(), Set.of(), ReadBalance.SESSION));
              Connection admin = connect(gantry)) {

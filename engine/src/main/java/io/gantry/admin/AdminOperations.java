@@ -77,6 +77,9 @@ public interface AdminOperations {
     /** {@code SHOW GANTRY BLOCKED HOSTS}: the hosts refused now for failed handshakes, the longest blocked first. */
     List<HostBlocks.BlockedHost> blockedHosts();
 
+    /** The pools of shared backend connections, per server and account ({@code SHOW GANTRY POOLS}). */
+    List<PoolFigures.Pool> pools();
+
     /**
      * {@code FLUSH GANTRY HOST 'host'} ({@code host} present) or {@code FLUSH GANTRY HOSTS}: lifts the blocks and
      * forgets the failed handshakes and refused logins counted so far, as MariaDB's {@code FLUSH HOSTS}.

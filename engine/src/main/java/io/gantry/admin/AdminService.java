@@ -43,6 +43,7 @@ public final class AdminService implements AdminOperations {
     private final ToLongFunction<GtidSet> lagBehindPrimary;
     private volatile List<UpstreamUrl> cdcList;
     private volatile HostBlocks hostBlocks = HostBlocks.NONE;
+    private volatile PoolFigures poolFigures = PoolFigures.NONE;
 
     /**
      * @param cdcList      the CDC server list (the upstream list when none was given)
@@ -67,6 +68,16 @@ public final class AdminService implements AdminOperations {
     /** The proxy listens: from now on the blocked hosts are its login gate's. */
     public void useHostBlocks(HostBlocks blocks) {
         this.hostBlocks = blocks;
+    }
+
+    /** The proxy listens: from now on the pools are its. */
+    public void usePoolFigures(PoolFigures figures) {
+        this.poolFigures = figures;
+    }
+
+    @Override
+    public List<PoolFigures.Pool> pools() {
+        return poolFigures.pools();
     }
 
     @Override

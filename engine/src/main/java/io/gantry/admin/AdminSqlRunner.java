@@ -82,7 +82,7 @@ public final class AdminSqlRunner implements AdminSql {
                 return run(cacheStatement.get(), by);
             }
             return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
-                    "not a Gantry admin statement: only SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY "
+                    "not a Gantry admin statement: only SHOW GANTRY STATUS, SHOW GANTRY POOLS, ALTER GANTRY ..., START|STOP GANTRY "
                             + "REPLICATION, SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, "
                             + "queries on the gantry tables and the cache "
                             + "statements (CREATE CACHE, SHOW CACHES, DROP CACHE, ...) run here"));
@@ -152,6 +152,9 @@ public final class AdminSqlRunner implements AdminSql {
             if (statement instanceof AdminStatement.ShowBlockedHosts) {
                 return blockedHosts();
             }
+            if (statement instanceof AdminStatement.ShowPools) {
+                return pools();
+            }
             if (statement instanceof AdminStatement.FlushHosts flush) {
                 return operations.flushHosts(flush.host(), by);
             }
@@ -190,6 +193,17 @@ public final class AdminSqlRunner implements AdminSql {
                     Long.toString(Math.max(1, (host.left().toMillis() + 999) / 1000))));
         }
         return AdminResult.Rows.ofText(List.of("Host", "Reason", "Failures", "Blocked_since", "Seconds_left"), rows);
+    }
+
+    private AdminResult pools() {
+        List<List<String>> rows = new ArrayList<>();
+        for (PoolFigures.Pool pool : operations.pools()) {
+            rows.add(List.of(pool.server(), pool.user(), Integer.toString(pool.serverConnections()),
+                    Long.toString(pool.idle()), Long.toString(pool.created()), Long.toString(pool.reused()),
+                    String.format(java.util.Locale.ROOT, "%.3f", pool.reuseRatio()), Long.toString(pool.closedIdle())));
+        }
+        return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Idle", "Created", "Reused",
+                "Reuse_ratio", "Closed_idle"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

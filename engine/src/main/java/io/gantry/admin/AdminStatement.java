@@ -84,6 +84,10 @@ public sealed interface AdminStatement {
     record ShowBlockedHosts() implements AdminStatement {
     }
 
+    /** {@code SHOW GANTRY POOLS}. */
+    record ShowPools() implements AdminStatement {
+    }
+
     /** {@code FLUSH GANTRY HOSTS} (every host: {@code host} empty) or {@code FLUSH GANTRY HOST 'addr'}. */
     record FlushHosts(Optional<String> host) implements AdminStatement {
 

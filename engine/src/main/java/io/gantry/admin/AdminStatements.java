@@ -177,8 +177,11 @@ public final class AdminStatements {
                 return text.isWord(3, "HOSTS") ? text.endsAt(4, new ShowBlockedHosts(), "SHOW GANTRY BLOCKED HOSTS")
                         : text.invalid("SHOW GANTRY BLOCKED expects HOSTS", 3);
             }
+            if (text.isWord(2, "POOLS")) {
+                return text.endsAt(3, new AdminStatement.ShowPools(), "SHOW GANTRY POOLS");
+            }
             if (!text.isWord(2, "STATUS")) {
-                return text.invalid("SHOW GANTRY expects STATUS or BLOCKED HOSTS", 2);
+                return text.invalid("SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS", 2);
             }
             return text.endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
         }

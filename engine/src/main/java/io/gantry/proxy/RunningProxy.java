@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.admin.HostBlocks;
+import io.gantry.admin.PoolFigures;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.cache.QueryCaches;
@@ -20,6 +21,7 @@ import io.gantry.topology.Upstreams;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -209,9 +211,22 @@ public final class RunningProxy implements AutoCloseable {
         return upstreams;
     }
 
-    /** The pools of idle backend connections the sessions share ({@code SHOW GANTRY POOLS}). */
+    /** The pools of idle backend connections the sessions share. */
     public BackendPools backendPools() {
         return server.backendPools();
+    }
+
+    /** The pools as {@code SHOW GANTRY POOLS} shows them, with each server's open session connections. */
+    public PoolFigures poolFigures() {
+        return () -> {
+            List<PoolFigures.Pool> pools = new ArrayList<>();
+            for (BackendPools.Figures figures : server.backendPools().figures()) {
+                int open = upstreams.find(figures.server()).map(UpstreamServer::connections).orElse(0);
+                pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, figures.idle(),
+                        figures.created(), figures.reused(), figures.closedIdle()));
+            }
+            return pools;
+        };
     }
 
     /** Client sessions open now. */

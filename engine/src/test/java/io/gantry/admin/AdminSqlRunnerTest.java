@@ -62,6 +62,17 @@ class AdminSqlRunnerTest {
     }
 
     @Test
+    void poolsAreRowsPerServerAndAccount() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY POOLS", "admin").orElseThrow());
+        assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Server", "User",
+                "Server_connections", "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle");
+        // 12 of the 16 connections sessions needed came from the pool.
+        assertThat(rows.text()).containsExactly(List.of("db1:3306", "app", "12", "3", "4", "12", "0.750", "1"));
+        assertThat(result(handle("SHOW GANTRY POOLS", "app").orElseThrow())).as("only admin users")
+                .isInstanceOf(AdminResult.Failed.class);
+    }
+
+    @Test
     void blockedHostsAreRowsAndAFlushIsOneOperation() {
         AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY BLOCKED HOSTS", "admin")
                 .orElseThrow());
@@ -123,6 +134,11 @@ class AdminSqlRunnerTest {
             }
             calls.add("query " + sql);
             return AdminResult.Rows.ofText(List.of("n"), List.of(List.of("1")));
+        }
+
+        @Override
+        public List<PoolFigures.Pool> pools() {
+            return List.of(new PoolFigures.Pool("db1:3306", "app", 12, 3, 4, 12, 1));
         }
 
         @Override

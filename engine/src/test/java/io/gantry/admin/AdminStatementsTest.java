@@ -46,6 +46,8 @@ class AdminStatementsTest {
                 arguments("/*+ hint */ show GANTRY status", new ShowStatus()),
                 arguments("SHOW GANTRY BLOCKED HOSTS", new ShowBlockedHosts()),
                 arguments("show gantry blocked hosts;", new ShowBlockedHosts()),
+                arguments("SHOW GANTRY POOLS", new AdminStatement.ShowPools()),
+                arguments("show gantry pools ;", new AdminStatement.ShowPools()),
                 arguments("FLUSH GANTRY HOSTS", new FlushHosts(Optional.empty())),
                 arguments("flush gantry host '10.0.0.7';", new FlushHosts(Optional.of("10.0.0.7"))),
                 arguments("FLUSH GANTRY HOST \"::1\"", new FlushHosts(Optional.of("::1"))),
@@ -271,8 +273,8 @@ class AdminStatementsTest {
                 arguments("alter gantry drop server 'db1:3306';", "ALTER GANTRY expects CHANGE UPSTREAM TO '<list>', "
                         + "CHANGE CDC TO '<list>' or SET WEIGHT 'host:port' TO 1..100, got 'drop server 'db1:3306''"),
 
-                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS or BLOCKED HOSTS, got the end of the statement"),
-                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS or BLOCKED HOSTS, got 'STATS'"),
+                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS, got the end of the statement"),
+                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS, got 'STATS'"),
                 arguments("SHOW GANTRY BLOCKED", "SHOW GANTRY BLOCKED expects HOSTS, got the end of the statement"),
                 arguments("FLUSH GANTRY", "FLUSH GANTRY expects HOSTS or HOST 'address', got the end of the "
                         + "statement"),

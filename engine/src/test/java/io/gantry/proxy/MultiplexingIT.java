@@ -74,7 +74,7 @@ class MultiplexingIT {
         return gantry.proxy.backendPools().figures().stream()
                 .filter(f -> f.server().equals(topology.primary().address())
                         && f.user().equals(topology.appAccount().user()))
-                .findFirst().orElse(new BackendPools.Figures("", "", 0, 0, 0, 0));
+                .findFirst().orElse(new BackendPools.Figures("", "", 0, 0, 0, 0, 0));
     }
 
     @Test

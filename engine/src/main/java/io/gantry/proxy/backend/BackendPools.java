@@ -15,13 +15,15 @@ import java.util.concurrent.atomic.LongAdder;
 public final class BackendPools {
 
     /** One server and account's figures, summed over the event loops. */
-    public record Figures(String server, String user, long idle, long reused, long pooled, long closedIdle) {
+    public record Figures(String server, String user, long idle, long created, long reused, long pooled,
+                          long closedIdle) {
     }
 
     /** Counters by server and account; written on the event loops, read anywhere. */
     static final class Counters {
         private static final class Of {
             final LongAdder idle = new LongAdder();
+            final LongAdder created = new LongAdder();
             final LongAdder reused = new LongAdder();
             final LongAdder pooled = new LongAdder();
             final LongAdder closedIdle = new LongAdder();
@@ -46,6 +48,10 @@ public final class BackendPools {
             of(key).idle.decrement();
         }
 
+        void created(BackendPool.Key key) {
+            of(key).created.increment();
+        }
+
         void reused(BackendPool.Key key) {
             of(key).reused.increment();
         }
@@ -57,7 +63,7 @@ public final class BackendPools {
         List<Figures> figures() {
             List<Figures> out = new ArrayList<>();
             byServerUser.forEach((key, of) -> out.add(new Figures(key.server(), key.user(), of.idle.sum(),
-                    of.reused.sum(), of.pooled.sum(), of.closedIdle.sum())));
+                    of.created.sum(), of.reused.sum(), of.pooled.sum(), of.closedIdle.sum())));
             out.sort(Comparator.comparing(Figures::server).thenComparing(Figures::user));
             return out;
         }
@@ -78,6 +84,11 @@ public final class BackendPools {
     /** {@code loop}'s pool: used only on that loop. */
     public BackendPool of(EventLoop loop) {
         return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters));
+    }
+
+    /** A session of {@code key} opened a connection of its own (none was pooled, or multiplexing is off). */
+    public void created(BackendPool.Key key) {
+        counters.created(key);
     }
 
     /** Per server and account: idle now, and taken from, given to and closed by the pools since the start. */

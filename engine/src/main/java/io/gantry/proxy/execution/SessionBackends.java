@@ -191,6 +191,10 @@ public final class SessionBackends {
                 }
                 keep(key, server, connection);
                 stateSync.opened(connection);
+                BackendPools pools = session.services().backendPools();
+                if (pools != null) {
+                    pools.created(session.client().poolKey(server.address()));
+                }
                 ready.trySuccess(connection);
             } else {
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {

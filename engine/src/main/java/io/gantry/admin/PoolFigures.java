@@ -1,0 +1,34 @@
+package io.gantry.admin;
+
+import java.util.List;
+
+/**
+ * The proxy's pools of shared backend connections as {@code SHOW GANTRY POOLS} shows them. The proxy implements it;
+ * the admin is told of it once the proxy listens.
+ */
+public interface PoolFigures {
+
+    /** Before the proxy listens: no pool. */
+    PoolFigures NONE = List::of;
+
+    /**
+     * One server and account.
+     *
+     * @param serverConnections the session connections open to the server now, of every account (in use and idle)
+     * @param idle       pooled connections of this account waiting for a session now
+     * @param created    connections opened for sessions of this account since the start
+     * @param reused     times a session of this account took a pooled connection instead of opening one
+     * @param closedIdle pooled connections closed for being idle too long or one too many
+     */
+    record Pool(String server, String user, int serverConnections, long idle, long created, long reused,
+                long closedIdle) {
+
+        /** Of the connections sessions needed, the share that came from the pool. */
+        public double reuseRatio() {
+            long needed = created + reused;
+            return needed == 0 ? 0 : (double) reused / needed;
+        }
+    }
+
+    List<Pool> pools();
+}
