@@ -12,6 +12,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import io.gantry.admin.AdminResult;
 import io.gantry.admin.AdminSql;
 import io.gantry.admin.HostBlocks;
+import io.gantry.admin.PoolFigures;
 import org.junit.jupiter.api.Test;
 
 /** The package dependencies of docs/ARCHITECTURE.md, held by a test so they stay true. */
@@ -106,12 +107,12 @@ class LayeringTest {
         noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry.proxy..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")
                 .check(ENGINE);
-        // The proxy port asks AdminSql and writes an AdminResult, and its login gate is the admin's HostBlocks;
-        // the statements and operations stay behind them.
+        // The proxy port asks AdminSql and writes an AdminResult, its login gate is the admin's HostBlocks and
+        // its backend pools report through PoolFigures; the statements and operations stay behind them.
         noClasses().that().resideInAPackage("io.gantry.proxy..")
                 .should().dependOnClassesThat(resideInAPackage("io.gantry.admin..")
                         .and(not(belongToAnyOf(AdminSql.class, AdminResult.class, HostBlocks.class,
-                                HostBlocks.BlockedHost.class))))
+                                HostBlocks.BlockedHost.class, PoolFigures.class, PoolFigures.Pool.class))))
                 .check(ENGINE);
         // The admin API carries no wire types: the proxy turns results into packets.
         noClasses().that().resideInAPackage("io.gantry.admin..")
