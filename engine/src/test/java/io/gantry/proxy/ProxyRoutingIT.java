@@ -225,9 +225,10 @@ class ProxyRoutingIT {
             List<DatabaseServer> seen = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 seen.add(spreading.whereRuns(connection, "SELECT @@server_id"));
-                // Monotonic reads keep a session on the replica it just read from until the next position sample
-                // (a few ms): reads further apart than that are each a new weighted pick.
-                sleep(15);
+                // Monotonic reads keep a session on the replica it just read from until that replica is sampled
+                // again (a few ms quiet, far longer on a loaded machine): only reads after that are each a new
+                // weighted pick, so wait for two sampling rounds rather than a fixed time.
+                awaitSamplingRounds(spreading, 2, topology.servers().size());
             }
             assertThat(seen).doesNotContain(topology.primary());
             long onHeavy = seen.stream().filter(heavy::equals).count();
@@ -272,6 +273,19 @@ class ProxyRoutingIT {
             assertThat(ProxyHarness.queryString(primary, "SELECT COUNT(*) FROM " + table + " WHERE id = 7"))
                     .isEqualTo("1");
         }
+    }
+
+    /** Waits until the position sampler has sent {@code rounds} more queries to each of {@code servers} (at most 5 s). */
+    private static void awaitSamplingRounds(ProxyHarness gantry, int rounds, int servers) {
+        long before = samplesSent(gantry);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (samplesSent(gantry) < before + (long) rounds * servers && System.nanoTime() < deadline) {
+            sleep(2);
+        }
+    }
+
+    private static long samplesSent(ProxyHarness gantry) {
+        return Long.parseLong(gantry.proxy.readStatus().get("Position_samples_sent"));
     }
 
     private static void sleep(long millis) {

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -170,8 +171,9 @@ final class BackendStateSync {
             done.run();
             return;
         }
+        Runnable recorded = sql != null && setsWaitTimeout(sql) ? () -> readWaitTimeout(connection, done) : done;
         if (sql == null || !SessionTracking.setsTracking(sql)) {
-            recordSetting(connection, state, sql, command, done, notReplayable);
+            recordSetting(connection, state, sql, command, recorded, notReplayable);
             return;
         }
         state.tracked = false;
@@ -185,8 +187,26 @@ final class BackendStateSync {
                         }
                         session.tracking().clientTracks(values);
                     }
-                    recordSetting(connection, state, sql, command, done, notReplayable);
+                    recordSetting(connection, state, sql, command, recorded, notReplayable);
                 }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /**
+     * Whether a setting may have changed the session's {@code wait_timeout}. The server enforces it on its own
+     * connection only, which the session may have left for the pool: Gantry closes the idle client itself.
+     */
+    static boolean setsWaitTimeout(String sql) {
+        return sql.toLowerCase(Locale.ROOT).contains("wait_timeout");
+    }
+
+    /** Reads the session's {@code wait_timeout} back (the statement may have set it from an expression). */
+    private void readWaitTimeout(BackendConnection connection, Runnable then) {
+        InternalCommand.queryRow(connection, session.queryPayload("SELECT @@session.wait_timeout"), (row, error) -> {
+            if (error == null && !row.isEmpty() && row.get(0).text() != null) {
+                session.idleLimit(Long.parseLong(row.get(0).text()));
+            }
+            then.run();
+        }, failure -> session.backendFailed(connection.server(), failure));
     }
 
     private void recordSetting(BackendConnection connection, Applied state, String sql, byte[] command,

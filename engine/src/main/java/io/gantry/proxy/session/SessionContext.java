@@ -78,6 +78,12 @@ public final class SessionContext {
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
+    /** The session's own {@code wait_timeout} in ms once it set one (0 until then: the server's default applies). */
+    private long idleLimitMillis;
+    /** When the session last became ready for a command (System.nanoTime), for the idle limit. */
+    private long readySinceNanos = System.nanoTime();
+    /** Whether an idle-limit check is scheduled ({@link #scheduleIdleCheck}). */
+    private boolean idleCheckPending;
     /** What {@code LAST_INSERT_ID()} answers in this session: the last id a statement of its generated. */
     private long lastInsertId;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
@@ -249,6 +255,7 @@ public final class SessionContext {
     public void reset() {
         stateLog.clear();
         lastInsertId = 0;
+        idleLimitMillis = 0; // wait_timeout back to the server's default
         routeState = SessionRouteState.INITIAL;
         resetGantrySettings();
         tracking.reset();
@@ -360,6 +367,10 @@ public final class SessionContext {
             return;
         }
         phase = Phase.READY;
+        readySinceNanos = System.nanoTime();
+        if (idleLimitMillis > 0 && !idleCheckPending) {
+            scheduleIdleCheck(idleLimitMillis);
+        }
         if (services.sessions().isDraining()) {
             endIfIdleForDrain();
         }
@@ -460,6 +471,42 @@ public final class SessionContext {
         }
         LOG.debug("session {}: closing for the drain: no transaction open", id);
         endSession(SessionErrors.shuttingDown(), onClose);
+    }
+
+    /**
+     * The session's {@code wait_timeout}, as a server read it back after the session set it. Direct, the server
+     * closes a connection idle for longer; here the session's server connections may be in the pool by then, so
+     * Gantry closes the client connection itself, as the server would (without a packet, as MariaDB does).
+     */
+    public void idleLimit(long seconds) {
+        idleLimitMillis = Math.max(0, seconds) * 1000;
+    }
+
+    private void scheduleIdleCheck(long delayMillis) {
+        idleCheckPending = true;
+        ctx.executor().schedule(this::checkIdle, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Closes the session if it has waited for a command for longer than its wait_timeout, or looks again later. */
+    private void checkIdle() {
+        idleCheckPending = false;
+        if (isClosed() || idleLimitMillis == 0) {
+            return;
+        }
+        if (phase != Phase.READY) {
+            scheduleIdleCheck(idleLimitMillis); // a command runs: the limit counts from when it is done
+            return;
+        }
+        long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - readySinceNanos);
+        if (idleMillis < idleLimitMillis) {
+            scheduleIdleCheck(idleLimitMillis - idleMillis);
+            return;
+        }
+        LOG.atInfo().addKeyValue("session", id)
+                .log("session {}: closing: idle for {} s, longer than its wait_timeout of {} s, as the server would",
+                        id, idleMillis / 1000, idleLimitMillis / 1000);
+        closeSession();
+        ctx.close();
     }
 
     public void closeSession() {
