@@ -81,7 +81,7 @@ public final class SessionContext {
     /** The session's own {@code wait_timeout} in ms once it set one (0 until then: the server's default applies). */
     private long idleLimitMillis;
     /** When the session last became ready for a command (System.nanoTime), for the idle limit. */
-    private long readySinceNanos = System.nanoTime();
+    private long readySinceNanos;
     /** Whether an idle-limit check is scheduled ({@link #scheduleIdleCheck}). */
     private boolean idleCheckPending;
     /** What {@code LAST_INSERT_ID()} answers in this session: the last id a statement of its generated. */
@@ -367,9 +367,11 @@ public final class SessionContext {
             return;
         }
         phase = Phase.READY;
-        readySinceNanos = System.nanoTime();
-        if (idleLimitMillis > 0 && !idleCheckPending) {
-            scheduleIdleCheck(idleLimitMillis);
+        if (idleLimitMillis > 0) { // only sessions that set wait_timeout pay for the clock
+            readySinceNanos = System.nanoTime();
+            if (!idleCheckPending) {
+                scheduleIdleCheck(idleLimitMillis);
+            }
         }
         if (services.sessions().isDraining()) {
             endIfIdleForDrain();
