@@ -11,7 +11,7 @@ import java.util.Set;
  * @param at     when the check ran; kept to the millisecond (finer digits are dropped here)
  * @param server {@code host:port}
  * @param health {@value #UP} or {@value #DOWN}
- * @param role   {@value #PRIMARY}, {@value #REPLICA} or {@value #UNKNOWN}
+ * @param role   {@value #PRIMARY}, {@value #WRITABLE}, {@value #REPLICA} or {@value #UNKNOWN}
  * @param rttMs     round trip of the check's ping on a connection kept logged in, in milliseconds, or null when
  *                  the server did not answer
  * @param lagMs     replication lag in milliseconds, or null when unknown (and for the primary)
@@ -28,13 +28,15 @@ public record HealthSample(Instant at, String server, String health, String role
     public static final String DOWN = "down";
     /** {@code role} of the writable server. */
     public static final String PRIMARY = "primary";
+    /** {@code role} of a writable server while another is writable too (none of them is the primary). */
+    public static final String WRITABLE = "writable";
     /** {@code role} of a read-only server. */
     public static final String REPLICA = "replica";
     /** {@code role} when it could not be told. */
     public static final String UNKNOWN = "unknown";
 
     private static final Set<String> HEALTHS = Set.of(UP, DOWN);
-    private static final Set<String> ROLES = Set.of(PRIMARY, REPLICA, UNKNOWN);
+    private static final Set<String> ROLES = Set.of(PRIMARY, WRITABLE, REPLICA, UNKNOWN);
 
     public HealthSample {
         Objects.requireNonNull(at, "at");
@@ -44,7 +46,7 @@ public record HealthSample(Instant at, String server, String health, String role
             throw new IllegalArgumentException("health of " + server + " must be up or down, not '" + health + "'");
         }
         if (!ROLES.contains(role)) {
-            throw new IllegalArgumentException("role of " + server + " must be primary, replica or unknown, not '"
+            throw new IllegalArgumentException("role of " + server + " must be primary, writable, replica or unknown, not '"
                     + role + "'");
         }
         requireDuration("rtt_ms", server, rttMs);

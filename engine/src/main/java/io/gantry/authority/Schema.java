@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,19 @@ final class Schema {
     /** The H2 user admin SQL runs as: {@code SELECT} on schema {@code GANTRY}, no admin rights. */
     static final String READER = "GANTRY_READER";
 
-    private record Migration(int version, String description, List<String> statements) {
+    /** One migration's work, on a statement of the migrating connection. */
+    private interface MigrationStep {
+        void apply(Statement statement) throws SQLException;
+    }
+
+    private record Migration(int version, String description, MigrationStep step) {
+        Migration(int version, String description, List<String> statements) {
+            this(version, description, statement -> {
+                for (String sql : statements) {
+                    statement.execute(sql);
+                }
+            });
+        }
     }
 
     private static final List<Migration> MIGRATIONS = List.of(
@@ -103,7 +116,9 @@ final class Schema {
             new Migration(4, "the health check's connect time apart from its round trip", List.of(
                     // NULL in older samples: their rtt_ms is the whole connect, login and first query.
                     "ALTER TABLE GANTRY.HEALTH_HISTORY ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION",
-                    "ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION")));
+                    "ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION")),
+            new Migration(5, "health samples may say a server was writable without being the primary",
+                    Schema::allowWritableRole));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
@@ -153,9 +168,7 @@ final class Schema {
                 continue;
             }
             try (Statement statement = connection.createStatement()) {
-                for (String sql : migration.statements()) {
-                    statement.execute(sql);
-                }
+                migration.step().apply(statement);
             }
             try (PreparedStatement insert = connection.prepareStatement(
                     "INSERT INTO GANTRY.SCHEMA_VERSION(version, description, applied_at) VALUES (?, ?, ?)")) {
@@ -169,6 +182,31 @@ final class Schema {
                     where);
         }
         return found;
+    }
+
+    /**
+     * Replaces the unnamed check of {@code HEALTH_HISTORY.role} made by migration 1 with a named one that also
+     * accepts {@code writable} (a writable server while another is writable too). H2 named the old check itself,
+     * so it is found by its clause.
+     */
+    private static void allowWritableRole(Statement statement) throws SQLException {
+        List<String> old = new ArrayList<>();
+        try (ResultSet rows = statement.executeQuery("""
+                SELECT c.CONSTRAINT_NAME FROM INFORMATION_SCHEMA.CHECK_CONSTRAINTS c
+                JOIN INFORMATION_SCHEMA.TABLE_CONSTRAINTS t
+                  ON t.CONSTRAINT_SCHEMA = c.CONSTRAINT_SCHEMA AND t.CONSTRAINT_NAME = c.CONSTRAINT_NAME
+                WHERE t.TABLE_SCHEMA = 'GANTRY' AND t.TABLE_NAME = 'HEALTH_HISTORY'
+                  AND UPPER(c.CHECK_CLAUSE) LIKE '%ROLE%' AND c.CONSTRAINT_NAME <> 'HEALTH_HISTORY_ROLE'""")) {
+            while (rows.next()) {
+                old.add(rows.getString(1));
+            }
+        }
+        for (String name : old) {
+            statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY DROP CONSTRAINT IF EXISTS GANTRY.\"" + name + "\"");
+        }
+        statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ALTER COLUMN role SET DATA TYPE VARCHAR(8)");
+        statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ADD CONSTRAINT IF NOT EXISTS GANTRY.HEALTH_HISTORY_ROLE "
+                + "CHECK (role IN ('primary', 'writable', 'replica', 'unknown'))");
     }
 
     /** The highest applied version, 0 if none. */

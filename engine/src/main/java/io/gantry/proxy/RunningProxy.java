@@ -117,7 +117,7 @@ public final class RunningProxy implements AutoCloseable {
                     .log("proxy: {} is unreachable at startup ({}); it starts marked down", unreachable.url().address(),
                             unreachable.reason());
         }
-        HealthChecker health = new HealthChecker(upstreams, config.connectTimeout());
+        HealthChecker health = new HealthChecker(upstreams, config.failover().healthCheckTimeout());
         try {
             health.checkNow();
             if (upstreams.servers().stream().noneMatch(UpstreamServer::isReachable)) {

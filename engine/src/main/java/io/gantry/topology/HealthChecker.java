@@ -19,7 +19,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,54 +28,68 @@ import org.slf4j.LoggerFactory;
 /**
  * The health loop: every interval it checks each server with the service account (JDBC, on its own small executor,
  * never on a Netty event loop), reads {@code read_only} and whom a replica replicates from, and updates
- * {@link Upstreams}: health, role, and which server is the primary.
+ * {@link Upstreams}: health, role, and which server is the primary. Between rounds anyone who sees a sign that the
+ * topology changed (the primary refused a write as read-only, a server was lost) asks for a round at once
+ * ({@link Upstreams#requestCheck}); such requests coalesce, and while no primary is known rounds come more often
+ * ({@link RoundSchedule}), so a promotion or a server coming back is seen within a second.
  *
  * <p>Each check opens a new connection and times it (connect and login: {@code connect_ms}, what a client's first
  * statement waits for when Gantry connects for it), and pings the server on a connection kept from round to round,
  * the round trip ({@code rtt_ms}): a ping on a connection that is already logged in is what a statement costs on the
- * wire, while a new connection's login costs many round trips and the server's authentication work. The new
- * connection has the bounds of every service connection, and a server that cannot be connected to, or that accepts
- * no login, is down. The kept connection waits at most the connect timeout for an answer; it is replaced by the new
- * one when it does not answer (the server restarted or killed it), so only a server that answers neither is down.
+ * wire, while a new connection's login costs many round trips and the server's authentication work. Every check is
+ * bounded by the check timeout in all (connect, TLS, login; then each answer on the kept connection), so a server
+ * that stopped answering (SIGSTOP, a hung host) is down within one interval and one timeout. The kept connection
+ * is replaced by the new one when it does not answer (the server restarted or killed it), so only a server that
+ * answers neither is down.
  *
- * <p>Primary rule: the one writable server. If several are writable, the one the replicas replicate from; if that
- * is still ambiguous there is no primary and writes are refused, rather than sent to the wrong server.
+ * <p>A refusal is not a death: a server that refuses the new connection for being full ({@code 1040}, {@code 1203})
+ * or refuses the service account is checked on its kept connection, and without one keeps what was known of it; it
+ * is never marked down for that, which would cost every session on it.
+ *
+ * <p>Primary rule: the one writable server. Several writable servers at once are never guessed between: there is no
+ * primary (writes wait, then fail with an error naming them) until all but one are read-only, and none of them is
+ * shown as the primary.
  */
 public final class HealthChecker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HealthChecker.class);
 
     private final Upstreams upstreams;
-    private final Duration connectTimeout;
-    private final ScheduledExecutorService scheduler;
+    private final Duration checkTimeout;
+    private final RoundSchedule schedule;
     private final ExecutorService probes;
     /** Each server's connection for pings and the check's queries, kept across rounds. */
     private final KeptConnections<Connection> kept = new KeptConnections<>(HealthChecker::closeQuietly);
-
     /**
-     * @param connectTimeout bound on each connection attempt of a check (each read of its login may take twice
-     *                       that), and on each answer on the kept connection
+     * @param checkTimeout bound on each check's new connection, connect and login together, and on each answer on
+     *                     the kept connection
      */
-    public HealthChecker(Upstreams upstreams, Duration connectTimeout) {
+    public HealthChecker(Upstreams upstreams, Duration checkTimeout) {
         this.upstreams = upstreams;
-        this.connectTimeout = connectTimeout;
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(named("gantry-health"));
+        this.checkTimeout = checkTimeout;
+        this.schedule = new RoundSchedule(this::checkNow, () -> upstreams.primaryOrNull() != null);
         this.probes = Executors.newFixedThreadPool(8, named("gantry-probe"));
         upstreams.setListReplacer(this::replaceList);
+        upstreams.setHealthRounds(schedule);
     }
 
-    /** Runs one round now and then every {@code interval}. */
+    /** Runs a round every {@code interval} from now on, and more often when needed ({@link RoundSchedule}). */
     public void start(Duration interval) {
-        scheduler.scheduleWithFixedDelay(this::roundSafely, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
+        schedule.start(interval);
     }
 
     /** One health round over every server, in parallel; returns when all checks are done. */
     public synchronized void checkNow() {
-        Map<UpstreamServer, Probe> results = probeAll(upstreams.servers());
-        Upstreams.PrimaryChoice choice = choosePrimary(results);
-        upstreams.setPrimary(choice.primary(), choice.reasonWhenNone());
-        afterRound(results);
+        schedule.roundStarted();
+        try {
+            Map<UpstreamServer, Probe> results = probeAll(upstreams.servers());
+            Upstreams.PrimaryChoice choice = choosePrimary(results);
+            recordChecks(results, choice);
+            upstreams.setPrimary(choice.primary(), choice.reasonWhenNone());
+            afterRound(results);
+        } finally {
+            schedule.roundFinished();
+        }
     }
 
     /**
@@ -85,10 +98,17 @@ public final class HealthChecker implements AutoCloseable {
      * that primary. Runs between rounds (never at the same time as one), so a round of the old list cannot undo it.
      */
     synchronized void replaceList(List<UpstreamUrl> urls, String reason) {
-        List<UpstreamServer> next = upstreams.prepare(urls);
-        Map<UpstreamServer, Probe> results = probeAll(next);
-        upstreams.install(next, choosePrimary(results), reason);
-        afterRound(results);
+        schedule.roundStarted();
+        try {
+            List<UpstreamServer> next = upstreams.prepare(urls);
+            Map<UpstreamServer, Probe> results = probeAll(next);
+            Upstreams.PrimaryChoice choice = choosePrimary(results);
+            recordChecks(results, choice);
+            upstreams.install(next, choice, reason);
+            afterRound(results);
+        } finally {
+            schedule.roundFinished();
+        }
     }
 
     private Map<UpstreamServer, Probe> probeAll(List<UpstreamServer> servers) {
@@ -101,6 +121,21 @@ public final class HealthChecker implements AutoCloseable {
             check.join().ifPresent(p -> results.put(p.server(), p));
         }
         return results;
+    }
+
+    /**
+     * Records each good check with the role the round gave it: the chosen primary, a replica, or writable without
+     * being the primary. A refused check changes nothing of what was known.
+     */
+    private void recordChecks(Map<UpstreamServer, Probe> results, Upstreams.PrimaryChoice choice) {
+        for (Probe probe : results.values()) {
+            if (probe.refused()) {
+                continue;
+            }
+            Role role = !probe.writable() ? Role.REPLICA
+                    : probe.server() == choice.primary() ? Role.PRIMARY : Role.WRITABLE;
+            upstreams.markChecked(probe.server(), role, probe.rttMicros(), probe.connectMicros());
+        }
     }
 
     private void afterRound(Map<UpstreamServer, Probe> results) {
@@ -123,26 +158,24 @@ public final class HealthChecker implements AutoCloseable {
         return samples;
     }
 
-    private void roundSafely() {
-        try {
-            checkNow();
-        } catch (RuntimeException e) {
-            // One bad round must not end the schedule.
-            LOG.error("topology: health round failed: {}", e.toString(), e);
-        }
-    }
-
     private Optional<Probe> probe(UpstreamServer server) {
         long started = System.nanoTime();
-        Connection fresh;
+        Connection fresh = null;
+        SQLException refusal = null;
         try {
-            fresh = ServiceConnections.open(server.url(), connectTimeout);
+            fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
         } catch (SQLException e) {
-            return down(server, e);
+            if (!isRefusal(e)) {
+                return down(server, e);
+            }
+            refusal = e;
         }
-        long connectMicros = (System.nanoTime() - started) / 1000;
+        long connectMicros = fresh == null ? server.connectMicros() : (System.nanoTime() - started) / 1000;
         try {
-            Ping ping = ping(server, fresh);
+            Ping ping = fresh != null ? ping(server, fresh) : pingKept(server, refusal);
+            if (ping == null) {
+                return refused(server, refusal);
+            }
             try (Statement statement = ping.connection().createStatement()) {
                 boolean readOnly;
                 Flavour flavour;
@@ -154,15 +187,51 @@ public final class HealthChecker implements AutoCloseable {
                     flavour = version.contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
                 }
                 GtidSet position = position(statement, flavour, server);
-                ReplicaStatus replication = replicaStatus(statement, ReplicaStatusQuery.forVersion(version));
-                Role role = readOnly ? Role.REPLICA : Role.PRIMARY;
-                upstreams.markChecked(server, role, ping.micros(), connectMicros);
-                return Optional.of(new Probe(server, role, replication.source(), position,
-                        replication.brokenBecause()));
+                ReplicaStatus replication = ReplicaStatus.read(statement, ReplicaStatusQuery.forVersion(version));
+                return Optional.of(new Probe(server, !readOnly, replication.source(), position,
+                        replication.brokenBecause(), ping.micros(), connectMicros, false));
             }
         } catch (SQLException e) {
+            if (refusal != null) {
+                // It refused the new connection and the kept one failed: it answers, so it is not down.
+                kept.drop(server);
+                return refused(server, refusal);
+            }
             return down(server, e);
         }
+    }
+
+    /**
+     * A refusal, not an outage: too many connections ({@code 1040}), the account's {@code max_user_connections}
+     * ({@code 1203}) or its hourly limits ({@code 1226}), or the service account refused ({@code 1044}, {@code 1045}).
+     */
+    static boolean isRefusal(SQLException e) {
+        int code = e.getErrorCode();
+        return AccountLookup.isFull(e) || code == 1226 || code == 1044 || code == 1045;
+    }
+
+    /** The kept connection of a server that refused a new one, pinged; null when there is none. */
+    private Ping pingKept(UpstreamServer server, SQLException refusal) throws SQLException {
+        Connection held = kept.get(server);
+        if (held == null) {
+            return null;
+        }
+        LOG.atWarn().addKeyValue("server", server.address())
+                .log("topology: {} refused the health check's new connection ({}); checked on the kept one",
+                        server.address(), describe(refusal));
+        return new Ping(held, ping(held));
+    }
+
+    /** A server that refused the check and could not be checked otherwise keeps what was known of it. */
+    private Optional<Probe> refused(UpstreamServer server, SQLException refusal) {
+        Role known = server.role();
+        LOG.atWarn().addKeyValue("server", server.address())
+                .log("topology: {} refused the health check ({}); it answers, so it is not marked down, and keeps "
+                        + "what was known of it ({})", server.address(), describe(refusal), server);
+        if (known == Role.UNKNOWN || !server.isReachable()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Probe(server, known != Role.REPLICA, "", null, null, -1, -1, true));
     }
 
     private Optional<Probe> down(UpstreamServer server, SQLException e) {
@@ -196,8 +265,7 @@ public final class HealthChecker implements AutoCloseable {
             }
         }
         kept.keep(server, fresh);
-        // Its login had twice the connect timeout per read, as every check's has; each answer now has one.
-        fresh.setNetworkTimeout(Runnable::run, Math.toIntExact(connectTimeout.toMillis()));
+        fresh.setNetworkTimeout(Runnable::run, Math.toIntExact(checkTimeout.toMillis()));
         return new Ping(fresh, ping(fresh));
     }
 
@@ -233,7 +301,7 @@ public final class HealthChecker implements AutoCloseable {
         return firstLine(message);
     }
 
-    private static String firstLine(String text) {
+    static String firstLine(String text) {
         if (text == null) {
             return "unknown error";
         }
@@ -258,49 +326,6 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     /**
-     * Whom a server replicates from and whether its replication stopped with an error.
-     *
-     * @param source        {@code host:port} it replicates from, or "" if it does not replicate
-     * @param brokenBecause why its replication is broken, or null when it is not: its SQL thread stopped with an
-     *                      error, or its IO thread stopped (gave up) with an error. A thread stopped without an error
-     *                      ({@code STOP SLAVE}) is a pause, which shows as lag; an IO thread still trying to
-     *                      connect (a primary that is down) is not broken either.
-     */
-    private record ReplicaStatus(String source, String brokenBecause) {
-        static final ReplicaStatus NONE = new ReplicaStatus("", null);
-    }
-
-    private static ReplicaStatus replicaStatus(Statement statement, ReplicaStatusQuery query) {
-        try (ResultSet rows = statement.executeQuery(query.sql())) {
-            return rows.next() ? replicaStatus(rows, query.sourcePrefix(), query.threadPrefix()) : ReplicaStatus.NONE;
-        } catch (SQLException e) {
-            // The account may lack the privilege (REPLICATION CLIENT / SLAVE MONITOR): then we cannot tell.
-            LOG.debug("topology: {} failed: {}", query.sql(), e.toString());
-            return ReplicaStatus.NONE;
-        }
-    }
-
-    private static ReplicaStatus replicaStatus(ResultSet rows, String source, String thread) throws SQLException {
-        String address = rows.getString(source + "Host") + ":" + rows.getInt(source + "Port");
-        String broken = null;
-        int sqlErrno = rows.getInt("Last_SQL_Errno");
-        if (!"Yes".equalsIgnoreCase(rows.getString(thread + "SQL_Running")) && sqlErrno != 0) {
-            broken = "its SQL thread stopped with error " + sqlErrno + ": " + oneLine(rows.getString("Last_SQL_Error"));
-        } else {
-            int ioErrno = rows.getInt("Last_IO_Errno");
-            if ("No".equalsIgnoreCase(rows.getString(thread + "IO_Running")) && ioErrno != 0) {
-                broken = "its IO thread stopped with error " + ioErrno + ": " + oneLine(rows.getString("Last_IO_Error"));
-            }
-        }
-        return new ReplicaStatus(address, broken);
-    }
-
-    private static String oneLine(String text) {
-        String line = firstLine(text).replaceAll("\\s+", " ");
-        return line.length() > 600 ? line.substring(0, 600) + "..." : line;
-    }
-
-    /**
      * Marks each replica broken, diverged or sound. Divergence is judged against a primary sample taken after the
      * replica's: the round's own primary sample may be older than a replica's (they are read in parallel, and a
      * replica can apply a write the primary made in between), so a replica it does not contain is compared again
@@ -313,7 +338,7 @@ public final class HealthChecker implements AutoCloseable {
         FreshPrimary fresh = new FreshPrimary(primary, primaryProbe);
         for (Probe probe : results.values()) {
             UpstreamServer server = probe.server();
-            if (server == primary || probe.role() != Role.REPLICA) {
+            if (server == primary || probe.writable() || probe.refused()) {
                 upstreams.replicationChecked(server, null);
                 continue;
             }
@@ -382,9 +407,13 @@ public final class HealthChecker implements AutoCloseable {
         }
     }
 
-    private static Upstreams.PrimaryChoice choosePrimary(Map<UpstreamServer, Probe> results) {
+    /**
+     * The one writable server, or none with the reason: none answers, none is writable, or several are (never
+     * guessed between: one of them may be an old primary still taking writes that the others will never see).
+     */
+    static Upstreams.PrimaryChoice choosePrimary(Map<UpstreamServer, Probe> results) {
         List<UpstreamServer> writable = results.values().stream()
-                .filter(p -> p.role() == Role.PRIMARY).map(Probe::server).toList();
+                .filter(Probe::writable).map(Probe::server).toList();
         if (writable.size() == 1) {
             return new Upstreams.PrimaryChoice(writable.get(0), "");
         }
@@ -393,28 +422,21 @@ public final class HealthChecker implements AutoCloseable {
                     ? "no server answers the health check"
                     : "no writable server (every server that answers has read_only=ON)");
         }
-        // Several writable servers: the primary is the one the replicas replicate from, if that is unambiguous.
-        List<UpstreamServer> sources = writable.stream()
-                .filter(w -> results.values().stream().anyMatch(p -> p.source().equals(w.address())))
-                .toList();
-        if (sources.size() == 1) {
-            return new Upstreams.PrimaryChoice(sources.get(0), "");
-        }
-        return new Upstreams.PrimaryChoice(null, "several servers are writable (" + String.join(", ",
-                    writable.stream().map(UpstreamServer::address).toList())
-                    + ") and the replicas do not single one out");
+        return new Upstreams.PrimaryChoice(null, "several servers are writable at once (" + String.join(" and ",
+                writable.stream().map(UpstreamServer::address).sorted().toList())
+                + "); Gantry sends writes to neither until all but one have read_only=ON");
     }
 
     /**
-     * Stops the loop and closes the kept connections, after the round that runs now if it ends within the connect
+     * Stops the loop and closes the kept connections, after the round that runs now if it ends within the check
      * timeout: closing a connection a check still uses would mark its server down as Gantry stops.
      */
     @Override
     public void close() {
-        scheduler.shutdownNow();
+        schedule.close();
         probes.shutdownNow();
         try {
-            probes.awaitTermination(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            probes.awaitTermination(checkTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -430,6 +452,13 @@ public final class HealthChecker implements AutoCloseable {
         };
     }
 
-    private record Probe(UpstreamServer server, Role role, String source, GtidSet position, String brokenBecause) {
+    /**
+     * What one check found.
+     *
+     * @param refused the server refused the check (full, or the account): {@code writable} is what was known of
+     *                it before, and nothing else is known
+     */
+    record Probe(UpstreamServer server, boolean writable, String source, GtidSet position, String brokenBecause,
+                 long rttMicros, long connectMicros, boolean refused) {
     }
 }

@@ -25,6 +25,7 @@ public final class Upstreams {
     private volatile UpstreamServer primary;
     private volatile String noPrimaryReason = "no health check has run yet";
     private volatile ListReplacer listReplacer;
+    private volatile HealthRounds rounds = HealthRounds.NONE;
 
     /** A list whose changes are told to no one. */
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
@@ -73,6 +74,48 @@ public final class Upstreams {
 
     void setListReplacer(ListReplacer replacer) {
         this.listReplacer = replacer;
+    }
+
+    /** The health loop's rounds, as those who wait for one see them. */
+    interface HealthRounds {
+        /** Asks for a round as soon as possible; returns the number of the first round that starts after now. */
+        long request(String reason);
+
+        /** How many rounds have finished. */
+        long finished();
+
+        /** Without a health loop every request is answered at once: nothing will check again. */
+        HealthRounds NONE = new HealthRounds() {
+            @Override
+            public long request(String reason) {
+                return 0;
+            }
+
+            @Override
+            public long finished() {
+                return 0;
+            }
+        };
+    }
+
+    void setHealthRounds(HealthRounds healthRounds) {
+        this.rounds = healthRounds;
+    }
+
+    /**
+     * Asks the health loop to check every server now instead of at its next round: something suggests the
+     * topology changed (the primary refused a write as read-only, a server was lost). Requests coalesce: many
+     * sessions meeting the same change cost one round.
+     *
+     * @return a ticket for {@link #checkedSince}: the round that looks at the servers after this call
+     */
+    public long requestCheck(String reason) {
+        return rounds.request(reason);
+    }
+
+    /** Whether the round of {@code ticket} (from {@link #requestCheck}) has finished, so its findings are in. */
+    public boolean checkedSince(long ticket) {
+        return rounds.finished() >= ticket;
     }
 
     /** The servers a new list would have: those already in the list keep their object (and state). */
@@ -177,6 +220,7 @@ public final class Upstreams {
             LOG.atWarn().addKeyValue("server", server.address())
                     .log("topology: {} is DOWN: {}", server.address(), reason);
             timeline(server.address(), EventKind.DOWN, reason);
+            requestCheck(server.address() + " is down");
         }
     }
 
@@ -232,7 +276,8 @@ public final class Upstreams {
         noPrimaryReason = reasonWhenNone;
         if (before != newPrimary) {
             if (newPrimary == null) {
-                LOG.error("topology: no primary: {}; writes are refused until one is found", reasonWhenNone);
+                LOG.error("topology: no primary: {}; statements that need one wait for it (--switchover-hold-ms), then are "
+                        + "refused", reasonWhenNone);
             } else if (before == null) {
                 LOG.atInfo().addKeyValue("server", newPrimary.address())
                         .log("topology: primary is {}", newPrimary.address());

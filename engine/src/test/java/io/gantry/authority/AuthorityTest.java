@@ -80,7 +80,7 @@ class AuthorityTest {
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
@@ -329,7 +329,7 @@ class AuthorityTest {
             // The tables as schema version 3 left them, with a sample it recorded.
             statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY DROP COLUMN connect_ms");
             statement.execute("ALTER TABLE GANTRY.UPSTREAM_SERVERS DROP COLUMN connect_ms");
-            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version = 4");
+            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version >= 4");
             statement.execute("INSERT INTO GANTRY.HEALTH_HISTORY VALUES (TIMESTAMP WITH TIME ZONE "
                     + "'2026-11-30 20:00:00+00:00', 'db1:3306', 'up', 'primary', 17.5, NULL)");
         }
@@ -344,11 +344,32 @@ class AuthorityTest {
     }
 
     @Test
+    void aWritableServerThatIsNotThePrimaryIsStoredAsSuchAlsoInAVersionFourHistory() throws Exception {
+        authority.close();
+        Path data = dir.resolve("data").toAbsolutePath();
+        try (Connection connection = DriverManager.getConnection(AuthorityDatabase.jdbcUrl(data, true), "sa",
+                DataDirectory.key(data));
+             Statement statement = connection.createStatement()) {
+            // The role check as schema version 4 left it: 'writable' refused.
+            statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY DROP CONSTRAINT GANTRY.HEALTH_HISTORY_ROLE");
+            statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ALTER COLUMN role SET DATA TYPE VARCHAR(7)");
+            statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ADD CHECK (role IN ('primary', 'replica', "
+                    + "'unknown'))");
+            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version = 5");
+        }
+        authority = Authority.open(dir.resolve("data"), clock);
+
+        authority.recordHealth(List.of(new HealthSample(T0, "db1:3306", "up", "writable", 0.08, null, 2.5)));
+        assertThat(authority.healthHistory(null, null, Optional.empty())).extracting(HealthSample::role)
+                .containsExactly("writable");
+    }
+
+    @Test
     void badSamplesAreRefusedBeforeTheyReachTheDatabase() {
         assertThatThrownBy(() -> sample("2026-11-30T21:00:00Z", "db1:3306", "sideways", "primary", null, null))
                 .hasMessage("health of db1:3306 must be up or down, not 'sideways'");
         assertThatThrownBy(() -> sample("2026-11-30T21:00:00Z", "db1:3306", "up", "leader", null, null))
-                .hasMessage("role of db1:3306 must be primary, replica or unknown, not 'leader'");
+                .hasMessage("role of db1:3306 must be primary, writable, replica or unknown, not 'leader'");
         assertThat(sample("2026-11-30T21:00:00.123456789Z", "db1:3306", "up", "primary", null, null).at())
                 .isEqualTo(Instant.parse("2026-11-30T21:00:00.123Z"));
         assertThatThrownBy(() -> new HealthSample(T0, "db1:3306", "up", "primary", 0.1, null, -1.0))

@@ -66,6 +66,13 @@ final class ProxyHarness implements AutoCloseable {
     /** @param events hears the proxy's events (servers down and up, hosts blocked), on the bus's thread */
     static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
                               UnaryOperator<List<UpstreamUrl>> tuneList, EventBus.Subscriber events) {
+        return start(topology, tuneConfig, tuneList, events, Duration.ofSeconds(1));
+    }
+
+    /** @param healthInterval how often the health loop checks every server ({@code --upstream-health-interval-secs}) */
+    static ProxyHarness start(Topology topology, UnaryOperator<ProxyConfig> tuneConfig,
+                              UnaryOperator<List<UpstreamUrl>> tuneList, EventBus.Subscriber events,
+                              Duration healthInterval) {
         ProxyConfig config = tuneConfig.apply(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withMaxClientConnections(100)
                 .withConnectTimeout(Duration.ofSeconds(2))
@@ -74,7 +81,7 @@ final class ProxyHarness implements AutoCloseable {
         bus.subscribe("test", 10_000, events);
         try {
             return new ProxyHarness(topology, RunningProxy.start(config, tuneList.apply(urls(topology)),
-                    Duration.ofSeconds(1), bus), bus);
+                    healthInterval, bus), bus);
         } catch (InterruptedException e) {
             bus.close();
             Thread.currentThread().interrupt();

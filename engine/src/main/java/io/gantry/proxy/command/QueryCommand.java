@@ -10,6 +10,7 @@ import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.CausalWait;
+import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
@@ -29,6 +30,7 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -57,6 +59,11 @@ public final class QueryCommand {
     private byte[] textScratch = new byte[256];
     /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
     private final QueryText statement = new QueryText();
+    private final PrimaryWait primaryWait;
+    /** A statement that may still wait for a primary; its deadline is set when it starts to wait. */
+    private static final long HOLD_NOT_STARTED = Long.MIN_VALUE;
+    /** A statement that waits no more (its wait ran out, or statements do not wait). */
+    private static final long HOLD_OFF = 0;
 
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -68,6 +75,7 @@ public final class QueryCommand {
         this.kill = new KillCommand(session, backends);
         this.admin = new AdminCommand(session);
         this.settings = new GantrySettingsCommand(session, routing);
+        this.primaryWait = new PrimaryWait(session);
     }
 
     /**
@@ -98,7 +106,7 @@ public final class QueryCommand {
             command.release();
             return Reply.DONE;
         }
-        return runQuery(command, text, sent, true, fill);
+        return runQuery(command, text, sent, true, fill, HOLD_NOT_STARTED);
     }
 
     /**
@@ -163,13 +171,23 @@ public final class QueryCommand {
      *        {@code CONNECTION_ID()}), the same value when there is none
      * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
      * @param fill           captures the answer for a cache that has the statement's shape, or null
+     * @param holdUntil      when the statement's wait for a primary ends ({@link PrimaryWait}),
+     *                       {@link #HOLD_NOT_STARTED} before it waited, {@link #HOLD_OFF} when it waits no more
      */
     private Reply runQuery(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
-                           CacheFill fill) {
+                           CacheFill fill, long holdUntil) {
         String sql = text.sql();
         String withId = sent.sql();
         SessionRouting.Routed routed = routing.route(sent, true, true, fill != null && fill.checksAccount());
         if (routed.refused()) {
+            long deadline = routed.refusedForNoPrimary() ? holdDeadline(holdUntil) : HOLD_OFF;
+            if (primaryWait.allowed(deadline)) {
+                primaryWait.await(null, deadline,
+                        () -> session.finish(runQuery(command, text, sent, mayGoElsewhere, fill, deadline)),
+                        () -> session.finish(runQuery(command, text, sent, mayGoElsewhere, fill, HOLD_OFF)),
+                        command::release);
+                return Reply.LATER;
+            }
             command.release();
             return routed.refusal();
         }
@@ -188,7 +206,7 @@ public final class QueryCommand {
             LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
                     .log("session {}: {} cannot be reached; routing the read again", session.id(),
                             routed.server().address());
-            session.finish(runQuery(command, text, sent, false, fill));
+            session.finish(runQuery(command, text, sent, false, fill, holdUntil));
         } : null;
         if (routed.waits()) {
             backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
@@ -204,14 +222,42 @@ public final class QueryCommand {
             }, elsewhere);
             return Reply.LATER;
         }
+        Runnable onReadOnly = holdUntil != HOLD_OFF && routed.statement().kind() == StatementKind.WRITE
+                ? readOnlyRefusalWait(command, text, sent, mayGoElsewhere, routed.server(), holdUntil) : null;
         BackendConnection ready = backends.readyConnection(routed.server());
         if (ready != null) {
-            forwarder.forward(command, ready, after, rewriter); // the usual read or write: no closure
+            forwarder.forward(command, ready, after, rewriter, onReadOnly); // the usual read or write: no closure
             return Reply.LATER;
         }
-        backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter),
-                elsewhere);
+        backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter,
+                onReadOnly), elsewhere);
         return Reply.LATER;
+    }
+
+    private long holdDeadline(long holdUntil) {
+        return holdUntil == HOLD_NOT_STARTED ? primaryWait.deadlineFromNow() : holdUntil;
+    }
+
+    /**
+     * What a write outside a transaction does when the primary refuses it as read-only (so it did not run): it
+     * waits for the primary the health loop finds now, and runs again there; null when it may not wait (waiting is
+     * off, or the session is in a transaction or has autocommit off, where the statement cannot move alone). The
+     * command's bytes are kept on the heap for that, as the buffer sent goes with the send.
+     */
+    private Runnable readOnlyRefusalWait(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
+                                         UpstreamServer refusedBy, long holdUntil) {
+        long deadline = holdDeadline(holdUntil);
+        if (!primaryWait.allowed(deadline) || !session.routeState().autocommit()) {
+            return null;
+        }
+        int sequenceId = command.sequenceId();
+        byte[] payload = ByteBufUtil.getBytes(command.payload());
+        return () -> primaryWait.await(refusedBy, deadline,
+                () -> session.finish(runQuery(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), text, sent,
+                        mayGoElsewhere, null, deadline)),
+                () -> session.finish(runQuery(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), text, sent,
+                        mayGoElsewhere, null, HOLD_OFF)),
+                () -> { });
     }
 
     /**

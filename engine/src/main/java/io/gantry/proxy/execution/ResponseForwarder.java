@@ -55,12 +55,24 @@ public final class ResponseForwarder {
      */
     public void forward(Packet command, BackendConnection connection, AfterResponse after,
                  ResponseRewriter rewriter) {
+        forward(command, connection, after, rewriter, null);
+    }
+
+    /**
+     * As {@link #forward(Packet, BackendConnection, AfterResponse, ResponseRewriter)}, but when the server refuses
+     * the command as read-only before anything else ({@link ReadOnlyRefusal}: it certainly did not run), the client
+     * is not told: {@code onReadOnly} runs instead, and the command is the caller's to run again or to answer.
+     *
+     * @param onReadOnly null to forward every answer
+     */
+    public void forward(Packet command, BackendConnection connection, AfterResponse after,
+                 ResponseRewriter rewriter, Runnable onReadOnly) {
         Forwarding forwarding = idle;
         if (forwarding == null) {
             forwarding = new Forwarding();
         }
         idle = null;
-        forwarding.begin(connection, after, rewriter);
+        forwarding.begin(connection, after, rewriter, onReadOnly);
         connection.execute(command, forwarding);
     }
 
@@ -74,16 +86,33 @@ public final class ResponseForwarder {
         private AfterResponse after;
         private ResponseRewriter rewriter;
         private long sentAt;
+        /** Runs instead of the answer when the server refuses the command as read-only first; null: forwarded. */
+        private Runnable onReadOnly;
+        private boolean answered;
+        private boolean refusedAsReadOnly;
 
-        void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter) {
+        void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter,
+                   Runnable onReadOnly) {
             this.connection = connection;
             this.after = after;
             this.rewriter = rewriter;
+            this.onReadOnly = onReadOnly;
             this.sentAt = System.nanoTime();
+            answered = false;
+            refusedAsReadOnly = false;
         }
 
         @Override
         public void onPacket(Packet packet, ResponseFraming framing) {
+            boolean firstPacket = !answered;
+            answered = true;
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR
+                    && ReadOnlyRefusal.fromPrimary(session.services().upstreams(), connection.server(),
+                    packet.payload(), session.id()) && firstPacket && onReadOnly != null) {
+                refusedAsReadOnly = true;
+                packet.release();
+                return;
+            }
             Packet response = packet;
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.OK) {
                 long insertId = OkPacket.lastInsertIdOf(packet.payload());
@@ -120,11 +149,17 @@ public final class ResponseForwarder {
             awaitingClientData = null;
             noteStatus(done, framing.serverStatus());
             backends.scheduleRetentionClose(done);
+            Runnable readOnly = refusedAsReadOnly ? onReadOnly : null;
             // Free for the next command before this one's last step, which may start it.
             connection = null;
             after = null;
             rewriter = null;
+            onReadOnly = null;
             idle = this;
+            if (readOnly != null) {
+                readOnly.run();
+                return;
+            }
             then.run(done, framing, commandDone);
         }
 

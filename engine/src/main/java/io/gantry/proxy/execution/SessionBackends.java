@@ -404,6 +404,16 @@ public final class SessionBackends {
         return null;
     }
 
+    /** The connection that holds the session's open transaction, or null. */
+    public BackendConnection holdingTransaction() {
+        for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
+            if (entry.getValue().held.contains(HeldState.TRANSACTION)) {
+                return entry.getKey();
+            }
+        }
+        return null;
+    }
+
     /** What {@code connection} holds, in words ("a transaction, user variables"). */
     String describeHeld(BackendConnection connection) {
         BackendUse use = uses.get(connection);

@@ -58,9 +58,14 @@ public final class SessionRouting {
 
     /** Where a statement runs and what it is; or, when it cannot run, what the client gets instead. */
     public record Routed(UpstreamServer server, StatementClass statement, RouteDecision decision, Reply refusal,
-                  GtidSet waitFor) {
+                  GtidSet waitFor, boolean noPrimary) {
         public boolean refused() {
             return refusal != null;
+        }
+
+        /** Refused because it needs the primary and none is known: it may wait for one (--switchover-hold-ms). */
+        public boolean refusedForNoPrimary() {
+            return noPrimary;
         }
 
         /** Whether the read first waits on its replica until that has applied {@link #waitFor}. */
@@ -69,7 +74,11 @@ public final class SessionRouting {
         }
 
         public static Routed refused(Reply refusal) {
-            return new Routed(null, null, null, refusal, null);
+            return new Routed(null, null, null, refusal, null, false);
+        }
+
+        static Routed noPrimary(Reply refusal) {
+            return new Routed(null, null, null, refusal, null, true);
         }
     }
 
@@ -219,7 +228,7 @@ public final class SessionRouting {
             }
         }
         if (decision.server().equals(NO_PRIMARY)) {
-            return Routed.refused(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
+            return Routed.noPrimary(Reply.error(SessionErrors.noPrimary("statement", upstreams.noPrimaryReason())));
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("session {}: {} -> {}{}", session.id(), LogText.abbreviate(sql), decision.describe(),
@@ -248,7 +257,7 @@ public final class SessionRouting {
                 && last.decision() == decision) {
             return last;
         }
-        Routed routed = new Routed(server, statement, decision, null, waitFor);
+        Routed routed = new Routed(server, statement, decision, null, waitFor, false);
         lastRouted = routed;
         return routed;
     }
@@ -388,6 +397,21 @@ public final class SessionRouting {
             ProxyServices services = session.services();
             String shownVersion = services.login().greetings().source(services.upstreams().primary()).serverVersion();
             return Reply.error(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse(shownVersion)));
+        }
+        if (decision.target() == RouteTarget.PRIMARY
+                && session.routeState().transaction() instanceof TransactionState.ReadWrite) {
+            BackendConnection holder = backends.holdingTransaction();
+            if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
+                // Going on would run the rest of the transaction on the new primary, outside it, and a COMMIT there
+                // would answer OK for work that is lost: the session ends, and its old connection rolls it back.
+                LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", holder.server().address())
+                        .log("session {}: the primary moved from {} to {} during the session's transaction; closing "
+                                + "the session (the transaction is rolled back)", session.id(),
+                                holder.server().address(), decision.server().hostPort());
+                return Reply.close(SessionErrors.sessionEnded("Gantry: the primary moved from "
+                        + holder.server().address() + " to " + decision.server().hostPort() + " during this "
+                        + "transaction; it cannot go on and is rolled back; this session is closed, reconnect"));
+            }
         }
         if (decision.target() == RouteTarget.PRIMARY && session.routeState().pinned()) {
             BackendConnection holder = backends.holding(true);

@@ -37,12 +37,13 @@ import java.util.Optional;
  *                             default {@link SocketTransport#best}); it must be available here
  * @param pool                 connection multiplexing: whether sessions share idle backend connections, and how
  *                             long and how many of them the pools keep
+ * @param failover             how health checks are bounded and how long statements wait for a primary
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
                           LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads,
-                          SocketTransport socketTransport, BackendPool.Settings pool) {
+                          SocketTransport socketTransport, BackendPool.Settings pool, FailoverSettings failover) {
 
     /** The most {@link #eventLoopThreads} accepted. */
     public static final int MAX_EVENT_LOOP_THREADS = 256;
@@ -90,80 +91,90 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
                 DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
                 ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors(), SocketTransport.best(),
-                BackendPool.Settings.DEFAULTS);
+                BackendPool.Settings.DEFAULTS, FailoverSettings.DEFAULTS);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
-                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads, socketTransport, pool);
+                defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads, socketTransport, pool);
+                eventLoopThreads, socketTransport, pool, failover);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withReadGuarantees(ReadGuarantees value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withEventLoopThreads(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 
     public ProxyConfig withSocketTransport(SocketTransport value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads, value, pool);
+                eventLoopThreads, value, pool, failover);
     }
 
     public ProxyConfig withPool(BackendPool.Settings value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, value);
+                socketTransport, value, failover);
+    }
+
+    public ProxyConfig withFailover(FailoverSettings value) {
+        return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
+                maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
+                socketTransport, pool, value);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads,
-                socketTransport, pool);
+                socketTransport, pool, failover);
     }
 }

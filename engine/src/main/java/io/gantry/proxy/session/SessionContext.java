@@ -442,6 +442,8 @@ public final class SessionContext {
             LOG.atWarn().addKeyValue("session", id).addKeyValue("server", server.address())
                     .log("session {}: closing, backend {} failed: {}", id, server.address(),
                             SessionErrors.describe(cause));
+            // A lost server connection may be a server that died or froze: the health loop looks at once.
+            services.upstreams().requestCheck("session " + id + " lost its connection to " + server.address());
         }
         sendErrorAndClose(sequenceId, SessionErrors.backendFailed(server, cause));
     }

@@ -1,0 +1,271 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.TopologyKinds;
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.session.FailoverSettings;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Following the primary at {@code gantry run}'s defaults (health round every 2 s, checks bounded at 1.5 s, writes
+ * held up to 5 s): a planned switchover under a write loop costs the client no error and loses no acknowledged write;
+ * a primary that resumes after SIGSTOP is writable through Gantry again within a second; two writable servers at once
+ * hold writes instead of guessing; a primary at {@code max_connections} is not taken for a dead one.
+ */
+class SwitchoverIT {
+
+    /** {@code gantry run}'s default {@code --upstream-health-interval-secs}. */
+    private static final Duration DEFAULT_HEALTH_INTERVAL = Duration.ofSeconds(2);
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aPlannedSwitchoverUnderAWriteLoopCostsNoErrorAndLosesNoAcknowledgedWrite(TopologyKind kind)
+            throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(kind, "switchover", 2);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+                     DEFAULT_HEALTH_INTERVAL);
+             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(session, "CREATE TABLE acknowledged (id INT PRIMARY KEY, server_id BIGINT)");
+            WriteLoop loop = new WriteLoop(session);
+            Thread writer = new Thread(loop, "switchover-writer");
+            writer.start();
+            Thread.sleep(1000);
+            DatabaseServer oldPrimary = topology.primary();
+            DatabaseServer promoted = topology.replicas().get(0);
+            long promotedAt = System.nanoTime();
+            topology.promote(promoted);
+            long promotionMillis = (System.nanoTime() - promotedAt) / 1_000_000;
+            Thread.sleep(3000);
+            loop.stop();
+            writer.join();
+
+            System.out.printf("SwitchoverIT: %s: %d writes acknowledged, %d errors, the slowest took %d ms (the "
+                            + "promotion itself %d ms)%n", kind, loop.acknowledged.size(), loop.errors.size(),
+                    loop.slowestMillis, promotionMillis);
+            assertThat(loop.errors).as("client errors across the switchover").isEmpty();
+            assertThat(loop.acknowledged).hasSizeGreaterThan(100);
+            try (Connection direct = topology.connectAsApp(promoted);
+                 Statement statement = direct.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT id, server_id FROM acknowledged")) {
+                Set<Integer> stored = new HashSet<>();
+                Set<Long> servers = new HashSet<>();
+                while (rows.next()) {
+                    stored.add(rows.getInt(1));
+                    servers.add(rows.getLong(2));
+                }
+                assertThat(stored).as("every acknowledged write is on the new primary")
+                        .containsAll(loop.acknowledged);
+                assertThat(servers).as("writes ran on the old primary, then the new one")
+                        .containsExactlyInAnyOrder((long) oldPrimary.port(), (long) promoted.port());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aPrimaryThatResumesAfterSigstopIsWritableAgainWithinASecond(TopologyKind kind) throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(kind, "resume", 1);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+                     DEFAULT_HEALTH_INTERVAL);
+             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(session, "CREATE TABLE resumed (id INT PRIMARY KEY)");
+            execute(session, "INSERT INTO resumed VALUES (1)");
+            UpstreamServer primary = gantry.proxy.upstreams().find(topology.primary().address()).orElseThrow();
+
+            topology.freeze(topology.primary());
+            long frozenAt = System.nanoTime();
+            try {
+                waitUntil(() -> !primary.isUp(), Duration.ofSeconds(6));
+            } finally {
+                topology.thaw(topology.primary());
+            }
+            long downAfter = (System.nanoTime() - frozenAt) / 1_000_000;
+            long thawedAt = System.nanoTime();
+            execute(session, "INSERT INTO resumed VALUES (2)");
+            long writableAfter = (System.nanoTime() - thawedAt) / 1_000_000;
+            System.out.printf("SwitchoverIT: %s: the frozen primary was down after %d ms; after SIGCONT a write "
+                    + "went through after %d ms%n", kind, downAfter, writableAfter);
+            assertThat(downAfter).as("a frozen server is left within 5 s").isLessThanOrEqualTo(5000);
+            assertThat(writableAfter).isLessThanOrEqualTo(1000);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void twoWritableServersHoldWritesRaiseTheEventAndNeitherIsShownAsThePrimary(TopologyKind kind)
+            throws Exception {
+        List<Event> roleChanges = new CopyOnWriteArrayList<>();
+        try (Topology topology = TopologyKinds.startPrivate(kind, "two-writable", 1);
+             ProxyHarness gantry = ProxyHarness.start(topology,
+                     config -> config.withFailover(FailoverSettings.DEFAULTS.withSwitchoverHold(Duration.ofSeconds(2))),
+                     list -> list, event -> {
+                         if (event instanceof EngineEvent.Timeline timeline
+                                 && timeline.event().kind() == EventKind.ROLE_CHANGE) {
+                             roleChanges.add(timeline.event());
+                         }
+                     }, DEFAULT_HEALTH_INTERVAL);
+             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection replicaRoot = topology.connectAsAdmin(topology.replicas().get(0))) {
+            execute(session, "CREATE TABLE guarded (id INT PRIMARY KEY, server_id BIGINT)");
+            DatabaseServer replica = topology.replicas().get(0);
+            DatabaseServer primary = topology.primary();
+
+            // The unsafe order of a promotion: the new primary writable while the old one still is.
+            execute(replicaRoot, "SET GLOBAL read_only = OFF");
+            waitUntil(() -> gantry.proxy.upstreams().primary().isEmpty(), Duration.ofSeconds(5));
+            assertThat(gantry.proxy.upstreams().servers()).extracting(UpstreamServer::role)
+                    .containsOnly(Role.WRITABLE);
+            waitUntil(() -> roleChanges.stream().anyMatch(e -> e.reason().contains("several servers are writable")),
+                    Duration.ofSeconds(5));
+            assertThat(roleChanges.get(roleChanges.size() - 1).reason()).contains(primary.address())
+                    .contains(replica.address());
+
+            // A write held past the hold is refused naming both servers, and ran nowhere.
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> execute(session, "INSERT INTO guarded VALUES (1, @@server_id)"))
+                    .isInstanceOf(SQLException.class).hasMessageContaining("several servers are writable")
+                    .hasMessageContaining(primary.address()).hasMessageContaining(replica.address());
+            long heldMillis = (System.nanoTime() - started) / 1_000_000;
+            assertThat(heldMillis).isBetween(1900L, 4000L);
+
+            // A write held while the operator makes one of them read-only again runs on the one that is not.
+            Thread resolve = new Thread(() -> {
+                try {
+                    Thread.sleep(300);
+                    execute(replicaRoot, "SET GLOBAL read_only = ON");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            resolve.start();
+            execute(session, "INSERT INTO guarded VALUES (2, @@server_id)");
+            resolve.join();
+            try (Connection direct = topology.connectAsApp(primary);
+                 Statement statement = direct.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT id, server_id FROM guarded")) {
+                List<String> stored = new ArrayList<>();
+                while (rows.next()) {
+                    stored.add(rows.getInt(1) + "@" + rows.getLong(2));
+                }
+                assertThat(stored).containsExactly("2@" + primary.port());
+            }
+            assertThat(gantry.proxy.upstreams().primary().map(UpstreamServer::address)).contains(primary.address());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aPrimaryAtMaxConnectionsStaysUpAndWritableForTheSessionsOnIt(TopologyKind kind) throws Exception {
+        List<Connection> fillers = new ArrayList<>();
+        try (Topology topology = TopologyKinds.startPrivate(kind, "full", 1);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+                     DEFAULT_HEALTH_INTERVAL);
+             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(session, "CREATE TABLE crowded (id INT PRIMARY KEY)");
+            execute(session, "INSERT INTO crowded VALUES (1)");
+            UpstreamServer primary = gantry.proxy.upstreams().find(topology.primary().address()).orElseThrow();
+            String before = ProxyHarness.queryString(root, "SELECT @@max_connections");
+            execute(root, "SET GLOBAL max_connections = 10");
+            try {
+                // Fill the server until it refuses new connections.
+                boolean full = false;
+                while (fillers.size() < 40 && !full) {
+                    try {
+                        fillers.add(topology.connectAsApp(topology.primary()));
+                    } catch (SQLException e) {
+                        assertThat(e.getErrorCode()).isEqualTo(1040);
+                        full = true;
+                    }
+                }
+                assertThat(full).as("the primary refuses new connections").isTrue();
+                Thread.sleep(DEFAULT_HEALTH_INTERVAL.multipliedBy(2).plusMillis(500).toMillis());
+
+                assertThat(primary.isUp()).as("a full primary is not down: %s", primary.lastError()).isTrue();
+                assertThat(gantry.proxy.upstreams().primary()).contains(primary);
+                execute(session, "INSERT INTO crowded VALUES (2)");
+                assertThat(ProxyHarness.queryString(session, "SELECT COUNT(*) FROM crowded")).isEqualTo("2");
+            } finally {
+                for (Connection filler : fillers) {
+                    filler.close();
+                }
+                execute(root, "SET GLOBAL max_connections = " + before);
+            }
+        }
+    }
+
+    /** One insert per 20 ms on one session, each acknowledged id and each error recorded. */
+    private static final class WriteLoop implements Runnable {
+        private final Connection session;
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        final List<Integer> acknowledged = new CopyOnWriteArrayList<>();
+        final List<String> errors = new CopyOnWriteArrayList<>();
+        volatile long slowestMillis;
+
+        WriteLoop(Connection session) {
+            this.session = session;
+        }
+
+        void stop() {
+            running.set(false);
+        }
+
+        @Override
+        public void run() {
+            int id = 0;
+            try (PreparedStatement insert = session.prepareStatement(
+                    "INSERT INTO acknowledged VALUES (?, @@server_id)")) {
+                while (running.get()) {
+                    id++;
+                    long started = System.nanoTime();
+                    try {
+                        insert.setInt(1, id);
+                        insert.executeUpdate();
+                        acknowledged.add(id);
+                    } catch (SQLException e) {
+                        errors.add(id + ": " + e.getErrorCode() + " " + e.getMessage());
+                    }
+                    slowestMillis = Math.max(slowestMillis, (System.nanoTime() - started) / 1_000_000);
+                    Thread.sleep(20);
+                }
+            } catch (SQLException | InterruptedException e) {
+                errors.add("the loop stopped: " + e);
+            }
+        }
+    }
+
+    private static void waitUntil(BooleanSupplier condition, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within " + limit.toMillis() + " ms");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
