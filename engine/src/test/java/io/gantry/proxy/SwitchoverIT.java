@@ -49,11 +49,17 @@ class SwitchoverIT {
         try (Topology topology = TopologyKinds.startPrivate(kind, "switchover", 2);
              ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
-             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
-            execute(session, "CREATE TABLE acknowledged (id INT PRIMARY KEY, server_id BIGINT)");
-            WriteLoop loop = new WriteLoop(session);
-            Thread writer = new Thread(loop, "switchover-writer");
-            writer.start();
+             Connection textSession = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection preparedSession = gantry.connect(Driver.MARIADB_CONNECTOR_J_SERVER_PREPARED)) {
+            execute(textSession, "CREATE TABLE acknowledged (id INT PRIMARY KEY, server_id BIGINT)");
+            // One loop sends COM_QUERY, the other COM_STMT_EXECUTE: both kinds of write are held.
+            List<WriteLoop> loops = List.of(new WriteLoop(textSession, 0), new WriteLoop(preparedSession, 1_000_000));
+            List<Thread> writers = new ArrayList<>();
+            for (WriteLoop loop : loops) {
+                Thread writer = new Thread(loop, "switchover-writer");
+                writer.start();
+                writers.add(writer);
+            }
             Thread.sleep(1000);
             DatabaseServer oldPrimary = topology.primary();
             DatabaseServer promoted = topology.replicas().get(0);
@@ -61,14 +67,24 @@ class SwitchoverIT {
             topology.promote(promoted);
             long promotionMillis = (System.nanoTime() - promotedAt) / 1_000_000;
             Thread.sleep(3000);
-            loop.stop();
-            writer.join();
+            for (WriteLoop loop : loops) {
+                loop.stop();
+            }
+            for (Thread writer : writers) {
+                writer.join();
+            }
 
-            System.out.printf("SwitchoverIT: %s: %d writes acknowledged, %d errors, the slowest took %d ms (the "
-                            + "promotion itself %d ms)%n", kind, loop.acknowledged.size(), loop.errors.size(),
-                    loop.slowestMillis, promotionMillis);
-            assertThat(loop.errors).as("client errors across the switchover").isEmpty();
-            assertThat(loop.acknowledged).hasSizeGreaterThan(100);
+            Set<Integer> acknowledged = new HashSet<>();
+            List<String> errors = new ArrayList<>();
+            for (WriteLoop loop : loops) {
+                System.out.printf("SwitchoverIT: %s, %s: %d writes acknowledged, %d errors, the slowest took %d ms "
+                                + "(the promotion itself %d ms)%n", kind, loop.firstId == 0 ? "text" : "prepared",
+                        loop.acknowledged.size(), loop.errors.size(), loop.slowestMillis, promotionMillis);
+                acknowledged.addAll(loop.acknowledged);
+                errors.addAll(loop.errors);
+                assertThat(loop.acknowledged).hasSizeGreaterThan(100);
+            }
+            assertThat(errors).as("client errors across the switchover").isEmpty();
             try (Connection direct = topology.connectAsApp(promoted);
                  Statement statement = direct.createStatement();
                  ResultSet rows = statement.executeQuery("SELECT id, server_id FROM acknowledged")) {
@@ -78,8 +94,7 @@ class SwitchoverIT {
                     stored.add(rows.getInt(1));
                     servers.add(rows.getLong(2));
                 }
-                assertThat(stored).as("every acknowledged write is on the new primary")
-                        .containsAll(loop.acknowledged);
+                assertThat(stored).as("every acknowledged write is on the new primary").containsAll(acknowledged);
                 assertThat(servers).as("writes ran on the old primary, then the new one")
                         .containsExactlyInAnyOrder((long) oldPrimary.port(), (long) promoted.port());
             }
@@ -222,13 +237,15 @@ class SwitchoverIT {
     /** One insert per 20 ms on one session, each acknowledged id and each error recorded. */
     private static final class WriteLoop implements Runnable {
         private final Connection session;
+        private final int firstId;
         private final AtomicBoolean running = new AtomicBoolean(true);
         final List<Integer> acknowledged = new CopyOnWriteArrayList<>();
         final List<String> errors = new CopyOnWriteArrayList<>();
         volatile long slowestMillis;
 
-        WriteLoop(Connection session) {
+        WriteLoop(Connection session, int firstId) {
             this.session = session;
+            this.firstId = firstId;
         }
 
         void stop() {
@@ -237,7 +254,7 @@ class SwitchoverIT {
 
         @Override
         public void run() {
-            int id = 0;
+            int id = firstId;
             try (PreparedStatement insert = session.prepareStatement(
                     "INSERT INTO acknowledged VALUES (?, @@server_id)")) {
                 while (running.get()) {

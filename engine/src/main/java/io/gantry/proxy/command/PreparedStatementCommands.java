@@ -5,6 +5,7 @@ import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
 import io.gantry.proxy.execution.AfterResponse;
+import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
@@ -43,6 +44,7 @@ public final class PreparedStatementCommands {
     private final ResponseForwarder forwarder;
     private final PreparedStatements prepared;
     private final CachedReads cachedReads;
+    private final PrimaryWait primaryWait;
 
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
                               ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -52,6 +54,7 @@ public final class PreparedStatementCommands {
         this.routing = routing;
         this.forwarder = forwarder;
         this.prepared = session.prepared();
+        this.primaryWait = new PrimaryWait(session);
     }
 
     public Reply prepare(Packet packet) {
@@ -90,6 +93,11 @@ public final class PreparedStatementCommands {
     }
 
     public Reply execute(Packet packet) {
+        return execute(packet, PrimaryWait.NOT_STARTED);
+    }
+
+    /** @param holdUntil when the execution's wait for a primary ends ({@link PrimaryWait}) */
+    private Reply execute(Packet packet, long holdUntil) {
         long clientId = StmtExecutePayloads.statementId(packet.payload());
         Optional<PreparedStatements.Statement> found = prepared.find(clientId);
         if (found.isEmpty()) {
@@ -105,6 +113,7 @@ public final class PreparedStatementCommands {
         UpstreamServer target;
         AfterResponse after;
         CacheFill fill = null;
+        Runnable onReadOnly = null;
         if (longData.isPresent()) {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
@@ -126,8 +135,14 @@ public final class PreparedStatementCommands {
             SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true,
                     fill != null && fill.checksAccount());
             if (routed.refused()) {
+                if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(packet, holdUntil, this::execute)) {
+                    return Reply.LATER;
+                }
                 packet.release();
                 return routed.refusal();
+            }
+            if (routed.statement().kind() == StatementKind.WRITE) {
+                onReadOnly = primaryWait.afterReadOnlyRefusal(packet, routed.server(), holdUntil, this::execute);
             }
             cachedReads.routed(fill, routed);
             AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
@@ -143,6 +158,7 @@ public final class PreparedStatementCommands {
             target = routed.server();
         }
         CacheFill executeFill = fill;
+        Runnable readOnly = onReadOnly;
         AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
                 : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
@@ -151,9 +167,11 @@ public final class PreparedStatementCommands {
                 : prepared.backendIdOrNone(statement.clientId(), ready.server().address());
         if (known != PreparedStatements.NOT_PREPARED) {
             // The usual execution: a ready connection where the statement is prepared, no closure.
-            forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter);
+            forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter,
+                    readOnly);
         } else {
-            backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter));
+            backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter,
+                    readOnly));
         }
         return Reply.LATER;
     }
@@ -162,9 +180,9 @@ public final class PreparedStatementCommands {
     private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
                                                   PreparedStatements.Statement statement, CacheFill fill,
                                                   AfterResponse after,
-                                                  ResponseForwarder.ResponseRewriter rewriter) {
+                                                  ResponseForwarder.ResponseRewriter rewriter, Runnable onReadOnly) {
         return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
-                statement, connection, backendId, fill, after, rewriter), error -> {
+                statement, connection, backendId, fill, after, rewriter, onReadOnly), error -> {
                     SessionContext.releaseIfHeld(packet);
                     session.finish(Reply.error(error));
                 });
@@ -172,14 +190,15 @@ public final class PreparedStatementCommands {
 
     private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
                                 BackendConnection connection, long backendId, CacheFill fill,
-                                AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+                                AfterResponse after, ResponseForwarder.ResponseRewriter rewriter,
+                                Runnable onReadOnly) {
         Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                 backendId);
         prepared.executed(statement.clientId(), connection.server().address());
         if (fill != null) {
             fill.start(connection);
         }
-        forwarder.forward(command, connection, after, rewriter);
+        forwarder.forward(command, connection, after, rewriter, onReadOnly);
     }
 
     /**

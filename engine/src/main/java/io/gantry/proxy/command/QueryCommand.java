@@ -30,7 +30,6 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -60,10 +59,6 @@ public final class QueryCommand {
     /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
     private final QueryText statement = new QueryText();
     private final PrimaryWait primaryWait;
-    /** A statement that may still wait for a primary; its deadline is set when it starts to wait. */
-    private static final long HOLD_NOT_STARTED = Long.MIN_VALUE;
-    /** A statement that waits no more (its wait ran out, or statements do not wait). */
-    private static final long HOLD_OFF = 0;
 
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -106,7 +101,7 @@ public final class QueryCommand {
             command.release();
             return Reply.DONE;
         }
-        return runQuery(command, text, sent, true, fill, HOLD_NOT_STARTED);
+        return runQuery(command, text, sent, true, fill, PrimaryWait.NOT_STARTED);
     }
 
     /**
@@ -171,8 +166,7 @@ public final class QueryCommand {
      *        {@code CONNECTION_ID()}), the same value when there is none
      * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
      * @param fill           captures the answer for a cache that has the statement's shape, or null
-     * @param holdUntil      when the statement's wait for a primary ends ({@link PrimaryWait}),
-     *                       {@link #HOLD_NOT_STARTED} before it waited, {@link #HOLD_OFF} when it waits no more
+     * @param holdUntil      when the statement's wait for a primary ends ({@link PrimaryWait})
      */
     private Reply runQuery(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
                            CacheFill fill, long holdUntil) {
@@ -180,12 +174,8 @@ public final class QueryCommand {
         String withId = sent.sql();
         SessionRouting.Routed routed = routing.route(sent, true, true, fill != null && fill.checksAccount());
         if (routed.refused()) {
-            long deadline = routed.refusedForNoPrimary() ? holdDeadline(holdUntil) : HOLD_OFF;
-            if (primaryWait.allowed(deadline)) {
-                primaryWait.await(null, deadline,
-                        () -> session.finish(runQuery(command, text, sent, mayGoElsewhere, fill, deadline)),
-                        () -> session.finish(runQuery(command, text, sent, mayGoElsewhere, fill, HOLD_OFF)),
-                        command::release);
+            if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(command, holdUntil,
+                    (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, fill, deadline))) {
                 return Reply.LATER;
             }
             command.release();
@@ -222,8 +212,9 @@ public final class QueryCommand {
             }, elsewhere);
             return Reply.LATER;
         }
-        Runnable onReadOnly = holdUntil != HOLD_OFF && routed.statement().kind() == StatementKind.WRITE
-                ? readOnlyRefusalWait(command, text, sent, mayGoElsewhere, routed.server(), holdUntil) : null;
+        Runnable onReadOnly = routed.statement().kind() != StatementKind.WRITE ? null
+                : primaryWait.afterReadOnlyRefusal(command, routed.server(), holdUntil,
+                        (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, null, deadline));
         BackendConnection ready = backends.readyConnection(routed.server());
         if (ready != null) {
             forwarder.forward(command, ready, after, rewriter, onReadOnly); // the usual read or write: no closure
@@ -232,32 +223,6 @@ public final class QueryCommand {
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter,
                 onReadOnly), elsewhere);
         return Reply.LATER;
-    }
-
-    private long holdDeadline(long holdUntil) {
-        return holdUntil == HOLD_NOT_STARTED ? primaryWait.deadlineFromNow() : holdUntil;
-    }
-
-    /**
-     * What a write outside a transaction does when the primary refuses it as read-only (so it did not run): it
-     * waits for the primary the health loop finds now, and runs again there; null when it may not wait (waiting is
-     * off, or the session is in a transaction or has autocommit off, where the statement cannot move alone). The
-     * command's bytes are kept on the heap for that, as the buffer sent goes with the send.
-     */
-    private Runnable readOnlyRefusalWait(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
-                                         UpstreamServer refusedBy, long holdUntil) {
-        long deadline = holdDeadline(holdUntil);
-        if (!primaryWait.allowed(deadline) || !session.routeState().autocommit()) {
-            return null;
-        }
-        int sequenceId = command.sequenceId();
-        byte[] payload = ByteBufUtil.getBytes(command.payload());
-        return () -> primaryWait.await(refusedBy, deadline,
-                () -> session.finish(runQuery(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), text, sent,
-                        mayGoElsewhere, null, deadline)),
-                () -> session.finish(runQuery(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), text, sent,
-                        mayGoElsewhere, null, HOLD_OFF)),
-                () -> { });
     }
 
     /**

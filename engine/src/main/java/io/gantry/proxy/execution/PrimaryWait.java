@@ -2,9 +2,14 @@ package io.gantry.proxy.execution;
 
 import static io.gantry.proxy.session.SessionContext.LOG;
 
+import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
+import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -13,27 +18,80 @@ import java.util.concurrent.TimeUnit;
  * loop is asked to look at once; the statement runs again as soon as a primary is known, or as soon as the round
  * that followed the refusal is in, and at the deadline it runs (or is refused) as it would have without waiting.
  * The wait is on the session's event loop, looked at every {@value #POLL_MS} ms: no thread is held.
+ *
+ * <p>A statement's wait is one deadline across its tries: {@link #NOT_STARTED} before it first waits, {@link #OFF}
+ * once it may wait no more.
  */
 public final class PrimaryWait {
+
+    /** A statement that has not waited yet: its deadline is set when it starts to. */
+    public static final long NOT_STARTED = Long.MIN_VALUE;
+    /** A statement that waits no more (its wait ran out, or statements do not wait). */
+    public static final long OFF = 0;
 
     private static final long POLL_MS = 10;
 
     private final SessionContext session;
 
+    /** How a held statement runs again: routed anew with the deadline of its wait. */
+    @FunctionalInterface
+    public interface Retry {
+        Reply run(Packet command, long holdUntil);
+    }
+
     public PrimaryWait(SessionContext session) {
         this.session = session;
     }
 
-    /** Whether a statement may wait now: waiting is on, and the session is not inside a transaction. */
-    public boolean allowed(long deadlineNanos) {
-        return deadlineNanos != 0 && System.nanoTime() - deadlineNanos < 0
-                && session.routeState().transaction() == io.gantry.route.TransactionState.NONE;
+    /**
+     * Holds a statement refused because no primary is known, when it may still wait: true when it waits (the
+     * command is then the wait's, and {@code retry} answers it), false when the refusal stands.
+     */
+    public boolean holdForPrimary(Packet command, long holdUntil, Retry retry) {
+        long deadline = deadline(holdUntil);
+        if (!allowed(deadline)) {
+            return false;
+        }
+        await(null, deadline, () -> session.finish(retry.run(command, deadline)),
+                () -> session.finish(retry.run(command, OFF)), command::release);
+        return true;
     }
 
-    /** The deadline of a statement's wait that starts now, or 0 when statements do not wait. */
-    public long deadlineFromNow() {
+    /**
+     * What a write outside a transaction does when the primary refuses it as read-only (so it did not run): it
+     * waits for the primary the health loop finds now, and runs again there; null when it may not wait (waiting is
+     * off or ran out, or the session is in a transaction or has autocommit off, where the statement cannot move
+     * alone). The command's bytes are kept on the heap for that, as the buffer sent goes with the send.
+     */
+    public Runnable afterReadOnlyRefusal(Packet command, UpstreamServer refusedBy, long holdUntil, Retry retry) {
+        if (holdUntil == OFF) {
+            return null;
+        }
+        long deadline = deadline(holdUntil);
+        if (!allowed(deadline) || !session.routeState().autocommit()) {
+            return null;
+        }
+        int sequenceId = command.sequenceId();
+        byte[] payload = ByteBufUtil.getBytes(command.payload());
+        return () -> await(refusedBy, deadline,
+                () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), deadline)),
+                () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), OFF)),
+                () -> { });
+    }
+
+    /** The deadline of a statement's wait: set now if it has not waited yet, 0 when statements do not wait. */
+    private long deadline(long holdUntil) {
+        if (holdUntil != NOT_STARTED) {
+            return holdUntil;
+        }
         long hold = session.services().config().failover().switchoverHold().toNanos();
-        return hold == 0 ? 0 : System.nanoTime() + hold;
+        return hold == 0 ? OFF : System.nanoTime() + hold;
+    }
+
+    /** Whether a statement may wait now: waiting is on, and the session is not inside a transaction. */
+    private boolean allowed(long deadlineNanos) {
+        return deadlineNanos != OFF && System.nanoTime() - deadlineNanos < 0
+                && session.routeState().transaction() == TransactionState.NONE;
     }
 
     /**
@@ -44,8 +102,8 @@ public final class PrimaryWait {
      * @param expired   runs at the deadline
      * @param abandoned runs if the session closes meanwhile (release what the statement holds)
      */
-    public void await(UpstreamServer refusedBy, long deadlineNanos, Runnable ready, Runnable expired,
-                      Runnable abandoned) {
+    private void await(UpstreamServer refusedBy, long deadlineNanos, Runnable ready, Runnable expired,
+                       Runnable abandoned) {
         Upstreams upstreams = session.services().upstreams();
         String why = refusedBy != null ? "the primary " + refusedBy.address() + " refused a statement as read-only"
                 : "no primary: " + upstreams.noPrimaryReason();
