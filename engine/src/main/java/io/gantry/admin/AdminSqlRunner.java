@@ -199,11 +199,12 @@ public final class AdminSqlRunner implements AdminSql {
         List<List<String>> rows = new ArrayList<>();
         for (PoolFigures.Pool pool : operations.pools()) {
             rows.add(List.of(pool.server(), pool.user(), Integer.toString(pool.serverConnections()),
+                    pool.cap() == 0 ? "" : Integer.toString(pool.cap()), Integer.toString(pool.waiting()),
                     Long.toString(pool.idle()), Long.toString(pool.created()), Long.toString(pool.reused()),
                     String.format(java.util.Locale.ROOT, "%.3f", pool.reuseRatio()), Long.toString(pool.closedIdle())));
         }
-        return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Idle", "Created", "Reused",
-                "Reuse_ratio", "Closed_idle"), rows);
+        return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Cap", "Waiting", "Idle",
+                "Created", "Reused", "Reuse_ratio", "Closed_idle"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

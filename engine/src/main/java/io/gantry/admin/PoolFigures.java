@@ -15,13 +15,15 @@ public interface PoolFigures {
      * One server and account.
      *
      * @param serverConnections the session connections open to the server now, of every account (in use and idle)
+     * @param cap        the most the sessions may have open to the server at once (0: none known yet)
+     * @param waiting    sessions waiting for one of them to free, of every account
      * @param idle       pooled connections of this account waiting for a session now
      * @param created    connections opened for sessions of this account since the start
      * @param reused     times a session of this account took a pooled connection instead of opening one
      * @param closedIdle pooled connections closed for being idle too long or one too many
      */
-    record Pool(String server, String user, int serverConnections, long idle, long created, long reused,
-                long closedIdle) {
+    record Pool(String server, String user, int serverConnections, int cap, int waiting, long idle, long created,
+                long reused, long closedIdle) {
 
         /** Of the connections sessions needed, the share that came from the pool. */
         public double reuseRatio() {

@@ -67,6 +67,8 @@ public final class ProxyServer implements AutoCloseable {
      */
     private final EventLoopGroup workers;
     private Channel listener;
+    /** Sessions and pools leave a server as soon as it is marked down; closed with the proxy. */
+    private final Upstreams.Listening leaveDownServers;
 
     /**
      * @param serverVersion  the version string shown to clients until the primary's greeting is known (see
@@ -84,6 +86,10 @@ public final class ProxyServer implements AutoCloseable {
         this.workers = transport.newGroup(config.eventLoopThreads(), new DefaultThreadFactory("gantry-io"));
         this.services = new SharedServices(config, upstreams, adminSql, serverVersion, BackendChannels.tcp(transport),
                 Clock.systemUTC());
+        this.leaveDownServers = upstreams.onDown((server, reason) -> {
+            services.sessions().serverDown(server, reason);
+            services.backendPools().closeServer(server.address(), reason);
+        });
     }
 
     /** Where a blocked host is told, for the timeline. */
@@ -256,6 +262,7 @@ public final class ProxyServer implements AutoCloseable {
         if (listener != null) {
             listener.close().syncUninterruptibly();
         }
+        leaveDownServers.close();
         QueryCaches current = services.caches();
         if (current != null && refreshWorkers != null) {
             current.setRefresher(QueryCaches.Refresher.NONE);

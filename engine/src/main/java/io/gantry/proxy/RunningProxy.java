@@ -10,6 +10,7 @@ import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.backend.BackendPools;
+import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.topology.GtidSampler;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -220,9 +222,13 @@ public final class RunningProxy implements AutoCloseable {
     public PoolFigures poolFigures() {
         return () -> {
             List<PoolFigures.Pool> pools = new ArrayList<>();
+            ConnectionSlots slots = server.backendPools().slots();
             for (BackendPools.Figures figures : server.backendPools().figures()) {
-                int open = upstreams.find(figures.server()).map(UpstreamServer::connections).orElse(0);
-                pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, figures.idle(),
+                Optional<UpstreamServer> upstream = upstreams.find(figures.server());
+                int open = upstream.map(UpstreamServer::connections).orElse(0);
+                int cap = upstream.map(slots::capOf).orElse(0);
+                int waiting = slots.openAndWaiting(figures.server())[1];
+                pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, cap, waiting, figures.idle(),
                         figures.created(), figures.reused(), figures.closedIdle()));
             }
             return pools;

@@ -33,7 +33,9 @@ public final class QueryText {
         PREPARE,
         IMMEDIATE,
         /** {@code CONNECTION_ID()}, answered with the Gantry session's id. */
-        CONNECTION_ID
+        CONNECTION_ID,
+        /** Status variables ({@code SHOW STATUS}, {@code SESSION_STATUS}): their {@code Ssl_*} rows are the client's. */
+        STATUS
     }
 
     private static final Word[] WORDS = Word.values();

@@ -1,9 +1,11 @@
 package io.gantry.topology;
 
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -73,7 +75,13 @@ public final class AccountLookup implements AutoCloseable {
                 allFull &= full;
                 failures.add(server.address() + (full ? " is full: " : " failed: ") + reason);
                 if (isConnectionFailure(e) && !full) {
-                    upstreams.markDown(server, "account look-up failed: " + reason);
+                    if (isTimeout(e)) {
+                        // A slow answer is not a death (a server busy with a storm of logins answers late): the
+                        // health loop, with its own bound, decides whether it stopped answering.
+                        upstreams.requestCheck("account look-up on " + server.address() + " timed out");
+                    } else {
+                        upstreams.markDown(server, "account look-up failed: " + reason);
+                    }
                 }
             }
         }
@@ -106,6 +114,16 @@ public final class AccountLookup implements AutoCloseable {
             forget();
             return query(connectionTo(server), user);
         }
+    }
+
+    /** Whether the failure is a time limit running out, rather than the server refusing or dropping the connection. */
+    private static boolean isTimeout(SQLException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLTimeoutException || cause instanceof SocketTimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A connection-class failure (SQLState 08...): the server did not answer, as opposed to refusing the query. */
@@ -158,7 +176,7 @@ public final class AccountLookup implements AutoCloseable {
             return current.connection();
         }
         forget();
-        Connection connection = ServiceConnections.open(server.url(), timeout);
+        Connection connection = ServiceConnections.openWithin(server.url(), timeout);
         KEPT.set(new Kept(server, connection));
         kept.add(connection);
         return connection;

@@ -180,10 +180,12 @@ public final class HealthChecker implements AutoCloseable {
                 boolean readOnly;
                 Flavour flavour;
                 String version;
-                try (ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.read_only, VERSION()")) {
+                try (ResultSet rows = statement.executeQuery(
+                        "SELECT @@GLOBAL.read_only, VERSION(), @@GLOBAL.max_connections")) {
                     rows.next();
                     readOnly = rows.getInt(1) != 0;
                     version = rows.getString(2);
+                    server.maxConnectionsRead(rows.getInt(3));
                     flavour = version.contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
                 }
                 GtidSet position = position(statement, flavour, server);

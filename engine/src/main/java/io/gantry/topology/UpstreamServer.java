@@ -13,6 +13,7 @@ public final class UpstreamServer {
     private final UpstreamUrl url;
     private final String address;
     private final AtomicInteger connections = new AtomicInteger();
+    private volatile int maxConnections;
     private volatile int weight;
     private volatile Role role = Role.UNKNOWN;
     /** Reachability alone: {@link Health#UP} or {@link Health#DOWN}; see {@link #health()}. */
@@ -172,6 +173,15 @@ public final class UpstreamServer {
     void positionUnknown() {
         this.position = null;
         this.lagMillis = -1;
+    }
+
+    /** The server's {@code max_connections} as the last health check read it, 0 before one did. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    void maxConnectionsRead(int value) {
+        maxConnections = value;
     }
 
     /** Client sessions currently holding a connection to this server. */

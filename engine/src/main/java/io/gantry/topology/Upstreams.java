@@ -7,6 +7,8 @@ import io.gantry.events.EventPublisher;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +28,8 @@ public final class Upstreams {
     private volatile String noPrimaryReason = "no health check has run yet";
     private volatile ListReplacer listReplacer;
     private volatile HealthRounds rounds = HealthRounds.NONE;
+    /** Told when a server is marked down, on the thread that marked it (a probe's, or a session's event loop). */
+    private final List<BiConsumer<UpstreamServer, String>> downListeners = new CopyOnWriteArrayList<>();
 
     /** A list whose changes are told to no one. */
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
@@ -116,6 +120,23 @@ public final class Upstreams {
     /** Whether the round of {@code ticket} (from {@link #requestCheck}) has finished, so its findings are in. */
     public boolean checkedSince(long ticket) {
         return rounds.finished() >= ticket;
+    }
+
+    /** A listener's registration; closing it removes the listener. */
+    public interface Listening extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Tells {@code listener} of each server marked down from now on, with the reason: the proxy's sessions and pools
+     * leave it at once. It must not block: it runs on the thread that marked the server down.
+     *
+     * @return closing it removes the listener
+     */
+    public Listening onDown(BiConsumer<UpstreamServer, String> listener) {
+        downListeners.add(listener);
+        return () -> downListeners.remove(listener);
     }
 
     /** The servers a new list would have: those already in the list keep their object (and state). */
@@ -221,6 +242,7 @@ public final class Upstreams {
                     .log("topology: {} is DOWN: {}", server.address(), reason);
             timeline(server.address(), EventKind.DOWN, reason);
             requestCheck(server.address() + " is down");
+            downListeners.forEach(listener -> listener.accept(server, reason));
         }
     }
 

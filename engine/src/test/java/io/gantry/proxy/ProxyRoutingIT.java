@@ -212,9 +212,14 @@ class ProxyRoutingIT {
         }
     }
 
-    @ParameterizedTest(name = "{0}, {1}")
-    @MethodSource("kindsAndDrivers")
-    void statementBalanceSpreadsReadsByWeight(TopologyKind kind, Driver driver) throws SQLException {
+    /**
+     * One driver per flavour: the pick does not depend on the driver, and each read waits for the sampler (about a
+     * quarter second), so every driver would cost minutes.
+     */
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void statementBalanceSpreadsReadsByWeight(TopologyKind kind) throws SQLException {
+        Driver driver = Driver.MARIADB_CONNECTOR_J;
         ProxyHarness gantry = gantry(kind);
         Topology topology = gantry.topology;
         DatabaseServer heavy = topology.replicas().get(0);
@@ -223,7 +228,7 @@ class ProxyRoutingIT {
                 l -> l.stream().map(u -> u.port() == heavy.port() ? u.withWeight(90) : u.withWeight(10)).toList());
              Connection connection = spreading.connect(driver)) {
             List<DatabaseServer> seen = new ArrayList<>();
-            for (int i = 0; i < 200; i++) {
+            for (int i = 0; i < 100; i++) {
                 seen.add(spreading.whereRuns(connection, "SELECT @@server_id"));
                 // Monotonic reads keep a session on the replica it just read from until that replica is sampled
                 // again (a few ms quiet, far longer on a loaded machine): only reads after that are each a new
@@ -232,8 +237,9 @@ class ProxyRoutingIT {
             }
             assertThat(seen).doesNotContain(topology.primary());
             long onHeavy = seen.stream().filter(heavy::equals).count();
-            // 90 % expected; 200 draws keep it within these bounds with overwhelming probability.
-            assertThat(onHeavy).isBetween(150L, 199L);
+            // 90 % expected; 100 draws keep it within these bounds but once in tens of thousands of runs (the lower
+            // bound is five standard deviations off, all 100 on the heavy one has a chance of 0.9^100).
+            assertThat(onHeavy).isBetween(75L, 99L);
         }
     }
 

@@ -25,7 +25,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -231,6 +233,67 @@ class SwitchoverIT {
                 }
                 execute(root, "SET GLOBAL max_connections = " + before);
             }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aReadOnAFrozenReplicaRunsElsewhereAndAWriteOnAFrozenPrimaryFailsWithinFiveSeconds(TopologyKind kind)
+            throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen", 2);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+                     DEFAULT_HEALTH_INTERVAL);
+             Connection reader = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection writer = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(writer, "CREATE TABLE frozen (id INT PRIMARY KEY)");
+            DatabaseServer replica = gantry.whereRunsOnceSettled(reader, "SELECT @@server_id");
+            assertThat(topology.replicas()).contains(replica);
+
+            topology.freeze(replica);
+            long readMillis;
+            DatabaseServer answeredBy;
+            try {
+                long started = System.nanoTime();
+                answeredBy = gantry.whereRuns(reader, "SELECT @@server_id");
+                readMillis = (System.nanoTime() - started) / 1_000_000;
+            } finally {
+                topology.thaw(replica);
+            }
+            System.out.printf("SwitchoverIT: %s: a long-lived session's read on a frozen replica was answered by "
+                    + "%s after %d ms%n", kind, answeredBy.name(), readMillis);
+            assertThat(answeredBy).isNotEqualTo(replica);
+            assertThat(readMillis).as("a frozen replica costs a read at most 5 s").isLessThanOrEqualTo(5000);
+            execute(reader, "SELECT 1"); // the session goes on
+
+            execute(writer, "INSERT INTO frozen VALUES (1)");
+            DatabaseServer primary = topology.primary();
+            topology.freeze(primary);
+            long writeMillis;
+            CompletableFuture<String> newLogin;
+            try {
+                long started = System.nanoTime();
+                // A new client meanwhile: its account look-up and first server must not wait on the frozen primary
+                // past its login deadline.
+                newLogin = CompletableFuture.supplyAsync(() -> {
+                    try (Connection fresh = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                        return gantry.whereRuns(fresh, "SELECT @@server_id").name() + " after "
+                                + (System.nanoTime() - started) / 1_000_000 + " ms";
+                    } catch (SQLException e) {
+                        return "refused: " + e.getErrorCode() + " " + e.getMessage();
+                    }
+                });
+                assertThatThrownBy(() -> execute(writer, "INSERT INTO frozen VALUES (2)"))
+                        .isInstanceOf(SQLException.class).hasMessageContaining(primary.address())
+                        .hasMessageContaining("stopped answering");
+                writeMillis = (System.nanoTime() - started) / 1_000_000;
+                newLogin.get(15, TimeUnit.SECONDS);
+            } finally {
+                topology.thaw(primary);
+            }
+            System.out.printf("SwitchoverIT: %s: a write on a frozen primary failed after %d ms; a new login read "
+                    + "on %s%n", kind, writeMillis, newLogin.get());
+            assertThat(writeMillis).as("a write's outcome is unknown: it fails, within 5 s").isLessThanOrEqualTo(5000);
+            assertThat(newLogin.get()).doesNotStartWith("refused").doesNotContain(primary.name());
         }
     }
 

@@ -25,12 +25,39 @@ final class PoolOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxIdle;
 
+    @Option(names = "--max-backend-connections-per-server", paramLabel = "N|auto", defaultValue = "auto",
+            description = "The most connections the sessions may have open to one server at once, 1 to 1000000; "
+                    + "auto: four fifths of the server's max_connections, as the health check reads it. A session "
+                    + "that needs one more waits for one to free (default: ${DEFAULT-VALUE}).")
+    String maxPerServer;
+
+    @Option(names = "--backend-wait-timeout-ms", paramLabel = "MS", defaultValue = "5000",
+            description = "How long a session waits for a connection to a server at its cap before its statement "
+                    + "fails with error 1040 naming the server and the cap, 0 to 600000 (default: ${DEFAULT-VALUE}).")
+    long waitTimeoutMs;
+
     BackendPool.Settings toSettings() {
         boolean on = switch (multiplex.toLowerCase(Locale.ROOT)) {
             case "on" -> true;
             case "off" -> false;
             default -> throw new IllegalArgumentException("--multiplex must be on or off, not '" + multiplex + "'");
         };
-        return new BackendPool.Settings(on, Duration.ofMillis(idleTimeoutMs), maxIdle);
+        int cap;
+        if (maxPerServer.equalsIgnoreCase("auto")) {
+            cap = 0;
+        } else {
+            try {
+                cap = Integer.parseInt(maxPerServer.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--max-backend-connections-per-server must be auto or a number, "
+                        + "not '" + maxPerServer + "'");
+            }
+            if (cap < 1) {
+                throw new IllegalArgumentException("--max-backend-connections-per-server must be auto or between 1 "
+                        + "and 1000000, not " + cap);
+            }
+        }
+        return new BackendPool.Settings(on, Duration.ofMillis(idleTimeoutMs), maxIdle, cap,
+                Duration.ofMillis(waitTimeoutMs));
     }
 }

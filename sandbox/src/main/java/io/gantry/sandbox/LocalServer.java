@@ -192,6 +192,41 @@ final class LocalServer implements DatabaseServer {
     }
 
     /** Sends a signal by name ({@code STOP}, {@code CONT}) to the running process. */
+    /**
+     * Waits until every thread of the process is stopped after a SIGSTOP (each thread stops on its way back to user
+     * space: a busy server may answer one more request in between), at most a second.
+     */
+    void awaitStopped() {
+        Process current = process;
+        if (current == null) {
+            return;
+        }
+        Path tasks = Path.of("/proc", Long.toString(current.pid()), "task");
+        long deadline = System.nanoTime() + 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
+                boolean allStopped = threads.allMatch(thread -> {
+                    try {
+                        String stat = Files.readString(thread.resolve("stat"));
+                        char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                        return state == 'T' || state == 't';
+                    } catch (IOException e) {
+                        return true; // the thread ended
+                    }
+                });
+                if (allStopped) {
+                    return;
+                }
+                Thread.sleep(2);
+            } catch (IOException e) {
+                return; // no /proc here: nothing to wait on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     void signal(String name) {
         Process current = process;
         if (current == null || !current.isAlive()) {

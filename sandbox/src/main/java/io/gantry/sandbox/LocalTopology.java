@@ -171,6 +171,7 @@ public abstract sealed class LocalTopology implements Topology permits MariaDbTo
     public void freeze(DatabaseServer server) {
         LOG.info("sandbox: freezing {} (SIGSTOP)", server);
         own(server).signal("STOP");
+        own(server).awaitStopped();
     }
 
     @Override

@@ -22,18 +22,30 @@ public interface BackendChannels {
      */
     ChannelFuture connect(UpstreamServer server, EventLoop loop, Duration connectTimeout, ChannelHandler handler);
 
+    /** Keepalive probes start after this long without traffic on a backend connection. */
+    int KEEPALIVE_IDLE_SECONDS = 5;
+    /** ... and go every this long ... */
+    int KEEPALIVE_INTERVAL_SECONDS = 1;
+    /** ... until this many went unanswered: a silent dead host is noticed after 8 s. */
+    int KEEPALIVE_PROBES = 3;
+
     /**
      * TCP with Nagle off (commands and responses are small and latency-bound), over {@code transport}: the one of the
-     * event loops the channels are opened on. Buffers as the client channels' ({@link ChannelBuffers}).
+     * event loops the channels are opened on. Buffers as the client channels' ({@link ChannelBuffers}). Keepalive
+     * on: a server whose host or network went away without a word (no RST) is noticed on connections nobody
+     * writes to, pooled ones among them.
      */
     static BackendChannels tcp(SocketTransport transport) {
-        return (server, loop, connectTimeout, handler) -> new Bootstrap()
-                .group(loop)
-                .channel(transport.socketChannel())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
-                .handler(handler)
-                .connect(server.url().host(), server.url().port());
+        return (server, loop, connectTimeout, handler) -> {
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(loop)
+                    .channel(transport.socketChannel())
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) connectTimeout.toMillis())
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
+                    .handler(handler);
+            transport.keepAlive(bootstrap, KEEPALIVE_IDLE_SECONDS, KEEPALIVE_INTERVAL_SECONDS, KEEPALIVE_PROBES);
+            return bootstrap.connect(server.url().host(), server.url().port());
+        };
     }
 }

@@ -79,6 +79,8 @@ public final class BackendConnection {
     private Runnable onIdleClose = () -> { };
     private Runnable writableAgain;
     private boolean countedConnection;
+    /** Frees the connection's slot of the per-server cap ({@link ConnectionSlots}) once it is closed; null after. */
+    private Runnable releaseSlot;
 
     private BackendConnection(UpstreamServer server, BackendLogin login, GreetingObserver greetings, EventLoop loop) {
         this.server = server;
@@ -95,7 +97,19 @@ public final class BackendConnection {
     public static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
                                            Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
                                            BackendChannels channels) {
+        return open(server, login, loop, connectTimeout, maxPacketSize, greetings, channels, null);
+    }
+
+    /**
+     * As {@link #open(UpstreamServer, BackendLogin, EventLoop, Duration, int, GreetingObserver, BackendChannels)},
+     * for a connection that holds a slot of the per-server cap: {@code releaseSlot} runs once it is closed, or its
+     * opening failed.
+     */
+    public static Promise<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
+                                           Duration connectTimeout, int maxPacketSize, GreetingObserver greetings,
+                                           BackendChannels channels, Runnable releaseSlot) {
         BackendConnection connection = new BackendConnection(server, login, greetings, loop);
+        connection.releaseSlot = releaseSlot;
         ChannelInitializer<Channel> pipeline = new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -235,6 +249,16 @@ public final class BackendConnection {
         }
     }
 
+    /**
+     * Gives the connection up without a word to its server, which stopped answering: the command it runs fails with
+     * {@code failure}, and an idle connection closes as if the server had closed it.
+     */
+    public void abandon(BackendFailure failure) {
+        if (state != State.CLOSED) {
+            fail(failure);
+        }
+    }
+
     private void fail(BackendFailure failure) {
         State before = state;
         state = State.CLOSED;
@@ -261,6 +285,11 @@ public final class BackendConnection {
         if (countedConnection) {
             countedConnection = false;
             server.connectionClosed();
+        }
+        Runnable slot = releaseSlot;
+        if (slot != null) {
+            releaseSlot = null;
+            slot.run();
         }
     }
 

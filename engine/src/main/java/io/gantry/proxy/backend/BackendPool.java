@@ -70,11 +70,30 @@ public final class BackendPool {
      * @param idleTimeout      how long a pooled connection may stay idle before it is closed
      *                         ({@code --backend-idle-timeout-ms})
      * @param maxIdlePerServer idle connections kept per server on each event loop ({@code --backend-max-idle})
+     * @param maxPerServer     connections the sessions may have open to one server at once
+     *                         ({@code --max-backend-connections-per-server}); 0 for automatic, four fifths of the
+     *                         server's {@code max_connections} ({@link ConnectionSlots})
+     * @param maxWait          how long a session waits for one when all are taken ({@code --backend-wait-timeout-ms})
      */
-    public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer) {
-        public static final Settings DEFAULTS = new Settings(true, Duration.ofSeconds(60), 64);
+    public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
+                           Duration maxWait) {
+        public static final Settings DEFAULTS = new Settings(true, Duration.ofSeconds(60), 64, 0,
+                Duration.ofSeconds(5));
+
+        /** The defaults of the cap and its wait. */
+        public Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer) {
+            this(multiplex, idleTimeout, maxIdlePerServer, DEFAULTS.maxPerServer(), DEFAULTS.maxWait());
+        }
 
         public Settings {
+            if (maxPerServer < 0 || maxPerServer > 1_000_000) {
+                throw new IllegalArgumentException("--max-backend-connections-per-server must be auto or between 1 "
+                        + "and 1000000, not " + maxPerServer);
+            }
+            if (maxWait.isNegative() || maxWait.compareTo(Duration.ofMinutes(10)) > 0) {
+                throw new IllegalArgumentException("--backend-wait-timeout-ms must be between 0 and 600000, not "
+                        + maxWait.toMillis());
+            }
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new IllegalArgumentException("--backend-idle-timeout-ms must be positive, not "
                         + idleTimeout.toMillis());
@@ -98,15 +117,17 @@ public final class BackendPool {
     private final EventLoop loop;
     private final Settings settings;
     private final BackendPools.Counters counters;
+    private final ConnectionSlots slots;
     private final Map<Key, ArrayDeque<Idle>> idle = new HashMap<>();
     /** Idle connections per server, over every key: what {@link Settings#maxIdlePerServer()} bounds. */
     private final Map<String, Integer> idlePerServer = new HashMap<>();
     private boolean sweeping;
 
-    BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters) {
+    BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters, ConnectionSlots slots) {
         this.loop = loop;
         this.settings = settings;
         this.counters = counters;
+        this.slots = slots;
     }
 
     /** The newest usable idle connection of {@code key}, now the caller's; null when there is none. */
@@ -130,7 +151,9 @@ public final class BackendPool {
      * instead when it cannot serve one, or when the server has {@link Settings#maxIdlePerServer()} idle already.
      */
     public void give(Key key, BackendConnection connection, String appliedState, boolean tracked, long insertId) {
-        if (!connection.isUsable() || connection.isBusy() || settings.maxIdlePerServer() == 0) {
+        if (!connection.isUsable() || connection.isBusy() || settings.maxIdlePerServer() == 0
+                || slots.hasWaiters(key.server())) {
+            // Sessions waiting for a connection to that server get its slot instead (see ConnectionSlots).
             connection.close();
             return;
         }
@@ -158,6 +181,23 @@ public final class BackendPool {
         idlePerServer.clear();
     }
 
+    /** Closes the idle connections to {@code server}, which was marked down: none of them would answer. */
+    void closeServer(String server, String reason) {
+        for (Iterator<Map.Entry<Key, ArrayDeque<Idle>>> keys = idle.entrySet().iterator(); keys.hasNext(); ) {
+            Map.Entry<Key, ArrayDeque<Idle>> entry = keys.next();
+            if (!entry.getKey().server().equals(server)) {
+                continue;
+            }
+            for (Idle each : entry.getValue()) {
+                left(entry.getKey());
+                counters.closedIdle(entry.getKey());
+                each.connection().onIdleClose(() -> { });
+                each.connection().abandon(BackendFailure.serverDown(server, reason));
+            }
+            keys.remove();
+        }
+    }
+
     /** Idle connections of every key, for tests and {@code SHOW GANTRY POOLS}. */
     int idleCount() {
         return idlePerServer.values().stream().mapToInt(Integer::intValue).sum();
@@ -175,7 +215,8 @@ public final class BackendPool {
         counters.left(key);
     }
 
-    private void closeOldestOf(String server) {
+    /** Closes the connection to {@code server} idle the longest, if there is one. */
+    void closeOldestOf(String server) {
         Key oldestKey = null;
         Idle oldest = null;
         for (Map.Entry<Key, ArrayDeque<Idle>> entry : idle.entrySet()) {

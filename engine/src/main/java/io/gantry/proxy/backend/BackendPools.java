@@ -72,9 +72,17 @@ public final class BackendPools {
     private final BackendPool.Settings settings;
     private final Counters counters = new Counters();
     private final Map<EventLoop, BackendPool> pools = new ConcurrentHashMap<>();
+    private final ConnectionSlots slots;
 
     public BackendPools(BackendPool.Settings settings) {
         this.settings = settings;
+        this.slots = new ConnectionSlots(settings);
+        slots.onWaiting(this::closeOneIdle);
+    }
+
+    /** The per-server cap on the sessions' connections, which every new connection of a session takes a slot of. */
+    public ConnectionSlots slots() {
+        return slots;
     }
 
     public BackendPool.Settings settings() {
@@ -83,7 +91,7 @@ public final class BackendPools {
 
     /** {@code loop}'s pool: used only on that loop. */
     public BackendPool of(EventLoop loop) {
-        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters));
+        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters, slots));
     }
 
     /** A session of {@code key} opened a connection of its own (none was pooled, or multiplexing is off). */
@@ -94,6 +102,24 @@ public final class BackendPools {
     /** Per server and account: idle now, and taken from, given to and closed by the pools since the start. */
     public List<Figures> figures() {
         return counters.figures();
+    }
+
+    /** Closes every pooled connection to {@code server}, which was marked down, each on its own loop. */
+    public void closeServer(String server, String reason) {
+        pools.forEach((loop, pool) -> {
+            if (!loop.isShuttingDown()) {
+                loop.execute(() -> pool.closeServer(server, reason));
+            }
+        });
+    }
+
+    /** A session waits for a slot of {@code server}: each loop closes its oldest idle connection there, if any. */
+    private void closeOneIdle(String server) {
+        pools.forEach((loop, pool) -> {
+            if (!loop.isShuttingDown()) {
+                loop.execute(() -> pool.closeOldestOf(server));
+            }
+        });
     }
 
     /** Closes every pooled connection, each on its own loop (the proxy stops). */

@@ -23,11 +23,10 @@ import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
-import io.gantry.wire.CommandType;
+import io.gantry.wire.ComQuery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import java.nio.charset.StandardCharsets;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -152,18 +151,9 @@ public final class CachedReads {
         }
         CacheFill fill = lookUp(caches, cache, false, literals.toString(), textKey(cache));
         if (fill != CacheFill.ANSWERED && !cache.refresh().isZero()) {
-            fill.refreshesBy(new Rerun(resultFormat(), null, queryCommand(sql)));
+            fill.refreshesBy(new Rerun(resultFormat(), null, ComQuery.payload(sql)));
         }
         return fill;
-    }
-
-    /** The COM_QUERY payload of a text read in ISO-8859-1 (one char per byte): the client's own bytes. */
-    private static byte[] queryCommand(String sql) {
-        byte[] text = sql.getBytes(StandardCharsets.ISO_8859_1);
-        byte[] command = new byte[text.length + 1];
-        command[0] = (byte) CommandType.COM_QUERY.code();
-        System.arraycopy(text, 0, command, 1, text.length);
-        return command;
     }
 
     /**

@@ -22,14 +22,17 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
+import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.ServerVersion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -59,6 +62,15 @@ public final class QueryCommand {
     /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
     private final QueryText statement = new QueryText();
     private final PrimaryWait primaryWait;
+    /**
+     * What a read outside a transaction does when its server is marked down before it answered: it runs again
+     * elsewhere, once ({@link SessionContext#mayRunElsewhere}). One per session, with the read's text kept in the
+     * fields below, so that a read costs no closure for it.
+     */
+    private final Runnable readElsewhere = this::runLostReadElsewhere;
+    private QueryText lostReadText;
+    private QueryText lostReadSent;
+    private long lostReadHold;
 
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                  ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -186,8 +198,7 @@ public final class QueryCommand {
         AfterResponse after = cachedReads.sampled(text,
                 backends.afterStatement(routed.statement(), withId, stateCommand));
         cachedReads.routed(fill, routed);
-        ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
-                : connectionIdColumns(sql, withId);
+        ResponseForwarder.ResponseRewriter rewriter = rewriter(text, sent, routed);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
         // marks it down and the read is routed again, once, instead of ending the session.
         boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
@@ -203,18 +214,16 @@ public final class QueryCommand {
                     rewriter), elsewhere);
             return Reply.LATER;
         }
+        Runnable onReadOnly = fallbacks(command, text, sent, mayGoElsewhere, routed, holdUntil);
         if (fill != null) {
             AfterResponse filling = fill.completing(after);
             ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
             backends.run(command, routed.server(), connection -> {
                 fill.start(connection);
-                forwarder.forward(command, connection, filling, capturing);
+                forwarder.forward(command, connection, filling, capturing, onReadOnly);
             }, elsewhere);
             return Reply.LATER;
         }
-        Runnable onReadOnly = routed.statement().kind() != StatementKind.WRITE ? null
-                : primaryWait.afterReadOnlyRefusal(command, routed.server(), holdUntil,
-                        (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, null, deadline));
         BackendConnection ready = backends.readyConnection(routed.server());
         if (ready != null) {
             forwarder.forward(command, ready, after, rewriter, onReadOnly); // the usual read or write: no closure
@@ -223,6 +232,45 @@ public final class QueryCommand {
         backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter,
                 onReadOnly), elsewhere);
         return Reply.LATER;
+    }
+
+    /**
+     * What the statement does instead of failing when its first try shows it can run again. A write outside a
+     * transaction refused as read-only waits for the new primary ({@link PrimaryWait}): returned, for the
+     * forwarder. A read outside a transaction (a session setting too) whose server is marked down before it
+     * answered runs again elsewhere, once: told to the session.
+     */
+    private Runnable fallbacks(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
+                               SessionRouting.Routed routed, long holdUntil) {
+        StatementKind kind = routed.statement().kind();
+        if (kind == StatementKind.WRITE) {
+            session.mayRunElsewhere(null);
+            return primaryWait.afterReadOnlyRefusal(command, routed.server(), holdUntil,
+                    (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, null, deadline));
+        }
+        // A read, or a session setting (drivers send theirs as they connect), changes nothing but the lost
+        // connection: it may run again. Not when it calls a stored function, which may write.
+        boolean harmless = (kind == StatementKind.READ || kind == StatementKind.SESSION_STATE)
+                && !routed.statement().has(StatementFlag.STORED_FUNCTION);
+        if (harmless && mayGoElsewhere && session.routeState().transaction() == TransactionState.NONE
+                && session.routeState().autocommit() && !session.routeState().pinned()) {
+            lostReadText = text;
+            lostReadSent = sent;
+            lostReadHold = holdUntil;
+            session.mayRunElsewhere(readElsewhere);
+        } else {
+            session.mayRunElsewhere(null);
+        }
+        return null;
+    }
+
+    private void runLostReadElsewhere() {
+        QueryText text = lostReadText;
+        QueryText sent = lostReadSent;
+        lostReadText = null;
+        lostReadSent = null;
+        session.finish(runQuery(new Packet(0, session.queryPayload(sent.sql())), text, sent, false, null,
+                lostReadHold));
     }
 
     /**
@@ -262,6 +310,23 @@ public final class QueryCommand {
     }
 
     /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
+    /**
+     * What the answer needs before it goes to the client: the {@code CONNECTION_ID()} columns as the client wrote
+     * them, and the {@code Ssl_*} status rows of the client's own connection ({@link SslStatusRows}).
+     */
+    private ResponseForwarder.ResponseRewriter rewriter(QueryText text, QueryText sent, SessionRouting.Routed routed) {
+        ResponseForwarder.ResponseRewriter ids = sent == text ? ResponseForwarder.ResponseRewriter.NONE
+                : connectionIdColumns(text.sql(), sent.sql());
+        if (!text.mentions(QueryText.Word.STATUS) || routed.statement().kind() != StatementKind.READ) {
+            return ids;
+        }
+        boolean mariaDb = ServerVersion.parse(session.services().login().greetings()
+                .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
+        SslStatusRows ssl = SslStatusRows.of(session.ctx().pipeline().get(SslHandler.class), mariaDb,
+                session.ctx().alloc());
+        return (response, framing) -> ssl.rewrite(ids.rewrite(response, framing), framing);
+    }
+
     private ResponseForwarder.ResponseRewriter connectionIdColumns(String original, String rewritten) {
         ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten, session.noBackslashEscapes());
         return (response, framing) -> {

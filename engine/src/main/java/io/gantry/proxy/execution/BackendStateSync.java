@@ -12,6 +12,7 @@ import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
 import io.gantry.proxy.state.SettingReplay;
 import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.ComQuery;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
@@ -231,7 +232,7 @@ final class BackendStateSync {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
                     state.stateVersion = session.stateLog().record(
-                            SessionContext.queryCommand(readBack.replayText(literals)));
+                            ComQuery.payload(readBack.replayText(literals)));
                 }
                 done.run();
             }, failure -> session.backendFailed(connection.server(), failure));

@@ -113,6 +113,9 @@ public final class ResponseForwarder {
                 packet.release();
                 return;
             }
+            if (firstPacket) {
+                session.answerStarted();
+            }
             Packet response = packet;
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.OK) {
                 long insertId = OkPacket.lastInsertIdOf(packet.payload());

@@ -6,6 +6,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendPools;
+import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyServices;
@@ -16,24 +17,22 @@ import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
-import io.gantry.route.StatementFlag;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
-import io.gantry.wire.ResponseFraming;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
@@ -54,19 +53,19 @@ public final class SessionBackends {
 
     private final SessionContext session;
     private final BackendStateSync stateSync;
-    private final ConsistencyRecorder consistency;
+    private final AfterStatements afterStatements;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
     private final Map<String, Long> threads = new ConcurrentHashMap<>();
-    /** The last {@link #afterStatement} made for a statement that is not a setting, and its statement class. */
-    private AfterResponse lastAfterStatement;
-    private StatementClass lastAfterClass;
 
     public SessionBackends(SessionContext session) {
         this.session = session;
         this.stateSync = new BackendStateSync(session);
-        this.consistency = new ConsistencyRecorder(session);
+        this.afterStatements = new AfterStatements(session, stateSync, connection -> {
+            BackendUse use = uses.get(connection);
+            return use == null ? null : use.held;
+        });
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -177,11 +176,33 @@ public final class SessionBackends {
                 return session.ctx().executor().newSucceededFuture(connection);
             }
         }
-        ProxyConfig config = session.services().config();
         Promise<BackendConnection> ready = session.ctx().executor().newPromise();
+        BackendPools pools = session.services().backendPools();
+        if (pools == null) {
+            open(server, key, ready, null);
+            return ready;
+        }
+        // A new connection takes a slot of the per-server cap first; it may have to wait for one.
+        ConnectionSlots slots = pools.slots();
+        slots.acquire(server, session.ctx().channel().eventLoop()).addListener(granted -> {
+            if (!granted.isSuccess()) {
+                ready.tryFailure(granted.cause());
+            } else if (session.isClosed()) {
+                slots.release(server.address());
+                ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
+            } else {
+                open(server, key, ready, () -> slots.release(server.address()));
+            }
+        });
+        return ready;
+    }
+
+    /** Opens and logs in a new connection to {@code server} for the session; {@code releaseSlot} as for open. */
+    private void open(UpstreamServer server, ServerId key, Promise<BackendConnection> ready, Runnable releaseSlot) {
+        ProxyConfig config = session.services().config();
         BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
                 config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
-                session.services().backendChannels()).addListener(future -> {
+                session.services().backendChannels(), releaseSlot).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {
@@ -204,7 +225,6 @@ public final class SessionBackends {
                 ready.tryFailure(future.cause());
             }
         });
-        return ready;
     }
 
     /** The session's connection to {@code server} from now on (opened for it, or taken from the pool). */
@@ -259,12 +279,7 @@ public final class SessionBackends {
         BackendUse use = uses.get(connection);
         if (use != null && !session.isClosed()) {
             if (!use.held.isEmpty()) {
-                String held = HeldState.describe(use.held);
-                LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
-                        .log("session {}: {} closed the session's connection, which held {}; ending the session, as a "
-                                + "direct connection would end", session.id(), key.hostPort(), held);
-                session.endSession(SessionErrors.sessionEnded("Gantry: " + key.hostPort() + " closed this "
-                        + "session's connection, which held " + held + "; this session is closed"), this::closeAll);
+                endLosing(key.hostPort(), key.hostPort() + " closed this session's connection", use.held);
                 return;
             }
             if (use.lastCommand == session.commands()) {
@@ -277,6 +292,41 @@ public final class SessionBackends {
             }
         }
         drop(key, connection);
+    }
+
+    /**
+     * {@code server} was marked down (it stopped answering, or could not be connected to): the session leaves it at
+     * once instead of waiting on it. A command running there fails, or runs again elsewhere when it is a read that
+     * may ({@link ResponseForwarder.Fallbacks}); an idle connection holding nothing is let go, so the session's
+     * next statement goes elsewhere; one holding what replay cannot rebuild ends the session, naming the server.
+     */
+    public void serverDown(UpstreamServer server, String reason) {
+        ServerId key = session.serverId(server);
+        BackendConnection connection = connections.get(key);
+        if (connection == null || session.isClosed()) {
+            return;
+        }
+        BackendFailure failure = BackendFailure.serverDown(server.address(), reason);
+        if (connection.isBusy()) {
+            connection.abandon(failure);
+            return;
+        }
+        BackendUse use = uses.get(connection);
+        drop(key, connection);
+        connection.abandon(failure);
+        if (use != null && !use.held.isEmpty()) {
+            endLosing(server.address(), failure.getMessage(), use.held);
+        }
+    }
+
+    /** Ends the session, as a direct one would end: its connection to {@code hostPort} is gone with what it held. */
+    private void endLosing(String hostPort, String why, Set<HeldState> held) {
+        String lost = HeldState.describe(held);
+        LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", hostPort)
+                .log("session {}: {}, and the session's connection there held {}; ending the session", session.id(),
+                        why, lost);
+        session.endSession(SessionErrors.sessionEnded("Gantry: " + why + ", and this session's connection there "
+                + "held " + lost + ", which is lost; this session is closed"), this::closeAll);
     }
 
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
@@ -318,15 +368,10 @@ public final class SessionBackends {
 
     /** Closes every connection but the one to {@code keep} (a COM_RESET_CONNECTION keeps the primary's). */
     public void closeAllBut(ServerId keep) {
-        for (Iterator<Map.Entry<ServerId, BackendConnection>> it = connections.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<ServerId, BackendConnection> entry = it.next();
+        for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
             if (!entry.getKey().equals(keep)) {
+                drop(entry.getKey(), entry.getValue());
                 entry.getValue().close();
-                threads.remove(entry.getKey().hostPort(), entry.getValue().serverThreadId());
-                uses.remove(entry.getValue());
-                stateSync.forget(entry.getValue());
-                session.prepared().forgetBackend(entry.getKey().hostPort());
-                it.remove();
             }
         }
     }
@@ -395,19 +440,17 @@ public final class SessionBackends {
      * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
      */
     public BackendConnection holding(boolean tyingOnly) {
-        for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
-            Set<HeldState> held = entry.getValue().held;
-            if (tyingOnly ? HeldState.tiesSession(held) : !held.isEmpty()) {
-                return entry.getKey();
-            }
-        }
-        return null;
+        return holding(tyingOnly ? HeldState::tiesSession : held -> !held.isEmpty());
     }
 
     /** The connection that holds the session's open transaction, or null. */
     public BackendConnection holdingTransaction() {
+        return holding(held -> held.contains(HeldState.TRANSACTION));
+    }
+
+    private BackendConnection holding(Predicate<Set<HeldState>> what) {
         for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
-            if (entry.getValue().held.contains(HeldState.TRANSACTION)) {
+            if (what.test(entry.getValue().held)) {
                 return entry.getKey();
             }
         }
@@ -441,47 +484,11 @@ public final class SessionBackends {
      * @param stateCommand the session-setting command as sent, or null when it is not one
      */
     public AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
-        if (stateCommand == null) {
-            // Not a setting, so the text plays no part: one per statement class serves its every run (shared
-            // classes make that every plain read of the session).
-            AfterResponse last = lastAfterStatement;
-            if (last == null || lastAfterClass != statement) {
-                last = afterStatementRun(statement, null, null);
-                lastAfterStatement = last;
-                lastAfterClass = statement;
-            }
-            return last;
-        }
-        return afterStatementRun(statement, sql, stateCommand);
-    }
-
-    private AfterResponse afterStatementRun(StatementClass statement, String sql, byte[] stateCommand) {
-        return (connection, framing, done) -> {
-            consistency.completedOn(connection.server(), statement);
-            BackendUse use = uses.get(connection);
-            if (use == null) {
-                done.run();
-                return;
-            }
-            int status = framing.serverStatus();
-            HeldState.afterStatement(use.held, statement, status, status != ResponseFraming.NO_STATUS);
-            if (stateCommand == null || framing.failed()) {
-                done.run();
-            } else {
-                stateSync.settingSucceeded(connection, sql, stateCommand, done,
-                        why -> keepOnThisConnection(connection, why));
-            }
-        };
+        return afterStatements.of(statement, sql, stateCommand);
     }
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
     public void keepOnThisConnection(BackendConnection connection, String why) {
-        LOG.atInfo().addKeyValue("session", session.id())
-                .log("session {}: {}; the session stays on the primary", session.id(), why);
-        BackendUse use = uses.get(connection);
-        if (use != null) {
-            use.held.add(HeldState.UNREPLAYED_SETTINGS);
-        }
-        session.pin(StatementFlag.MIXED_SESSION_STATE);
+        afterStatements.keepOnThisConnection(connection, why);
     }
 }

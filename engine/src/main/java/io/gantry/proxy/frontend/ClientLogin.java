@@ -77,10 +77,10 @@ final class ClientLogin {
             refuse(refusal.get());
             return false;
         }
-        session.loginPending();
+        session.counts().pending();
         Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
-            if (session.isLoginPending() && !session.isClosed()) {
+            if (session.counts().isPending() && !session.isClosed()) {
                 loginTimedOut(timeout);
             }
         }, timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -304,12 +304,12 @@ final class ClientLogin {
      */
     private boolean finishLogin(int okSequence) {
         ProxyServices services = session.services();
-        if (session.leavePendingLogin()) {
+        if (session.counts().leavePending()) {
             services.login().gate().leave(session.host());
             raisePacketCap();
         }
         services.login().gate().succeeded(session.host(), session.client().user());
-        if (!session.isAdmitted()) {
+        if (!session.counts().isAdmitted()) {
             if (!services.sessions().admit()) {
                 services.peerWarnings().warn("full", "session {}: refused '{}'@'{}', --max-client-connections ({}) "
                         + "reached", session.id(), printable(session.client().user()), session.host(),
@@ -318,7 +318,7 @@ final class ClientLogin {
                         services.config().maxClientConnections()));
                 return false;
             }
-            session.markAdmitted();
+            session.counts().admitted();
         }
         return true;
     }

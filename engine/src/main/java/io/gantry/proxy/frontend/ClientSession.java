@@ -18,6 +18,7 @@ import io.gantry.wire.CommandType;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
+import io.gantry.topology.UpstreamServer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.List;
@@ -66,6 +67,18 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             backends.closeAll();
             session.closeSession();
         });
+    }
+
+    @Override
+    public void serverDownOnItsLoop(UpstreamServer server, String reason) {
+        SessionContext context = session;
+        if (context != null) {
+            context.ctx().channel().eventLoop().execute(() -> {
+                if (backends != null) {
+                    backends.serverDown(server, reason);
+                }
+            });
+        }
     }
 
     /** See {@link SessionContext#endIfIdleForDrain}. */
@@ -138,7 +151,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     private void badFrame(PacketDecodeFailure failure) {
         services.peerWarnings().warn("bad-packet", "session {}: closing, bad packet from {}: {}", id, session.host(),
                 failure.message());
-        boolean beforeLogin = session.isLoginPending();
+        boolean beforeLogin = session.counts().isPending();
         if (beforeLogin) {
             login.handshakeFailed("sent a bad packet (" + failure.message() + ")");
         }
@@ -164,7 +177,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         }
         // The handler may have released the packet already: releasing twice would log a stack trace per packet.
         SessionContext.releaseIfHeld(packet);
-        if (session.isLoginPending()) {
+        if (session.counts().isPending()) {
             login.handshakeFailed("sent a malformed packet (" + e.getMessage() + ")");
         }
         services.peerWarnings().warn("malformed", "session {}: closing, malformed packet from {}: {}", id,

@@ -7,7 +7,8 @@ import java.time.Duration;
  *
  * @param healthCheckTimeout bound on each health check ({@code --upstream-check-timeout-ms}, default 1500 ms): its
  *                           new connection's connect, TLS and login together, and each answer on the kept
- *                           connection; a server that does not answer within it is down
+ *                           connection; a server that does not answer within it is down. It bounds the account
+ *                           look-up of a login on each server too (which then asks the next server)
  * @param switchoverHold     how long a statement that needs the primary waits for one
  *                           ({@code --switchover-hold-ms}, default 5000 ms; 0 refuses at once): while none is known,
  *                           or after the server taken for the primary refused it as read-only (so it certainly did

@@ -1,5 +1,6 @@
 package io.gantry.proxy.session;
 
+import io.gantry.topology.UpstreamServer;
 import java.util.List;
 import java.util.Map;
 
@@ -16,6 +17,9 @@ public interface LiveSession {
 
     /** Closes the session on its own event loop (a KILL CONNECTION). */
     void closeOnItsLoop();
+
+    /** {@code server} was marked down: the session leaves it, on its own event loop (see SessionBackends). */
+    void serverDownOnItsLoop(UpstreamServer server, String reason);
 
     /** During a drain: ends the session on its own event loop if it holds no transaction. */
     void endOnItsLoopIfIdle();

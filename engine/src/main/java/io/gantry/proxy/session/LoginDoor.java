@@ -55,7 +55,9 @@ public final class LoginDoor implements AutoCloseable {
         this.gate = new LoginGate(config.login(), clock);
         this.greetings = new ServerGreetings(serverVersion);
         this.sslContext = config.tls().map(LoginDoor::sslContext);
-        this.accounts = new AccountLookup(upstreams, config.connectTimeout());
+        // Bounded as a health check: a frozen primary must not outlast the client's login deadline, and the
+        // look-up moves on to a replica.
+        this.accounts = new AccountLookup(upstreams, config.failover().healthCheckTimeout());
     }
 
     /** Where a blocked host is told, for the timeline ({@link EventKind#HOST_BLOCKED}). */

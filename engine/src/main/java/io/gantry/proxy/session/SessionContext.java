@@ -2,6 +2,7 @@ package io.gantry.proxy.session;
 
 import io.gantry.gtid.Flavour;
 import io.gantry.gtid.GtidSet;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.state.GantrySettings;
@@ -19,7 +20,7 @@ import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
-import io.gantry.wire.CommandType;
+import io.gantry.wire.ComQuery;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
@@ -28,11 +29,10 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,8 +51,6 @@ public final class SessionContext {
 
     public enum Phase { GREETING_SENT, AUTHENTICATING, OPENING_BACKEND, READY, RUNNING, CLOSED }
 
-    private static final int MAX_QUEUED_COMMANDS = 16;
-    private static final int MAX_QUEUED_BYTES = 1 << 20;
     /** How long a session whose server side is gone waits for the client's next command to tell it why. */
     private static final Duration LOST_SESSION_GRACE = Duration.ofSeconds(60);
 
@@ -70,20 +68,12 @@ public final class SessionContext {
     private final GantrySettings settings;
 
     private Phase phase = Phase.GREETING_SENT;
-    /** Counted as a session toward {@code --max-client-connections}: from the end of the login on. */
-    private boolean admitted;
-    /** Counted by the login gate: from the connection until the login ends. */
-    private boolean pendingLogin;
+    private final LoginCounts counts;
     private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
-    /** The session's own {@code wait_timeout} in ms once it set one (0 until then: the server's default applies). */
-    private long idleLimitMillis;
-    /** When the session last became ready for a command (System.nanoTime), for the idle limit. */
-    private long readySinceNanos;
-    /** Whether an idle-limit check is scheduled ({@link #scheduleIdleCheck}). */
-    private boolean idleCheckPending;
+    private final IdleLimit idleLimit = new IdleLimit(this);
     /** What {@code LAST_INSERT_ID()} answers in this session: the last id a statement of its generated. */
     private long lastInsertId;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
@@ -94,17 +84,20 @@ public final class SessionContext {
      */
     private volatile boolean released;
 
-    private final ArrayDeque<Packet> queued = new ArrayDeque<>();
-    private long queuedBytes;
-    private boolean draining;
+    private final CommandQueue queued;
+    private final BooleanSupplier ready = () -> phase == Phase.READY;
     private Consumer<Packet> dispatcher;
     private Runnable onClose = () -> { };
+    /** What the running command does if its server is marked down before it answered ({@link #mayRunElsewhere}). */
+    private Runnable elsewhereIfServerDown;
 
     public SessionContext(ProxyServices services, long id, ChannelHandlerContext ctx, String host) {
         this.services = services;
         this.id = id;
         this.ctx = ctx;
+        this.queued = new CommandQueue(ctx.channel());
         this.host = host;
+        this.counts = new LoginCounts(services, host);
         this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
     }
 
@@ -191,29 +184,9 @@ public final class SessionContext {
 
     // ---- the login ---------------------------------------------------------------------------------------------
 
-    /** The client connected: it counts as a pending login until {@link #leavePendingLogin}. */
-    public void loginPending() {
-        pendingLogin = true;
-    }
-
-    public boolean isLoginPending() {
-        return pendingLogin;
-    }
-
-    /** The login ended: returns whether it was pending until now (so the login gate is left once). */
-    public boolean leavePendingLogin() {
-        boolean was = pendingLogin;
-        pendingLogin = false;
-        return was;
-    }
-
-    public boolean isAdmitted() {
-        return admitted;
-    }
-
-    /** The session counts toward {@code --max-client-connections} from now on, until it closes. */
-    public void markAdmitted() {
-        admitted = true;
+    /** What the session counts for in the login gate and toward {@code --max-client-connections}. */
+    public LoginCounts counts() {
+        return counts;
     }
 
     /**
@@ -255,7 +228,7 @@ public final class SessionContext {
     public void reset() {
         stateLog.clear();
         lastInsertId = 0;
-        idleLimitMillis = 0; // wait_timeout back to the server's default
+        idleLimit.set(0); // wait_timeout back to the server's default
         routeState = SessionRouteState.INITIAL;
         resetGantrySettings();
         tracking.reset();
@@ -327,17 +300,9 @@ public final class SessionContext {
 
     // ---- commands ----------------------------------------------------------------------------------------------
 
-    /**
-     * Keeps a command that arrived while another runs (a pipelining client). Reading stays on in the usual
-     * one-command-at-a-time case, which saves two system calls per command; it pauses only while a pipelining
-     * client is ahead by more than {@value #MAX_QUEUED_COMMANDS} commands or {@value #MAX_QUEUED_BYTES} bytes.
-     */
+    /** Keeps a command that arrived while another runs (a pipelining client; see {@link CommandQueue}). */
     public void queue(Packet packet) {
         queued.add(packet);
-        queuedBytes += packet.payload().readableBytes();
-        if (queued.size() > MAX_QUEUED_COMMANDS || queuedBytes > MAX_QUEUED_BYTES) {
-            ctx.channel().config().setAutoRead(false);
-        }
     }
 
     /** A command's answer: written to the client (unless it comes later), then the next queued command runs. */
@@ -367,31 +332,12 @@ public final class SessionContext {
             return;
         }
         phase = Phase.READY;
-        if (idleLimitMillis > 0) { // only sessions that set wait_timeout pay for the clock
-            readySinceNanos = System.nanoTime();
-            if (!idleCheckPending) {
-                scheduleIdleCheck(idleLimitMillis);
-            }
-        }
+        elsewhereIfServerDown = null;
+        idleLimit.ready();
         if (services.sessions().isDraining()) {
             endIfIdleForDrain();
         }
-        if (draining) {
-            return; // the loop below takes the next command
-        }
-        draining = true;
-        try {
-            Packet next;
-            while (phase == Phase.READY && (next = queued.poll()) != null) {
-                queuedBytes -= next.payload().readableBytes();
-                dispatcher.accept(next);
-            }
-        } finally {
-            draining = false;
-        }
-        if (phase == Phase.READY && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-        }
+        queued.runQueued(dispatcher, ready);
     }
 
     // ---- answers Gantry makes itself ---------------------------------------------------------------------------
@@ -431,6 +377,19 @@ public final class SessionContext {
         closeSession();
     }
 
+    /**
+     * The running command may run again elsewhere if its server is marked down before any of its answer reached the
+     * client ({@code retry}), or may not (null): set for each command that reaches a server.
+     */
+    public void mayRunElsewhere(Runnable retry) {
+        elsewhereIfServerDown = retry;
+    }
+
+    /** The running command's answer started to reach the client: it can no longer run again elsewhere. */
+    public void answerStarted() {
+        elsewhereIfServerDown = null;
+    }
+
     /** A backend connection failed under a command: the server's refusal, or the end of the session. */
     public void backendFailed(UpstreamServer server, Throwable cause) {
         backendFailed(1, server, cause);
@@ -438,6 +397,14 @@ public final class SessionContext {
 
     /** As {@link #backendFailed(UpstreamServer, Throwable)}, the error with the given sequence id. */
     public void backendFailed(int sequenceId, UpstreamServer server, Throwable cause) {
+        Runnable retry = elsewhereIfServerDown;
+        elsewhereIfServerDown = null;
+        if (retry != null && cause instanceof BackendFailure failure && failure.serverMarkedDown()) {
+            LOG.atInfo().addKeyValue("session", id).addKeyValue("server", server.address())
+                    .log("session {}: {}; running the statement again elsewhere", id, failure.getMessage());
+            retry.run();
+            return;
+        }
         if (SessionErrors.endsSession(cause)) {
             LOG.atWarn().addKeyValue("session", id).addKeyValue("server", server.address())
                     .log("session {}: closing, backend {} failed: {}", id, server.address(),
@@ -477,40 +444,9 @@ public final class SessionContext {
         endSession(SessionErrors.shuttingDown(), onClose);
     }
 
-    /**
-     * The session's {@code wait_timeout}, as a server read it back after the session set it. Direct, the server
-     * closes a connection idle for longer; here the session's server connections may be in the pool by then, so
-     * Gantry closes the client connection itself, as the server would (without a packet, as MariaDB does).
-     */
+    /** The session's {@code wait_timeout}, as a server read it back after the session set it ({@link IdleLimit}). */
     public void idleLimit(long seconds) {
-        idleLimitMillis = Math.max(0, seconds) * 1000;
-    }
-
-    private void scheduleIdleCheck(long delayMillis) {
-        idleCheckPending = true;
-        ctx.executor().schedule(this::checkIdle, delayMillis, TimeUnit.MILLISECONDS);
-    }
-
-    /** Closes the session if it has waited for a command for longer than its wait_timeout, or looks again later. */
-    private void checkIdle() {
-        idleCheckPending = false;
-        if (isClosed() || idleLimitMillis == 0) {
-            return;
-        }
-        if (phase != Phase.READY) {
-            scheduleIdleCheck(idleLimitMillis); // a command runs: the limit counts from when it is done
-            return;
-        }
-        long idleMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - readySinceNanos);
-        if (idleMillis < idleLimitMillis) {
-            scheduleIdleCheck(idleLimitMillis - idleMillis);
-            return;
-        }
-        LOG.atInfo().addKeyValue("session", id)
-                .log("session {}: closing: idle for {} s, longer than its wait_timeout of {} s, as the server would",
-                        id, idleMillis / 1000, idleLimitMillis / 1000);
-        closeSession();
-        ctx.close();
+        idleLimit.set(seconds);
     }
 
     public void closeSession() {
@@ -520,21 +456,11 @@ public final class SessionContext {
         phase = Phase.CLOSED;
         released = true;
         onClose.run();
-        Packet packet;
-        while ((packet = queued.poll()) != null) {
-            packet.release();
-        }
+        queued.clear();
         client.clearSecret();
         services.sessions().unregister(id);
         services.sessions().released();
-        if (pendingLogin) {
-            pendingLogin = false;
-            services.login().gate().leave(host);
-        }
-        if (admitted) {
-            admitted = false;
-            services.sessions().closed();
-        }
+        counts.closed();
         if (ctx.channel().isActive()) {
             // Let a pending error reach the client first; the write's listener closes the channel.
             ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
@@ -543,22 +469,10 @@ public final class SessionContext {
 
     // ---- SQL text Gantry sends ---------------------------------------------------------------------------------
 
-    /**
-     * A COM_QUERY payload for text Gantry made or changed. SQL text in Gantry holds one character per byte
-     * (ISO-8859-1, as COM_QUERY texts are decoded and read-back values are), so it goes back to the server byte for
-     * byte, whatever the connection's character set.
-     */
+    /** A COM_QUERY payload for text Gantry made or changed ({@link ComQuery}). */
     public ByteBuf queryPayload(String sql) {
-        byte[] command = queryCommand(sql);
+        byte[] command = ComQuery.payload(sql);
         return ctx.alloc().buffer(command.length).writeBytes(command);
-    }
-
-    /** {@link #queryPayload} as bytes, for the session-state log. */
-    public static byte[] queryCommand(String sql) {
-        byte[] command = new byte[sql.length() + 1];
-        command[0] = (byte) CommandType.COM_QUERY.code();
-        System.arraycopy(sql.getBytes(StandardCharsets.ISO_8859_1), 0, command, 1, sql.length());
-        return command;
     }
 
     public static void releaseIfHeld(Packet packet) {

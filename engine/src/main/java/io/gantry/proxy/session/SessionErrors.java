@@ -211,7 +211,10 @@ public final class SessionErrors {
                             + server.address() + ", through Gantry)")
                     : refusal;
         }
-        return sessionEnded("Gantry lost the backend " + server.address() + ": " + describe(cause)
+        // A command cut off in flight may or may not have run: say so, as no answer will come to tell.
+        String unknownOutcome = cause instanceof BackendFailure failure && failure.serverMarkedDown()
+                ? "; the statement it was running may or may not have taken effect" : "";
+        return sessionEnded("Gantry lost the backend " + server.address() + ": " + describe(cause) + unknownOutcome
                 + "; this session is closed");
     }
 

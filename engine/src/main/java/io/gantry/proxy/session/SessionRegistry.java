@@ -1,5 +1,6 @@
 package io.gantry.proxy.session;
 
+import io.gantry.topology.UpstreamServer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -55,6 +56,11 @@ public final class SessionRegistry {
 
     void unregister(long id) {
         sessions.remove(id);
+    }
+
+    /** {@code server} was marked down: every session leaves it (see {@link LiveSession#serverDownOnItsLoop}). */
+    public void serverDown(UpstreamServer server, String reason) {
+        sessions.values().forEach(session -> session.serverDownOnItsLoop(server, reason));
     }
 
     public Optional<LiveSession> find(long id) {

@@ -3,19 +3,25 @@ package io.gantry.proxy.transport;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringChannelOption;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
+import jdk.net.ExtendedSocketOptions;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.ThreadFactory;
@@ -118,6 +124,27 @@ public enum SocketTransport {
             case EPOLL -> EpollSocketChannel.class;
             case NIO -> NioSocketChannel.class;
         };
+    }
+
+    /**
+     * Turns TCP keepalive on for the connections {@code bootstrap} makes, with probes after {@code idleSeconds} of
+     * silence, every {@code intervalSeconds}, given up after {@code probes} unanswered: a server whose host or
+     * network went away without a word is noticed on a connection nobody writes to. Each transport names the
+     * per-socket timings its own way.
+     */
+    public void keepAlive(Bootstrap bootstrap, int idleSeconds, int intervalSeconds, int probes) {
+        bootstrap.option(ChannelOption.SO_KEEPALIVE, true);
+        switch (this) {
+            case IO_URING -> bootstrap.option(IoUringChannelOption.TCP_KEEPIDLE, idleSeconds)
+                    .option(IoUringChannelOption.TCP_KEEPINTVL, intervalSeconds)
+                    .option(IoUringChannelOption.TCP_KEEPCNT, probes);
+            case EPOLL -> bootstrap.option(EpollChannelOption.TCP_KEEPIDLE, idleSeconds)
+                    .option(EpollChannelOption.TCP_KEEPINTVL, intervalSeconds)
+                    .option(EpollChannelOption.TCP_KEEPCNT, probes);
+            case NIO -> bootstrap.option(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPIDLE), idleSeconds)
+                    .option(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPINTERVAL), intervalSeconds)
+                    .option(NioChannelOption.of(ExtendedSocketOptions.TCP_KEEPCOUNT), probes);
+        }
     }
 
     /** For the start-up log: which transport, and why not a faster one when they are unavailable. */

@@ -1,0 +1,186 @@
+package io.gantry.proxy.command;
+
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.wire.Buffers;
+import io.gantry.wire.MalformedPacketException;
+import io.gantry.wire.Packet;
+import io.gantry.wire.ResponseFraming;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.SslHandler;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+
+/**
+ * The per-connection {@code Ssl_*} status variables describe the client's connection to Gantry, not Gantry's own
+ * connection to the server that answered: a server asked {@code SHOW STATUS LIKE 'Ssl_cipher'} over Gantry's
+ * encrypted backend connection would otherwise tell a client connected in plaintext that its connection is
+ * encrypted, and a security check would believe it. Rows of a two-column name/value result ({@code SHOW [SESSION|
+ * GLOBAL] STATUS}, {@code information_schema.SESSION_STATUS}, {@code performance_schema.session_status}) whose name
+ * is one of them get the value a direct connection would show: the plaintext values for a plaintext client, the
+ * TLS session's for a TLS client. The server-wide counters ({@code Ssl_accepts}, the session cache) stay the
+ * server's. Only text result sets are read; other shapes (one value column selected alone) pass unchanged.
+ */
+final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
+
+    /** What a direct plaintext connection shows for each per-connection variable (MariaDB 10.11 and 11.4). */
+    private static final Map<String, String> PLAINTEXT = plaintext();
+    /** OpenSSL's notation of a certificate's validity, as the server shows it: {@code Dec  5 14:43:56 2027 GMT}. */
+    private static final DateTimeFormatter OPENSSL_TIME = DateTimeFormatter
+            .ofPattern("MMM ppd HH:mm:ss yyyy 'GMT'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    /** By lower-case name, the values of the client's connection. */
+    private final Map<String, String> values;
+    private final ByteBufAllocator alloc;
+    private int resultSets;
+    private int column;
+    private boolean nameAndValue;
+
+    private SslStatusRows(Map<String, String> values, ByteBufAllocator alloc) {
+        this.values = values;
+        this.alloc = alloc;
+    }
+
+    /**
+     * For a client whose channel has {@code tls} (null: plaintext), of servers of the flavour given. MySQL shows its
+     * own certificate's dates ({@code Ssl_server_not_before}, {@code _after}) to every connection, plaintext ones too,
+     * so those rows are its own there; MariaDB shows them only to an encrypted connection.
+     */
+    static SslStatusRows of(SslHandler tls, boolean mariaDb, ByteBufAllocator alloc) {
+        Map<String, String> values = tls == null ? PLAINTEXT : encrypted(tls.engine());
+        if (!mariaDb) {
+            values = new LinkedHashMap<>(values);
+            values.keySet().removeAll(Set.of("ssl_server_not_before", "ssl_server_not_after"));
+        }
+        return new SslStatusRows(values, alloc);
+    }
+
+    @Override
+    public Packet rewrite(Packet response, ResponseFraming framing) {
+        switch (framing.lastPacketKind()) {
+            case COLUMN_COUNT -> {
+                resultSets++;
+                column = 0;
+                nameAndValue = resultSets == 1 && response.payload().getUnsignedByte(
+                        response.payload().readerIndex()) == 2;
+            }
+            case COLUMN_DEFINITION -> {
+                if (nameAndValue) {
+                    String name = columnName(response.payload());
+                    nameAndValue = column == 0 ? name.equalsIgnoreCase("Variable_name")
+                            : name.equalsIgnoreCase("Value") || name.equalsIgnoreCase("VARIABLE_VALUE");
+                }
+                column++;
+            }
+            case ROW -> {
+                if (nameAndValue) {
+                    return row(response);
+                }
+            }
+            default -> { }
+        }
+        return response;
+    }
+
+    private Packet row(Packet response) {
+        ByteBuf payload = response.payload();
+        String name;
+        int at = payload.readerIndex();
+        try {
+            name = Buffers.isNullMarker(payload) ? null : Buffers.readLenEncString(payload, "status row name");
+        } catch (MalformedPacketException e) {
+            name = null; // not a row of the shape looked for: as the server sent it
+        } finally {
+            payload.readerIndex(at);
+        }
+        String value = name == null ? null : values.get(name.toLowerCase(Locale.ROOT));
+        if (value == null) {
+            return response;
+        }
+        ByteBuf rewritten = alloc.buffer(name.length() + value.length() + 4);
+        Buffers.writeLenEncString(rewritten, name);
+        Buffers.writeLenEncString(rewritten, value);
+        response.release();
+        return new Packet(response.sequenceId(), rewritten);
+    }
+
+    /** A column definition's name: its fifth field (the fields after it differ with MariaDB's extended metadata). */
+    private static String columnName(ByteBuf payload) {
+        int at = payload.readerIndex();
+        try {
+            for (String field : new String[] {"catalog", "schema", "table", "org_table"}) {
+                Buffers.readLenEncSlice(payload, "column definition " + field);
+            }
+            return Buffers.readLenEncString(payload, "column definition name");
+        } catch (MalformedPacketException e) {
+            return "";
+        } finally {
+            payload.readerIndex(at);
+        }
+    }
+
+    private static Map<String, String> plaintext() {
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put("ssl_cipher", "");
+        values.put("ssl_cipher_list", "");
+        values.put("ssl_default_timeout", "0");
+        values.put("ssl_server_not_after", "");
+        values.put("ssl_server_not_before", "");
+        values.put("ssl_sessions_reused", "0");
+        values.put("ssl_verify_depth", "0");
+        values.put("ssl_verify_mode", "0");
+        values.put("ssl_version", "");
+        return Map.copyOf(values);
+    }
+
+    /** The TLS session of the client's connection, in the server's terms. Gantry asks clients for no certificate. */
+    private static Map<String, String> encrypted(SSLEngine engine) {
+        SSLSession session = engine.getSession();
+        Map<String, String> values = new LinkedHashMap<>(PLAINTEXT);
+        values.put("ssl_cipher", openSslName(session.getCipherSuite()));
+        values.put("ssl_cipher_list", Arrays.stream(engine.getEnabledCipherSuites()).map(SslStatusRows::openSslName)
+                .collect(Collectors.joining(":")));
+        values.put("ssl_version", session.getProtocol());
+        values.put("ssl_default_timeout", Integer.toString(session.getSessionContext() == null ? 0
+                : session.getSessionContext().getSessionTimeout()));
+        Certificate[] own = session.getLocalCertificates();
+        if (own != null && own.length > 0 && own[0] instanceof X509Certificate certificate) {
+            values.put("ssl_server_not_before", OPENSSL_TIME.format(certificate.getNotBefore().toInstant()));
+            values.put("ssl_server_not_after", OPENSSL_TIME.format(certificate.getNotAfter().toInstant()));
+        }
+        return Map.copyOf(values);
+    }
+
+    /**
+     * A cipher suite in OpenSSL's notation, which the server uses: TLS 1.3 suites are named alike
+     * ({@code TLS_AES_256_GCM_SHA384}); TLS 1.2 ones differ ({@code TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384} is
+     * {@code ECDHE-RSA-AES256-GCM-SHA384}, {@code TLS_RSA_WITH_AES_128_CBC_SHA} is {@code AES128-SHA}).
+     */
+    static String openSslName(String javaName) {
+        int with = javaName.indexOf("_WITH_");
+        if (!javaName.startsWith("TLS_") || with < 0) {
+            return javaName;
+        }
+        String exchange = javaName.substring(4, with);
+        String cipher = javaName.substring(with + 6)
+                .replace("AES_128", "AES128").replace("AES_256", "AES256")
+                .replace("CHACHA20_POLY1305_SHA256", "CHACHA20_POLY1305");
+        if (cipher.endsWith("_CBC_SHA")) {
+            cipher = cipher.substring(0, cipher.length() - "_CBC_SHA".length()) + "_SHA";
+        } else if (cipher.contains("_CBC_")) {
+            cipher = cipher.replace("_CBC_", "_");
+        }
+        String prefix = exchange.equals("RSA") ? "" : exchange + "_";
+        return (prefix + cipher).replace('_', '-');
+    }
+}

@@ -1,0 +1,125 @@
+package io.gantry.proxy;
+
+import static io.gantry.proxy.ProxyHarness.execute;
+import static io.gantry.proxy.ProxyHarness.queryString;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.TopologyKinds;
+import io.gantry.proxy.ProxyHarness.Driver;
+import io.gantry.proxy.backend.BackendPool;
+import io.gantry.proxy.backend.ConnectionSlots;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.UpstreamServer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-server cap on the sessions' connections ({@code --max-backend-connections-per-server}): a storm of logins
+ * is served without a lost login and without Gantry ever holding more connections to the server than the cap; a
+ * session that cannot get one within {@code --backend-wait-timeout-ms} gets error 1040 naming the server and the
+ * cap, and the server is not taken for a dead one.
+ */
+class ConnectionCapIT {
+
+    private static final int CAP = 6;
+
+    @Test
+    void aStormOfLoginsIsServedWithinTheCapAndAWaitThatRunsOutNamesIt() throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "cap", 0);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config
+                     .withMaxClientConnections(1000)
+                     .withPool(new BackendPool.Settings(true, Duration.ofSeconds(60), 64, CAP,
+                             Duration.ofSeconds(1))), list -> list)) {
+            ConnectionSlots slots = gantry.proxy.backendPools().slots();
+            String primary = topology.primary().address();
+            AtomicInteger mostOpen = new AtomicInteger();
+            AtomicBoolean watching = new AtomicBoolean(true);
+            Thread watcher = new Thread(() -> {
+                while (watching.get()) {
+                    mostOpen.accumulateAndGet(slots.openAndWaiting(primary)[0], Math::max);
+                    Thread.onSpinWait();
+                }
+            }, "cap-watcher");
+            watcher.start();
+
+            // 600 logins from 60 threads, each logging in, reading and leaving.
+            int logins = 600;
+            AtomicInteger failed = new AtomicInteger();
+            List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            ExecutorService clients = Executors.newFixedThreadPool(60);
+            long started = System.nanoTime();
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < logins; i++) {
+                done.add(clients.submit(() -> {
+                    try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                        assertThat(queryString(connection, "SELECT 1")).isEqualTo("1");
+                    } catch (SQLException | AssertionError e) {
+                        failed.incrementAndGet();
+                        failures.add(e.getMessage());
+                    }
+                }));
+            }
+            for (Future<?> each : done) {
+                each.get(120, TimeUnit.SECONDS);
+            }
+            long stormMillis = (System.nanoTime() - started) / 1_000_000;
+            clients.shutdown();
+            watching.set(false);
+            watcher.join();
+            System.out.printf("ConnectionCapIT: %d logins in %d ms, %d failed, at most %d of the cap of %d server "
+                    + "connections open%n", logins, stormMillis, failed.get(), mostOpen.get(), CAP);
+            assertThat(failures).as("failed logins").isEmpty();
+            assertThat(mostOpen.get()).isLessThanOrEqualTo(CAP).isPositive();
+
+            // Every slot held by a session in a transaction: the next session's statement waits, then fails.
+            List<Connection> holders = new ArrayList<>();
+            try {
+                for (int i = 0; i < CAP; i++) {
+                    Connection holder = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+                    holders.add(holder);
+                    execute(holder, "START TRANSACTION");
+                    execute(holder, "SELECT 1");
+                }
+                long waited = System.nanoTime();
+                assertThatThrownBy(() -> {
+                    try (Connection late = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                        queryString(late, "SELECT 1");
+                    }
+                }).isInstanceOfSatisfying(SQLException.class, e -> {
+                    assertThat(e.getErrorCode()).isEqualTo(1040);
+                    assertThat(e.getMessage()).contains(primary).contains("--max-backend-connections-per-server")
+                            .contains(Integer.toString(CAP));
+                });
+                long waitedMillis = (System.nanoTime() - waited) / 1_000_000;
+                System.out.printf("ConnectionCapIT: a session beyond the cap was refused after %d ms%n",
+                        waitedMillis);
+                assertThat(waitedMillis).isBetween(900L, 5000L);
+                UpstreamServer server = gantry.proxy.upstreams().find(primary).orElseThrow();
+                assertThat(server.isUp()).as("a cap reached is not a server down").isTrue();
+
+                // A slot freed goes to the next session.
+                execute(holders.get(0), "COMMIT");
+                holders.remove(0).close();
+                try (Connection next = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                    assertThat(queryString(next, "SELECT 1")).isEqualTo("1");
+                }
+            } finally {
+                for (Connection holder : holders) {
+                    holder.close();
+                }
+            }
+        }
+    }
+}
