@@ -1,5 +1,6 @@
 package io.gantry.wire;
 
+import io.netty.buffer.ByteBuf;
 import java.util.StringJoiner;
 
 /**
@@ -87,5 +88,13 @@ public final class ServerStatus {
             }
         }
         return names.length() == 0 ? "0" : names.toString();
+    }
+
+    /**
+     * Marks the OK or EOF packet that ends a result as followed by more results ({@link #SERVER_MORE_RESULTS_EXISTS}),
+     * in place: how a multi-statement answer put together from several servers' answers says it goes on.
+     */
+    public static void markMoreResults(ByteBuf terminator) {
+        StatusPackets.addStatusFlags(terminator, SERVER_MORE_RESULTS_EXISTS);
     }
 }

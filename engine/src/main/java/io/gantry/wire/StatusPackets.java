@@ -57,6 +57,28 @@ final class StatusPackets {
         }
     }
 
+    /**
+     * Adds {@code flags} to the status of an OK packet (header 0x00, or 0xFE under CLIENT_DEPRECATE_EOF) or an EOF
+     * packet, in place; the reader index does not move.
+     */
+    static void addStatusFlags(ByteBuf payload, int flags) {
+        int start = payload.readerIndex();
+        int at;
+        if (payload.getUnsignedByte(start) == EofPacket.HEADER && payload.readableBytes() < MIN_OK_LENGTH) {
+            at = start + 3; // EOF: header, warnings, status
+        } else {
+            try {
+                payload.skipBytes(1);
+                Buffers.readLenEncInt(payload, "OK.affected_rows");
+                Buffers.readLenEncInt(payload, "OK.last_insert_id");
+                at = payload.readerIndex();
+            } finally {
+                payload.readerIndex(start);
+            }
+        }
+        payload.setShortLE(at, payload.getUnsignedShortLE(at) | flags);
+    }
+
     private static int statusOfEof(ByteBuf payload, String what) {
         if (payload.readableBytes() < EOF_PACKET_LENGTH) {
             throw new MalformedPacketException(what + ".status_flags", "needs " + EOF_PACKET_LENGTH

@@ -27,6 +27,8 @@ import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerVersion;
@@ -68,6 +70,8 @@ public final class QueryCommand {
      * fields below, so that a read costs no closure for it.
      */
     private final Runnable readElsewhere = this::runLostReadElsewhere;
+    /** The part of a multi-statement text {@link #runPart} runs now, or null. */
+    private MultiStatementRun.Stitch stitch;
     private QueryText lostReadText;
     private QueryText lostReadSent;
     private long lostReadHold;
@@ -147,6 +151,15 @@ public final class QueryCommand {
         if (killText instanceof SessionIdentitySql.KillText.Single single) {
             return kill.run(single.kill());
         }
+        if (killText instanceof SessionIdentitySql.KillText.Several several) {
+            if ((session.client().capabilities() & CapabilityFlags.CLIENT_MULTI_STATEMENTS) == 0) {
+                // The server would not run the text either: without the capability ';' ends nothing.
+                return Reply.error(ErrPacket.of(1064, "42000", "You have an error in your SQL syntax: the client "
+                        + "did not enable multi-statements (CLIENT_MULTI_STATEMENTS); "
+                        + SessionIdentitySql.SEND_ALONE));
+            }
+            return new MultiStatementRun(session, kill, this::runPart, several.parts()).start();
+        }
         if (killText instanceof SessionIdentitySql.KillText.Refused refused) {
             // Never forwarded: the server would take a Gantry session id for one of its thread ids.
             return Reply.error(refused.error());
@@ -195,10 +208,12 @@ public final class QueryCommand {
         }
         byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                 ? ByteBufUtil.getBytes(command.payload()) : null;
-        AfterResponse after = cachedReads.sampled(text,
+        AfterResponse sampled = cachedReads.sampled(text,
                 backends.afterStatement(routed.statement(), withId, stateCommand));
+        AfterResponse after = stitch == null ? sampled : stitch.after(sampled);
         cachedReads.routed(fill, routed);
-        ResponseForwarder.ResponseRewriter rewriter = rewriter(text, sent, routed);
+        ResponseForwarder.ResponseRewriter own = rewriter(text, sent, routed);
+        ResponseForwarder.ResponseRewriter rewriter = stitch == null ? own : stitch.rewriter(own);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
         // marks it down and the read is routed again, once, instead of ending the session.
         boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
@@ -271,6 +286,23 @@ public final class QueryCommand {
         lostReadSent = null;
         session.finish(runQuery(new Packet(0, session.queryPayload(sent.sql())), text, sent, false, null,
                 lostReadHold));
+    }
+
+    /**
+     * Runs one part of a multi-statement text with KILLs in it ({@link MultiStatementRun}) as a statement of its own,
+     * its answer stitched into the text's. It neither waits for a primary nor runs again elsewhere: a part's answer
+     * must come now, in its place.
+     */
+    private Reply runPart(String sql, MultiStatementRun.Stitch part) {
+        QueryText text = QueryText.of(sql, session.sqlMode());
+        String withId = SessionIdentitySql.withSessionId(text, session.id());
+        QueryText sent = withId.equals(sql) ? text : QueryText.of(withId, text.mode());
+        stitch = part;
+        try {
+            return runQuery(new Packet(0, session.queryPayload(withId)), text, sent, false, null, PrimaryWait.OFF);
+        } finally {
+            stitch = null;
+        }
     }
 
     /**

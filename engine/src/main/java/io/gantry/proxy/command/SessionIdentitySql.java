@@ -5,8 +5,10 @@ import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
 import io.gantry.route.SqlTokenizer.Type;
 import io.gantry.route.SqlTokenizer;
+import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementText;
 import io.gantry.wire.ErrPacket;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -62,6 +64,22 @@ final class SessionIdentitySql {
 
         /** A KILL the proxy does not translate: answer with this error and send nothing. */
         record Refused(ErrPacket error) implements KillText {
+        }
+
+        /**
+         * A multi-statement text with plain KILLs among its statements: run in order, each KILL by Gantry, the
+         * statements between them sent as they are ({@link MultiStatementRun}).
+         */
+        record Several(List<Part> parts) implements KillText {
+        }
+    }
+
+    /** One step of a {@link KillText.Several}: a KILL, or the text of the statements up to the next one. */
+    sealed interface Part {
+        record KillPart(Kill kill) implements Part {
+        }
+
+        record SqlPart(String sql) implements Part {
         }
     }
 
@@ -188,10 +206,61 @@ final class SessionIdentitySql {
         while (tokens.get(begin).isSymbol(sql, ';')) {
             begin++;
         }
-        if (statements > 1 || kills > 1 || firstKill != begin) {
-            return refused("KILL inside a multi-statement text, a compound statement or a stored program");
+        if (statements == 1 && kills == 1 && firstKill == begin) {
+            return single(sql, tokens, begin);
         }
-        return single(sql, tokens, begin);
+        if (nesting == 0 && statements > 1 && StatementClassifier.classify(sql, mode).statementCount() == statements) {
+            // Top-level statements only (a compound statement's inner semicolons would count one statement less).
+            KillText several = several(sql, tokens, mode);
+            if (several != null) {
+                return several;
+            }
+        }
+        return refused("KILL inside a compound statement or a stored program, or one that is not a statement of its "
+                + "own");
+    }
+
+    /**
+     * The statements of a multi-statement text as parts: each plain KILL alone, the statements between KILLs
+     * together; null when a KILL is not one Gantry can carry out (the caller refuses the text).
+     */
+    private static KillText several(String sql, List<Token> tokens, SqlMode mode) {
+        List<Part> parts = new ArrayList<>();
+        int sqlFrom = -1;
+        int sqlTo = -1;
+        int i = 0;
+        while (i < tokens.size()) {
+            if (tokens.get(i).isSymbol(sql, ';')) {
+                i++;
+                continue;
+            }
+            int end = i;
+            while (end < tokens.size() && !tokens.get(end).isSymbol(sql, ';')) {
+                end++;
+            }
+            int from = tokens.get(i).start();
+            int to = tokens.get(end - 1).end();
+            if (is(sql, tokens.get(i), "KILL")) {
+                if (!(inspect(sql.substring(from, to), mode, 1) instanceof KillText.Single single)) {
+                    return null;
+                }
+                if (sqlFrom >= 0) {
+                    parts.add(new Part.SqlPart(sql.substring(sqlFrom, sqlTo)));
+                    sqlFrom = -1;
+                }
+                parts.add(new Part.KillPart(single.kill()));
+            } else {
+                if (sqlFrom < 0) {
+                    sqlFrom = from;
+                }
+                sqlTo = to;
+            }
+            i = end;
+        }
+        if (sqlFrom >= 0) {
+            parts.add(new Part.SqlPart(sql.substring(sqlFrom, sqlTo)));
+        }
+        return new KillText.Several(List.copyOf(parts));
     }
 
     /** {@code tokens} is one statement whose token {@code begin} is KILL. */

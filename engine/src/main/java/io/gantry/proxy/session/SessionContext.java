@@ -357,12 +357,17 @@ public final class SessionContext {
     }
 
     public void writeOk(int sequenceId, long affectedRows) {
-        ByteBuf out = ctx.alloc().buffer(16);
-        OkPacket.of(affectedRows, 0, localStatus(), 0).encode(out, client.capabilities());
-        ctx.write(new Packet(sequenceId, out));
+        writeOk(sequenceId, affectedRows, 0);
     }
 
-    void writeError(int sequenceId, ErrPacket error) {
+    /** @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS}) */
+    public void writeOk(int sequenceId, long affectedRows, int moreStatus) {
+        ByteBuf out = ctx.alloc().buffer(16);
+        OkPacket.of(affectedRows, 0, localStatus() | moreStatus, 0).encode(out, client.capabilities());
+        ctx.write(new Packet(sequenceId & 0xFF, out));
+    }
+
+    public void writeError(int sequenceId, ErrPacket error) {
         ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
         error.encode(out);
         ctx.write(new Packet(sequenceId & 0xFF, out));

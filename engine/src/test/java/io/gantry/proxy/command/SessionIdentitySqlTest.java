@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.wire.ErrPacket;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,8 +71,7 @@ class SessionIdentitySqlTest {
 
     @ParameterizedTest
     @ValueSource(strings = {
-            "KILL 601; SELECT 1", "kill 601;select 1", "SELECT 1; KILL 601", "SELECT 1; /*! KILL 601 */",
-            "/*!50000 KILL 601; SELECT 1 */", "KILL 5; KILL 6",
+            "KILL 601 + 1; SELECT 1", "SELECT 1; KILL USER bob",
             "BEGIN NOT ATOMIC KILL 601; END", "CREATE PROCEDURE p() KILL 601", "SELECT 1 FROM t WHERE a = 1 KILL 5",
             "KILL QUERY ID 601", "kill hard query id 601", "KILL USER bob", "KILL USER 'bob'@'%'", "KILL",
             "KILL QUERY x", "KILL 5 + 1", "KILL (5)", "KILL CONNECTION_ID()", "KILL @id", "KILL 0x5", "KILL 5.0",
@@ -90,6 +90,28 @@ class SessionIdentitySqlTest {
     }
 
     @Test
+    void plainKillsAmongTheStatementsOfAMultiStatementTextAreEachAPart() {
+        SessionIdentitySql.Kill kill601 = new SessionIdentitySql.Kill(false, 601);
+        assertThat(SessionIdentitySql.inspectKill("KILL 601; SELECT 1", SqlMode.DEFAULT)).isEqualTo(several(
+                new SessionIdentitySql.Part.KillPart(kill601), new SessionIdentitySql.Part.SqlPart("SELECT 1")));
+        assertThat(SessionIdentitySql.inspectKill("kill 601;select 1", SqlMode.DEFAULT)).isEqualTo(several(
+                new SessionIdentitySql.Part.KillPart(kill601), new SessionIdentitySql.Part.SqlPart("select 1")));
+        assertThat(SessionIdentitySql.inspectKill("SELECT 1; SELECT 2;KILL QUERY 7 ; SELECT 'a;b'", SqlMode.DEFAULT))
+                .isEqualTo(several(new SessionIdentitySql.Part.SqlPart("SELECT 1; SELECT 2"),
+                        new SessionIdentitySql.Part.KillPart(new SessionIdentitySql.Kill(true, 7)),
+                        new SessionIdentitySql.Part.SqlPart("SELECT 'a;b'")));
+        assertThat(SessionIdentitySql.inspectKill("KILL 5; KILL 6;", SqlMode.DEFAULT)).isEqualTo(several(
+                new SessionIdentitySql.Part.KillPart(new SessionIdentitySql.Kill(false, 5)),
+                new SessionIdentitySql.Part.KillPart(new SessionIdentitySql.Kill(false, 6))));
+        assertThat(SessionIdentitySql.inspectKill("SELECT 1; /*! KILL 601 */", SqlMode.DEFAULT))
+                .isInstanceOf(SessionIdentitySql.KillText.Several.class);
+    }
+
+    private static SessionIdentitySql.KillText several(SessionIdentitySql.Part... parts) {
+        return new SessionIdentitySql.KillText.Several(List.of(parts));
+    }
+
+    @Test
     void aKillOfAnIdTooLargeForAnySessionIsAnUnknownThread() {
         SessionIdentitySql.KillText result = SessionIdentitySql.inspectKill("KILL 99999999999999999999", SqlMode.DEFAULT);
         assertThat(((SessionIdentitySql.KillText.Refused) result).error().errorCode()).isEqualTo(1094);
@@ -101,7 +123,7 @@ class SessionIdentitySqlTest {
         String sql = "SELECT 'C:\\'; KILL 5; -- '";
         assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT)).isEqualTo(SessionIdentitySql.KillText.NONE);
         assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.of(true)))
-                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+                .as("the KILL is Gantry's, never the server's").isInstanceOf(SessionIdentitySql.KillText.Several.class);
         String prepared = "PREPARE s FROM 'C:\\' 'KILL 5'";
         assertThat(SessionIdentitySql.inspectKill(prepared, SqlMode.of(true)))
                 .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
@@ -126,7 +148,7 @@ class SessionIdentitySqlTest {
         String sql = "SELECT 1 AS \"x\\\"; KILL 5; -- \"";
         assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.DEFAULT)).isEqualTo(SessionIdentitySql.KillText.NONE);
         assertThat(SessionIdentitySql.inspectKill(sql, SqlMode.of(false, true)))
-                .isInstanceOf(SessionIdentitySql.KillText.Refused.class);
+                .as("the KILL is Gantry's, never the server's").isInstanceOf(SessionIdentitySql.KillText.Several.class);
     }
 
     @Test
