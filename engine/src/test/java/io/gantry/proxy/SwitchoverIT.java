@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.ProxyHarness.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.gantry.TopologyKinds;
 import io.gantry.authority.Event;
@@ -29,7 +30,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -117,7 +117,7 @@ class SwitchoverIT {
             topology.freeze(topology.primary());
             long frozenAt = System.nanoTime();
             try {
-                waitUntil(() -> !primary.isUp(), Duration.ofSeconds(6));
+                await().atMost(Duration.ofSeconds(6)).pollInterval(Duration.ofMillis(20)).until(() -> !primary.isUp());
             } finally {
                 topology.thaw(topology.primary());
             }
@@ -154,11 +154,12 @@ class SwitchoverIT {
 
             // The unsafe order of a promotion: the new primary writable while the old one still is.
             execute(replicaRoot, "SET GLOBAL read_only = OFF");
-            waitUntil(() -> gantry.proxy.upstreams().primary().isEmpty(), Duration.ofSeconds(5));
+            await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> gantry.proxy.upstreams().primary().isEmpty());
             assertThat(gantry.proxy.upstreams().servers()).extracting(UpstreamServer::role)
                     .containsOnly(Role.WRITABLE);
-            waitUntil(() -> roleChanges.stream().anyMatch(e -> e.reason().contains("several servers are writable")),
-                    Duration.ofSeconds(5));
+            await().atMost(Duration.ofSeconds(5)).until(() -> roleChanges.stream()
+                    .anyMatch(e -> e.reason().contains("several servers are writable")));
             assertThat(roleChanges.get(roleChanges.size() - 1).reason()).contains(primary.address())
                     .contains(replica.address());
 
@@ -336,16 +337,6 @@ class SwitchoverIT {
             } catch (SQLException | InterruptedException e) {
                 errors.add("the loop stopped: " + e);
             }
-        }
-    }
-
-    private static void waitUntil(BooleanSupplier condition, Duration limit) throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within " + limit.toMillis() + " ms");
-            }
-            Thread.sleep(20);
         }
     }
 }
