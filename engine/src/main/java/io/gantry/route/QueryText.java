@@ -35,7 +35,9 @@ public final class QueryText {
         /** {@code CONNECTION_ID()}, answered with the Gantry session's id. */
         CONNECTION_ID,
         /** Status variables ({@code SHOW STATUS}, {@code SESSION_STATUS}): their {@code Ssl_*} rows are the client's. */
-        STATUS
+        STATUS,
+        /** {@code SHOW PROCESSLIST}, {@code information_schema.PROCESSLIST}: Gantry sessions' rows show their ids. */
+        PROCESSLIST
     }
 
     private static final Word[] WORDS = Word.values();

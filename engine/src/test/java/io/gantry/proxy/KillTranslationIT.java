@@ -111,6 +111,37 @@ class KillTranslationIT {
         }
     }
 
+    /** The id an operator copies from the process list into KILL reaches the session it names. */
+    @Test
+    void theProcessListShowsGantrySessionIdsAndAKillOfOneReachesThatSession() throws SQLException {
+        try (Connection victim = viaGantry(""); Connection operator = viaGantry("")) {
+            String victimId = queryString(victim, "SELECT CONNECTION_ID()");
+            String operatorId = queryString(operator, "SELECT CONNECTION_ID()");
+            execute(victim, "START TRANSACTION"); // holds its primary connection, as a busy session does
+            execute(victim, "SELECT 1");
+            List<String> shown = ids(operator, "SHOW FULL PROCESSLIST");
+            assertThat(shown).as("the sessions' rows show their Gantry ids").contains(victimId, operatorId);
+            assertThat(ids(operator, "SELECT ID, USER FROM information_schema.PROCESSLIST ORDER BY ID"))
+                    .contains(victimId, operatorId);
+            execute(operator, "KILL " + victimId);
+            assertThat((Throwable) catchThrowableOfType(() -> queryString(victim, "SELECT 1"), SQLException.class))
+                    .as("the session the row showed was killed").isNotNull();
+            // (The victim's id may still be listed: another server thread can have that number, as Gantry session ids
+            // and server thread ids are counted apart.)
+            assertThat(ids(operator, "SHOW PROCESSLIST")).contains(operatorId);
+        }
+    }
+
+    private static List<String> ids(Connection connection, String sql) throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            while (rows.next()) {
+                ids.add(rows.getString(1));
+            }
+        }
+        return ids;
+    }
+
     @Test
     void killsGantryCannotTranslateAreRefusedAndNeverReachAServer() throws SQLException {
         try (Connection victim = topology.connectAsApp(topology.primary()); Connection client = viaGantry("")) {

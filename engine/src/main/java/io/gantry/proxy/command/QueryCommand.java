@@ -344,19 +344,35 @@ public final class QueryCommand {
     /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
     /**
      * What the answer needs before it goes to the client: the {@code CONNECTION_ID()} columns as the client wrote
-     * them, and the {@code Ssl_*} status rows of the client's own connection ({@link SslStatusRows}).
+     * them, Gantry session ids in a process list ({@link ProcesslistIds}), and the {@code Ssl_*} status rows of the
+     * client's own connection ({@link SslStatusRows}).
      */
     private ResponseForwarder.ResponseRewriter rewriter(QueryText text, QueryText sent, SessionRouting.Routed routed) {
-        ResponseForwarder.ResponseRewriter ids = sent == text ? ResponseForwarder.ResponseRewriter.NONE
+        ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
                 : connectionIdColumns(text.sql(), sent.sql());
-        if (!text.mentions(QueryText.Word.STATUS) || routed.statement().kind() != StatementKind.READ) {
-            return ids;
+        if (routed.statement().kind() != StatementKind.READ) {
+            return rewriter;
         }
-        boolean mariaDb = ServerVersion.parse(session.services().login().greetings()
-                .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
-        SslStatusRows ssl = SslStatusRows.of(session.ctx().pipeline().get(SslHandler.class), mariaDb,
-                session.ctx().alloc());
-        return (response, framing) -> ssl.rewrite(ids.rewrite(response, framing), framing);
+        if (text.mentions(QueryText.Word.PROCESSLIST)) {
+            String server = routed.server().address();
+            rewriter = then(rewriter, new ProcesslistIds(() -> session.services().sessions()
+                    .sessionsByThreadOn(server), session.ctx().alloc()));
+        }
+        if (text.mentions(QueryText.Word.STATUS)) {
+            boolean mariaDb = ServerVersion.parse(session.services().login().greetings()
+                    .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
+            rewriter = then(rewriter, SslStatusRows.of(session.ctx().pipeline().get(SslHandler.class), mariaDb,
+                    session.ctx().alloc()));
+        }
+        return rewriter;
+    }
+
+    private static ResponseForwarder.ResponseRewriter then(ResponseForwarder.ResponseRewriter first,
+                                                           ResponseForwarder.ResponseRewriter second) {
+        if (first == ResponseForwarder.ResponseRewriter.NONE) {
+            return second;
+        }
+        return (response, framing) -> second.rewrite(first.rewrite(response, framing), framing);
     }
 
     private ResponseForwarder.ResponseRewriter connectionIdColumns(String original, String rewritten) {

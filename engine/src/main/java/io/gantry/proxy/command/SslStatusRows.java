@@ -115,7 +115,7 @@ final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
     }
 
     /** A column definition's name: its fifth field (the fields after it differ with MariaDB's extended metadata). */
-    private static String columnName(ByteBuf payload) {
+    static String columnName(ByteBuf payload) {
         int at = payload.readerIndex();
         try {
             for (String field : new String[] {"catalog", "schema", "table", "org_table"}) {

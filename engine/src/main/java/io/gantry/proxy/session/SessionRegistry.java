@@ -1,6 +1,7 @@
 package io.gantry.proxy.session;
 
 import io.gantry.topology.UpstreamServer;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -61,6 +62,22 @@ public final class SessionRegistry {
     /** {@code server} was marked down: every session leaves it (see {@link LiveSession#serverDownOnItsLoop}). */
     public void serverDown(UpstreamServer server, String reason) {
         sessions.values().forEach(session -> session.serverDownOnItsLoop(server, reason));
+    }
+
+    /**
+     * The Gantry session id of each session connection to {@code hostPort}, by that connection's server thread id:
+     * what {@code SHOW PROCESSLIST} through Gantry shows in place of those threads' ids.
+     */
+    public Map<Long, Long> sessionsByThreadOn(String hostPort) {
+        Map<Long, Long> byThread = new HashMap<>();
+        sessions.forEach((id, session) -> {
+            for (Map.Entry<String, Long> thread : session.backendThreads()) {
+                if (thread.getKey().equals(hostPort) && thread.getValue() >= 0) {
+                    byThread.put(thread.getValue(), id);
+                }
+            }
+        });
+        return byThread;
     }
 
     public Optional<LiveSession> find(long id) {
