@@ -62,10 +62,13 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
 
     @Override
     public void closeOnItsLoop() {
-        // A KILL ended the session's server threads: none of its connections may go to the pool.
+        // A KILL ended the session's server threads: none of its connections may go to the pool. The client's
+        // connection closes at once, as a killed direct connection does (a pool that checks an idle connection
+        // right after the KILL must find it gone; closeSession alone would leave it open a second).
         session.ctx().channel().eventLoop().execute(() -> {
             backends.closeAll();
             session.closeSession();
+            session.ctx().close();
         });
     }
 
