@@ -79,6 +79,10 @@ class MetricsIT {
                             .as("%s up", server.address()).isEqualTo(1.0);
                     assertThat(during.get("gantry_upstream_connect_seconds{server=\"" + server.address() + "\"}"))
                             .as("%s connect time", server.address()).isPositive();
+                    assertThat(during.get("gantry_backend_connections_cap{server=\"" + server.address() + "\"}"))
+                            .as("%s cap: four fifths of its max_connections", server.address()).isPositive();
+                    assertThat(during.get("gantry_backend_waiting{server=\"" + server.address() + "\"}"))
+                            .isZero();
                 }
                 assertThat(during.get("gantry_upstream_primary{server=\"" + topology.primary().address() + "\"}"))
                         .isEqualTo(1.0);

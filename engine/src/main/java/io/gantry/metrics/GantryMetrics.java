@@ -5,6 +5,7 @@ import io.gantry.cache.QueryCache;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cdc.CdcStream;
 import io.gantry.proxy.RunningProxy;
+import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
@@ -103,6 +104,13 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 UpstreamServer::weight));
         serverGauges.add(serverGauge("gantry.backend.connections", "Gantry's open connections to the server",
                 UpstreamServer::connections));
+        ConnectionSlots slots = proxy.backendPools().slots();
+        serverGauges.add(serverGauge("gantry.backend.connections.cap",
+                "The most connections the sessions may hold to the server (--max-backend-connections-per-server); "
+                        + "0 while not known", slots::capOf));
+        serverGauges.add(serverGauge("gantry.backend.waiting",
+                "Sessions waiting for a connection to the server, at its cap",
+                server -> slots.openAndWaiting(server.address())[1]));
         cdc.ifPresent(stream -> changeStream(stream, proxy));
         queryCaches(caches);
         http = HttpServer.create(listen, 16);
