@@ -249,21 +249,43 @@ class SwitchoverIT {
             execute(writer, "CREATE TABLE frozen (id INT PRIMARY KEY)");
             DatabaseServer replica = gantry.whereRunsOnceSettled(reader, "SELECT @@server_id");
             assertThat(topology.replicas()).contains(replica);
+            // A session of server-side prepared statements (COM_STMT_EXECUTE) reading from the same replica.
+            Connection preparedReader = null;
+            for (int attempt = 0; attempt < 40 && preparedReader == null; attempt++) {
+                Connection candidate = gantry.connect(Driver.MARIADB_CONNECTOR_J_SERVER_PREPARED);
+                if (gantry.whereRunsOnceSettled(candidate, "SELECT @@server_id").equals(replica)) {
+                    preparedReader = candidate;
+                } else {
+                    candidate.close();
+                }
+            }
+            assertThat(preparedReader).as("a prepared-statement session on %s", replica.name()).isNotNull();
 
             topology.freeze(replica);
             long readMillis;
             DatabaseServer answeredBy;
-            try {
+            String preparedAnswer;
+            try (Connection prepared = preparedReader) {
                 long started = System.nanoTime();
+                CompletableFuture<String> preparedRead = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return gantry.whereRuns(prepared, "SELECT @@server_id").name() + " after "
+                                + (System.nanoTime() - started) / 1_000_000 + " ms";
+                    } catch (SQLException e) {
+                        return "failed: " + e.getMessage();
+                    }
+                });
                 answeredBy = gantry.whereRuns(reader, "SELECT @@server_id");
                 readMillis = (System.nanoTime() - started) / 1_000_000;
+                preparedAnswer = preparedRead.get(15, TimeUnit.SECONDS);
             } finally {
                 topology.thaw(replica);
             }
             System.out.printf("SwitchoverIT: %s: a long-lived session's read on a frozen replica was answered by "
-                    + "%s after %d ms%n", kind, answeredBy.name(), readMillis);
+                    + "%s after %d ms; a prepared read by %s%n", kind, answeredBy.name(), readMillis, preparedAnswer);
             assertThat(answeredBy).isNotEqualTo(replica);
             assertThat(readMillis).as("a frozen replica costs a read at most 5 s").isLessThanOrEqualTo(5000);
+            assertThat(preparedAnswer).doesNotStartWith("failed").doesNotStartWith(replica.name());
             execute(reader, "SELECT 1"); // the session goes on
 
             execute(writer, "INSERT INTO frozen VALUES (1)");

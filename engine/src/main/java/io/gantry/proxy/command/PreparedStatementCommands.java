@@ -16,7 +16,9 @@ import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
+import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
@@ -25,6 +27,7 @@ import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -45,6 +48,14 @@ public final class PreparedStatementCommands {
     private final PreparedStatements prepared;
     private final CachedReads cachedReads;
     private final PrimaryWait primaryWait;
+    /**
+     * The running execution's bytes, kept in a buffer of the session's (no allocation per execution) so that a read
+     * whose server is marked down before it answered can run again elsewhere ({@link SessionContext#mayRunElsewhere}).
+     */
+    private byte[] runningExecute = new byte[64];
+    private int runningExecuteLength;
+    private int runningExecuteSequence;
+    private final Runnable executeElsewhere = this::executeElsewhere;
 
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
                               ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -144,6 +155,7 @@ public final class PreparedStatementCommands {
             if (routed.statement().kind() == StatementKind.WRITE) {
                 onReadOnly = primaryWait.afterReadOnlyRefusal(packet, routed.server(), holdUntil, this::execute);
             }
+            mayRunElsewhere(packet, routed.statement(), holdUntil);
             cachedReads.routed(fill, routed);
             AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() == StatementKind.SESSION_STATE) {
@@ -174,6 +186,35 @@ public final class PreparedStatementCommands {
                     readOnly));
         }
         return Reply.LATER;
+    }
+
+    /**
+     * A read outside a transaction (not one that calls a stored function, which may write) may run again, once,
+     * elsewhere if its server is marked down before it answered: its bytes are kept for that. A retried execution
+     * ({@code holdUntil} {@link PrimaryWait#OFF}) is not kept again.
+     */
+    private void mayRunElsewhere(Packet packet, StatementClass statement, long holdUntil) {
+        boolean harmless = statement.kind() == StatementKind.READ && !statement.has(StatementFlag.STORED_FUNCTION)
+                && holdUntil != PrimaryWait.OFF && session.routeState().transaction() == TransactionState.NONE
+                && session.routeState().autocommit() && !session.routeState().pinned();
+        if (!harmless) {
+            session.mayRunElsewhere(null);
+            return;
+        }
+        ByteBuf payload = packet.payload();
+        int length = payload.readableBytes();
+        if (runningExecute.length < length) {
+            runningExecute = new byte[Math.max(length, 2 * runningExecute.length)];
+        }
+        payload.getBytes(payload.readerIndex(), runningExecute, 0, length);
+        runningExecuteLength = length;
+        runningExecuteSequence = packet.sequenceId();
+        session.mayRunElsewhere(executeElsewhere);
+    }
+
+    private void executeElsewhere() {
+        byte[] bytes = Arrays.copyOf(runningExecute, runningExecuteLength);
+        session.finish(execute(new Packet(runningExecuteSequence, Unpooled.wrappedBuffer(bytes)), PrimaryWait.OFF));
     }
 
     /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */

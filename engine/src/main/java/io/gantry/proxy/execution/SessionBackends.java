@@ -109,6 +109,11 @@ public final class SessionBackends {
             }
             if (!future.isSuccess()) {
                 packet.release();
+                // Nothing was sent: a statement that may run elsewhere does, once the server is known to be down.
+                if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()
+                        && !server.isReachable() && session.ranElsewhere(server, failure.getMessage())) {
+                    return;
+                }
                 session.backendFailed(server, future.cause());
                 return;
             }

@@ -4,6 +4,7 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 import static io.gantry.proxy.session.LogText.printable;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.login.ClientAuthentication;
 import io.gantry.proxy.login.LoginGate;
@@ -274,6 +275,11 @@ final class ClientLogin {
      * (an unknown database, an account it does not know) is refused here too, with the server's own error.
      */
     private void openFirstBackend(int okSequence) {
+        openFirstBackend(okSequence, true);
+    }
+
+    /** @param mayTryAnother whether a server that turns out unreachable (and is marked down) may be replaced, once */
+    private void openFirstBackend(int okSequence, boolean mayTryAnother) {
         session.markOpeningBackend();
         Upstreams upstreams = session.services().upstreams();
         Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
@@ -283,6 +289,15 @@ final class ClientLogin {
         }
         backends.obtain(first.get()).addListener(future -> {
             if (!future.isSuccess()) {
+                if (mayTryAnother && future.cause() instanceof BackendFailure failure && failure.serverUnreachable()
+                        && !first.get().isReachable() && !session.isClosed()) {
+                    // The server stopped answering (it is marked down now): the login goes on with another.
+                    LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", first.get().address())
+                            .log("session {}: {}; logging in through another server", session.id(),
+                                    failure.getMessage());
+                    openFirstBackend(okSequence, false);
+                    return;
+                }
                 session.backendFailed(okSequence, first.get(), future.cause());
                 return;
             }

@@ -390,6 +390,22 @@ public final class SessionContext {
         elsewhereIfServerDown = retry;
     }
 
+    /**
+     * Runs the running command again elsewhere if it may ({@link #mayRunElsewhere}) because {@code server} failed it
+     * ({@code why}); false when it may not, and the failure is the caller's to answer.
+     */
+    public boolean ranElsewhere(UpstreamServer server, String why) {
+        Runnable retry = elsewhereIfServerDown;
+        elsewhereIfServerDown = null;
+        if (retry == null) {
+            return false;
+        }
+        LOG.atInfo().addKeyValue("session", id).addKeyValue("server", server.address())
+                .log("session {}: {}; running the statement again elsewhere", id, why);
+        retry.run();
+        return true;
+    }
+
     /** The running command's answer started to reach the client: it can no longer run again elsewhere. */
     public void answerStarted() {
         elsewhereIfServerDown = null;
@@ -402,12 +418,8 @@ public final class SessionContext {
 
     /** As {@link #backendFailed(UpstreamServer, Throwable)}, the error with the given sequence id. */
     public void backendFailed(int sequenceId, UpstreamServer server, Throwable cause) {
-        Runnable retry = elsewhereIfServerDown;
-        elsewhereIfServerDown = null;
-        if (retry != null && cause instanceof BackendFailure failure && failure.serverMarkedDown()) {
-            LOG.atInfo().addKeyValue("session", id).addKeyValue("server", server.address())
-                    .log("session {}: {}; running the statement again elsewhere", id, failure.getMessage());
-            retry.run();
+        if (cause instanceof BackendFailure failure && failure.serverMarkedDown()
+                && ranElsewhere(server, failure.getMessage())) {
             return;
         }
         if (SessionErrors.endsSession(cause)) {
