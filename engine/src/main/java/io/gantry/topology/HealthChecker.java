@@ -238,7 +238,7 @@ public final class HealthChecker implements AutoCloseable {
 
     private Optional<Probe> down(UpstreamServer server, SQLException e) {
         kept.drop(server);
-        upstreams.markDown(server, "health check failed: " + describe(e));
+        upstreams.confirmDown(server, "health check failed: " + describe(e));
         return Optional.empty();
     }
 

@@ -7,6 +7,8 @@ import io.gantry.events.EventPublisher;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -30,6 +32,8 @@ public final class Upstreams {
     private volatile HealthRounds rounds = HealthRounds.NONE;
     /** Told when a server is marked down, on the thread that marked it (a probe's, or a session's event loop). */
     private final List<BiConsumer<UpstreamServer, String>> downListeners = new CopyOnWriteArrayList<>();
+    /** Servers whose down spell the listeners were told of; a server checked up again leaves the set. */
+    private final Set<UpstreamServer> announcedDown = ConcurrentHashMap.newKeySet();
 
     /** A list whose changes are told to no one. */
     public Upstreams(List<UpstreamUrl> urls, Clock clock) {
@@ -129,8 +133,8 @@ public final class Upstreams {
     }
 
     /**
-     * Tells {@code listener} of each server marked down from now on, with the reason: the proxy's sessions and pools
-     * leave it at once. It must not block: it runs on the thread that marked the server down.
+     * Tells {@code listener} of each server a health check finds down from now on, with the reason: the proxy's
+     * sessions and pools leave it at once. It must not block: it runs on the health check's thread.
      *
      * @return closing it removes the listener
      */
@@ -234,7 +238,9 @@ public final class Upstreams {
 
     /**
      * Marks a server down after a failed connection or check. Only the first failure logs, so one dead server does
-     * not flood the log with every session that tried it.
+     * not flood the log with every session that tried it. New sessions pass it over at once; the health loop is
+     * asked to look, and only its verdict ({@link #confirmDown}) makes the sessions already on it leave it: one
+     * session's failed connect is not enough to cut every other session's connection.
      */
     public void markDown(UpstreamServer server, String reason) {
         if (server.markDown(reason, clock.instant())) {
@@ -242,6 +248,16 @@ public final class Upstreams {
                     .log("topology: {} is DOWN: {}", server.address(), reason);
             timeline(server.address(), EventKind.DOWN, reason);
             requestCheck(server.address() + " is down");
+        }
+    }
+
+    /**
+     * A health check found the server not answering: it is down, and the {@link #onDown} listeners are told, once
+     * per spell (until a check finds it up again).
+     */
+    void confirmDown(UpstreamServer server, String reason) {
+        markDown(server, reason);
+        if (announcedDown.add(server)) {
             downListeners.forEach(listener -> listener.accept(server, reason));
         }
     }
@@ -279,6 +295,7 @@ public final class Upstreams {
      */
     void markChecked(UpstreamServer server, Role role, long rttMicros, long connectMicros) {
         Role before = server.role();
+        announcedDown.remove(server);
         if (server.checkSucceeded(role, rttMicros, connectMicros, clock.instant())) {
             LOG.atInfo().addKeyValue("server", server.address())
                     .log("topology: {} is UP again ({})", server.address(), role.name().toLowerCase());

@@ -35,6 +35,27 @@ class UpstreamsTest {
     }
 
     @Test
+    void sessionsAreToldToLeaveAServerOnlyWhenAHealthCheckFindsItDownOncePerSpell() {
+        List<String> told = new ArrayList<>();
+        try (Upstreams.Listening listening = upstreams.onDown((server, reason) -> told.add(server.address()))) {
+            upstreams.markDown(replica, "a session could not connect");
+            assertThat(replica.isReachable()).as("new sessions pass it over").isFalse();
+            assertThat(told).as("one session's failed connect cuts no other session's connection").isEmpty();
+
+            upstreams.confirmDown(replica, "health check failed: connect and login did not finish within 1500 ms");
+            upstreams.confirmDown(replica, "health check failed again");
+            assertThat(told).containsExactly("10.0.0.2:3306");
+
+            upstreams.markChecked(replica, Role.REPLICA, 100, 1000);
+            upstreams.confirmDown(replica, "health check failed: frozen again");
+            assertThat(told).containsExactly("10.0.0.2:3306", "10.0.0.2:3306");
+        }
+        upstreams.markChecked(replica, Role.REPLICA, 100, 1000);
+        upstreams.confirmDown(replica, "after the listener left");
+        assertThat(told).hasSize(2);
+    }
+
+    @Test
     void brokenReplicaAnswersButServesNoReadsAndItsRecoveryIsAnEvent() {
         upstreams.replicationChecked(replica, new ReplicationProblem(Health.BROKEN,
                 "its SQL thread stopped with error 1062: Duplicate entry '1'"));
