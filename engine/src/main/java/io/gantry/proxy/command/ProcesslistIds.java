@@ -1,10 +1,8 @@
 package io.gantry.proxy.command;
 
-import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.wire.Buffers;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
-import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Map;
@@ -18,7 +16,7 @@ import java.util.function.Supplier;
  * connections no session holds) keep the server's id: they are killed on the server itself. Only the first result
  * set's text rows are read, and only when it has a column named {@code Id}.
  */
-final class ProcesslistIds implements ResponseForwarder.ResponseRewriter {
+final class ProcesslistIds extends FirstResultRows {
 
     /**
      * The server's thread id of each Gantry session connection on the answering server, to the session's id: read
@@ -27,9 +25,6 @@ final class ProcesslistIds implements ResponseForwarder.ResponseRewriter {
     private final Supplier<Map<Long, Long>> threads;
     private Map<Long, Long> sessionsByThread = Map.of();
     private final ByteBufAllocator alloc;
-    private int resultSets;
-    private int columns;
-    private int column;
     /** The position of the {@code Id} column, or -1. */
     private int idColumn = -1;
 
@@ -39,34 +34,25 @@ final class ProcesslistIds implements ResponseForwarder.ResponseRewriter {
     }
 
     @Override
-    public Packet rewrite(Packet response, ResponseFraming framing) {
-        switch (framing.lastPacketKind()) {
-            case COLUMN_COUNT -> {
-                resultSets++;
-                column = 0;
-                idColumn = -1;
-                columns = resultSets == 1 ? readCount(response.payload()) : 0;
-                if (resultSets == 1) {
-                    sessionsByThread = threads.get();
-                }
-            }
-            case COLUMN_DEFINITION -> {
-                if (columns > 0 && idColumn < 0 && SslStatusRows.columnName(response.payload()).equalsIgnoreCase("Id")) {
-                    idColumn = column;
-                }
-                column++;
-            }
-            case ROW -> {
-                if (idColumn >= 0 && !sessionsByThread.isEmpty()) {
-                    return row(response);
-                }
-            }
-            default -> { }
-        }
-        return response;
+    boolean columns(int columns) {
+        idColumn = -1;
+        sessionsByThread = threads.get();
+        return !sessionsByThread.isEmpty();
     }
 
-    private Packet row(Packet response) {
+    @Override
+    boolean column(int index, String name) {
+        if (idColumn < 0 && name.equalsIgnoreCase("Id")) {
+            idColumn = index;
+        }
+        return true;
+    }
+
+    @Override
+    Packet row(Packet response) {
+        if (idColumn < 0) {
+            return response;
+        }
         ByteBuf payload = response.payload();
         int at = payload.readerIndex();
         int idStart;
@@ -104,17 +90,6 @@ final class ProcesslistIds implements ResponseForwarder.ResponseRewriter {
             payload.skipBytes(1);
         } else {
             Buffers.readLenEncSlice(payload, "processlist column");
-        }
-    }
-
-    private static int readCount(ByteBuf payload) {
-        int at = payload.readerIndex();
-        try {
-            return (int) Buffers.readLenEncInt(payload, "column count");
-        } catch (MalformedPacketException e) {
-            return 0;
-        } finally {
-            payload.readerIndex(at);
         }
     }
 }

@@ -1,10 +1,7 @@
 package io.gantry.proxy.command;
 
-import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.wire.Buffers;
-import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
-import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslHandler;
@@ -31,7 +28,7 @@ import javax.net.ssl.SSLSession;
  * TLS session's for a TLS client. The server-wide counters ({@code Ssl_accepts}, the session cache) stay the
  * server's. Only text result sets are read; other shapes (one value column selected alone) pass unchanged.
  */
-final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
+final class SslStatusRows extends FirstResultRows {
 
     /** What a direct plaintext connection shows for each per-connection variable (MariaDB 10.11 and 11.4). */
     private static final Map<String, String> PLAINTEXT = plaintext();
@@ -42,9 +39,6 @@ final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
     /** By lower-case name, the values of the client's connection. */
     private final Map<String, String> values;
     private final ByteBufAllocator alloc;
-    private int resultSets;
-    private int column;
-    private boolean nameAndValue;
 
     private SslStatusRows(Map<String, String> values, ByteBufAllocator alloc) {
         this.values = values;
@@ -66,43 +60,19 @@ final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
     }
 
     @Override
-    public Packet rewrite(Packet response, ResponseFraming framing) {
-        switch (framing.lastPacketKind()) {
-            case COLUMN_COUNT -> {
-                resultSets++;
-                column = 0;
-                nameAndValue = resultSets == 1 && response.payload().getUnsignedByte(
-                        response.payload().readerIndex()) == 2;
-            }
-            case COLUMN_DEFINITION -> {
-                if (nameAndValue) {
-                    String name = columnName(response.payload());
-                    nameAndValue = column == 0 ? name.equalsIgnoreCase("Variable_name")
-                            : name.equalsIgnoreCase("Value") || name.equalsIgnoreCase("VARIABLE_VALUE");
-                }
-                column++;
-            }
-            case ROW -> {
-                if (nameAndValue) {
-                    return row(response);
-                }
-            }
-            default -> { }
-        }
-        return response;
+    boolean columns(int columns) {
+        return columns == 2;
     }
 
-    private Packet row(Packet response) {
-        ByteBuf payload = response.payload();
-        String name;
-        int at = payload.readerIndex();
-        try {
-            name = Buffers.isNullMarker(payload) ? null : Buffers.readLenEncString(payload, "status row name");
-        } catch (MalformedPacketException e) {
-            name = null; // not a row of the shape looked for: as the server sent it
-        } finally {
-            payload.readerIndex(at);
-        }
+    @Override
+    boolean column(int index, String name) {
+        return index == 0 ? name.equalsIgnoreCase("Variable_name")
+                : name.equalsIgnoreCase("Value") || name.equalsIgnoreCase("VARIABLE_VALUE");
+    }
+
+    @Override
+    Packet row(Packet response) {
+        String name = firstValue(response.payload());
         String value = name == null ? null : values.get(name.toLowerCase(Locale.ROOT));
         if (value == null) {
             return response;
@@ -112,21 +82,6 @@ final class SslStatusRows implements ResponseForwarder.ResponseRewriter {
         Buffers.writeLenEncString(rewritten, value);
         response.release();
         return new Packet(response.sequenceId(), rewritten);
-    }
-
-    /** A column definition's name: its fifth field (the fields after it differ with MariaDB's extended metadata). */
-    static String columnName(ByteBuf payload) {
-        int at = payload.readerIndex();
-        try {
-            for (String field : new String[] {"catalog", "schema", "table", "org_table"}) {
-                Buffers.readLenEncSlice(payload, "column definition " + field);
-            }
-            return Buffers.readLenEncString(payload, "column definition name");
-        } catch (MalformedPacketException e) {
-            return "";
-        } finally {
-            payload.readerIndex(at);
-        }
     }
 
     private static Map<String, String> plaintext() {
