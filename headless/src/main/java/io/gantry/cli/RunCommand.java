@@ -4,7 +4,6 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
 import io.gantry.proxy.login.LoginLimits;
-import io.gantry.proxy.session.FailoverSettings;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadBalance;
@@ -338,23 +337,8 @@ final class RunCommand implements Callable<Integer> {
                         + "the change stream, moving to the next CDC server (default: ${DEFAULT-VALUE}).")
         int connectRetries;
 
-        @Option(names = "--upstream-health-interval-secs", paramLabel = "SECONDS", defaultValue = "2",
-                description = "How often every server is checked and the primary re-detected; while no primary is "
-                        + "known, every 0.25 s, and at once when the primary refuses a write as read-only or a "
-                        + "server is lost (default: ${DEFAULT-VALUE}).")
-        double healthIntervalSeconds;
-
-        @Option(names = "--upstream-check-timeout-ms", paramLabel = "MS", defaultValue = "1500",
-                description = "Bound on each health check: its new connection (connect, TLS and login together) "
-                        + "and each answer on the connection it keeps; a server that does not answer within it is "
-                        + "down, 10 to 600000 (default: ${DEFAULT-VALUE}).")
-        long checkTimeoutMs;
-
-        @Option(names = "--switchover-hold-ms", paramLabel = "MS", defaultValue = "5000",
-                description = "How long a statement that needs the primary waits for one instead of failing: while "
-                        + "none is known, or after the primary refused a write as read-only outside a "
-                        + "transaction; 0 refuses at once, at most 600000 (default: ${DEFAULT-VALUE}).")
-        long switchoverHoldMs;
+        @CommandLine.Mixin
+        FailoverOptions failover = new FailoverOptions();
 
         @Option(names = "--tls-cert", paramLabel = "PEM",
                 description = "Certificate chain (PEM) offered to clients that ask for TLS; needs --tls-key.")
@@ -456,9 +440,9 @@ final class RunCommand implements Callable<Integer> {
                         Duration.ofMillis(followerReadStalenessMs), Duration.ofMillis(maxStaleReadBoundMs),
                         Duration.ofMillis(lagSampleIntervalMs), followerReadsAvoidWaiting,
                         Duration.ofMillis(causalWaitTimeoutMs));
-                if (connectTimeoutSeconds <= 0 || healthIntervalSeconds <= 0) {
-                    throw new IllegalArgumentException("--upstream-connect-timeout and "
-                            + "--upstream-health-interval-secs must be positive");
+                if (connectTimeoutSeconds <= 0) {
+                    throw new IllegalArgumentException("--upstream-connect-timeout must be positive, not "
+                            + connectTimeoutSeconds);
                 }
                 if (maxAllowedPacket < 1024) {
                     throw new IllegalArgumentException("--max-allowed-packet must be at least 1024, not "
@@ -481,8 +465,7 @@ final class RunCommand implements Callable<Integer> {
                         .withEventLoopThreads(eventLoopThreads == null ? Runtime.getRuntime().availableProcessors()
                                 : eventLoopThreads)
                         .withSocketTransport(SocketTransport.parse(socketTransport))
-                        .withFailover(new FailoverSettings(Duration.ofMillis(checkTimeoutMs),
-                                Duration.ofMillis(switchoverHoldMs)))
+                        .withFailover(failover.toSettings())
                         .withLogin(new LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
                                 maxPendingLogins, maxPendingLoginsPerHost, maxHandshakeErrors,
                                 Duration.ofSeconds(authBlockSeconds), loginDelayAfter,
@@ -493,7 +476,7 @@ final class RunCommand implements Callable<Integer> {
         }
 
         Duration healthInterval() {
-            return Duration.ofMillis((long) (healthIntervalSeconds * 1000));
+            return failover.healthInterval();
         }
 
         InetSocketAddress listenAddress() {
