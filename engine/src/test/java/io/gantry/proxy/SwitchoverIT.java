@@ -11,6 +11,7 @@ import io.gantry.authority.EventKind;
 import io.gantry.events.EngineEvent;
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.proxy.session.FailoverSettings;
+import io.gantry.route.ReadGuarantees;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
@@ -317,6 +318,53 @@ class SwitchoverIT {
                     + "on %s%n", kind, writeMillis, newLogin.get());
             assertThat(writeMillis).as("a write's outcome is unknown: it fails, within 5 s").isLessThanOrEqualTo(5000);
             assertThat(newLogin.get()).doesNotStartWith("refused").doesNotContain(primary.name());
+        }
+    }
+
+    /**
+     * A read that waits on its replica for the session's own write ({@code --follower-reads-avoid-waiting false})
+     * while that replica freezes: it runs elsewhere once a health check finds the replica down, instead of waiting
+     * out its wait (30 s here) or the replica.
+     */
+    @ParameterizedTest
+    @MethodSource("io.gantry.TopologyKinds#all")
+    void aReadWaitingOnAReplicaThatFreezesRunsElsewhere(TopologyKind kind) throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen-wait", 1);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config.withReadGuarantees(
+                     ReadGuarantees.DEFAULTS.withWaiting(false, Duration.ofSeconds(30))), list -> list, event -> { },
+                     DEFAULT_HEALTH_INTERVAL);
+             Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            execute(session, "CREATE TABLE waited (id INT PRIMARY KEY)");
+            DatabaseServer replica = topology.replicas().get(0);
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            topology.pauseReplication(replica);
+            try {
+                execute(session, "INSERT INTO waited VALUES (1)");
+                // The read needs the write: the paused replica makes it wait there; then the replica freezes.
+                long started = System.nanoTime();
+                CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return ProxyHarness.queryString(session, "SELECT COUNT(*) FROM waited");
+                    } catch (SQLException e) {
+                        return "failed: " + e.getMessage();
+                    }
+                });
+                Thread.sleep(300);
+                topology.freeze(replica);
+                String answer;
+                try {
+                    answer = read.get(20, TimeUnit.SECONDS);
+                } finally {
+                    topology.thaw(replica);
+                }
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                System.out.printf("SwitchoverIT: %s: a read waiting on a replica that froze answered %s after %d ms%n",
+                        kind, answer, millis);
+                assertThat(answer).isEqualTo("1");
+                assertThat(millis).isLessThanOrEqualTo(5000);
+            } finally {
+                topology.resumeReplication(replica);
+            }
         }
     }
 

@@ -224,12 +224,12 @@ public final class QueryCommand {
                             routed.server().address());
             session.finish(runQuery(command, text, sent, false, fill, holdUntil));
         } : null;
+        Runnable onReadOnly = fallbacks(command, text, sent, mayGoElsewhere, routed, holdUntil);
         if (routed.waits()) {
             backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
                     rewriter), elsewhere);
             return Reply.LATER;
         }
-        Runnable onReadOnly = fallbacks(command, text, sent, mayGoElsewhere, routed, holdUntil);
         if (fill != null) {
             AfterResponse filling = fill.completing(after);
             ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
@@ -338,10 +338,12 @@ public final class QueryCommand {
             session.readOn(session.serverId(primary.get()));
             backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
                     after, rewriter));
-        }, failure -> session.backendFailed(connection.server(), failure));
+        }, failure -> {
+            command.release(); // not sent: a read that may run elsewhere is made again from its text
+            session.backendFailed(connection.server(), failure);
+        });
     }
 
-    /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
     /**
      * What the answer needs before it goes to the client: the {@code CONNECTION_ID()} columns as the client wrote
      * them, Gantry session ids in a process list ({@link ProcesslistIds}), and the {@code Ssl_*} status rows of the
@@ -375,6 +377,7 @@ public final class QueryCommand {
         return (response, framing) -> second.rewrite(first.rewrite(response, framing), framing);
     }
 
+    /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
     private ResponseForwarder.ResponseRewriter connectionIdColumns(String original, String rewritten) {
         ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten, session.noBackslashEscapes());
         return (response, framing) -> {
