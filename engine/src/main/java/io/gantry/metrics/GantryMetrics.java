@@ -110,7 +110,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                         + "0 while not known", slots::capOf));
         serverGauges.add(serverGauge("gantry.backend.waiting",
                 "Sessions waiting for a connection to the server, at its cap",
-                server -> slots.openAndWaiting(server.address())[1]));
+                server -> slots.use(server.address()).waiting()));
         cdc.ifPresent(stream -> changeStream(stream, proxy));
         queryCaches(caches);
         http = HttpServer.create(listen, 16);

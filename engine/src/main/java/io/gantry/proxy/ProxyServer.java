@@ -67,7 +67,7 @@ public final class ProxyServer implements AutoCloseable {
      */
     private final EventLoopGroup workers;
     private Channel listener;
-    /** Sessions and pools leave a server as soon as it is marked down; closed with the proxy. */
+    /** Sessions and pools leave a server as soon as a health check finds it down; closed with the proxy. */
     private final Upstreams.Listening leaveDownServers;
 
     /**

@@ -227,7 +227,7 @@ public final class RunningProxy implements AutoCloseable {
                 Optional<UpstreamServer> upstream = upstreams.find(figures.server());
                 int open = upstream.map(UpstreamServer::connections).orElse(0);
                 int cap = upstream.map(slots::capOf).orElse(0);
-                int waiting = slots.openAndWaiting(figures.server())[1];
+                int waiting = slots.use(figures.server()).waiting();
                 pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, cap, waiting, figures.idle(),
                         figures.created(), figures.reused(), figures.closedIdle()));
             }

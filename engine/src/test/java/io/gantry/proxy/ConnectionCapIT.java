@@ -48,7 +48,7 @@ class ConnectionCapIT {
             AtomicBoolean watching = new AtomicBoolean(true);
             Thread watcher = new Thread(() -> {
                 while (watching.get()) {
-                    mostOpen.accumulateAndGet(slots.openAndWaiting(primary)[0], Math::max);
+                    mostOpen.accumulateAndGet(slots.use(primary).open(), Math::max);
                     Thread.onSpinWait();
                 }
             }, "cap-watcher");

@@ -32,8 +32,8 @@ public final class BackendFailure extends RuntimeException {
     }
 
     /**
-     * Gantry gave up the connection because its server was marked down (it stopped answering the health checks, or
-     * could not be connected to): whatever the connection was waiting for will not come.
+     * Gantry gave up the connection because a health check found its server not answering: whatever the connection
+     * was waiting for will not come.
      */
     public static BackendFailure serverDown(String serverAddress, String reason) {
         return new BackendFailure(serverAddress, serverAddress + " stopped answering and was marked down (" + reason

@@ -119,14 +119,23 @@ public final class ConnectionSlots {
         }
     }
 
-    /** Connections open (or opening) to {@code server} for the sessions, and sessions waiting for one. */
-    public int[] openAndWaiting(String server) {
+    /**
+     * One server's slots now.
+     *
+     * @param open    connections open (or opening) to it for the sessions
+     * @param waiting sessions waiting for one
+     */
+    public record Use(int open, int waiting) {
+    }
+
+    /** {@code server}'s slots now. */
+    public Use use(String server) {
         PerServer slots = servers.get(server);
         if (slots == null) {
-            return new int[] {0, 0};
+            return new Use(0, 0);
         }
         synchronized (slots) {
-            return new int[] {slots.open, slots.waiting.size()};
+            return new Use(slots.open, slots.waiting.size());
         }
     }
 

@@ -16,9 +16,7 @@ import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementClassifier;
-import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
-import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
@@ -189,15 +187,12 @@ public final class PreparedStatementCommands {
     }
 
     /**
-     * A read outside a transaction (not one that calls a stored function, which may write) may run again, once,
-     * elsewhere if its server is marked down before it answered: its bytes are kept for that. A retried execution
-     * ({@code holdUntil} {@link PrimaryWait#OFF}) is not kept again.
+     * An execution that may run again ({@link SessionRouting#mayRunAgain}) does so, once, elsewhere if its server
+     * is found down before it answered: its bytes are kept for that. A retried execution ({@code holdUntil}
+     * {@link PrimaryWait#OFF}) is not kept again.
      */
     private void mayRunElsewhere(Packet packet, StatementClass statement, long holdUntil) {
-        boolean harmless = statement.kind() == StatementKind.READ && !statement.has(StatementFlag.STORED_FUNCTION)
-                && holdUntil != PrimaryWait.OFF && session.routeState().transaction() == TransactionState.NONE
-                && session.routeState().autocommit() && !session.routeState().pinned();
-        if (!harmless) {
+        if (holdUntil == PrimaryWait.OFF || !routing.mayRunAgain(statement)) {
             session.mayRunElsewhere(null);
             return;
         }

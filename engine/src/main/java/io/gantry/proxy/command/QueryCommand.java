@@ -22,7 +22,6 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
-import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
@@ -263,12 +262,7 @@ public final class QueryCommand {
             return primaryWait.afterReadOnlyRefusal(command, routed.server(), holdUntil,
                     (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, null, deadline));
         }
-        // A read, or a session setting (drivers send theirs as they connect), changes nothing but the lost
-        // connection: it may run again. Not when it calls a stored function, which may write.
-        boolean harmless = (kind == StatementKind.READ || kind == StatementKind.SESSION_STATE)
-                && !routed.statement().has(StatementFlag.STORED_FUNCTION);
-        if (harmless && mayGoElsewhere && session.routeState().transaction() == TransactionState.NONE
-                && session.routeState().autocommit() && !session.routeState().pinned()) {
+        if (mayGoElsewhere && routing.mayRunAgain(routed.statement())) {
             lostReadText = text;
             lostReadSent = sent;
             lostReadHold = holdUntil;

@@ -427,4 +427,17 @@ public final class SessionRouting {
         }
         return null;
     }
+
+    /**
+     * Whether {@code statement} may run again elsewhere if its server stops answering before any of its answer
+     * reached the client: a read, or a session setting (drivers send theirs as they connect), outside any
+     * transaction and pin, changes nothing but the lost connection. Not one that calls a stored function, which
+     * may write.
+     */
+    public boolean mayRunAgain(StatementClass statement) {
+        SessionRouteState state = session.routeState();
+        return (statement.kind() == StatementKind.READ || statement.kind() == StatementKind.SESSION_STATE)
+                && !statement.has(StatementFlag.STORED_FUNCTION) && state.transaction() == TransactionState.NONE
+                && state.autocommit() && !state.pinned();
+    }
 }

@@ -42,17 +42,17 @@ class ConnectionSlotsTest {
         assertThat(first.isDone()).isFalse();
         assertThat(slots.hasWaiters("db1:3306")).isTrue();
         assertThat(askedToFree).containsExactly("db1:3306", "db1:3306");
-        assertThat(slots.openAndWaiting("db1:3306")).containsExactly(2, 2);
+        assertThat(slots.use("db1:3306")).isEqualTo(new ConnectionSlots.Use(2, 2));
 
         slots.release("db1:3306");
         assertThat(first.await(1, TimeUnit.SECONDS) && first.isSuccess()).isTrue();
         assertThat(second.isDone()).isFalse();
-        assertThat(slots.openAndWaiting("db1:3306")).as("the slot passed on: still 2 open").containsExactly(2, 1);
+        assertThat(slots.use("db1:3306")).as("the slot passed on: still 2 open").isEqualTo(new ConnectionSlots.Use(2, 1));
         slots.release("db1:3306");
         slots.release("db1:3306");
         slots.release("db1:3306");
         assertThat(second.await(1, TimeUnit.SECONDS) && second.isSuccess()).isTrue();
-        assertThat(slots.openAndWaiting("db1:3306")).containsExactly(0, 0);
+        assertThat(slots.use("db1:3306")).isEqualTo(new ConnectionSlots.Use(0, 0));
     }
 
     @Test
@@ -71,7 +71,7 @@ class ConnectionSlotsTest {
         });
         assertThat(slots.hasWaiters("db1:3306")).isFalse();
         slots.release("db1:3306");
-        assertThat(slots.openAndWaiting("db1:3306")).containsExactly(0, 0);
+        assertThat(slots.use("db1:3306")).isEqualTo(new ConnectionSlots.Use(0, 0));
     }
 
     @Test
