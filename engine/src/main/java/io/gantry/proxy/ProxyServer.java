@@ -26,11 +26,15 @@ import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +71,8 @@ public final class ProxyServer implements AutoCloseable {
      */
     private final EventLoopGroup workers;
     private Channel listener;
+    /** Every client and backend channel open now; each leaves the group as it closes. */
+    private final ChannelGroup openChannels = new DefaultChannelGroup("gantry-sockets", GlobalEventExecutor.INSTANCE);
     /** Sessions and pools leave a server as soon as a health check finds it down; closed with the proxy. */
     private final Upstreams.Listening leaveDownServers;
 
@@ -84,7 +90,8 @@ public final class ProxyServer implements AutoCloseable {
         SocketTransport transport = config.socketTransport();
         this.boss = transport.newGroup(1, new DefaultThreadFactory("gantry-accept"));
         this.workers = transport.newGroup(config.eventLoopThreads(), new DefaultThreadFactory("gantry-io"));
-        this.services = new SharedServices(config, upstreams, adminSql, serverVersion, BackendChannels.tcp(transport),
+        this.services = new SharedServices(config, upstreams, adminSql, serverVersion,
+                tracked(BackendChannels.tcp(transport)),
                 Clock.systemUTC());
         this.leaveDownServers = upstreams.onDown((server, reason) -> {
             services.sessions().serverDown(server, reason);
@@ -109,7 +116,16 @@ public final class ProxyServer implements AutoCloseable {
 
     /** How sessions reach their servers: TCP, unless the in-process session says otherwise. */
     void setBackendChannels(BackendChannels channels) {
-        services.setBackendChannels(channels);
+        services.setBackendChannels(tracked(channels));
+    }
+
+    /** {@code channels}, with each channel it opens kept in {@link #openChannels} until it closes. */
+    private BackendChannels tracked(BackendChannels channels) {
+        return (server, loop, connectTimeout, handler) -> {
+            ChannelFuture connecting = channels.connect(server, loop, connectTimeout, handler);
+            openChannels.add(connecting.channel());
+            return connecting;
+        };
     }
 
     /**
@@ -156,6 +172,7 @@ public final class ProxyServer implements AutoCloseable {
         return new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel channel) {
+                openChannels.add(channel);
                 channel.pipeline().addLast(
                         // Until login a peer can make Gantry hold no more than a login needs.
                         new PacketFrameDecoder(Math.min(LOGIN_PACKET_LIMIT, config.maxPacketSize())),
@@ -269,6 +286,9 @@ public final class ProxyServer implements AutoCloseable {
             refreshWorkers.close();
         }
         services.backendPools().closeAll();
+        // Every socket closed while its event loop still runs: a channel left open when its loop stops is closed by
+        // the loop's teardown, which io_uring's cannot do without a warning and a stack trace in the log.
+        openChannels.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         services.login().close();
