@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
+import io.gantry.gtid.Flavour;
+import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
@@ -131,6 +133,15 @@ class CachedRefreshIT {
             execute(root, "GRANT SELECT ON app.* TO 'cache_newcomer'@'%'");
         }
         topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        // An entry is as new as its filling server's last position sample, and the newcomer's floor below is what
+        // samples show it read: until Gantry's samples of every server hold these writes, the entry would rightly
+        // be too old for the newcomer, and the check this test is about would not happen.
+        GtidSet written;
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            written = GtidSet.parse(readString(root, "SELECT @@gtid_current_pos"), Flavour.MARIADB);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> gantry.upstreams().servers().stream()
+                .allMatch(server -> server.position() != null && server.position().executed().contains(written)));
         String cached = "SELECT v FROM checked_kv WHERE id = 1";
         try (Connection admin = throughGantry("app", "app")) {
             execute(admin, "CREATE SHALLOW CACHE checked POLICY TTL 60 SECONDS FROM SELECT v FROM checked_kv "

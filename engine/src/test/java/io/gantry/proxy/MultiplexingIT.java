@@ -116,12 +116,41 @@ class MultiplexingIT {
         try (Connection second = gantry.connect(driver)) {
             await().atMost(Duration.ofSeconds(5)).until(() -> figures().reused() > reusedBefore);
             String defaultMode;
-            try (Connection direct = topology.connectAsApp(topology.primary())) {
+            try (Connection direct = gantry.connectDirect(driver, topology.primary())) {
                 defaultMode = queryString(direct, "SELECT @@session.sql_mode");
             }
             assertThat(queryString(second, "/*#mode=READWRITE*/ SELECT @@session.sql_mode")).isEqualTo(defaultMode);
             assertThat(queryString(second, "/*#mode=READWRITE*/ SELECT @@session.time_zone")).isEqualTo("SYSTEM");
             assertThat(queryString(second, "SELECT LAST_INSERT_ID()")).isEqualTo("0");
+        }
+    }
+
+    /**
+     * A connection reset for another session (COM_RESET_CONNECTION) loses what the server derived from the client's
+     * login (CLIENT_IGNORE_SPACE puts IGNORE_SPACE in sql_mode): a session that logs in on it still has the
+     * sql_mode (and character set, database, ...) a direct login with the same driver gets.
+     */
+    /** What a login sets from the client's handshake, as one text. */
+    private static final String LOGIN_STATE = "SELECT CONCAT_WS(' | ', @@session.sql_mode, @@character_set_client, "
+            + "@@character_set_results, @@collation_connection, @@autocommit, @@session.time_zone, DATABASE())";
+
+    @ParameterizedTest
+    @EnumSource(value = Driver.class, names = {"MARIADB_CONNECTOR_J", "MYSQL_CONNECTOR_J"})
+    void aLoginOnAResetConnectionHasTheSqlModeOfADirectLogin(Driver driver) throws Exception {
+        String direct;
+        try (Connection connection = gantry.connectDirect(driver, topology.primary())) {
+            direct = queryString(connection, LOGIN_STATE);
+        }
+        for (int round = 0; round < 3; round++) {
+            try (Connection first = gantry.connect(driver)) {
+                execute(first, "SET time_zone = '+0" + (round + 1) + ":00'");
+                execute(first, "/*#mode=READWRITE*/ SELECT 1");
+            }
+            long reusedBefore = figures().reused();
+            try (Connection second = gantry.connect(driver)) {
+                assertThat(figures().reused()).as("the login took the pooled connection").isGreaterThan(reusedBefore);
+                assertThat(queryString(second, "/*#mode=READWRITE*/ " + LOGIN_STATE)).isEqualTo(direct);
+            }
         }
     }
 

@@ -51,6 +51,10 @@ final class BackendStateSync {
     /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
     private static final Set<String> TRACKING_REFUSED = ConcurrentHashMap.newKeySet();
 
+    /** sql_mode as a login with CLIENT_IGNORE_SPACE leaves it, from the server's default (see restoreLoginSqlMode). */
+    private static final String IGNORE_SPACE_AS_AT_LOGIN = "SET SESSION sql_mode = IF(FIND_IN_SET('IGNORE_SPACE', "
+            + "@@session.sql_mode), @@session.sql_mode, CONCAT_WS(',', NULLIF(@@session.sql_mode, ''), 'IGNORE_SPACE'))";
+
     private final SessionContext session;
     private final Map<BackendConnection, Applied> applied = new IdentityHashMap<>();
 
@@ -260,6 +264,25 @@ final class BackendStateSync {
                 session.backendFailed(connection.server(), new java.io.IOException(
                         "a pooled connection could not be reset: " + error.message()));
                 return;
+            }
+            restoreLoginSqlMode(connection, then);
+        }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /**
+     * The server adds IGNORE_SPACE to a connection's sql_mode at login when the client asks for CLIENT_IGNORE_SPACE,
+     * and a COM_RESET_CONNECTION does not add it again: without this, a session on a reset connection would parse
+     * {@code COUNT (*)} differently from one that logged in directly.
+     */
+    private void restoreLoginSqlMode(BackendConnection connection, Runnable then) {
+        if ((session.client().capabilities() & CapabilityFlags.CLIENT_IGNORE_SPACE) == 0) {
+            then.run();
+            return;
+        }
+        InternalCommand.run(connection, session.queryPayload(IGNORE_SPACE_AS_AT_LOGIN), (first, error) -> {
+            if (error != null) {
+                LOG.warn("session {}: {} refused to restore IGNORE_SPACE on a reset pooled connection ({})",
+                        session.id(), connection.server().address(), error.message());
             }
             then.run();
         }, failure -> session.backendFailed(connection.server(), failure));
