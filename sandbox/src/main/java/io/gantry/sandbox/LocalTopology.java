@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public abstract sealed class LocalTopology implements Topology permits MariaDbTopology, MySqlTopology {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LocalTopology.class);
+    static final Logger LOG = LoggerFactory.getLogger(LocalTopology.class);
 
     /** Makes the flavour's topology object around servers that are created but not started yet. */
     interface Factory<T extends LocalTopology> {

@@ -61,6 +61,13 @@ public final class Sandboxes {
         return MariaDbTopology.start(installation, directory, replicas, 0);
     }
 
+    /** A private MariaDB topology whose primary commits semi-synchronously; the caller closes it. */
+    public static MariaDbTopology startSemiSync(String name, int replicas) {
+        sweepOnce();
+        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        return MariaDbTopology.startSemiSync(MariaDbInstallation.locate(), directory, replicas);
+    }
+
     /**
      * A lone MariaDB server (no replicas) with extra {@code my.cnf} lines, for tests of servers that are set up
      * wrongly on purpose; the caller closes it.
