@@ -45,9 +45,14 @@ final class ReadOnlyRefusal {
     /**
      * Whether the ERR packet is a read-only refusal by the server taken for the primary; when it is, every server
      * is checked again now.
+     *
+     * @param sentToThePrimary the statement was routed to {@code server} as the primary: its refusal counts even if
+     *                         the primary moved while the statement was on its way (another session's refusal
+     *                         may have made the health loop find the new one first); the statement still did not run
      */
-    static boolean fromPrimary(Upstreams upstreams, UpstreamServer server, ByteBuf errPayload, long session) {
-        if (!upstreams.isPrimary(server) || !is(errPayload)) {
+    static boolean fromPrimary(Upstreams upstreams, UpstreamServer server, ByteBuf errPayload, long session,
+                               boolean sentToThePrimary) {
+        if (!(sentToThePrimary || upstreams.isPrimary(server)) || !is(errPayload)) {
             return false;
         }
         LOG.atInfo().addKeyValue("session", session).addKeyValue("server", server.address())

@@ -106,9 +106,10 @@ public final class ResponseForwarder {
         public void onPacket(Packet packet, ResponseFraming framing) {
             boolean firstPacket = !answered;
             answered = true;
+            // A statement that may wait for the primary (onReadOnly) is a write routed to the primary.
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR
                     && ReadOnlyRefusal.fromPrimary(session.services().upstreams(), connection.server(),
-                    packet.payload(), session.id()) && firstPacket && onReadOnly != null) {
+                    packet.payload(), session.id(), onReadOnly != null) && firstPacket && onReadOnly != null) {
                 refusedAsReadOnly = true;
                 packet.release();
                 return;
