@@ -85,6 +85,52 @@ class LoginDoorsIT {
         }
     }
 
+    /**
+     * More connections than may log in at once from one host wait for their turn instead of being refused: a burst
+     * of 60 logins with room for 4 at a time all get in, and a client behind 4 silent connections gets in once
+     * they are timed out.
+     */
+    @Test
+    void loginsBeyondTheLimitOfOneHostWaitForTheirTurn() throws Exception {
+        try (ProxyHarness narrow = ProxyHarness.start(topology, c -> c.withLogin(new LoginLimits(HANDSHAKE_TIMEOUT,
+                8, 4, 0, BLOCK_FOR, 0, Duration.ZERO)), l -> l)) {
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            List<Thread> burst = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                Thread thread = new Thread(() -> {
+                    try (Connection client = narrow.connect(Driver.MYSQL_CONNECTOR_J)) {
+                        assertThat(queryString(client, "SELECT 'in'")).isEqualTo("in");
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                });
+                burst.add(thread);
+                thread.start();
+            }
+            for (Thread thread : burst) {
+                thread.join(30_000);
+            }
+            assertThat(failures).as("logins of the burst that failed").isEmpty();
+
+            List<Socket> silent = new ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    silent.add(new Socket("127.0.0.1", narrow.port()));
+                }
+                long started = System.nanoTime();
+                try (Connection client = narrow.connect(Driver.MYSQL_CONNECTOR_J, "connectTimeout=10000")) {
+                    assertThat(queryString(client, "SELECT 'in'")).isEqualTo("in");
+                }
+                assertThat(Duration.ofNanos(System.nanoTime() - started)).as("waited for the silent ones' timeout")
+                        .isBetween(HANDSHAKE_TIMEOUT.minusMillis(500), HANDSHAKE_TIMEOUT.plusSeconds(3));
+            } finally {
+                for (Socket socket : silent) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
     /** Reads (the greeting, then nothing) until the peer closes; false if it is still open after the timeout. */
     private static boolean readsToEndOfStream(InputStream in) throws Exception {
         byte[] buffer = new byte[512];

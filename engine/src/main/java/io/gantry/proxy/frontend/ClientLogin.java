@@ -62,8 +62,9 @@ final class ClientLogin {
     }
 
     /**
-     * A new connection: refused at once when sessions are full or its host may not log in now; else greeted.
-     * Returns whether it was greeted.
+     * A new connection: refused at once when sessions are full or its host is blocked; greeted when it may log in
+     * now; else it waits for its turn (too many connections are logging in, in total or from its host), ungreeted,
+     * at most {@code --connect-timeout-secs}. Returns whether it was greeted or waits.
      */
     boolean start() {
         ProxyServices services = session.services();
@@ -73,11 +74,40 @@ final class ClientLogin {
             session.sendErrorAndClose(0, SessionErrors.tooManySessions(services.config().maxClientConnections()));
             return false;
         }
-        Optional<LoginGate.Refusal> refusal = services.login().gate().admit(session.host());
-        if (refusal.isPresent()) {
-            refuse(refusal.get());
+        Runnable turn = () -> ctx.executor().execute(this::turnCame);
+        LoginGate.Admission admission = services.login().gate().admitOrQueue(session.host(), turn);
+        if (admission.admitted()) {
+            greet();
+            return true;
+        }
+        if (!admission.queued()) {
+            refuse(admission.refusal());
             return false;
         }
+        session.counts().queued(turn);
+        Duration timeout = services.config().login().handshakeTimeout();
+        ctx.executor().schedule(() -> {
+            if (services.login().gate().withdraw(session.host(), turn) && !session.isClosed()) {
+                session.counts().leftQueue();
+                refuse(admission.refusal());
+            }
+        }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** The login gate admitted this waiting connection: it is greeted now, unless it went away meanwhile. */
+    private void turnCame() {
+        session.counts().leftQueue();
+        if (session.isClosed()) {
+            session.services().login().gate().leave(session.host());
+            return;
+        }
+        greet();
+    }
+
+    /** Sends the greeting; the peer has {@code --connect-timeout-secs} from now to log in. */
+    private void greet() {
+        ProxyServices services = session.services();
         session.counts().pending();
         Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
@@ -100,7 +130,6 @@ final class ClientLogin {
         ByteBuf out = ctx.alloc().buffer(128);
         greeting.encode(out);
         ctx.writeAndFlush(new Packet(0, out));
-        return true;
     }
 
     /**

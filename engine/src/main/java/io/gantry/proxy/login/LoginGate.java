@@ -6,8 +6,10 @@ import io.gantry.admin.HostBlocks;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +46,8 @@ public final class LoginGate implements HostBlocks {
     static final Duration FIRST_DELAY = Duration.ofSeconds(1);
     /** Refusals of an account from a host are forgotten this long after the last one. */
     static final Duration FORGET_REFUSALS_AFTER = Duration.ofMinutes(15);
+    /** Connections that may wait for their turn to log in, per {@code --max-pending-logins}. */
+    static final int MAX_QUEUED_PER_PENDING = 32;
     /** Accounts and hosts whose refusals are remembered at once; beyond it the least recent are forgotten. */
     private static final int MAX_REMEMBERED_ACCOUNTS = 100_000;
 
@@ -71,6 +75,13 @@ public final class LoginGate implements HostBlocks {
     private record Account(String host, String user) {
     }
 
+    /**
+     * Connections waiting for their turn to log in, by host, each host's in arrival order: a connection beyond the
+     * limits of logins in progress waits here, ungreeted, rather than being refused (a burst of clients from one
+     * application host must not lose logins), until a login ends or its wait runs out.
+     */
+    private final Map<String, ArrayDeque<Runnable>> queued = new LinkedHashMap<>();
+    private int queuedCount;
     private final LoginLimits limits;
     private final Clock clock;
     private final Map<String, HostState> hosts = new ConcurrentHashMap<>();
@@ -108,15 +119,100 @@ public final class LoginGate implements HostBlocks {
         return Optional.empty();
     }
 
-    /** An admitted connection logged in or went away: it no longer counts as pending. */
-    public synchronized void leave(String host) {
-        HostState state = hosts.get(host);
-        if (state == null || state.pending == 0) {
+    /**
+     * What became of a new connection: admitted now ({@code refusal} null), queued ({@code refusal} says why it
+     * waits), or refused.
+     */
+    public record Admission(Refusal refusal, boolean queued) {
+        static final Admission NOW = new Admission(null, false);
+
+        public boolean admitted() {
+            return refusal == null;
+        }
+    }
+
+    /**
+     * A new connection from {@code host}: admitted now, refused (a blocked host), or, when too many connections are
+     * logging in, in total or from that host, queued: {@code turn} then runs once a login ends and makes room for
+     * it, counted as pending from then on, on the thread that ended that login, unless {@link #withdraw withdrawn}
+     * first. At most {@value #MAX_QUEUED_PER_PENDING} times {@code --max-pending-logins} connections wait; beyond
+     * that a connection is refused.
+     */
+    public Admission admitOrQueue(String host, Runnable turn) {
+        synchronized (this) {
+            Optional<Refusal> refusal = admit(host);
+            if (refusal.isEmpty()) {
+                return Admission.NOW;
+            }
+            if (!(refusal.get() instanceof Refusal.TooManyPending)
+                    || queuedCount >= MAX_QUEUED_PER_PENDING * limits.maxPending()) {
+                return new Admission(refusal.get(), false);
+            }
+            queued.computeIfAbsent(host, h -> new ArrayDeque<>()).addLast(turn);
+            queuedCount++;
+            return new Admission(refusal.get(), true);
+        }
+    }
+
+    /** Takes a queued connection out of the queue: true if it was still waiting (not admitted yet). */
+    public synchronized boolean withdraw(String host, Runnable turn) {
+        ArrayDeque<Runnable> waiting = queued.get(host);
+        if (waiting == null || !waiting.remove(turn)) {
+            return false;
+        }
+        queuedCount--;
+        if (waiting.isEmpty()) {
+            queued.remove(host);
+        }
+        return true;
+    }
+
+    /** Connections waiting for their turn to log in. */
+    public synchronized int queued() {
+        return queuedCount;
+    }
+
+    /**
+     * An admitted connection logged in or went away: it no longer counts as pending, and the connections waiting
+     * for the room it leaves are admitted (its own host's first).
+     */
+    public void leave(String host) {
+        List<Runnable> admitted = new ArrayList<>();
+        synchronized (this) {
+            HostState state = hosts.get(host);
+            if (state == null || state.pending == 0) {
+                return;
+            }
+            pending--;
+            state.pending--;
+            admitQueued(host, admitted);
+            for (String other : List.copyOf(queued.keySet())) {
+                if (pending >= limits.maxPending()) {
+                    break;
+                }
+                admitQueued(other, admitted);
+            }
+            forgetIfIdle(host, state);
+        }
+        admitted.forEach(Runnable::run);
+    }
+
+    /** Admits {@code host}'s queued connections while the limits leave room; collects their turns. */
+    private void admitQueued(String host, List<Runnable> admitted) {
+        ArrayDeque<Runnable> waiting = queued.get(host);
+        if (waiting == null) {
             return;
         }
-        pending--;
-        state.pending--;
-        forgetIfIdle(host, state);
+        HostState state = hosts.computeIfAbsent(host, h -> new HostState());
+        while (!waiting.isEmpty() && pending < limits.maxPending() && state.pending < limits.maxPendingPerHost()) {
+            admitted.add(waiting.pollFirst());
+            queuedCount--;
+            pending++;
+            state.pending++;
+        }
+        if (waiting.isEmpty()) {
+            queued.remove(host);
+        }
     }
 
     /** {@code user} logged in from {@code host}: the host's handshake errors and the account's refusals start again. */

@@ -61,6 +61,54 @@ class LoginGateTest {
     }
 
     @Test
+    void connectionsBeyondTheLimitsWaitForTheirTurnInArrivalOrderTheirHostFirst() {
+        LoginGate gate = gate(3, 2, 0);
+        List<String> turns = new ArrayList<>();
+        assertThat(gate.admitOrQueue("a", () -> turns.add("a1")).admitted()).isTrue();
+        assertThat(gate.admitOrQueue("a", () -> turns.add("a2")).admitted()).isTrue();
+        LoginGate.Admission third = gate.admitOrQueue("a", () -> turns.add("a3"));
+        assertThat(third.queued()).isTrue();
+        assertThat(third.refusal()).isInstanceOfSatisfying(LoginGate.Refusal.TooManyPending.class,
+                refusal -> assertThat(refusal.perHost()).isTrue());
+        Runnable a4 = () -> turns.add("a4");
+        assertThat(gate.admitOrQueue("a", a4).queued()).isTrue();
+        assertThat(gate.admitOrQueue("b", () -> turns.add("b1")).admitted()).isTrue();
+        assertThat(gate.admitOrQueue("c", () -> turns.add("c1")).queued()).isTrue();
+        assertThat(gate.queued()).isEqualTo(3);
+        assertThat(turns).isEmpty();
+
+        // a's login ends: a's first waiter takes its place (a has room again, and the total is full again).
+        gate.leave("a");
+        assertThat(turns).containsExactly("a3");
+        // b's ends: a is at its own limit, so c's waiter comes next.
+        gate.leave("b");
+        assertThat(turns).containsExactly("a3", "c1");
+        // A waiter that went away is not admitted later.
+        assertThat(gate.withdraw("a", a4)).isTrue();
+        assertThat(gate.withdraw("a", a4)).isFalse();
+        gate.leave("a");
+        assertThat(turns).containsExactly("a3", "c1");
+        assertThat(gate.queued()).isZero();
+        assertThat(gate.pending()).isEqualTo(2);
+    }
+
+    @Test
+    void theQueueIsBoundedAndABlockedHostNeverWaits() {
+        LoginGate gate = gate(1, 1, 1);
+        assertThat(gate.admitOrQueue("a", () -> { }).admitted()).isTrue();
+        for (int i = 0; i < LoginGate.MAX_QUEUED_PER_PENDING; i++) {
+            assertThat(gate.admitOrQueue("b", () -> { }).queued()).isTrue();
+        }
+        LoginGate.Admission beyond = gate.admitOrQueue("b", () -> { });
+        assertThat(beyond.admitted()).isFalse();
+        assertThat(beyond.queued()).isFalse();
+        gate.handshakeFailed("c", "malformed");
+        LoginGate.Admission blocked = gate.admitOrQueue("c", () -> { });
+        assertThat(blocked.queued()).isFalse();
+        assertThat(blocked.refusal()).isInstanceOf(LoginGate.Refusal.Blocked.class);
+    }
+
+    @Test
     void leavingTwiceDoesNotFreeASlotThatIsNotThere() {
         LoginGate gate = gate(1, 1, 0);
         assertThat(gate.admit("a")).isEmpty();
