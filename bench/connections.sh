@@ -14,8 +14,11 @@
 # per client: where the process's hard limit on open files (`ulimit -Hn`) cannot hold --idle of them, the off
 # run uses the most idle clients that fit and says so. The servers' max_connections is raised for the off run.
 #
-# Usage: bench/connections.sh [--idle N] [--active N] [--time SECONDS] [--storm N] [--modes "on off"]
-#                             [--base-port PORT] [--gantry-port PORT] [--out DIR] [--jar PATH]
+# With multiplexing on, Gantry runs with --max-backend-connections-per-server --cap (200; the demo's servers
+# allow 500 connections, so the automatic cap would be 400): the storm must not open more than that.
+#
+# Usage: bench/connections.sh [--idle N] [--active N] [--time SECONDS] [--storm N] [--cap N]
+#                             [--modes "on off"] [--base-port PORT] [--gantry-port PORT] [--out DIR] [--jar PATH]
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +28,7 @@ idle=10000
 active=100
 duration=60
 storm=5000
+cap=200
 modes="on off"
 base_port=35061
 gantry_port=35070
@@ -38,6 +42,7 @@ while (($#)); do
     --active) active="$2"; shift 2 ;;
     --time) duration="$2"; shift 2 ;;
     --storm) storm="$2"; shift 2 ;;
+    --cap) cap="$2"; shift 2 ;;
     --modes) modes="$2"; shift 2 ;;
     --base-port) base_port="$2"; shift 2 ;;
     --gantry-port) gantry_port="$2"; shift 2 ;;
@@ -47,7 +52,7 @@ while (($#)); do
     *) echo "connections.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-for n in "$idle" "$active" "$duration" "$storm" "$base_port" "$gantry_port"; do
+for n in "$idle" "$active" "$duration" "$storm" "$cap" "$base_port" "$gantry_port"; do
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "connections.sh: '$n' is not a number" >&2; exit 2; }
 done
 for mode in $modes; do
@@ -128,10 +133,12 @@ for mode in $modes; do
       clients=$fits
     fi
   fi
+  mode_args=(--multiplex "$mode")
+  [[ $mode == on ]] && mode_args+=(--max-backend-connections-per-server "$cap")
   rm -rf "$demo_dir"
-  log "mode $mode: starting gantry demo (primary $base_port, Gantry $gantry_port)"
+  log "mode $mode: starting gantry demo (primary $base_port, Gantry $gantry_port) ${mode_args[*]}"
   java -Xmx2g -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" --listen "127.0.0.1:$gantry_port" \
-    --no-console --multiplex "$mode" --max-client-connections $((idle + storm + active + 100)) \
+    --no-console "${mode_args[@]}" --max-client-connections $((idle + storm + active + 100)) \
     >"$out/gantry-$mode.log" 2>&1 &
   gantry_pid=$!
   await_demo_ready "$gantry_pid" "$out/gantry-$mode.log"
