@@ -115,7 +115,11 @@ class LoginDoorsIT {
             List<Socket> silent = new ArrayList<>();
             try {
                 for (int i = 0; i < 4; i++) {
-                    silent.add(new Socket("127.0.0.1", narrow.port()));
+                    Socket socket = new Socket("127.0.0.1", narrow.port());
+                    silent.add(socket);
+                    // Greeted: it holds one of the host's four places until its timeout.
+                    socket.setSoTimeout(5000);
+                    assertThat(socket.getInputStream().read()).as("the greeting's first byte").isNotNegative();
                 }
                 long started = System.nanoTime();
                 try (Connection client = narrow.connect(Driver.MYSQL_CONNECTOR_J, "connectTimeout=10000")) {

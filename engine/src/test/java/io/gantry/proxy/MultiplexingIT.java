@@ -204,4 +204,43 @@ class MultiplexingIT {
                     + "WHERE what = 'in a transaction'")).isNotEqualTo("0");
         }
     }
+
+    /**
+     * The idle timeout closes pooled connections but for the warm minimum of each server (per I/O thread); with no
+     * minimum it closes them all.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {2, 0})
+    void theIdleTimeoutLeavesTheWarmMinimumOfEachServer(int minimum) throws Exception {
+        try (ProxyHarness pooled = ProxyHarness.start(topology, config -> config.withConnectionRetention(RETENTION)
+                .withEventLoopThreads(1).withPool(new BackendPool.Settings(true, Duration.ofMillis(300), 64, 0,
+                        Duration.ofSeconds(5), minimum)), servers -> servers)) {
+            List<Connection> sessions = new ArrayList<>();
+            try {
+                // Six transactions at once: six connections to the primary, pooled when they end.
+                for (int i = 0; i < 6; i++) {
+                    Connection connection = pooled.connect(Driver.MARIADB_CONNECTOR_J);
+                    sessions.add(connection);
+                    connection.setAutoCommit(false);
+                    execute(connection, "INSERT INTO multiplexed (what) VALUES ('warm')");
+                }
+            } finally {
+                for (Connection connection : sessions) {
+                    connection.commit();
+                    connection.close();
+                }
+            }
+            String primary = topology.primary().address();
+            await().atMost(Duration.ofSeconds(5)).until(() -> idleOn(pooled, primary) >= 4);
+            // Several idle timeouts later: the minimum is left, the rest closed.
+            Thread.sleep(2500);
+            assertThat(idleOn(pooled, primary)).isEqualTo(minimum);
+        }
+    }
+
+    private long idleOn(ProxyHarness harness, String server) {
+        return harness.proxy.backendPools().figures().stream()
+                .filter(f -> f.server().equals(server) && f.user().equals(topology.appAccount().user()))
+                .mapToLong(BackendPools.Figures::idle).sum();
+    }
 }

@@ -25,6 +25,11 @@ final class PoolOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxIdle;
 
+    @Option(names = "--backend-min-idle", paramLabel = "N", defaultValue = "2",
+            description = "Idle pooled connections per server on each I/O thread that --backend-idle-timeout-ms does "
+                    + "not close, kept warm for the next burst; 0 to --backend-max-idle (default: ${DEFAULT-VALUE}).")
+    int minIdle;
+
     @Option(names = "--max-backend-connections-per-server", paramLabel = "N|auto", defaultValue = "auto",
             description = "The most connections the sessions may have open to one server at once, 1 to 1000000; "
                     + "auto: four fifths of the server's max_connections, as the health check reads it. A session "
@@ -58,6 +63,6 @@ final class PoolOptions {
             }
         }
         return new BackendPool.Settings(on, Duration.ofMillis(idleTimeoutMs), maxIdle, cap,
-                Duration.ofMillis(waitTimeoutMs));
+                Duration.ofMillis(waitTimeoutMs), minIdle);
     }
 }

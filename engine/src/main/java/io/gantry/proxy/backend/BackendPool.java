@@ -74,18 +74,32 @@ public final class BackendPool {
      *                         ({@code --max-backend-connections-per-server}); 0 for automatic, four fifths of the
      *                         server's {@code max_connections} ({@link ConnectionSlots})
      * @param maxWait          how long a session waits for one when all are taken ({@code --backend-wait-timeout-ms})
+     * @param minIdlePerServer idle connections per server on each event loop that the idle timeout does not close
+     *                         ({@code --backend-min-idle}): kept warm for the next burst; the server's own
+     *                         {@code wait_timeout}, a restart or the server going down still close them
      */
     public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
-                           Duration maxWait) {
+                           Duration maxWait, int minIdlePerServer) {
         public static final Settings DEFAULTS = new Settings(true, Duration.ofSeconds(60), 64, 0,
-                Duration.ofSeconds(5));
+                Duration.ofSeconds(5), 2);
 
-        /** The defaults of the cap and its wait. */
+        /** The defaults of the cap, its wait and the warm minimum. */
         public Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer) {
             this(multiplex, idleTimeout, maxIdlePerServer, DEFAULTS.maxPerServer(), DEFAULTS.maxWait());
         }
 
+        /** The default warm minimum (or fewer, with fewer idle connections kept at all). */
+        public Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
+                        Duration maxWait) {
+            this(multiplex, idleTimeout, maxIdlePerServer, maxPerServer, maxWait,
+                    Math.min(DEFAULTS.minIdlePerServer(), maxIdlePerServer));
+        }
+
         public Settings {
+            if (minIdlePerServer < 0 || minIdlePerServer > maxIdlePerServer) {
+                throw new IllegalArgumentException("--backend-min-idle must be between 0 and --backend-max-idle ("
+                        + maxIdlePerServer + "), not " + minIdlePerServer);
+            }
             if (maxPerServer < 0 || maxPerServer > 1_000_000) {
                 throw new IllegalArgumentException("--max-backend-connections-per-server must be auto or between 1 "
                         + "and 1000000, not " + maxPerServer);
@@ -235,7 +249,10 @@ public final class BackendPool {
         }
     }
 
-    /** Once a second while anything is idle: closes what has been idle for longer than the idle timeout. */
+    /**
+     * Once a second while anything is idle: closes what has been idle for longer than the idle timeout, but for the
+     * last {@link Settings#minIdlePerServer()} of each server.
+     */
     private void startSweeping() {
         if (sweeping) {
             return;
@@ -251,7 +268,9 @@ public final class BackendPool {
         for (Iterator<Map.Entry<Key, ArrayDeque<Idle>>> keys = idle.entrySet().iterator(); keys.hasNext(); ) {
             Map.Entry<Key, ArrayDeque<Idle>> entry = keys.next();
             ArrayDeque<Idle> connections = entry.getValue();
-            while (!connections.isEmpty() && connections.peekFirst().sinceNanos() - oldestAllowed < 0) {
+            String server = entry.getKey().server();
+            while (!connections.isEmpty() && connections.peekFirst().sinceNanos() - oldestAllowed < 0
+                    && idlePerServer.getOrDefault(server, 0) > settings.minIdlePerServer()) {
                 Idle expired = connections.pollFirst();
                 left(entry.getKey());
                 counters.closedIdle(entry.getKey());
