@@ -48,12 +48,7 @@ done
 source "$root/bench/lib/common.sh"
 mariadb_client="${GANTRY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry}/mariadb-11.4.5/bin/mariadb"
 
-if [[ $prebuilt_jar == false ]]; then
-  log "building the jar if needed"
-  "$root/gantry" --version >/dev/null
-fi
-[[ -f "$jar" ]] || die "no $jar after the build"
-[[ -x "$mariadb_client" ]] || die "no mariadb client at $mariadb_client (the build unpacks it)"
+ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
 for p in "$base_port" $((base_port + 1)) $((base_port + 2)) "$gantry_port"; do
   ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port"
 done

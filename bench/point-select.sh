@@ -114,13 +114,7 @@ for tool in java jcmd jfr; do
   command -v "$tool" >/dev/null || [[ $tool != java && $profile == false ]] || die "'$tool' not found (a JDK 17 is needed)"
 done
 
-if [[ $prebuilt_jar == false ]]; then
-  log "building the jar if needed"
-  "$root/gantry" --version >/dev/null
-fi
-[[ -f "$jar" ]] || die "no $jar after the build"
-log "jar: $jar (sha256 $(sha256sum "$jar" | cut -c1-12), built $(date -r "$jar" '+%F %T'))"
-[[ -x "$mariadb_client" ]] || die "no mariadb client at $mariadb_client (the build unpacks it)"
+ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
 
 for p in "$primary_port" "$replica1_port" "$replica2_port" "$gantry_port" "$haproxy_port"; do
   ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port/--haproxy-port"

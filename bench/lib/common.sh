@@ -38,3 +38,14 @@ await_demo_ready() { # pid logfile: until the demo prints its banner, at most 12
   done
   cat "$logf" >&2; die "gantry demo not ready after 120 s"
 }
+
+ensure_jar() { # root jar prebuilt(true|false) mariadb_client: builds the jar unless given one, then checks both
+  local root=$1 jar=$2 prebuilt=$3 client=$4
+  if [[ $prebuilt == false ]]; then
+    log "building the jar if needed"
+    "$root/gantry" --version >/dev/null
+  fi
+  [[ -f "$jar" ]] || die "no $jar after the build"
+  log "jar: $jar (sha256 $(sha256sum "$jar" | cut -c1-12), built $(date -r "$jar" '+%F %T'))"
+  [[ -x "$client" ]] || die "no mariadb client at $client (the build unpacks it)"
+}

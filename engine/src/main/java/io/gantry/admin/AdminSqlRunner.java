@@ -201,10 +201,11 @@ public final class AdminSqlRunner implements AdminSql {
             rows.add(List.of(pool.server(), pool.user(), Integer.toString(pool.serverConnections()),
                     pool.cap() == 0 ? "" : Integer.toString(pool.cap()), Integer.toString(pool.waiting()),
                     Long.toString(pool.idle()), Long.toString(pool.created()), Long.toString(pool.reused()),
-                    String.format(java.util.Locale.ROOT, "%.3f", pool.reuseRatio()), Long.toString(pool.closedIdle())));
+                    String.format(java.util.Locale.ROOT, "%.3f", pool.reuseRatio()), Long.toString(pool.closedIdle()),
+                    Long.toString(pool.waited()), String.format(java.util.Locale.ROOT, "%.1f", pool.waitP99Millis())));
         }
         return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Cap", "Waiting", "Idle",
-                "Created", "Reused", "Reuse_ratio", "Closed_idle"), rows);
+                "Created", "Reused", "Reuse_ratio", "Closed_idle", "Waited", "Wait_p99_ms"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

@@ -21,9 +21,12 @@ public interface PoolFigures {
      * @param created    connections opened for sessions of this account since the start
      * @param reused     times a session of this account took a pooled connection instead of opening one
      * @param closedIdle pooled connections closed for being idle too long or one too many
+     * @param waited     sessions that had to wait for a connection to the server since the start, of every account
+     * @param waitP99Millis the 99th percentile of how long a new connection to the server waited for room under the
+     *                   cap, over about the last two minutes (0 when there was room), of every account
      */
     record Pool(String server, String user, int serverConnections, int cap, int waiting, long idle, long created,
-                long reused, long closedIdle) {
+                long reused, long closedIdle, long waited, double waitP99Millis) {
 
         /** Of the connections sessions needed, the share that came from the pool. */
         public double reuseRatio() {

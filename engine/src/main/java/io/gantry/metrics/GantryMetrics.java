@@ -111,6 +111,10 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         serverGauges.add(serverGauge("gantry.backend.waiting",
                 "Sessions waiting for a connection to the server, at its cap",
                 server -> slots.use(server.address()).waiting()));
+        serverGauges.add(serverGauge("gantry.backend.wait.p99.seconds",
+                "99th percentile of how long a new connection to the server waited for room under its cap, over "
+                        + "about the last two minutes (0 when there was room)",
+                server -> slots.use(server.address()).waitP99Millis() / 1000.0));
         cdc.ifPresent(stream -> changeStream(stream, proxy));
         queryCaches(caches);
         http = HttpServer.create(listen, 16);

@@ -227,9 +227,10 @@ public final class RunningProxy implements AutoCloseable {
                 Optional<UpstreamServer> upstream = upstreams.find(figures.server());
                 int open = upstream.map(UpstreamServer::connections).orElse(0);
                 int cap = upstream.map(slots::capOf).orElse(0);
-                int waiting = slots.use(figures.server()).waiting();
-                pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, cap, waiting, figures.idle(),
-                        figures.created(), figures.reused(), figures.closedIdle()));
+                ConnectionSlots.Use use = slots.use(figures.server());
+                pools.add(new PoolFigures.Pool(figures.server(), figures.user(), open, cap, use.waiting(),
+                        figures.idle(), figures.created(), figures.reused(), figures.closedIdle(), use.waited(),
+                        use.waitP99Millis()));
             }
             return pools;
         };

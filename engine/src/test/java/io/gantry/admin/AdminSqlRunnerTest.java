@@ -65,9 +65,11 @@ class AdminSqlRunnerTest {
     void poolsAreRowsPerServerAndAccount() {
         AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY POOLS", "admin").orElseThrow());
         assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Server", "User",
-                "Server_connections", "Cap", "Waiting", "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle");
+                "Server_connections", "Cap", "Waiting", "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle",
+                "Waited", "Wait_p99_ms");
         // 12 of the 16 connections sessions needed came from the pool.
-        assertThat(rows.text()).containsExactly(List.of("db1:3306", "app", "12", "120", "2", "3", "4", "12", "0.750", "1"));
+        assertThat(rows.text()).containsExactly(List.of("db1:3306", "app", "12", "120", "2", "3", "4", "12", "0.750", "1",
+                "7", "12.3"));
         assertThat(result(handle("SHOW GANTRY POOLS", "app").orElseThrow())).as("only admin users")
                 .isInstanceOf(AdminResult.Failed.class);
     }
@@ -138,7 +140,7 @@ class AdminSqlRunnerTest {
 
         @Override
         public List<PoolFigures.Pool> pools() {
-            return List.of(new PoolFigures.Pool("db1:3306", "app", 12, 120, 2, 3, 4, 12, 1));
+            return List.of(new PoolFigures.Pool("db1:3306", "app", 12, 120, 2, 3, 4, 12, 1, 7, 12.25));
         }
 
         @Override

@@ -2,6 +2,12 @@ package io.gantry.consistency;
 
 import io.gantry.consistency.Operation.Kind;
 import io.gantry.consistency.Violation.Rule;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.Topology;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -300,6 +306,53 @@ public final class HistoryChecker {
             });
         });
         return violations;
+    }
+
+    /** {@link #checkReplicaBinlogs(String, Map)} with each server's {@code @@GLOBAL.gtid_binlog_state} read now. */
+    public static List<Violation> checkReplicaBinlogs(Topology topology) throws SQLException {
+        Map<String, String> replicaStates = new LinkedHashMap<>();
+        for (DatabaseServer replica : topology.replicas()) {
+            replicaStates.put(replica.name(), binlogState(topology, replica));
+        }
+        return checkReplicaBinlogs(binlogState(topology, topology.primary()), replicaStates);
+    }
+
+    /**
+     * The replicas whose answer to {@code checksumQuery} (one row, any columns) differs from the primary's, each
+     * with both answers: run once replication has caught up, so that a write that went around replication shows.
+     */
+    public static List<String> dataDifferences(Topology topology, String checksumQuery) throws SQLException {
+        String primary = checksum(topology, topology.primary(), checksumQuery);
+        List<String> differences = new ArrayList<>();
+        for (DatabaseServer replica : topology.replicas()) {
+            String mine = checksum(topology, replica, checksumQuery);
+            if (!mine.equals(primary)) {
+                differences.add(replica.name() + " has " + mine + ", the primary " + primary);
+            }
+        }
+        return differences;
+    }
+
+    private static String checksum(Topology topology, DatabaseServer server, String query) throws SQLException {
+        try (Connection connection = topology.connectAsApp(server);
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(query)) {
+            rows.next();
+            StringBuilder out = new StringBuilder();
+            for (int i = 1; i <= rows.getMetaData().getColumnCount(); i++) {
+                out.append(i == 1 ? "" : "/").append(rows.getString(i));
+            }
+            return out.toString();
+        }
+    }
+
+    private static String binlogState(Topology topology, DatabaseServer server) throws SQLException {
+        try (Connection connection = topology.connectAsAdmin(server);
+             Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT @@GLOBAL.gtid_binlog_state")) {
+            rows.next();
+            return rows.getString(1);
+        }
     }
 
     /** {@code d-s-n,...} to "d-s" → n. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gantry.TopologyKinds;
+import io.gantry.admin.PoolFigures;
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.ConnectionSlots;
@@ -108,6 +109,13 @@ class ConnectionCapIT {
                 assertThat(waitedMillis).isBetween(900L, 5000L);
                 UpstreamServer server = gantry.proxy.upstreams().find(primary).orElseThrow();
                 assertThat(server.isUp()).as("a cap reached is not a server down").isTrue();
+                // SHOW GANTRY POOLS counts the sessions that waited (in the storm above too) and their wait's p99.
+                PoolFigures.Pool pool = gantry.proxy.poolFigures().pools().stream()
+                        .filter(p -> p.server().equals(primary)).findFirst().orElseThrow();
+                assertThat(pool.waited()).isPositive();
+                assertThat(pool.waitP99Millis()).isPositive().isLessThan(5000.0);
+                System.out.printf("ConnectionCapIT: %d sessions waited for room, p99 of the wait %.1f ms%n",
+                        pool.waited(), pool.waitP99Millis());
 
                 // A slot freed goes to the next session.
                 execute(holders.get(0), "COMMIT");

@@ -2,13 +2,18 @@ package io.gantry.proxy.backend;
 
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -30,6 +35,11 @@ public final class ConnectionSlots {
     private static final class PerServer {
         int open;
         final ArrayDeque<Promise<Void>> waiting = new ArrayDeque<>();
+        /** How long each new connection waited for its slot (0 when one was free), over the last minutes. */
+        final Timer waits = Timer.builder("gantry.backend.wait").publishPercentiles(0.99)
+                .distributionStatisticExpiry(Duration.ofMinutes(2)).distributionStatisticBufferLength(2)
+                .register(new SimpleMeterRegistry());
+        final LongAdder waited = new LongAdder();
     }
 
     private final BackendPool.Settings settings;
@@ -67,6 +77,7 @@ public final class ConnectionSlots {
         synchronized (slots) {
             if (cap == 0 || slots.open < cap) {
                 slots.open++;
+                slots.waits.record(0, TimeUnit.NANOSECONDS);
                 return loop.newSucceededFuture(null);
             }
             if (slots.waiting.size() >= MAX_WAITING || settings.maxWait().isZero()) {
@@ -76,6 +87,9 @@ public final class ConnectionSlots {
             granted = loop.newPromise();
             slots.waiting.add(granted);
         }
+        long since = System.nanoTime();
+        slots.waited.increment();
+        granted.addListener(done -> slots.waits.record(System.nanoTime() - since, TimeUnit.NANOSECONDS));
         loop.schedule(() -> {
             boolean gaveUp;
             synchronized (slots) {
@@ -122,20 +136,27 @@ public final class ConnectionSlots {
     /**
      * One server's slots now.
      *
-     * @param open    connections open (or opening) to it for the sessions
-     * @param waiting sessions waiting for one
+     * @param open        connections open (or opening) to it for the sessions
+     * @param waiting     sessions waiting for one
+     * @param waited      sessions that ever had to wait for one
+     * @param waitP99Millis the 99th percentile of the time a new connection waited for its slot, over about the
+     *                    last two minutes (0 when one was free)
      */
-    public record Use(int open, int waiting) {
+    public record Use(int open, int waiting, long waited, double waitP99Millis) {
     }
 
     /** {@code server}'s slots now. */
     public Use use(String server) {
         PerServer slots = servers.get(server);
         if (slots == null) {
-            return new Use(0, 0);
+            return new Use(0, 0, 0, 0);
+        }
+        double p99 = 0;
+        for (ValueAtPercentile value : slots.waits.takeSnapshot().percentileValues()) {
+            p99 = value.value(TimeUnit.MILLISECONDS);
         }
         synchronized (slots) {
-            return new Use(slots.open, slots.waiting.size());
+            return new Use(slots.open, slots.waiting.size(), slots.waited.sum(), p99);
         }
     }
 
