@@ -122,6 +122,13 @@ class LoginDoorsIT {
                     assertThat(socket.getInputStream().read()).as("the greeting's first byte").isNotNegative();
                 }
                 long started = System.nanoTime();
+                // A peer that talks before its greeting is not heard while it waits: no answer, no login.
+                try (Socket early = new Socket("127.0.0.1", narrow.port())) {
+                    early.getOutputStream().write(new byte[] {8, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8});
+                    early.setSoTimeout(700);
+                    assertThatThrownBy(() -> early.getInputStream().read()).as("nothing sent to a waiting peer")
+                            .isInstanceOf(SocketTimeoutException.class);
+                }
                 try (Connection client = narrow.connect(Driver.MYSQL_CONNECTOR_J, "connectTimeout=10000")) {
                     assertThat(queryString(client, "SELECT 'in'")).isEqualTo("in");
                 }

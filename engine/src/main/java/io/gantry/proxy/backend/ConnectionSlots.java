@@ -2,13 +2,9 @@ package io.gantry.proxy.backend;
 
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,9 +32,7 @@ public final class ConnectionSlots {
         int open;
         final ArrayDeque<Promise<Void>> waiting = new ArrayDeque<>();
         /** How long each new connection waited for its slot (0 when one was free), over the last minutes. */
-        final Timer waits = Timer.builder("gantry.backend.wait").publishPercentiles(0.99)
-                .distributionStatisticExpiry(Duration.ofMinutes(2)).distributionStatisticBufferLength(2)
-                .register(new SimpleMeterRegistry());
+        final WaitTimes waits = new WaitTimes();
         final LongAdder waited = new LongAdder();
     }
 
@@ -77,7 +71,7 @@ public final class ConnectionSlots {
         synchronized (slots) {
             if (cap == 0 || slots.open < cap) {
                 slots.open++;
-                slots.waits.record(0, TimeUnit.NANOSECONDS);
+                slots.waits.record(0);
                 return loop.newSucceededFuture(null);
             }
             if (slots.waiting.size() >= MAX_WAITING || settings.maxWait().isZero()) {
@@ -89,7 +83,7 @@ public final class ConnectionSlots {
         }
         long since = System.nanoTime();
         slots.waited.increment();
-        granted.addListener(done -> slots.waits.record(System.nanoTime() - since, TimeUnit.NANOSECONDS));
+        granted.addListener(done -> slots.waits.record(System.nanoTime() - since));
         loop.schedule(() -> {
             boolean gaveUp;
             synchronized (slots) {
@@ -151,10 +145,7 @@ public final class ConnectionSlots {
         if (slots == null) {
             return new Use(0, 0, 0, 0);
         }
-        double p99 = 0;
-        for (ValueAtPercentile value : slots.waits.takeSnapshot().percentileValues()) {
-            p99 = value.value(TimeUnit.MILLISECONDS);
-        }
+        double p99 = slots.waits.p99Millis();
         synchronized (slots) {
             return new Use(slots.open, slots.waiting.size(), slots.waited.sum(), p99);
         }

@@ -85,6 +85,8 @@ final class ClientLogin {
             return false;
         }
         session.counts().queued(turn);
+        // Nothing the peer sends before its greeting is read: a login cannot start before its turn.
+        ctx.channel().config().setAutoRead(false);
         Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
             if (services.login().gate().withdraw(session.host(), turn) && !session.isClosed()) {
@@ -108,6 +110,7 @@ final class ClientLogin {
     /** Sends the greeting; the peer has {@code --connect-timeout-secs} from now to log in. */
     private void greet() {
         ProxyServices services = session.services();
+        ctx.channel().config().setAutoRead(true);
         session.counts().pending();
         Duration timeout = services.config().login().handshakeTimeout();
         ctx.executor().schedule(() -> {
