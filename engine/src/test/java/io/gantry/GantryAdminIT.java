@@ -58,11 +58,13 @@ class GantryAdminIT {
             // Each session that ended left its connection to the pool for the next one.
             List<Map<String, String>> pools = rows(admin, "SHOW GANTRY POOLS");
             assertThat(columns(admin, "SHOW GANTRY POOLS")).containsExactly("Server", "User", "Server_connections",
-                    "Cap", "Waiting", "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle");
+                    "Cap", "Waiting", "Idle", "Created", "Reused", "Reuse_ratio", "Closed_idle", "Waited",
+                    "Wait_p99_ms");
             assertThat(pools).anySatisfy(pool -> {
                 assertThat(pool.get("SERVER")).isEqualTo(topology.primary().address());
                 assertThat(Long.parseLong(pool.get("REUSED"))).isGreaterThanOrEqualTo(1);
                 assertThat(Long.parseLong(pool.get("SERVER_CONNECTIONS"))).isPositive();
+                assertThat(Double.parseDouble(pool.get("WAIT_P99_MS"))).as("no cap reached").isZero();
             });
         }
     }

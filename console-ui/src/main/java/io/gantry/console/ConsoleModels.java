@@ -4,6 +4,7 @@ import io.gantry.console.chart.HealthChartViewModel;
 import io.gantry.console.engine.EngineConnection;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsViewModel;
+import io.gantry.console.pools.PoolsViewModel;
 import io.gantry.console.servers.ServerTableViewModel;
 import io.gantry.console.status.ConnectionViewModel;
 import io.gantry.console.timeline.TimelineViewModel;
@@ -27,6 +28,7 @@ public final class ConsoleModels implements AutoCloseable {
     private final HealthChartViewModel chart;
     private final WeightSlidersViewModel weights;
     private final BlockedHostsViewModel blockedHosts;
+    private final PoolsViewModel pools;
     private final ExportViewModel export;
     private final ExecutorService exports = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "gantry-console-export");
@@ -45,6 +47,7 @@ public final class ConsoleModels implements AutoCloseable {
         chart = new HealthChartViewModel(ui, engine, clock);
         weights = new WeightSlidersViewModel(ui, engine);
         blockedHosts = new BlockedHostsViewModel(ui, engine);
+        pools = new PoolsViewModel(ui, engine, clock);
         export = new ExportViewModel(ui, engine, clock, exports);
         engine.addListener(connection);
         engine.addListener(servers);
@@ -52,6 +55,7 @@ public final class ConsoleModels implements AutoCloseable {
         engine.addListener(chart);
         engine.addListener(weights);
         engine.addListener(blockedHosts);
+        engine.addListener(pools);
     }
 
     /** Starts connecting (and reconnecting whenever the engine goes away). */
@@ -85,6 +89,10 @@ public final class ConsoleModels implements AutoCloseable {
 
     public BlockedHostsViewModel blockedHosts() {
         return blockedHosts;
+    }
+
+    public PoolsViewModel pools() {
+        return pools;
     }
 
     public ExportViewModel export() {

@@ -4,6 +4,7 @@ import io.gantry.console.chart.HealthChartView;
 import io.gantry.console.export.ExportDialog;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsView;
+import io.gantry.console.pools.PoolsView;
 import io.gantry.console.servers.ServerRow;
 import io.gantry.console.servers.ServerTableView;
 import io.gantry.console.status.StatusBarView;
@@ -20,8 +21,8 @@ import javafx.scene.control.ToolBar;
 import javafx.scene.layout.BorderPane;
 
 /**
- * The window: the server table on top, the timeline, chart, sliders and blocked hosts in tabs below, the status bar
- * at the foot.
+ * The window: the server table on top, the timeline, chart, sliders, blocked hosts and connection pools in tabs
+ * below, the status bar at the foot.
  */
 public final class MainView extends BorderPane {
 
@@ -31,6 +32,7 @@ public final class MainView extends BorderPane {
     private final Tab chart;
     private final Tab weights;
     private final Tab blockedHosts;
+    private final Tab pools;
     private ExportDialog export;
 
     public MainView(ConsoleModels models) {
@@ -50,10 +52,12 @@ public final class MainView extends BorderPane {
         weights.setId("tab-weights");
         blockedHosts = new Tab("Blocked hosts", new BlockedHostsView(models.blockedHosts()));
         blockedHosts.setId("tab-blocked-hosts");
-        for (Tab tab : List.of(timeline, chart, weights, blockedHosts)) {
+        pools = new Tab("Pools", new PoolsView(models.pools()));
+        pools.setId("tab-pools");
+        for (Tab tab : List.of(timeline, chart, weights, blockedHosts, pools)) {
             tab.setClosable(false);
         }
-        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts);
+        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts, pools);
         SplitPane split = new SplitPane(table, tabs);
         split.setOrientation(Orientation.VERTICAL);
         split.setDividerPositions(0.25);
@@ -75,6 +79,10 @@ public final class MainView extends BorderPane {
 
     public void showBlockedHosts() {
         tabs.getSelectionModel().select(blockedHosts);
+    }
+
+    public void showPools() {
+        tabs.getSelectionModel().select(pools);
     }
 
     /** Opens the export dialog (once; again brings it to the front), with the servers the table knows now. */
