@@ -30,7 +30,7 @@ public final class PoolsView extends BorderPane {
         table.getColumns().add(column("Reuse ratio", 90, Pool::reuseRatio));
         table.getColumns().add(column("Closed idle", 90, Pool::closedIdle));
         table.getColumns().add(column("Waited", 70, Pool::waited));
-        table.getColumns().add(column("Wait p99 (ms)", 100, Pool::waitP99Millis));
+        table.getColumns().add(column("Wait p99 (ms)", 120, Pool::waitP99Millis));
 
         Button refresh = new Button("Refresh");
         refresh.setId("refresh-pools");
