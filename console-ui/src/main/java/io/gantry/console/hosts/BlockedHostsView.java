@@ -1,13 +1,10 @@
 package io.gantry.console.hosts;
 
-import java.util.function.Function;
+import io.gantry.console.ui.TextColumns;
 import javafx.beans.binding.Bindings;
-import javafx.beans.property.ReadOnlyStringWrapper;
-import javafx.beans.value.ObservableValue;
 import javafx.geometry.Insets;
 import javafx.scene.control.Button;
 import javafx.scene.control.Label;
-import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.control.ToolBar;
 import javafx.scene.layout.BorderPane;
@@ -20,11 +17,11 @@ public final class BlockedHostsView extends BorderPane {
         TableView<BlockedHost> table = new TableView<>(model.hosts());
         table.setId("blocked-hosts-table");
         table.setPlaceholder(new Label("No host is blocked."));
-        table.getColumns().add(column("Host", 140, BlockedHost::host));
-        table.getColumns().add(column("Reason", 460, BlockedHost::reason));
-        table.getColumns().add(column("Failures", 80, BlockedHost::failures));
-        table.getColumns().add(column("Blocked since (UTC)", 220, BlockedHost::since));
-        table.getColumns().add(column("Seconds left", 100, BlockedHost::secondsLeft));
+        table.getColumns().add(TextColumns.of("Host", 140, BlockedHost::host));
+        table.getColumns().add(TextColumns.of("Reason", 460, BlockedHost::reason));
+        table.getColumns().add(TextColumns.of("Failures", 80, BlockedHost::failures));
+        table.getColumns().add(TextColumns.of("Blocked since (UTC)", 220, BlockedHost::since));
+        table.getColumns().add(TextColumns.of("Seconds left", 100, BlockedHost::secondsLeft));
 
         Button unblock = new Button("Lift block");
         unblock.setId("unblock-host");
@@ -45,14 +42,5 @@ public final class BlockedHostsView extends BorderPane {
         setTop(new ToolBar(unblock, unblockAll, refresh, message));
         setCenter(table);
         setPadding(new Insets(4));
-    }
-
-    private static TableColumn<BlockedHost, String> column(String title, double width,
-                                                           Function<BlockedHost, String> value) {
-        TableColumn<BlockedHost, String> column = new TableColumn<>(title);
-        column.setPrefWidth(width);
-        column.setCellValueFactory(cell -> (ObservableValue<String>) new ReadOnlyStringWrapper(
-                value.apply(cell.getValue())).getReadOnlyProperty());
-        return column;
     }
 }

@@ -6,10 +6,10 @@ import io.gantry.admin.protocol.Column;
 import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.console.FakeEngine;
+import io.gantry.console.MovableClock;
 import io.gantry.console.ui.UiExecutor;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,7 @@ class PoolsViewModelTest {
     @Test
     void serverChangesReadThemAgainAtMostOnceASecond() {
         FakeEngine engine = FakeEngine.answering(request -> rows(request, List.of()));
-        MovableClock clock = new MovableClock();
+        MovableClock clock = new MovableClock(Instant.parse("2026-12-05T10:00:00Z"));
         PoolsViewModel model = new PoolsViewModel(UiExecutor.direct(), engine, clock);
         model.connected(new Reply.Welcome(1, "test", "127.0.0.1:3307", "/data"));
         assertThat(model.messageProperty().get()).isEqualTo("No pooled connection yet.");
@@ -63,24 +63,5 @@ class PoolsViewModelTest {
         model.refresh();
         assertThat(model.pools()).isEmpty();
         assertThat(model.messageProperty().get()).isEqualTo("cannot read the pools: access-denied: only admin users");
-    }
-
-    private static final class MovableClock extends Clock {
-        Instant now = Instant.parse("2026-12-05T10:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
     }
 }

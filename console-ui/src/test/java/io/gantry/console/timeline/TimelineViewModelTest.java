@@ -7,6 +7,7 @@ import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.admin.protocol.TimelineEvent;
 import io.gantry.console.FakeEngine;
+import io.gantry.console.MovableClock;
 import io.gantry.console.ui.UiExecutor;
 import java.time.Clock;
 import java.time.Duration;
@@ -82,35 +83,19 @@ class TimelineViewModelTest {
 
     @Test
     void zoomKeepsFollowingAndPanningBackStopsItUntilLiveAgain() {
-        Instant[] now = {NOW};
-        Clock moving = new Clock() {
-            @Override
-            public java.time.ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return now[0];
-            }
-        };
+        MovableClock moving = new MovableClock(NOW);
         TimelineViewModel model = new TimelineViewModel(UiExecutor.direct(), FakeEngine.answering(r -> null), moving);
         assertThat(model.followLiveProperty().get()).isTrue();
         model.zoomIn();
         assertThat(model.windowLengthProperty().get()).isEqualTo(Duration.ofMinutes(5));
-        now[0] = NOW.plusSeconds(30);
+        moving.now = NOW.plusSeconds(30);
         model.tick();
-        assertThat(model.windowEndProperty().get()).isEqualTo(now[0]);
+        assertThat(model.windowEndProperty().get()).isEqualTo(moving.now);
 
         model.pan(-0.5);
         assertThat(model.followLiveProperty().get()).isFalse();
-        assertThat(model.windowEndProperty().get()).isEqualTo(now[0].minus(Duration.ofSeconds(150)));
-        now[0] = NOW.plusSeconds(60);
+        assertThat(model.windowEndProperty().get()).isEqualTo(moving.now.minus(Duration.ofSeconds(150)));
+        moving.now = NOW.plusSeconds(60);
         model.tick();
         assertThat(model.windowEndProperty().get()).isEqualTo(NOW.plusSeconds(30).minusSeconds(150));
 
@@ -119,7 +104,7 @@ class TimelineViewModelTest {
         }
         assertThat(model.windowLengthProperty().get()).isEqualTo(Duration.ofSeconds(10));
         model.followLiveProperty().set(true);
-        assertThat(model.windowEndProperty().get()).isEqualTo(now[0]);
+        assertThat(model.windowEndProperty().get()).isEqualTo(moving.now);
         model.pan(0.5);
         assertThat(model.followLiveProperty().get()).isTrue();
     }
