@@ -177,7 +177,7 @@ public final class LoginGate implements HostBlocks {
      * for the room it leaves are admitted (its own host's first).
      */
     public void leave(String host) {
-        List<Runnable> admitted = new ArrayList<>();
+        List<Runnable> admitted = new ArrayList<>(0);
         synchronized (this) {
             HostState state = hosts.get(host);
             if (state == null || state.pending == 0) {
@@ -185,6 +185,11 @@ public final class LoginGate implements HostBlocks {
             }
             pending--;
             state.pending--;
+            if (queuedCount == 0) {
+                // Every login's end comes here; nothing waits nearly always.
+                forgetIfIdle(host, state);
+                return;
+            }
             admitQueued(host, admitted);
             for (String other : List.copyOf(queued.keySet())) {
                 if (pending >= limits.maxPending()) {
