@@ -19,6 +19,9 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.cache.TableCatalog;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
+import io.gantry.cdc.TableFilter;
+import io.gantry.cluster.ClusterMember;
+import io.gantry.cluster.ClusterSettings;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
@@ -74,12 +77,22 @@ public final class Gantry implements AutoCloseable {
      * @param adminSocketSettings how the admin socket treats its clients
      * @param metricsListen   {@code --metrics-listen}: where Prometheus scrapes {@code /metrics}; empty for none
      * @param caches          how the query caches run ({@code --cache-max-bytes} and the rest)
+     * @param cluster         the cluster whose configuration this instance shares ({@code --cluster}); empty for none
      */
     public record Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags,
                           Path dataDir, Duration healthInterval, Retention retention, Set<String> adminUsers,
                           Optional<CdcSettings> cdc, Optional<Path> adminSocket,
                           AdminSocket.Settings adminSocketSettings, Optional<InetSocketAddress> metricsListen,
-                          CacheSettings caches) {
+                          CacheSettings caches, Optional<ClusterSettings> cluster) {
+
+        /** Not in a cluster. */
+        public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
+                       Duration healthInterval, Retention retention, Set<String> adminUsers,
+                       Optional<CdcSettings> cdc, Optional<Path> adminSocket, AdminSocket.Settings adminSocketSettings,
+                       Optional<InetSocketAddress> metricsListen, CacheSettings caches) {
+            this(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc, adminSocket,
+                    adminSocketSettings, metricsListen, caches, Optional.empty());
+        }
 
         /** With the default cache settings. */
         public Options(ProxyConfig proxy, List<UpstreamUrl> upstreamFlags, List<UpstreamUrl> cdcFlags, Path dataDir,
@@ -109,23 +122,29 @@ public final class Gantry implements AutoCloseable {
         /** @param path {@code --admin-socket}, or null for the socket in the data directory */
         public Options withAdminSocket(Path path) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    Optional.ofNullable(path), adminSocketSettings, metricsListen, caches);
+                    Optional.ofNullable(path), adminSocketSettings, metricsListen, caches, cluster);
         }
 
         public Options withAdminSocketSettings(AdminSocket.Settings settings) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, settings, metricsListen, caches);
+                    adminSocket, settings, metricsListen, caches, cluster);
         }
 
         /** @param listen {@code --metrics-listen}, or null for no metrics */
         public Options withMetricsListen(InetSocketAddress listen) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, adminSocketSettings, Optional.ofNullable(listen), caches);
+                    adminSocket, adminSocketSettings, Optional.ofNullable(listen), caches, cluster);
         }
 
         public Options withCaches(CacheSettings settings) {
             return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
-                    adminSocket, adminSocketSettings, metricsListen, settings);
+                    adminSocket, adminSocketSettings, metricsListen, settings, cluster);
+        }
+
+        /** In the cluster {@code settings} ({@code --cluster}), or in none (null). */
+        public Options withCluster(ClusterSettings settings) {
+            return new Options(proxy, upstreamFlags, cdcFlags, dataDir, healthInterval, retention, adminUsers, cdc,
+                    adminSocket, adminSocketSettings, metricsListen, caches, Optional.ofNullable(settings));
         }
 
         /** Where the admin socket is made. */
@@ -193,12 +212,22 @@ public final class Gantry implements AutoCloseable {
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
             Optional<CdcStream> cdc = options.cdc().map(settings -> parts.add(CdcStream.open(authority, cdcList,
-                    settings, Clock.systemUTC(), bus)));
+                    watchingCluster(settings, options.cluster()), Clock.systemUTC(), bus)));
             Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
             EngineStatus status = new EngineStatus(Instant.now());
             AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
                     options.proxy().connectTimeout(), options.proxy().connectRetries()), cdcList, cdc, status::rows,
                     status::lagMillisOf);
+            admin.knowPasswordsOf(options.upstreamFlags());
+            admin.knowPasswordsOf(options.cdcFlags());
+            Optional<ClusterMember> cluster = options.cluster().map(settings -> parts.add(new ClusterMember(settings,
+                    upstreams, authority, admin.localConfiguration(), options.healthInterval(),
+                    options.proxy().connectTimeout(), version())));
+            cluster.ifPresent(member -> cdc.ifPresent(stream -> stream.addListener(transaction -> {
+                if (transaction.transaction().changesWatched()) {
+                    member.poke();
+                }
+            })));
             QueryCaches caches = parts.add(new QueryCaches(options.caches(), authority, upstream.get(0).database(),
                     TableCatalog.of(upstreams, options.proxy().connectTimeout()),
                     options.cdc().map(settings -> (BiPredicate<String, String>) settings.tables()::selects)
@@ -214,6 +243,11 @@ public final class Gantry implements AutoCloseable {
                 throw e;
             }
             status.listening(proxy);
+            // After the proxy's first health round: the cluster's configuration is on the primary.
+            cluster.ifPresent(member -> {
+                member.join();
+                admin.inCluster(member);
+            });
             admin.useHostBlocks(proxy.hostBlocks());
             admin.usePoolFigures(proxy.poolFigures());
             // After the proxy's first health round: the catalogue checks need a known primary.
@@ -300,6 +334,17 @@ public final class Gantry implements AutoCloseable {
             status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
             return status;
         }
+    }
+
+    /** The change stream's settings, also watching the cluster's versions table when in a cluster. */
+    private static CdcSettings watchingCluster(CdcSettings settings, Optional<ClusterSettings> cluster) {
+        if (cluster.isEmpty()) {
+            return settings;
+        }
+        TableFilter tables = settings.tables().watching(new TableFilter.Table(cluster.get().schema(),
+                ClusterSettings.VERSIONS_TABLE));
+        return new CdcSettings(settings.connectTimeout(), settings.connectRetries(), settings.sink(),
+                settings.sinkRotateBytes(), tables, settings.snapshot());
     }
 
     /** Gantry's version, or {@code development build} outside a packaged jar. */

@@ -71,6 +71,20 @@ class LayeringTest {
     }
 
     @Test
+    void theClusterSharesConfigurationAndKnowsNoSessionNorStream() {
+        // A member reads and writes the cluster's tables on the primary and applies versions to the local copy it is
+        // given (LocalConfiguration, implemented by admin); the change stream pokes it through a listener Gantry adds.
+        noClasses().that().resideInAPackage("io.gantry.cluster..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
+                        "io.gantry.proxy..", "io.gantry.route..", "io.gantry.cdc..", "io.gantry.cache..",
+                        "io.gantry.admin..")
+                .check(ENGINE);
+        noClasses().that().resideOutsideOfPackages("io.gantry.cluster..", "io.gantry.admin..", "io.gantry")
+                .should().dependOnClassesThat().resideInAPackage("io.gantry.cluster..")
+                .check(ENGINE);
+    }
+
+    @Test
     void metricsReadTheEngineAndNothingReadsThem() {
         // The data path counts through ProxyMetrics (proxy); only Gantry itself starts the Micrometer registry.
         noClasses().that().resideOutsideOfPackages("io.gantry.metrics..", "io.gantry")

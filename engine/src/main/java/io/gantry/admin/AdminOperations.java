@@ -77,6 +77,13 @@ public interface AdminOperations {
     /** {@code SHOW GANTRY BLOCKED HOSTS}: the hosts refused now for failed handshakes, the longest blocked first. */
     List<HostBlocks.BlockedHost> blockedHosts();
 
+    /**
+     * {@code SHOW GANTRY CLUSTER}: the instances of this Gantry's cluster as the primary has them.
+     *
+     * @throws AdminException when this Gantry is not in a cluster, or the primary cannot be read
+     */
+    io.gantry.cluster.ClusterMember.View cluster();
+
     /** The pools of shared backend connections, per server and account ({@code SHOW GANTRY POOLS}). */
     List<PoolFigures.Pool> pools();
 

@@ -5,8 +5,11 @@ import io.gantry.authority.Event;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.Purpose;
-import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcStream;
+import io.gantry.cluster.ClusterException;
+import io.gantry.cluster.ClusterMember;
+import io.gantry.cluster.LocalConfiguration;
+import io.gantry.cluster.SharedConfiguration;
 import io.gantry.gtid.GtidSet;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
@@ -20,6 +23,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -41,7 +46,8 @@ public final class AdminService implements AdminOperations {
     private final Supplier<Map<String, String>> engineStatus;
     private final Optional<CdcStream> cdc;
     private final ToLongFunction<GtidSet> lagBehindPrimary;
-    private volatile List<UpstreamUrl> cdcList;
+    private final ServerLists lists;
+    private volatile Optional<ClusterMember> cluster = Optional.empty();
     private volatile HostBlocks hostBlocks = HostBlocks.NONE;
     private volatile PoolFigures poolFigures = PoolFigures.NONE;
 
@@ -59,10 +65,28 @@ public final class AdminService implements AdminOperations {
         this.upstreams = upstreams;
         this.authority = authority;
         this.validator = validator;
-        this.cdcList = List.copyOf(cdcList);
+        this.lists = new ServerLists(upstreams, authority, cdcList, cdc);
         this.cdc = cdc;
         this.engineStatus = engineStatus;
         this.lagBehindPrimary = lagBehindPrimary;
+    }
+
+    /** This instance's lists, the local copy of a cluster's shared configuration. */
+    public LocalConfiguration localConfiguration() {
+        return lists;
+    }
+
+    /**
+     * Accounts whose passwords this instance knows besides those of its lists (its {@code --upstream-db-url}), for
+     * lists a cluster's other instances set.
+     */
+    public void knowPasswordsOf(List<UpstreamUrl> urls) {
+        lists.learnPasswords(urls);
+    }
+
+    /** This instance joined a cluster: from now on its lists change as the cluster's shared configuration. */
+    public void inCluster(ClusterMember member) {
+        this.cluster = Optional.of(member);
     }
 
     /** The proxy listens: from now on the blocked hosts are its login gate's. */
@@ -117,7 +141,8 @@ public final class AdminService implements AdminOperations {
         values.put("Replicas Up", String.join(", ", upstreams.upReplicas().stream()
                 .map(UpstreamServer::address).toList()));
         values.putAll(cdcStatus());
-        values.put("CDC Servers", UpstreamUrl.addressesAndWeights(cdcList));
+        values.put("CDC Servers", UpstreamUrl.addressesAndWeights(lists.cdcList()));
+        cluster.ifPresent(member -> member.statusRows().forEach(row -> values.put(row[0], row[1])));
         values.put("Data Directory", authority.dataDir().toAbsolutePath().toString());
         List<StatusVariable> rows = new ArrayList<>();
         values.forEach((name, value) -> rows.add(new StatusVariable(name, value == null ? "" : value)));
@@ -167,28 +192,30 @@ public final class AdminService implements AdminOperations {
 
     /**
      * The weight applies to every list that has the server: read shares on the proxy list, preference for CDC. The
-     * weight it has already is no change: 0 rows, no event, and the message says so.
+     * weight it has already is no change: 0 rows, no event, and the message says so. In a cluster it is a new version
+     * of the shared configuration, which every instance applies.
      */
     @Override
-    public synchronized AdminResult.Done setWeight(String hostPort, int weight, String by) {
-        boolean onProxyList = upstreams.find(hostPort).isPresent();
-        boolean onCdcList = cdcList.stream().anyMatch(u -> u.address().equalsIgnoreCase(hostPort.strip()));
-        if (!onProxyList && !onCdcList) {
+    public AdminResult.Done setWeight(String hostPort, int weight, String by) {
+        if (upstreams.find(hostPort).isEmpty() && !lists.onCdcList(hostPort)) {
             throw new AdminException(AdminResult.Failure.REFUSED, "no server " + hostPort + " in the upstream or "
                     + "CDC list (see SELECT host, port FROM gantry.upstream_servers)");
         }
-        if (!authority.setWeight(hostPort, weight)) {
+        if (weight < AdminStatement.SetWeight.MIN_WEIGHT || weight > AdminStatement.SetWeight.MAX_WEIGHT) {
+            throw new IllegalArgumentException("weight must be between " + AdminStatement.SetWeight.MIN_WEIGHT
+                    + " and " + AdminStatement.SetWeight.MAX_WEIGHT + ", not " + weight);
+        }
+        String already = "weight of " + hostPort + " is already " + weight;
+        if (cluster.isPresent()) {
+            OptionalLong version = changeShared("ALTER GANTRY SET WEIGHT " + hostPort + " TO " + weight + " by '"
+                    + by + "'", shared -> shared.withWeight(hostPort, weight));
+            return version.isEmpty() ? new AdminResult.Done(0, already) : new AdminResult.Done(1, "weight of "
+                    + hostPort + " is now " + weight + " (cluster version " + version.getAsLong() + ")");
+        }
+        if (!lists.setWeight(hostPort, weight, null)) {
             LOG.info("admin: '{}' set the weight of {} to {}, which it already is; nothing changed", by, hostPort,
                     weight);
-            return new AdminResult.Done(0, "weight of " + hostPort + " is already " + weight);
-        }
-        if (onProxyList) {
-            upstreams.setWeight(hostPort, weight);
-        }
-        if (onCdcList) {
-            cdcList = cdcList.stream().map(u -> u.address().equalsIgnoreCase(hostPort.strip())
-                    ? u.withWeight(weight) : u).toList();
-            cdc.ifPresent(stream -> stream.changeServers(cdcList, by));
+            return new AdminResult.Done(0, already);
         }
         LOG.info("admin: '{}' set the weight of {} to {}", by, hostPort, weight);
         return new AdminResult.Done(1, "weight of " + hostPort + " is now " + weight);
@@ -205,7 +232,7 @@ public final class AdminService implements AdminOperations {
     }
 
     /** Validates first: a list that fails any check is refused, and the old one stays. */
-    private synchronized AdminResult.Done changeList(Purpose purpose, String text, String by) {
+    private AdminResult.Done changeList(Purpose purpose, String text, String by) {
         List<UpstreamUrl> urls = UpstreamUrl.parseList(List.of(text));
         ServerValidator.Report report = validator.validate(urls);
         String problem = report.fatalProblem();
@@ -216,22 +243,45 @@ public final class AdminService implements AdminOperations {
         }
         String reason = "ALTER GANTRY CHANGE " + (purpose == Purpose.PROXY ? "UPSTREAM" : "CDC") + " by '" + by
                 + "'";
-        authority.replaceServerList(purpose, stored(urls), reason);
-        if (purpose == Purpose.PROXY) {
-            upstreams.replace(urls, reason);
+        String version = "";
+        if (cluster.isPresent()) {
+            lists.learnPasswords(urls);
+            OptionalLong made = changeShared(reason, shared -> shared.withList(purpose, ServerLists.shared(urls)));
+            version = made.isEmpty() ? " (unchanged)" : " (cluster version " + made.getAsLong() + ")";
         } else {
-            cdcList = List.copyOf(urls);
-            cdc.ifPresent(stream -> stream.changeServers(urls, by));
+            lists.replace(purpose, urls, reason);
         }
         String unreachable = String.join(", ", report.unreachable().stream().map(u -> u.url().address()).toList());
         return new AdminResult.Done(urls.size(), urls.size() + " servers in the " + purpose.sqlName() + " list"
-                + (unreachable.isEmpty() ? "" : "; unreachable now: " + unreachable));
+                + version + (unreachable.isEmpty() ? "" : "; unreachable now: " + unreachable));
+    }
+
+    /** A change of the cluster's shared configuration; its failures as the admin statement's. */
+    private OptionalLong changeShared(String description, UnaryOperator<SharedConfiguration> edit) {
+        try {
+            return cluster.get().change(description, edit);
+        } catch (ClusterException e) {
+            LOG.warn("admin: {}: refused: {}", description, e.getMessage());
+            throw new AdminException(AdminResult.Failure.REFUSED, e.getMessage());
+        }
+    }
+
+    @Override
+    public ClusterMember.View cluster() {
+        ClusterMember member = cluster.orElseThrow(() -> new AdminException(AdminResult.Failure.REFUSED,
+                "this Gantry is not in a cluster: start it with --cluster NAME to share its configuration with "
+                        + "other instances"));
+        try {
+            return member.view();
+        } catch (ClusterException e) {
+            throw new AdminException(AdminResult.Failure.FAILED, e.getMessage());
+        }
     }
 
     @Override
     public List<LiveServerRow> servers() {
         Map<String, LiveServerRow> rows = new LinkedHashMap<>();
-        List<UpstreamUrl> cdc = cdcList;
+        List<UpstreamUrl> cdc = lists.cdcList();
         String activeCdc = this.cdc.flatMap(CdcStream::activeServer).orElse(null);
         for (UpstreamServer server : upstreams.servers()) {
             EnumSet<Purpose> purposes = EnumSet.of(Purpose.PROXY);
@@ -254,11 +304,6 @@ public final class AdminService implements AdminOperations {
                     "unknown", null, null, null));
         }
         return new ArrayList<>(rows.values());
-    }
-
-    static List<StoredServer> stored(List<UpstreamUrl> urls) {
-        return urls.stream().map(u -> new StoredServer(u.host(), u.port(), u.database(), u.user(), u.weight(),
-                Optional.of(u.tls().query()))).toList();
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.gantry.cache.CacheException;
 import io.gantry.cache.CacheStatement;
 import io.gantry.cache.CacheStatements;
 import io.gantry.cache.QueryCaches;
+import io.gantry.cluster.ClusterInstance;
+import io.gantry.cluster.ClusterMember;
 import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import java.util.ArrayList;
@@ -82,7 +84,7 @@ public final class AdminSqlRunner implements AdminSql {
                 return run(cacheStatement.get(), by);
             }
             return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
-                    "not a Gantry admin statement: only SHOW GANTRY STATUS, SHOW GANTRY POOLS, ALTER GANTRY ..., START|STOP GANTRY "
+                    "not a Gantry admin statement: only SHOW GANTRY STATUS, SHOW GANTRY POOLS, SHOW GANTRY CLUSTER, ALTER GANTRY ..., START|STOP GANTRY "
                             + "REPLICATION, SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, "
                             + "queries on the gantry tables and the cache "
                             + "statements (CREATE CACHE, SHOW CACHES, DROP CACHE, ...) run here"));
@@ -155,6 +157,9 @@ public final class AdminSqlRunner implements AdminSql {
             if (statement instanceof AdminStatement.ShowPools) {
                 return pools();
             }
+            if (statement instanceof AdminStatement.ShowCluster) {
+                return cluster();
+            }
             if (statement instanceof AdminStatement.FlushHosts flush) {
                 return operations.flushHosts(flush.host(), by);
             }
@@ -206,6 +211,19 @@ public final class AdminSqlRunner implements AdminSql {
         }
         return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Cap", "Waiting", "Idle",
                 "Created", "Reused", "Reuse_ratio", "Closed_idle", "Waited", "Wait_p99_ms"), rows);
+    }
+
+    private AdminResult cluster() {
+        ClusterMember.View view = operations.cluster();
+        List<List<String>> rows = new ArrayList<>();
+        for (ClusterInstance instance : view.rows()) {
+            rows.add(List.of(instance.instance(), instance.address(), instance.gantryVersion(),
+                    Long.toString(instance.appliedVersion()), Long.toString(view.latest()),
+                    instance.lastSeen().toString(), String.format(java.util.Locale.ROOT, "%.1f",
+                            instance.secondsSinceSeen()), instance.instance().equals(view.instance()) ? "yes" : "no"));
+        }
+        return AdminResult.Rows.ofText(List.of("Instance", "Address", "Gantry_version", "Config_version",
+                "Cluster_version", "Last_seen", "Seconds_since_seen", "This_instance"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

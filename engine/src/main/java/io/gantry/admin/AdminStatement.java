@@ -84,6 +84,10 @@ public sealed interface AdminStatement {
     record ShowBlockedHosts() implements AdminStatement {
     }
 
+    /** {@code SHOW GANTRY CLUSTER}. */
+    record ShowCluster() implements AdminStatement {
+    }
+
     /** {@code SHOW GANTRY POOLS}. */
     record ShowPools() implements AdminStatement {
     }

@@ -29,7 +29,8 @@ import java.util.function.Function;
  * <p>Recognised, with keywords in any case, any whitespace and comments between tokens and an
  * optional trailing {@code ;}:
  * <ul>
- * <li>{@code SHOW GANTRY STATUS}, {@code SHOW GANTRY BLOCKED HOSTS}</li>
+ * <li>{@code SHOW GANTRY STATUS}, {@code SHOW GANTRY POOLS}, {@code SHOW GANTRY CLUSTER},
+ *     {@code SHOW GANTRY BLOCKED HOSTS}</li>
  * <li>{@code FLUSH GANTRY HOSTS}, {@code FLUSH GANTRY HOST 'address'}</li>
  * <li>{@code ALTER GANTRY CHANGE UPSTREAM TO '<list>'}, {@code ALTER GANTRY CHANGE CDC TO '<list>'}:
  *     the list a string literal in single or double quotes, unescaped as the server unescapes it
@@ -180,8 +181,11 @@ public final class AdminStatements {
             if (text.isWord(2, "POOLS")) {
                 return text.endsAt(3, new AdminStatement.ShowPools(), "SHOW GANTRY POOLS");
             }
+            if (text.isWord(2, "CLUSTER")) {
+                return text.endsAt(3, new AdminStatement.ShowCluster(), "SHOW GANTRY CLUSTER");
+            }
             if (!text.isWord(2, "STATUS")) {
-                return text.invalid("SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS", 2);
+                return text.invalid("SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS", 2);
             }
             return text.endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
         }

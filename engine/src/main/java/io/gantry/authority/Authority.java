@@ -68,6 +68,7 @@ public final class Authority implements AutoCloseable {
     private final AdminQueries adminQueries;
     private final QueryCacheStore queryCaches;
     private final CdcPositionStore cdcPositions;
+    private final ClusterStateStore clusterState;
     private volatile Consumer<Event> publisher = event -> { };
 
     private Authority(AuthorityDatabase database, Clock clock) {
@@ -80,6 +81,7 @@ public final class Authority implements AutoCloseable {
         this.adminQueries = new AdminQueries(database);
         this.queryCaches = new QueryCacheStore(database);
         this.cdcPositions = new CdcPositionStore(database, clock);
+        this.clusterState = new ClusterStateStore(database, clock);
     }
 
     /** {@link #open(Path, Clock)} with the system clock. */
@@ -171,7 +173,12 @@ public final class Authority implements AutoCloseable {
      * @throws IllegalArgumentException for a weight outside 1..100, or a server on no list (the message names it)
      */
     public boolean setWeight(String hostPort, int weight) {
-        Optional<Event> event = serverLists.setWeight(hostPort, weight);
+        return setWeight(hostPort, weight, null);
+    }
+
+    /** {@link #setWeight(String, int)}, the event saying why too ({@code why}, null for nothing more). */
+    public boolean setWeight(String hostPort, int weight, String why) {
+        Optional<Event> event = serverLists.setWeight(hostPort, weight, why);
         event.ifPresent(changed -> {
             LOG.info("authority: {}", changed.reason());
             published(changed);
@@ -304,6 +311,16 @@ public final class Authority implements AutoCloseable {
     /** The saved position of a stream, or empty if none was saved. */
     public Optional<CdcPosition> loadPosition(String stream) {
         return cdcPositions.load(stream);
+    }
+
+    /** The cluster configuration version this instance applied last, 0 if none (it never joined that cluster). */
+    public long appliedClusterVersion(String cluster) {
+        return clusterState.applied(cluster);
+    }
+
+    /** Records that this instance applied the cluster's configuration version {@code version}. */
+    public void saveAppliedClusterVersion(String cluster, long version) {
+        clusterState.save(cluster, version);
     }
 
     /**

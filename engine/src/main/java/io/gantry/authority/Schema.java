@@ -118,7 +118,13 @@ final class Schema {
                     "ALTER TABLE GANTRY.HEALTH_HISTORY ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION",
                     "ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS connect_ms DOUBLE PRECISION")),
             new Migration(5, "health samples may say a server was writable without being the primary",
-                    Schema::allowWritableRole));
+                    Schema::allowWritableRole),
+            new Migration(6, "the cluster configuration version this instance applied last", List.of(
+                    """
+                    CREATE TABLE IF NOT EXISTS GANTRY.CLUSTER_STATE(
+                        cluster VARCHAR(64) PRIMARY KEY,
+                        applied_version BIGINT NOT NULL,
+                        applied_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

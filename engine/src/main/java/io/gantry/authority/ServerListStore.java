@@ -97,7 +97,7 @@ final class ServerListStore {
      * @return the stored event, or empty when every list that has the server has that weight already (nothing is
      *         written)
      */
-    Optional<Event> setWeight(String hostPort, int weight) {
+    Optional<Event> setWeight(String hostPort, int weight, String why) {
         Objects.requireNonNull(hostPort, "hostPort");
         checkWeight(weight);
         return database.write("set the weight of " + hostPort, connection -> {
@@ -128,7 +128,8 @@ final class ServerListStore {
                 update.setString(2, hostPort.strip());
                 update.executeUpdate();
             }
-            String reason = "weight of " + address + " changed: " + changes;
+            String reason = "weight of " + address + " changed: " + changes
+                    + (why == null || why.isBlank() ? "" : " (" + why.strip() + ")");
             return Optional.of(TimelineStore.insert(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED,
                     reason));
         });

@@ -14,13 +14,15 @@ import java.util.Objects;
  * @param changes    the row changes of the selected tables; may be empty when the transaction touched none
  * @param changesAccounts whether it changed accounts or privileges ({@code GRANT}, {@code REVOKE},
  *                   {@code DROP USER}, ...: {@link AccountStatements}); not part of the sink's lines
+ * @param changesWatched whether it changed a row of a table the filter watches ({@link TableFilter#watching});
+ *                   not part of the sink's lines
  */
 public record ChangeTransaction(String gtid, String server, Instant commitTime, List<RowChange> changes,
-                                boolean changesAccounts) {
+                                boolean changesAccounts, boolean changesWatched) {
 
     /** A transaction of row changes only. */
     public ChangeTransaction(String gtid, String server, Instant commitTime, List<RowChange> changes) {
-        this(gtid, server, commitTime, changes, false);
+        this(gtid, server, commitTime, changes, false, false);
     }
 
     public ChangeTransaction {

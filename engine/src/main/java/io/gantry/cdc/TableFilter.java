@@ -28,8 +28,10 @@ public final class TableFilter {
     private final String database;
     private final List<Table> tables;
     private final Set<String> keys;
+    /** Tables whose changes are noticed but not passed on (Gantry's own, such as the cluster's versions). */
+    private final Set<String> watched;
 
-    private TableFilter(String database, List<Table> tables) {
+    private TableFilter(String database, List<Table> tables, Set<String> watched) {
         this.database = database;
         this.tables = List.copyOf(tables);
         Set<String> k = new LinkedHashSet<>();
@@ -37,6 +39,7 @@ public final class TableFilter {
             k.add(key(table.database(), table.name()));
         }
         this.keys = Collections.unmodifiableSet(k);
+        this.watched = Set.copyOf(watched);
     }
 
     /** Every table of {@code database}. */
@@ -44,7 +47,7 @@ public final class TableFilter {
         if (database == null || database.isBlank()) {
             throw new IllegalArgumentException("the change stream needs a database: give one in the server URL");
         }
-        return new TableFilter(database, List.of());
+        return new TableFilter(database, List.of(), Set.of());
     }
 
     /**
@@ -68,7 +71,7 @@ public final class TableFilter {
             }
             tables.add(new Table(entry.substring(0, dot), entry.substring(dot + 1)));
         }
-        return new TableFilter(serviceDatabase, tables);
+        return new TableFilter(serviceDatabase, tables, Set.of());
     }
 
     /** Whether changes of this table go to the sink. */
@@ -77,6 +80,22 @@ public final class TableFilter {
             return tableDatabase != null && tableDatabase.equalsIgnoreCase(database);
         }
         return keys.contains(key(tableDatabase, table));
+    }
+
+    /**
+     * This filter, also watching {@code table}: a transaction that changes a row of it is marked
+     * ({@link ChangeTransaction#changesWatched()}) for the stream's listeners, while its rows still go nowhere unless
+     * the filter selects them. Gantry watches its own tables this way (a new cluster configuration version).
+     */
+    public TableFilter watching(Table table) {
+        Set<String> more = new LinkedHashSet<>(watched);
+        more.add(key(table.database(), table.name()));
+        return new TableFilter(database, tables, more);
+    }
+
+    /** Whether a change of this table marks its transaction as {@link ChangeTransaction#changesWatched()}. */
+    public boolean watches(String tableDatabase, String table) {
+        return !watched.isEmpty() && watched.contains(key(tableDatabase, table));
     }
 
     /** The listed tables, or empty when the filter is every table of {@link #database()}. */

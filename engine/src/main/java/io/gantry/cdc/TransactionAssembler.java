@@ -52,6 +52,8 @@ final class TransactionAssembler {
     private boolean insideBegin;
     /** The open transaction ran a statement that changes accounts or privileges. */
     private boolean changesAccounts;
+    /** The open transaction changed a row of a watched table. */
+    private boolean changesWatched;
 
     TransactionAssembler(String server, TableFilter filter, Output output) {
         this.server = Objects.requireNonNull(server, "server");
@@ -82,7 +84,9 @@ final class TransactionAssembler {
             return; // outside a transaction: nothing of ours
         } else if (data instanceof WriteRowsEventData write) {
             TableMapEventData table = table(write.getTableId());
-            if (selected(table)) {
+            if (!selected(table)) {
+                noticeWatched(table);
+            } else {
                 BinlogRowValues.TableColumns layout = layout(write.getTableId(), table);
                 for (Serializable[] row : write.getRows()) {
                     rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.INSERT, null,
@@ -91,7 +95,9 @@ final class TransactionAssembler {
             }
         } else if (data instanceof UpdateRowsEventData update) {
             TableMapEventData table = table(update.getTableId());
-            if (selected(table)) {
+            if (!selected(table)) {
+                noticeWatched(table);
+            } else {
                 BinlogRowValues.TableColumns layout = layout(update.getTableId(), table);
                 BitSet beforeColumns = update.getIncludedColumnsBeforeUpdate();
                 for (Map.Entry<Serializable[], Serializable[]> row : update.getRows()) {
@@ -102,7 +108,9 @@ final class TransactionAssembler {
             }
         } else if (data instanceof DeleteRowsEventData delete) {
             TableMapEventData table = table(delete.getTableId());
-            if (selected(table)) {
+            if (!selected(table)) {
+                noticeWatched(table);
+            } else {
                 BinlogRowValues.TableColumns layout = layout(delete.getTableId(), table);
                 for (Serializable[] row : delete.getRows()) {
                     rows.add(new RowChange(table.getDatabase(), table.getTable(), ChangeOp.DELETE,
@@ -136,6 +144,7 @@ final class TransactionAssembler {
     private void begin(Gtid gtid, boolean impliedBegin) {
         rows.clear();
         changesAccounts = false;
+        changesWatched = false;
         current = gtid;
         insideBegin = impliedBegin;
     }
@@ -146,7 +155,7 @@ final class TransactionAssembler {
         }
         Gtid gtid = current;
         ChangeTransaction transaction = new ChangeTransaction(gtid.toString(), server,
-                Instant.ofEpochMilli(header.getTimestamp()), rows, changesAccounts);
+                Instant.ofEpochMilli(header.getTimestamp()), rows, changesAccounts, changesWatched);
         current = null;
         insideBegin = false;
         changesAccounts = false;
@@ -169,5 +178,11 @@ final class TransactionAssembler {
 
     private boolean selected(TableMapEventData table) {
         return filter.selects(table.getDatabase(), table.getTable());
+    }
+
+    private void noticeWatched(TableMapEventData table) {
+        if (filter.watches(table.getDatabase(), table.getTable())) {
+            changesWatched = true;
+        }
     }
 }

@@ -95,8 +95,8 @@ class AdminServiceTest {
     @Test
     void theWeightAServerHasAlreadyIsANoOpThatSaysSo() {
         List<UpstreamUrl> urls = SERVERS.stream().map(s -> UpstreamUrl.parse("mysql://svc:pw@" + s + "/app")).toList();
-        authority.replaceServerList(Purpose.PROXY, AdminService.stored(urls), "start");
-        authority.replaceServerList(Purpose.CDC, AdminService.stored(urls), "start");
+        authority.replaceServerList(Purpose.PROXY, ServerLists.stored(urls), "start");
+        authority.replaceServerList(Purpose.CDC, ServerLists.stored(urls), "start");
         int events = authority.events(null, 100).size();
 
         AdminResult.Done same = admin.setWeight("db2:3306", 50, "test");

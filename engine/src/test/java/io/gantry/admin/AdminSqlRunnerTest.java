@@ -75,6 +75,19 @@ class AdminSqlRunnerTest {
     }
 
     @Test
+    void theClusterIsOneRowPerInstanceWithThisOneMarked() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("show gantry cluster;", "admin").orElseThrow());
+        assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Instance", "Address",
+                "Gantry_version", "Config_version", "Cluster_version", "Last_seen", "Seconds_since_seen",
+                "This_instance");
+        assertThat(rows.text()).containsExactly(
+                List.of("gantry-a", "10.0.0.1:3307", "1.0", "7", "7", "2026-12-05T10:00:00Z", "0.5", "yes"),
+                List.of("gantry-b", "10.0.0.2:3307", "1.0", "6", "7", "2026-12-05T09:59:58Z", "2.5", "no"));
+        assertThat(result(handle("SHOW GANTRY CLUSTER extra", "admin").orElseThrow()))
+                .isInstanceOf(AdminResult.Failed.class);
+    }
+
+    @Test
     void blockedHostsAreRowsAndAFlushIsOneOperation() {
         AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY BLOCKED HOSTS", "admin")
                 .orElseThrow());
@@ -141,6 +154,15 @@ class AdminSqlRunnerTest {
         @Override
         public List<PoolFigures.Pool> pools() {
             return List.of(new PoolFigures.Pool("db1:3306", "app", 12, 120, 2, 3, 4, 12, 1, 7, 12.25));
+        }
+
+        @Override
+        public io.gantry.cluster.ClusterMember.View cluster() {
+            java.time.Instant at = java.time.Instant.parse("2026-12-05T10:00:00Z");
+            return new io.gantry.cluster.ClusterMember.View("prod", "gantry-a", 7, 7, List.of(
+                    new io.gantry.cluster.ClusterInstance("gantry-a", "10.0.0.1:3307", "1.0", 7, at, at, 0.5),
+                    new io.gantry.cluster.ClusterInstance("gantry-b", "10.0.0.2:3307", "1.0", 6, at,
+                            at.minusSeconds(2), 2.5)));
         }
 
         @Override

@@ -273,8 +273,8 @@ class AdminStatementsTest {
                 arguments("alter gantry drop server 'db1:3306';", "ALTER GANTRY expects CHANGE UPSTREAM TO '<list>', "
                         + "CHANGE CDC TO '<list>' or SET WEIGHT 'host:port' TO 1..100, got 'drop server 'db1:3306''"),
 
-                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS, got the end of the statement"),
-                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, POOLS or BLOCKED HOSTS, got 'STATS'"),
+                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS, got the end of the statement"),
+                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS, got 'STATS'"),
                 arguments("SHOW GANTRY BLOCKED", "SHOW GANTRY BLOCKED expects HOSTS, got the end of the statement"),
                 arguments("FLUSH GANTRY", "FLUSH GANTRY expects HOSTS or HOST 'address', got the end of the "
                         + "statement"),

@@ -77,14 +77,25 @@ class AuthorityTest {
     }
 
     @Test
+    void theAppliedClusterVersionIsKeptPerClusterAcrossARestart() {
+        assertThat(authority.appliedClusterVersion("prod")).isZero();
+        authority.saveAppliedClusterVersion("prod", 3);
+        authority.saveAppliedClusterVersion("prod", 4);
+        authority.saveAppliedClusterVersion("staging", 1);
+        authority = reopen();
+        assertThat(authority.appliedClusterVersion("prod")).isEqualTo(4);
+        assertThat(authority.appliedClusterVersion("staging")).isEqualTo(1);
+    }
+
+    @Test
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5", "6");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
-                .containsExactly("CDC_POSITION", "EVENTS", "HEALTH_HISTORY", "QUERY_CACHES", "SCHEMA_VERSION",
+                .containsExactly("CDC_POSITION", "CLUSTER_STATE", "EVENTS", "HEALTH_HISTORY", "QUERY_CACHES", "SCHEMA_VERSION",
                         "SERVER_LIST", "UPSTREAM_SERVERS");
     }
 
@@ -355,7 +366,7 @@ class AuthorityTest {
             statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ALTER COLUMN role SET DATA TYPE VARCHAR(7)");
             statement.execute("ALTER TABLE GANTRY.HEALTH_HISTORY ADD CHECK (role IN ('primary', 'replica', "
                     + "'unknown'))");
-            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version = 5");
+            statement.execute("DELETE FROM GANTRY.SCHEMA_VERSION WHERE version >= 5");
         }
         authority = Authority.open(dir.resolve("data"), clock);
 

@@ -3,6 +3,7 @@ package io.gantry.cli;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
+import io.gantry.cluster.ClusterSettings;
 import io.gantry.proxy.login.LoginLimits;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
@@ -42,6 +43,9 @@ final class RunCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     CdcOptions cdc = new CdcOptions();
+
+    @CommandLine.Mixin
+    ClusterOptions cluster = new ClusterOptions();
 
     @Option(names = ConfigDefaults.CONFIG_FLAG, paramLabel = "FILE",
             description = "Settings file: one key = value per line, the keys being these flags without their dashes, "
@@ -185,7 +189,16 @@ final class RunCommand implements Callable<Integer> {
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
                 .withAdminSocket(adminSocket)
                 .withMetricsListen(metricsListen())
-                .withCaches(cacheSettings());
+                .withCaches(cacheSettings())
+                .withCluster(clusterSettings(config));
+    }
+
+    private ClusterSettings clusterSettings(ProxyConfig config) {
+        try {
+            return cluster.toSettings(config.listen());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     /**

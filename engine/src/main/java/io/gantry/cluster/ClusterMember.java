@@ -1,0 +1,387 @@
+package io.gantry.cluster;
+
+import io.gantry.authority.Authority;
+import io.gantry.topology.ServiceConnections;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This instance's membership of a cluster ({@code --cluster}): the shared configuration is a sequence of versions in
+ * the cluster's schema on the primary, each one whole, and every instance applies them in order to its
+ * {@link LocalConfiguration}. A change here is the next version, added only if no instance added it first (the
+ * versions table's primary key is the compare-and-set), and then applied here. The instance learns of the others'
+ * versions when {@link #poke() poked} (its change stream saw the versions table change) and at every poll interval
+ * in any case (the health interval; the only way with {@code --no-cdc}). The local copy lets the instance start and
+ * serve while the primary is unreachable; changes are refused until it is back.
+ *
+ * <p>Everything that reads or writes the cluster runs under one lock, on the caller's thread (admin statements) or
+ * on the member's own thread (polls), never on an event loop.
+ */
+public final class ClusterMember implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMember.class);
+
+    /** How often an instance writes its sign of life into {@code instances}, at most. */
+    static final Duration HEARTBEAT = Duration.ofSeconds(5);
+    /** Versions read in one go while catching up. */
+    private static final int BATCH = 100;
+    /** Server errors that say the service account lacks a privilege. */
+    private static final List<Integer> PRIVILEGE_ERRORS = List.of(1044, 1142, 1143, 1227, 1410);
+
+    private final ClusterSettings settings;
+    private final ClusterStore store;
+    private final Upstreams upstreams;
+    private final Authority authority;
+    private final LocalConfiguration local;
+    private final Duration pollInterval;
+    private final Duration connectTimeout;
+    private final String gantryVersion;
+
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}: the version the local configuration is. */
+    private long applied;
+    private Connection connection;
+    private String connectionServer;
+    private boolean schemaReady;
+    private boolean startSaid;
+    private long lastHeartbeatNanos;
+
+    /** Why the cluster could not be read at the last try; null when it could. */
+    private volatile String problem;
+    private volatile long latestSeen;
+
+    private final Object wake = new Object();
+    private boolean poked;
+    private volatile boolean closed;
+    private Thread thread;
+
+    /**
+     * @param pollInterval   how often the versions are read when nothing pokes (the health interval)
+     * @param connectTimeout bound on connecting to the primary, login included
+     */
+    public ClusterMember(ClusterSettings settings, Upstreams upstreams, Authority authority, LocalConfiguration local,
+                         Duration pollInterval, Duration connectTimeout, String gantryVersion) {
+        this.settings = settings;
+        this.store = new ClusterStore(settings.name(), settings.schema());
+        this.upstreams = upstreams;
+        this.authority = authority;
+        this.local = local;
+        this.pollInterval = pollInterval;
+        this.connectTimeout = connectTimeout;
+        this.gantryVersion = gantryVersion;
+        this.applied = authority.appliedClusterVersion(settings.name());
+    }
+
+    public ClusterSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Joins: creates the cluster's tables where missing, adds this instance's configuration as the first version of
+     * a cluster that has none, or applies the versions this instance has not, then polls on a thread of its own.
+     * With the primary unreachable the instance serves with the version it applied last and catches up later.
+     *
+     * @throws ClusterException when the service account lacks a privilege the cluster needs: a setting to fix
+     */
+    public void join() {
+        synchronized (lock) {
+            try {
+                sync();
+                LOG.info("cluster '{}': instance {} joined; configuration version {} ({})", settings.name(),
+                        settings.instance(), applied, local.current());
+            } catch (SQLException e) {
+                dropConnection();
+                if (PRIVILEGE_ERRORS.contains(e.getErrorCode())) {
+                    throw new ClusterException(privilegeMessage(e), e);
+                }
+                unreachable(e.getMessage());
+            } catch (ClusterException e) {
+                unreachable(e.getMessage());
+            }
+        }
+        thread = new Thread(this::run, "gantry-cluster");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** The change stream saw the versions table change: read it now rather than at the next poll. */
+    public void poke() {
+        synchronized (wake) {
+            poked = true;
+            wake.notifyAll();
+        }
+    }
+
+    /**
+     * Makes a change of the shared configuration: the next version, if no other instance made it first, then applied
+     * here.
+     *
+     * @param description what the change is and who asked for it, for every instance's timeline
+     * @param edit        the configuration after the change, from the one this instance serves with
+     * @return the new version, or empty when the edit changes nothing (no version is added)
+     * @throws ClusterException.Conflict when another instance made that version first (this instance applies it)
+     * @throws ClusterException          when the primary cannot be reached or refuses the change
+     */
+    public OptionalLong change(String description, UnaryOperator<SharedConfiguration> edit) {
+        synchronized (lock) {
+            SharedConfiguration current = local.current();
+            SharedConfiguration next = edit.apply(current);
+            if (next.equals(current)) {
+                return OptionalLong.empty();
+            }
+            long number = applied + 1;
+            try {
+                Connection c = connection();
+                if (!store.add(c, number, settings.instance(), description, next)) {
+                    ClusterStore.Version first = store.version(c, number).orElse(null);
+                    catchUp(c);
+                    throw new ClusterException.Conflict("the cluster's configuration was changed first by instance "
+                            + (first == null ? "another instance" : first.instance() + " (version " + number + " at "
+                            + first.at() + ": " + first.description() + ")") + "; this change was not made. This "
+                            + "instance now has version " + applied + ": make the change again if it still applies");
+                }
+                apply(new ClusterStore.Version(number, settings.instance(), java.time.Instant.now(), description,
+                        next));
+                heartbeat(c, true);
+                return OptionalLong.of(number);
+            } catch (SQLException e) {
+                dropConnection();
+                throw new ClusterException("the change was not made: the primary " + connectionTarget() + " refused "
+                        + "it: " + e.getMessage(), e);
+            } catch (ClusterException.Conflict e) {
+                throw e;
+            } catch (ClusterException e) {
+                throw new ClusterException("the cluster's configuration lives on the primary and cannot change now: "
+                        + e.getMessage() + ". This instance serves with version " + applied + "; changes wait until "
+                        + "the primary is back", e);
+            }
+        }
+    }
+
+    /** What {@code SHOW GANTRY CLUSTER} shows. */
+    public record View(String cluster, String instance, long applied, long latest, List<ClusterInstance> rows) {
+    }
+
+    /**
+     * The instances of the cluster as the primary has them.
+     *
+     * @throws ClusterException when the primary cannot be read now
+     */
+    public View view() {
+        synchronized (lock) {
+            try {
+                Connection c = connection();
+                long latest = store.latest(c);
+                latestSeen = latest;
+                return new View(settings.name(), settings.instance(), applied, latest, store.instances(c));
+            } catch (SQLException e) {
+                dropConnection();
+                throw new ClusterException("the cluster cannot be read on the primary " + connectionTarget() + ": "
+                        + e.getMessage() + "; this instance has version " + appliedVersion(), e);
+            } catch (ClusterException e) {
+                throw new ClusterException("the cluster cannot be read: " + e.getMessage() + "; this instance has "
+                        + "version " + applied, e);
+            }
+        }
+    }
+
+    /** The version this instance serves with. */
+    public long appliedVersion() {
+        synchronized (lock) {
+            return applied;
+        }
+    }
+
+    /** Rows for {@code SHOW GANTRY STATUS}: name, instance, version, and whether it is in step. */
+    public List<String[]> statusRows() {
+        long version = appliedVersion();
+        String state = problem != null ? "serving with its last configuration: " + problem
+                : version < latestSeen ? "catching up (cluster at version " + latestSeen + ")" : "in step";
+        return List.of(new String[] {"Cluster", settings.name()}, new String[] {"Cluster Instance",
+                settings.instance()}, new String[] {"Cluster Version", Long.toString(version)},
+                new String[] {"Cluster State", state});
+    }
+
+    // ---- under the lock ------------------------------------------------------------------------
+
+    private void sync() throws SQLException {
+        Connection c = connection();
+        long latest = store.latest(c);
+        latestSeen = latest;
+        if (latest == 0) {
+            seed(c);
+        } else if (latest < applied) {
+            LOG.warn("cluster '{}': the primary has versions up to {}, fewer than this instance applied ({}): the "
+                    + "cluster's tables were replaced or lost; applying its version {}", settings.name(), latest,
+                    applied, latest);
+            store.version(c, latest).ifPresent(this::apply);
+        } else {
+            catchUp(c);
+        }
+        heartbeat(c, false);
+        if (problem != null) {
+            LOG.info("cluster '{}': the primary {} answers again; configuration version {}", settings.name(),
+                    connectionServer, applied);
+            problem = null;
+        }
+    }
+
+    /** The first instance of a cluster adds its own configuration as version 1 (or applies the one that won). */
+    private void seed(Connection c) throws SQLException {
+        SharedConfiguration mine = local.current();
+        String description = "instance " + settings.instance() + " started the cluster with its configuration";
+        if (store.add(c, 1, settings.instance(), description, mine)) {
+            authority.saveAppliedClusterVersion(settings.name(), 1);
+            applied = 1;
+            LOG.info("cluster '{}': {} (version 1: {})", settings.name(), description, mine);
+        } else {
+            catchUp(c);
+        }
+    }
+
+    private void catchUp(Connection c) throws SQLException {
+        while (true) {
+            List<ClusterStore.Version> versions = store.after(c, applied, BATCH);
+            for (ClusterStore.Version version : versions) {
+                apply(version);
+            }
+            if (versions.size() < BATCH) {
+                return;
+            }
+        }
+    }
+
+    private void apply(ClusterStore.Version version) {
+        boolean own = version.instance().equals(settings.instance());
+        String reason = "cluster version " + version.number() + (own ? "" : " from instance " + version.instance())
+                + ": " + version.description();
+        local.apply(version.configuration(), reason);
+        authority.saveAppliedClusterVersion(settings.name(), version.number());
+        applied = version.number();
+        if (!own) {
+            LOG.info("cluster '{}': applied {}", settings.name(), reason);
+        }
+    }
+
+    private void heartbeat(Connection c, boolean now) throws SQLException {
+        if (now || !startSaid || System.nanoTime() - lastHeartbeatNanos >= HEARTBEAT.toNanos()) {
+            store.heartbeat(c, settings.instance(), settings.address(), gantryVersion, applied, !startSaid);
+            startSaid = true;
+            lastHeartbeatNanos = System.nanoTime();
+        }
+    }
+
+    /** A connection to the primary as it is now, kept from call to call while it stays the primary. */
+    private Connection connection() throws SQLException {
+        UpstreamServer primary = upstreams.primaryOrNull();
+        if (primary == null) {
+            dropConnection();
+            throw new ClusterException("no primary is known now (" + upstreams.noPrimaryReason() + ")");
+        }
+        if (connection != null && primary.address().equals(connectionServer)) {
+            return connection;
+        }
+        dropConnection();
+        connection = ServiceConnections.openWithin(primary.url(), connectTimeout);
+        connectionServer = primary.address();
+        if (!schemaReady) {
+            store.create(connection);
+            schemaReady = true;
+        }
+        return connection;
+    }
+
+    private void dropConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // it is gone either way
+            }
+        }
+        connection = null;
+        schemaReady = false;
+    }
+
+    private String connectionTarget() {
+        UpstreamServer primary = upstreams.primaryOrNull();
+        return primary == null ? "(none known)" : primary.address();
+    }
+
+    private void unreachable(String why) {
+        if (!why.equals(problem)) {
+            LOG.warn("cluster '{}': cannot reach the cluster's configuration on the primary ({}); serving with "
+                    + "version {} as this instance applied it last, changes wait until the primary is back",
+                    settings.name(), why, applied);
+        }
+        problem = why;
+    }
+
+    private String privilegeMessage(SQLException e) {
+        UpstreamServer primary = upstreams.primaryOrNull();
+        String user = primary == null ? "the service account" : "'" + primary.url().user() + "'";
+        return "--cluster " + settings.name() + ": the service account " + user + " lacks a privilege on the schema `"
+                + settings.schema() + "` on the primary " + connectionTarget() + " (" + e.getMessage() + "). Give it: "
+                + "GRANT CREATE, SELECT, INSERT, UPDATE ON `" + settings.schema() + "`.* TO " + user + "@'...'";
+    }
+
+    // ---- the member's thread -------------------------------------------------------------------
+
+    private void run() {
+        while (!closed) {
+            synchronized (wake) {
+                if (!poked) {
+                    try {
+                        wake.wait(pollInterval.toMillis());
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                poked = false;
+            }
+            if (closed) {
+                return;
+            }
+            synchronized (lock) {
+                try {
+                    sync();
+                } catch (SQLException e) {
+                    dropConnection();
+                    unreachable(e.getMessage());
+                } catch (ClusterException e) {
+                    unreachable(e.getMessage());
+                } catch (RuntimeException e) {
+                    LOG.error("cluster '{}': applying the cluster's configuration failed: {}", settings.name(),
+                            e.toString(), e);
+                    problem = e.getMessage();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        Thread running = thread;
+        if (running != null) {
+            running.interrupt();
+            try {
+                running.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        synchronized (lock) {
+            dropConnection();
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.gantry.cluster;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The cluster's tables in its schema on the primary, in SQL both MariaDB and MySQL run: {@code config_versions} (one
+ * row per version of the shared configuration; its primary key is the compare-and-set of a change) and
+ * {@code instances} (each instance's last sign of life and the version it applied). Times are the primary's, so
+ * that instances on machines whose clocks differ agree on them. Stateless: every call is given the connection.
+ */
+final class ClusterStore {
+
+    private static final String VERSIONS_TABLE = ClusterSettings.VERSIONS_TABLE;
+
+    /** One version of the shared configuration. */
+    record Version(long number, String instance, Instant at, String description, SharedConfiguration configuration) {
+    }
+
+    private final String cluster;
+    private final String schema;
+
+    ClusterStore(String cluster, String schema) {
+        this.cluster = cluster;
+        this.schema = "`" + schema + "`";
+    }
+
+    /**
+     * Creates the schema and its tables where they are missing. Each statement needs its privilege
+     * ({@code CREATE} on the schema); a missing one is the server's error, which the caller words.
+     */
+    void create(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE IF NOT EXISTS " + schema);
+            statement.execute("CREATE TABLE IF NOT EXISTS " + schema + "." + VERSIONS_TABLE + " ("
+                    + "cluster VARCHAR(64) NOT NULL, "
+                    + "version BIGINT NOT NULL, "
+                    + "instance VARCHAR(255) NOT NULL, "
+                    + "changed_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
+                    + "description VARCHAR(2000) NOT NULL, "
+                    + "configuration MEDIUMTEXT NOT NULL, "
+                    + "PRIMARY KEY (cluster, version)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+            statement.execute("CREATE TABLE IF NOT EXISTS " + schema + ".instances ("
+                    + "cluster VARCHAR(64) NOT NULL, "
+                    + "instance VARCHAR(255) NOT NULL, "
+                    + "address VARCHAR(255) NOT NULL, "
+                    + "gantry_version VARCHAR(64) NOT NULL, "
+                    + "applied_version BIGINT NOT NULL, "
+                    + "started_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
+                    + "last_seen TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
+                    + "PRIMARY KEY (cluster, instance)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+        }
+    }
+
+    /** The cluster's newest version number, 0 when it has none yet. */
+    long latest(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT COALESCE(MAX(version), 0) FROM " + schema
+                + "." + VERSIONS_TABLE + " WHERE cluster = ?")) {
+            select.setString(1, cluster);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    /** The versions after {@code after}, oldest first, at most {@code limit}. */
+    List<Version> after(Connection connection, long after, int limit) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT version, instance, changed_at, "
+                + "description, configuration FROM " + schema + "." + VERSIONS_TABLE
+                + " WHERE cluster = ? AND version > ? ORDER BY version LIMIT ?")) {
+            select.setString(1, cluster);
+            select.setLong(2, after);
+            select.setInt(3, limit);
+            List<Version> versions = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    versions.add(new Version(rows.getLong(1), rows.getString(2), rows.getTimestamp(3).toInstant(),
+                            rows.getString(4), SharedConfiguration.fromJson(rows.getString(5))));
+                }
+            }
+            return versions;
+        }
+    }
+
+    Optional<Version> version(Connection connection, long number) throws SQLException {
+        List<Version> found = after(connection, number - 1, 1);
+        return found.isEmpty() || found.get(0).number() != number ? Optional.empty() : Optional.of(found.get(0));
+    }
+
+    /**
+     * Adds version {@code number}: the compare-and-set of a change.
+     *
+     * @return false when that version exists already (another instance made it first): nothing was written
+     */
+    boolean add(Connection connection, long number, String instance, String description,
+                SharedConfiguration configuration) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + schema + "." + VERSIONS_TABLE
+                + " (cluster, version, instance, changed_at, description, configuration) "
+                + "VALUES (?, ?, ?, NOW(3), ?, ?)")) {
+            insert.setString(1, cluster);
+            insert.setLong(2, number);
+            insert.setString(3, instance);
+            insert.setString(4, description.length() > 2000 ? description.substring(0, 1997) + "..." : description);
+            insert.setString(5, configuration.toJson());
+            insert.executeUpdate();
+            return true;
+        } catch (SQLIntegrityConstraintViolationException e) {
+            if (e.getErrorCode() == 1062) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** This instance's sign of life; {@code started} true the first time after a start. */
+    void heartbeat(Connection connection, String instance, String address, String gantryVersion, long applied,
+                   boolean started) throws SQLException {
+        try (PreparedStatement upsert = connection.prepareStatement("INSERT INTO " + schema + ".instances "
+                + "(cluster, instance, address, gantry_version, applied_version, started_at, last_seen) "
+                + "VALUES (?, ?, ?, ?, ?, NOW(3), NOW(3)) ON DUPLICATE KEY UPDATE address = VALUES(address), "
+                + "gantry_version = VALUES(gantry_version), applied_version = VALUES(applied_version), "
+                + (started ? "started_at = NOW(3), " : "") + "last_seen = NOW(3)")) {
+            upsert.setString(1, cluster);
+            upsert.setString(2, instance);
+            upsert.setString(3, address);
+            upsert.setString(4, gantryVersion);
+            upsert.setLong(5, applied);
+            upsert.executeUpdate();
+        }
+    }
+
+    /** Every instance that ever joined, the most recently seen first. */
+    List<ClusterInstance> instances(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT instance, address, gantry_version, "
+                + "applied_version, started_at, last_seen, TIMESTAMPDIFF(MICROSECOND, last_seen, NOW(3)) FROM "
+                + schema + ".instances WHERE cluster = ? ORDER BY last_seen DESC, instance")) {
+            select.setString(1, cluster);
+            List<ClusterInstance> instances = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    instances.add(new ClusterInstance(rows.getString(1), rows.getString(2), rows.getString(3),
+                            rows.getLong(4), rows.getTimestamp(5).toInstant(), rows.getTimestamp(6).toInstant(),
+                            rows.getLong(7) / 1_000_000.0));
+                }
+            }
+            return instances;
+        }
+    }
+}

@@ -1,0 +1,319 @@
+package io.gantry.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gantry.Gantry;
+import io.gantry.authority.Retention;
+import io.gantry.cdc.CdcSettings;
+import io.gantry.cdc.TableFilter;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.sandbox.DatabaseServer;
+import io.gantry.sandbox.MariaDbTopology;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import io.gantry.topology.UpstreamUrl;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Several Gantry instances sharing one configuration through the cluster's tables on the primary (issue 29): a change
+ * on one reaches the others (from the change stream, or by polling without it), concurrent changes leave every
+ * instance on one history, a newcomer gets the current configuration, and an instance restarted while the primary is
+ * down serves with the configuration it had.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+
+    private static Topology topology;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void topology() {
+        topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "cluster", 2);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        topology.close();
+    }
+
+    @Test
+    @Order(1)
+    void aWeightChangeOnOneReachesTheOthersFromTheirChangeStreams() throws Exception {
+        DatabaseServer replica = topology.replicas().get(0);
+        // A poll interval far above the 1 s the change must take: only the change stream can bring it in time.
+        Duration poll = Duration.ofSeconds(20);
+        try (Gantry a = start("cdc", "gantry-a", poll, true);
+             Gantry b = start("cdc", "gantry-b", poll, true);
+             Gantry c = start("cdc", "gantry-c", poll, true);
+             Connection adminA = connect(a); Connection adminB = connect(b); Connection adminC = connect(c)) {
+            waitFor(() -> status(adminB).get("CDC Status").equals("streaming")
+                    && status(adminC).get("CDC Status").equals("streaming"), Duration.ofSeconds(30));
+            assertThat(clusterVersion(adminA)).isEqualTo(clusterVersion(adminB)).isEqualTo(clusterVersion(adminC));
+
+            long changed = System.nanoTime();
+            execute(adminA, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 7");
+            waitFor(() -> weight(adminB, replica) == 7 && weight(adminC, replica) == 7, Duration.ofSeconds(5));
+            long millis = Duration.ofNanos(System.nanoTime() - changed).toMillis();
+            System.out.printf("ClusterIT: a weight change on one instance seen by both others in %d ms%n", millis);
+            assertThat(millis).as("seen by the others within 1 s").isLessThan(1_000);
+            assertThat(events(adminB)).anySatisfy(reason -> assertThat(reason).contains("from instance gantry-a")
+                    .contains("ALTER GANTRY SET WEIGHT"));
+
+            // Two instances change the same weight at the same moment: one history for all three.
+            CountDownLatch go = new CountDownLatch(1);
+            CompletableFuture<String> onA = CompletableFuture.supplyAsync(() -> tryAlter(adminA, go, replica, 10));
+            CompletableFuture<String> onB = CompletableFuture.supplyAsync(() -> tryAlter(adminB, go, replica, 90));
+            go.countDown();
+            List<String> outcomes = List.of(onA.get(), onB.get());
+            System.out.println("ClusterIT: concurrent changes: " + outcomes);
+            assertThat(outcomes).as("at least one is made").contains("ok");
+            assertThat(outcomes).allSatisfy(outcome -> assertThat(outcome).satisfiesAnyOf(
+                    o -> assertThat(o).isEqualTo("ok"),
+                    o -> assertThat(o).contains("changed first by instance gantry-")));
+            waitFor(() -> clusterVersion(adminA) == clusterVersion(adminB)
+                    && clusterVersion(adminB) == clusterVersion(adminC)
+                    && weight(adminA, replica) == weight(adminB, replica)
+                    && weight(adminB, replica) == weight(adminC, replica), Duration.ofSeconds(5));
+            int agreed = weight(adminA, replica);
+            assertThat(agreed).isIn(10, 90);
+
+            // A newcomer, whose own list has every weight at 50, serves with the cluster's.
+            try (Gantry d = start("cdc", "gantry-d", poll, true); Connection adminD = connect(d)) {
+                assertThat(weight(adminD, replica)).isEqualTo(agreed);
+                assertThat(clusterVersion(adminD)).isEqualTo(clusterVersion(adminA));
+                List<Map<String, String>> instances = rows(adminD, "SHOW GANTRY CLUSTER");
+                assertThat(instances).extracting(row -> row.get("Instance"))
+                        .contains("gantry-a", "gantry-b", "gantry-c", "gantry-d");
+                assertThat(instances).filteredOn(row -> row.get("This_instance").equals("yes"))
+                        .extracting(row -> row.get("Instance")).containsExactly("gantry-d");
+            }
+        }
+    }
+
+    @Test
+    @Order(2)
+    void withoutTheChangeStreamInstancesLearnOfAChangeWithinAPollInterval() throws Exception {
+        DatabaseServer replica = topology.replicas().get(1);
+        Duration poll = Duration.ofSeconds(1);
+        try (Gantry a = start("polled", "gantry-a", poll, false);
+             Gantry b = start("polled", "gantry-b", poll, false);
+             Connection adminA = connect(a); Connection adminB = connect(b)) {
+            long changed = System.nanoTime();
+            execute(adminA, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 33");
+            waitFor(() -> weight(adminB, replica) == 33, Duration.ofSeconds(5));
+            long millis = Duration.ofNanos(System.nanoTime() - changed).toMillis();
+            System.out.printf("ClusterIT: without CDC, a change seen by the other instance in %d ms (poll 1 s)%n",
+                    millis);
+            assertThat(millis).as("within one poll interval, and the time to apply it").isLessThan(1_500);
+            assertThat(status(adminB).get("Cluster State")).isEqualTo("in step");
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aChangeMadeOnAnOlderVersionIsRefusedNamingTheInstanceThatChangedItFirst() throws Exception {
+        DatabaseServer replica = topology.replicas().get(1);
+        // No change stream and a long poll: b does not learn of a's change before it makes its own.
+        Duration poll = Duration.ofSeconds(60);
+        try (Gantry a = start("cas", "gantry-a", poll, false);
+             Gantry b = start("cas", "gantry-b", poll, false);
+             Connection adminA = connect(a); Connection adminB = connect(b)) {
+            execute(adminA, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 20");
+            assertThatThrownBy(() -> execute(adminB, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 80"))
+                    .hasMessageContaining("changed first by instance gantry-a (version 2 at ")
+                    .hasMessageContaining("this change was not made");
+            assertThat(weight(adminB, replica)).as("b applied a's version when refused").isEqualTo(20);
+            execute(adminB, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 80");
+            assertThat(clusterVersion(adminB)).isEqualTo(3);
+            assertThat(rows(adminB, "SHOW GANTRY CLUSTER")).extracting(row -> row.get("Cluster_version"))
+                    .containsOnly("3");
+        }
+    }
+
+    @Test
+    @Order(3)
+    void anAccountWithoutThePrivilegesIsToldWhichGrantItNeeds() throws Exception {
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "CREATE USER IF NOT EXISTS cluster_ro@'%' IDENTIFIED BY 'ro'");
+            execute(root, "GRANT SELECT ON *.* TO cluster_ro@'%'");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<UpstreamUrl> urls = topology.servers().stream()
+                .map(s -> new UpstreamUrl(s.host(), s.port(), "app", "cluster_ro", "ro", 50)).toList();
+        assertThatThrownBy(() -> Gantry.start(options(urls, dir.resolve("ro"), Duration.ofSeconds(2), false)
+                .withCluster(new ClusterSettings("private", "gantry_private", "gantry-ro", "127.0.0.1:0"))))
+                .hasMessageContaining("lacks a privilege on the schema `gantry_private`")
+                .hasMessageContaining("GRANT CREATE, SELECT, INSERT, UPDATE ON `gantry_private`.* TO 'cluster_ro'");
+    }
+
+    @Test
+    @Order(4)
+    void anInstanceRestartedWhileThePrimaryIsDownServesWithItsLastConfiguration() throws Exception {
+        DatabaseServer replica = topology.replicas().get(0);
+        try (Gantry a = start("restart", "gantry-a", Duration.ofSeconds(1), false); Connection admin = connect(a)) {
+            execute(admin, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 12");
+        }
+        topology.kill(topology.primary());
+        boolean primaryBack = false;
+        // The mariadb client, which sends only what it is given: with no primary ever seen by this start, reads have
+        // no bound on their staleness and are refused (--max-stale-read-bound-ms); admin statements answer.
+        try (Gantry a = start("restart", "gantry-a", Duration.ofSeconds(1), false)) {
+            assertThat(client(a, "SELECT weight FROM gantry.upstream_servers WHERE port = " + replica.port()))
+                    .as("the last configuration, from the Authority").isEqualTo("12");
+            assertThat(client(a, "SHOW GANTRY STATUS")).contains("Cluster Version\t2")
+                    .contains("Cluster State\tserving with its last configuration");
+            assertThat(client(a, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 13"))
+                    .contains("changes wait until the primary is back");
+
+            topology.start(topology.primary());
+            primaryBack = true;
+            waitFor(() -> client(a, "SHOW GANTRY STATUS").contains("Cluster State\tin step"), Duration.ofSeconds(20));
+            assertThat(client(a, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 13")).as("no error").isEmpty();
+            assertThat(client(a, "SELECT weight FROM gantry.upstream_servers WHERE port = " + replica.port()))
+                    .isEqualTo("13");
+            assertThat(client(a, "SHOW GANTRY STATUS")).contains("Cluster Version\t3");
+        } finally {
+            if (!primaryBack) {
+                topology.start(topology.primary());
+            }
+        }
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    private Gantry start(String cluster, String instance, Duration poll, boolean cdc) throws InterruptedException {
+        Gantry.Options options = options(urls(), dir.resolve(cluster + "-" + instance), poll, cdc);
+        return Gantry.start(options.withCluster(new ClusterSettings(cluster, ClusterSettings.DEFAULT_SCHEMA,
+                instance, "127.0.0.1:0")));
+    }
+
+    private static Gantry.Options options(List<UpstreamUrl> urls, Path dataDir, Duration poll, boolean cdc) {
+        ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
+                .withConnectTimeout(Duration.ofSeconds(2));
+        Optional<CdcSettings> stream = cdc ? Optional.of(new CdcSettings(Duration.ofSeconds(2), 1, Optional.empty(),
+                1 << 20, TableFilter.allOf("app"), false)) : Optional.empty();
+        return new Gantry.Options(proxy, urls, List.of(), dataDir, poll, Retention.DEFAULT, Set.of(), stream);
+    }
+
+    private static List<UpstreamUrl> urls() {
+        return topology.servers().stream().map(s -> new UpstreamUrl(s.host(), s.port(), "app", "app", "app", 50))
+                .toList();
+    }
+
+    private static String tryAlter(Connection admin, CountDownLatch go, DatabaseServer server, int weight) {
+        try {
+            go.await();
+            execute(admin, "ALTER GANTRY SET WEIGHT '" + server.address() + "' TO " + weight);
+            return "ok";
+        } catch (SQLException e) {
+            return e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    /** What the mariadb client prints for {@code sql} in batch mode, errors included, stripped. */
+    private static String client(Gantry gantry, String sql) {
+        try {
+            Process process = new ProcessBuilder(((MariaDbTopology) topology).installation().client().toString(), "--skip-ssl", "-h127.0.0.1",
+                    "-P" + gantry.address().getPort(), "-uapp", "-papp", "-N", "-B", "-e", sql)
+                    .redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            process.waitFor();
+            return output.strip();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static int weight(Connection admin, DatabaseServer server) {
+        List<Map<String, String>> rows = rows(admin, "SELECT weight FROM gantry.upstream_servers WHERE port = "
+                + server.port());
+        return Integer.parseInt(rows.get(0).get("WEIGHT"));
+    }
+
+    private static long clusterVersion(Connection admin) {
+        return Long.parseLong(status(admin).get("Cluster Version"));
+    }
+
+    private static List<String> events(Connection admin) {
+        return rows(admin, "SELECT reason FROM gantry.events ORDER BY id").stream().map(r -> r.get("REASON"))
+                .toList();
+    }
+
+    private static Map<String, String> status(Connection admin) {
+        Map<String, String> status = new LinkedHashMap<>();
+        for (Map<String, String> row : rows(admin, "SHOW GANTRY STATUS")) {
+            status.put(row.get("Variable_name"), row.get("Value"));
+        }
+        return status;
+    }
+
+    private static Connection connect(Gantry gantry) throws SQLException {
+        return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + gantry.address().getPort()
+                + "/app?sslMode=DISABLED", "app", "app");
+    }
+
+    private static void execute(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    private static List<Map<String, String>> rows(Connection connection, String sql) {
+        try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+            List<Map<String, String>> rows = new ArrayList<>();
+            int columns = result.getMetaData().getColumnCount();
+            while (result.next()) {
+                Map<String, String> row = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                for (int i = 1; i <= columns; i++) {
+                    row.put(result.getMetaData().getColumnLabel(i), result.getString(i));
+                }
+                rows.add(row);
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void waitFor(BooleanSupplier condition, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within " + within).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+}
