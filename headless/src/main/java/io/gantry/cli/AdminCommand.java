@@ -47,9 +47,9 @@ final class AdminCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Parameters(arity = "0..1", paramLabel = "SQL",
-            description = "The statement: SHOW GANTRY STATUS, ALTER GANTRY ..., START|STOP GANTRY REPLICATION, "
-                    + "SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, or a query on the "
-                    + "gantry tables.")
+            description = "The statement: SHOW GANTRY STATUS, SHOW GANTRY POOLS, SHOW GANTRY CLUSTER, "
+                    + "ALTER GANTRY ..., START|STOP GANTRY REPLICATION, SHOW GANTRY BLOCKED HOSTS, "
+                    + "FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, or a query on the gantry tables.")
     String sql;
 
     @Option(names = "--watch", description = "Print every change of a server's state and every timeline event as "
