@@ -215,6 +215,7 @@ public final class ClusterMember implements AutoCloseable {
 
     private void sync() throws SQLException {
         Connection c = connection();
+        long before = applied;
         long latest = store.latest(c);
         latestSeen = latest;
         if (latest == 0) {
@@ -227,7 +228,7 @@ public final class ClusterMember implements AutoCloseable {
         } else {
             catchUp(c);
         }
-        heartbeat(c, false);
+        heartbeat(c, applied != before); // at once when it changed, so SHOW GANTRY CLUSTER is right
         if (problem != null) {
             LOG.info("cluster '{}': the primary {} answers again; configuration version {}", settings.name(),
                     connectionServer, applied);

@@ -68,6 +68,28 @@ class TransactionAssemblerTest {
     }
 
     @Test
+    void aRowOfAWatchedTableMarksItsTransactionAndGoesNowhere() {
+        assembler = assembler(TableFilter.allOf("app").watching(new TableFilter.Table("gantry_cluster",
+                "config_versions")));
+        feed(1_000, mariaDbGtid(0, 1, 1, 0));
+        feed(1_000, tableMap(OTHER_DB, "GANTRY_CLUSTER", "config_versions"));
+        feed(1_000, write(OTHER_DB, row(3, "v3")));
+        feed(2_000, xid());
+        feed(3_000, mariaDbGtid(0, 1, 2, 0));
+        feed(3_000, tableMap(ORDERS, "app", "orders"));
+        feed(3_000, write(ORDERS, row(1, "ann")));
+        feed(4_000, xid());
+        feed(5_000, mariaDbGtid(0, 1, 3, 0));
+        feed(5_000, tableMap(AUDIT, "gantry_cluster", "instances"));
+        feed(5_000, write(AUDIT, row(1, "a")));
+        feed(6_000, xid());
+
+        assertThat(passedOn).extracting(ChangeTransaction::changesWatched).containsExactly(true, false, false);
+        assertThat(passedOn.get(0).changes()).as("not for the sink").isEmpty();
+        assertThat(passedOn.get(1).changes()).hasSize(1);
+    }
+
+    @Test
     void eachTransactionCarriesOnlyItsOwnRows() {
         feed(1_000, mariaDbGtid(0, 1, 1, 0));
         feed(1_000, tableMap(ORDERS, "app", "orders"));
