@@ -254,7 +254,7 @@ public final class Gantry implements AutoCloseable {
             caches.load();
             proxy.useCaches(caches);
             Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
-                    GantryMetrics.start(listen, proxy, upstreams, cdc, caches)));
+                    GantryMetrics.start(listen, proxy, upstreams, cdc, caches, cluster)));
             cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
             parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));

@@ -79,7 +79,8 @@ class LayeringTest {
                         "io.gantry.proxy..", "io.gantry.route..", "io.gantry.cdc..", "io.gantry.cache..",
                         "io.gantry.admin..")
                 .check(ENGINE);
-        noClasses().that().resideOutsideOfPackages("io.gantry.cluster..", "io.gantry.admin..", "io.gantry")
+        noClasses().that().resideOutsideOfPackages("io.gantry.cluster..", "io.gantry.admin..", "io.gantry.metrics..",
+                        "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.cluster..")
                 .check(ENGINE);
     }

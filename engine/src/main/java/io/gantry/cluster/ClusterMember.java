@@ -32,6 +32,8 @@ public final class ClusterMember implements AutoCloseable {
 
     /** How often an instance writes its sign of life into {@code instances}, at most. */
     static final Duration HEARTBEAT = Duration.ofSeconds(5);
+    /** How many more times the versions are read soon after a poke that found nothing new. */
+    private static final int AFTER_POKE_TRIES = 6;
     /** Versions read in one go while catching up. */
     private static final int BATCH = 100;
     /** Server errors that say the service account lacks a privilege. */
@@ -337,21 +339,32 @@ public final class ClusterMember implements AutoCloseable {
 
     // ---- the member's thread -------------------------------------------------------------------
 
+    /**
+     * Waits for a poke or the poll interval, then reads the versions. A poke can come before the version can be read:
+     * a server sends a transaction to binlog readers before its commit is visible to other connections. So after a
+     * poke that found nothing new the versions are read again soon, {@value #AFTER_POKE_TRIES} times, 10 ms apart
+     * and doubling (630 ms in all).
+     */
     private void run() {
+        long waitMillis = pollInterval.toMillis();
+        int triesLeft = 0;
         while (!closed) {
+            boolean wasPoked;
             synchronized (wake) {
                 if (!poked) {
                     try {
-                        wake.wait(pollInterval.toMillis());
+                        wake.wait(waitMillis);
                     } catch (InterruptedException e) {
                         return;
                     }
                 }
+                wasPoked = poked;
                 poked = false;
             }
             if (closed) {
                 return;
             }
+            long before = appliedVersion();
             synchronized (lock) {
                 try {
                     sync();
@@ -365,6 +378,16 @@ public final class ClusterMember implements AutoCloseable {
                             e.toString(), e);
                     problem = e.getMessage();
                 }
+            }
+            if (wasPoked) {
+                triesLeft = AFTER_POKE_TRIES;
+            }
+            if (appliedVersion() != before || triesLeft == 0) {
+                triesLeft = 0;
+                waitMillis = pollInterval.toMillis();
+            } else {
+                waitMillis = 10L << (AFTER_POKE_TRIES - triesLeft);
+                triesLeft--;
             }
         }
     }

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.gantry.cache.QueryCache;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cdc.CdcStream;
+import io.gantry.cluster.ClusterMember;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyMetrics;
@@ -70,9 +71,17 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private final HttpServer http;
 
     private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
-                          Optional<CdcStream> cdc, QueryCaches caches) throws IOException {
+                          Optional<CdcStream> cdc, QueryCaches caches, Optional<ClusterMember> cluster)
+            throws IOException {
         this.upstreams = upstreams;
         this.caches = caches;
+        // Every series of a cluster's instance says which: Prometheus's own `instance` label is the scrape target.
+        cluster.ifPresent(member -> registry.config().commonTags("cluster", member.settings().name(),
+                "cluster_instance", member.settings().instance()));
+        cluster.ifPresent(member -> Gauge.builder("gantry.cluster.config.version", member,
+                        ClusterMember::appliedVersion)
+                .description("The version of the cluster's shared configuration this instance serves with")
+                .register(registry));
         for (RouteTarget target : RouteTarget.values()) {
             Map<RouteReason, Counter> byReason = new EnumMap<>(RouteReason.class);
             for (RouteReason reason : RouteReason.values()) {
@@ -145,8 +154,18 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
      */
     public static GantryMetrics start(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
                                       Optional<CdcStream> cdc, QueryCaches caches) {
+        return start(listen, proxy, upstreams, cdc, caches, Optional.empty());
+    }
+
+    /**
+     * {@link #start(InetSocketAddress, RunningProxy, Upstreams, Optional, QueryCaches)} for an instance of a cluster:
+     * every series is labelled {@code cluster} and {@code cluster_instance}, and
+     * {@code gantry_cluster_config_version} is the version it serves with.
+     */
+    public static GantryMetrics start(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
+                                      Optional<CdcStream> cdc, QueryCaches caches, Optional<ClusterMember> cluster) {
         try {
-            GantryMetrics metrics = new GantryMetrics(listen, proxy, upstreams, cdc, caches);
+            GantryMetrics metrics = new GantryMetrics(listen, proxy, upstreams, cdc, caches, cluster);
             proxy.useMetrics(metrics);
             LOG.info("metrics: serving Prometheus metrics on http://{}:{}/metrics", listen.getHostString(),
                     metrics.address().getPort());

@@ -123,7 +123,10 @@ class ClusterIT {
     void withoutTheChangeStreamInstancesLearnOfAChangeWithinAPollInterval() throws Exception {
         DatabaseServer replica = topology.replicas().get(1);
         Duration poll = Duration.ofSeconds(1);
-        try (Gantry a = start("polled", "gantry-a", poll, false);
+        Gantry.Options withMetrics = options(urls(), dir.resolve("polled-a"), poll, false)
+                .withMetricsListen(new InetSocketAddress("127.0.0.1", 0))
+                .withCluster(new ClusterSettings("polled", ClusterSettings.DEFAULT_SCHEMA, "gantry-a", "127.0.0.1:0"));
+        try (Gantry a = Gantry.start(withMetrics);
              Gantry b = start("polled", "gantry-b", poll, false);
              Connection adminA = connect(a); Connection adminB = connect(b)) {
             long changed = System.nanoTime();
@@ -134,6 +137,13 @@ class ClusterIT {
                     millis);
             assertThat(millis).as("within one poll interval, and the time to apply it").isLessThan(1_500);
             assertThat(status(adminB).get("Cluster State")).isEqualTo("in step");
+
+            String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + a.metricsAddress().orElseThrow().getPort() + "/metrics"))
+                    .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(metrics).as("every series names the cluster and the instance")
+                    .contains("gantry_cluster_config_version{cluster=\"polled\",cluster_instance=\"gantry-a\"} 2.0")
+                    .contains("gantry_client_sessions{cluster=\"polled\",cluster_instance=\"gantry-a\"}");
         }
     }
 
