@@ -1,6 +1,7 @@
 package io.gantry.console;
 
 import io.gantry.console.chart.HealthChartViewModel;
+import io.gantry.console.cluster.ClusterViewModel;
 import io.gantry.console.engine.EngineConnection;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsViewModel;
@@ -29,6 +30,7 @@ public final class ConsoleModels implements AutoCloseable {
     private final WeightSlidersViewModel weights;
     private final BlockedHostsViewModel blockedHosts;
     private final PoolsViewModel pools;
+    private final ClusterViewModel cluster;
     private final ExportViewModel export;
     private final ExecutorService exports = Executors.newSingleThreadExecutor(r -> {
         Thread thread = new Thread(r, "gantry-console-export");
@@ -48,6 +50,7 @@ public final class ConsoleModels implements AutoCloseable {
         weights = new WeightSlidersViewModel(ui, engine);
         blockedHosts = new BlockedHostsViewModel(ui, engine);
         pools = new PoolsViewModel(ui, engine, clock);
+        cluster = new ClusterViewModel(ui, engine, clock);
         export = new ExportViewModel(ui, engine, clock, exports);
         engine.addListener(connection);
         engine.addListener(servers);
@@ -56,6 +59,7 @@ public final class ConsoleModels implements AutoCloseable {
         engine.addListener(weights);
         engine.addListener(blockedHosts);
         engine.addListener(pools);
+        engine.addListener(cluster);
     }
 
     /** Starts connecting (and reconnecting whenever the engine goes away). */
@@ -93,6 +97,10 @@ public final class ConsoleModels implements AutoCloseable {
 
     public PoolsViewModel pools() {
         return pools;
+    }
+
+    public ClusterViewModel cluster() {
+        return cluster;
     }
 
     public ExportViewModel export() {

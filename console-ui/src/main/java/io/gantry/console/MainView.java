@@ -1,6 +1,7 @@
 package io.gantry.console;
 
 import io.gantry.console.chart.HealthChartView;
+import io.gantry.console.cluster.ClusterView;
 import io.gantry.console.export.ExportDialog;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsView;
@@ -54,10 +55,12 @@ public final class MainView extends BorderPane {
         blockedHosts.setId("tab-blocked-hosts");
         pools = new Tab("Pools", new PoolsView(models.pools()));
         pools.setId("tab-pools");
-        for (Tab tab : List.of(timeline, chart, weights, blockedHosts, pools)) {
+        Tab cluster = new Tab("Cluster", new ClusterView(models.cluster()));
+        cluster.setId("tab-cluster");
+        for (Tab tab : List.of(timeline, chart, weights, blockedHosts, pools, cluster)) {
             tab.setClosable(false);
         }
-        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts, pools);
+        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts, pools, cluster);
         SplitPane split = new SplitPane(table, tabs);
         split.setOrientation(Orientation.VERTICAL);
         split.setDividerPositions(0.25);
