@@ -22,11 +22,11 @@ public final class ClusterView extends BorderPane {
         table.setPlaceholder(new Label("Not in a cluster (gantry run --cluster NAME), or not read yet."));
         table.getColumns().add(TextColumns.of("Instance", 160, Instance::instance));
         table.getColumns().add(TextColumns.of("Address", 150, Instance::address));
-        table.getColumns().add(TextColumns.of("Config version", 110, Instance::configVersion));
-        table.getColumns().add(TextColumns.of("Cluster version", 110, Instance::clusterVersion));
-        table.getColumns().add(TextColumns.of("Last seen", 200, Instance::lastSeen));
-        table.getColumns().add(TextColumns.of("Seconds ago", 90, Instance::secondsSinceSeen));
-        table.getColumns().add(TextColumns.of("Gantry", 110, Instance::gantryVersion));
+        table.getColumns().add(TextColumns.of("Config version", 120, Instance::configVersion));
+        table.getColumns().add(TextColumns.of("Cluster version", 125, Instance::clusterVersion));
+        table.getColumns().add(TextColumns.of("Last seen", 215, Instance::lastSeen));
+        table.getColumns().add(TextColumns.of("Seconds ago", 105, Instance::secondsSinceSeen));
+        table.getColumns().add(TextColumns.of("Gantry", 140, Instance::gantryVersion));
         table.setRowFactory(view -> new TableRow<>() {
             @Override
             protected void updateItem(Instance instance, boolean empty) {
