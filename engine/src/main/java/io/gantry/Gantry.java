@@ -211,8 +211,11 @@ public final class Gantry implements AutoCloseable {
             parts.add(adminWork::shutdownNow);
             // Opened (sink recovered) now, so admin statements can see it; streaming starts once the proxy's
             // startup checks have marked unreachable servers down.
+            // With a cluster's shared sink, this instance's own stream writes no sink: the feed's lease holder does.
+            boolean sharedFeed = options.cluster().isPresent()
+                    && options.cdc().flatMap(CdcSettings::sink).isPresent();
             Optional<CdcStream> cdc = options.cdc().map(settings -> parts.add(CdcStream.open(authority, cdcList,
-                    watchingCluster(settings, options.cluster()), Clock.systemUTC(), bus)));
+                    ownStream(settings, options.cluster(), sharedFeed), Clock.systemUTC(), bus)));
             Upstreams upstreams = new Upstreams(upstream, Clock.systemUTC(), bus);
             EngineStatus status = new EngineStatus(Instant.now());
             AdminService admin = new AdminService(upstreams, authority, new ServerValidator(
@@ -248,6 +251,11 @@ public final class Gantry implements AutoCloseable {
                 member.join();
                 admin.inCluster(member);
             });
+            if (sharedFeed) {
+                ClusterSettings settings = options.cluster().get();
+                parts.add(new ClusterFeed(settings, options.cdc().get(), admin::cdcServers, upstreams,
+                        settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus)).start();
+            }
             admin.useHostBlocks(proxy.hostBlocks());
             admin.usePoolFigures(proxy.poolFigures());
             // After the proxy's first health round: the catalogue checks need a known primary.
@@ -336,15 +344,19 @@ public final class Gantry implements AutoCloseable {
         }
     }
 
-    /** The change stream's settings, also watching the cluster's versions table when in a cluster. */
-    private static CdcSettings watchingCluster(CdcSettings settings, Optional<ClusterSettings> cluster) {
+    /**
+     * This instance's own change stream: in a cluster it also watches the versions table, and without a sink when
+     * the sink is the cluster's shared feed ({@link ClusterFeed}).
+     */
+    private static CdcSettings ownStream(CdcSettings settings, Optional<ClusterSettings> cluster, boolean sharedFeed) {
         if (cluster.isEmpty()) {
             return settings;
         }
         TableFilter tables = settings.tables().watching(new TableFilter.Table(cluster.get().schema(),
                 ClusterSettings.VERSIONS_TABLE));
-        return new CdcSettings(settings.connectTimeout(), settings.connectRetries(), settings.sink(),
-                settings.sinkRotateBytes(), tables, settings.snapshot());
+        return new CdcSettings(settings.connectTimeout(), settings.connectRetries(),
+                sharedFeed ? Optional.empty() : settings.sink(), settings.sinkRotateBytes(), tables,
+                settings.snapshot());
     }
 
     /** Gantry's version, or {@code development build} outside a packaged jar. */

@@ -3,6 +3,7 @@ package io.gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
+import io.gantry.cluster.ClusterSettings;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.topology.UpstreamUrl;
@@ -62,6 +63,12 @@ public final class GantryProcess implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** Runs it as instance {@code instance} of cluster {@code name}, with that feed lease ({@code --cluster}). */
+    public GantryProcess inCluster(String name, String instance, Duration feedLease) {
+        command.add(1, "-Dgantry.test.cluster=" + name + "," + instance + "," + feedLease.toMillis());
+        return this;
     }
 
     /** Starts the next run; returns at once (see {@link #awaitAnswering}). */
@@ -155,10 +162,17 @@ public final class GantryProcess implements AutoCloseable {
             }
             ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", port))
                     .withConnectTimeout(Duration.ofSeconds(1)).withConnectRetries(1);
-            Gantry gantry = Gantry.start(new Gantry.Options(proxy, upstream, cdc, Path.of(args[1]),
+            Gantry.Options options = new Gantry.Options(proxy, upstream, cdc, Path.of(args[1]),
                     Duration.ofMillis(Long.parseLong(args[4])), Retention.DEFAULT, Set.of(),
                     Optional.of(new CdcSettings(Duration.ofSeconds(1), 1, Optional.of(Path.of(args[2])),
-                            256 * 1024, TableFilter.parse(args[3], "app"), false))));
+                            256 * 1024, TableFilter.parse(args[3], "app"), false)));
+            String cluster = System.getProperty("gantry.test.cluster");
+            if (cluster != null) {
+                String[] parts = cluster.split(",");
+                options = options.withCluster(new ClusterSettings(parts[0], ClusterSettings.DEFAULT_SCHEMA, parts[1],
+                        "127.0.0.1:" + port, Duration.ofMillis(Long.parseLong(parts[2]))));
+            }
+            Gantry gantry = Gantry.start(options);
             Runtime.getRuntime().addShutdownHook(new Thread(gantry::close));
             Thread.currentThread().join();
         }

@@ -71,6 +71,11 @@ public final class AdminService implements AdminOperations {
         this.lagBehindPrimary = lagBehindPrimary;
     }
 
+    /** The CDC servers as they are now. */
+    public List<UpstreamUrl> cdcServers() {
+        return lists.cdcList();
+    }
+
     /** This instance's lists, the local copy of a cluster's shared configuration. */
     public LocalConfiguration localConfiguration() {
         return lists;

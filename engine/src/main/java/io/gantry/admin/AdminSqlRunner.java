@@ -220,10 +220,11 @@ public final class AdminSqlRunner implements AdminSql {
             rows.add(List.of(instance.instance(), instance.address(), instance.gantryVersion(),
                     Long.toString(instance.appliedVersion()), Long.toString(view.latest()),
                     instance.lastSeen().toString(), String.format(java.util.Locale.ROOT, "%.1f",
-                            instance.secondsSinceSeen()), instance.instance().equals(view.instance()) ? "yes" : "no"));
+                            instance.secondsSinceSeen()), instance.instance().equals(view.instance()) ? "yes" : "no",
+                    view.feedOwner().filter(instance.instance()::equals).isPresent() ? "yes" : "no"));
         }
         return AdminResult.Rows.ofText(List.of("Instance", "Address", "Gantry_version", "Config_version",
-                "Cluster_version", "Last_seen", "Seconds_since_seen", "This_instance"), rows);
+                "Cluster_version", "Last_seen", "Seconds_since_seen", "This_instance", "Feed_owner"), rows);
     }
 
     private static AdminResult showTables(AdminStatement.ShowTables show) {

@@ -92,7 +92,7 @@ public final class CdcStream implements AutoCloseable {
     private final FailoverLoop loop;
     private final ScheduledExecutorService flusher;
 
-    private CdcStream(Authority authority, EventPublisher events, List<UpstreamUrl> servers, CdcSettings settings,
+    private CdcStream(long binlogClientId, EventPublisher events, List<UpstreamUrl> servers, CdcSettings settings,
                       Clock clock, JsonlSink sink, ChangeListeners listeners, AppliedPosition position,
                       boolean snapshotPending) {
         this.settings = settings;
@@ -104,9 +104,6 @@ public final class CdcStream implements AutoCloseable {
         this.report = new StreamReport(events, clock, position, control);
         this.snapshot = new StreamSnapshot(settings, clock, sink, position, report, snapshotPending);
         this.checkpoints = new PositionCheckpoints(position, throughput, control, report);
-        // A stable id per data directory: a restarted Gantry replaces its own dump thread on the server instead
-        // of leaving a second one behind.
-        long binlogClientId = 0x4000_0000L | (authority.dataDir().toAbsolutePath().hashCode() & 0x3FFF_FFFFL);
         this.loop = new FailoverLoop(settings, control, report, snapshot, position, checkpoints, binlogClientId);
         this.flusher = Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread t = new Thread(runnable, "gantry-cdc-flush");
@@ -137,28 +134,75 @@ public final class CdcStream implements AutoCloseable {
      */
     public static CdcStream open(Authority authority, List<UpstreamUrl> servers, CdcSettings settings, Clock clock,
                                  EventPublisher events) {
+        Optional<String> saved = authority.loadPosition(STREAM).map(CdcPosition::gtidSet);
+        // A stable id per data directory: a restarted Gantry replaces its own dump thread on the server instead
+        // of leaving a second one behind.
+        long binlogClientId = 0x4000_0000L | (authority.dataDir().toAbsolutePath().hashCode() & 0x3FFF_FFFFL);
+        return open(saved, (gtids, server) -> authority.savePosition(STREAM, gtids, server), null, binlogClientId,
+                servers, settings, clock, events);
+    }
+
+    /**
+     * Opens a stream on a cluster's shared feed ({@link SharedFeed}): its sink (the same file for every instance)
+     * is recovered now, its position is the feed's, and it writes the sink only while {@link SharedFeed#mayWrite()}
+     * says this instance owns the feed; a write or a save refused for that stops it for good.
+     *
+     * @param binlogClientId the server id its binlog connections use, other than the instance's own stream's
+     */
+    public static CdcStream openShared(SharedFeed feed, long binlogClientId, List<UpstreamUrl> servers,
+                                       CdcSettings settings, Clock clock, EventPublisher events) {
+        if (settings.sink().isEmpty()) {
+            throw new IllegalArgumentException("a shared feed needs a sink");
+        }
+        return open(feed.savedPosition(), feed::savePosition, feed, binlogClientId, servers, settings, clock, events);
+    }
+
+    private static CdcStream open(Optional<String> saved, AppliedPosition.Store store, SharedFeed feed,
+                                  long binlogClientId, List<UpstreamUrl> servers, CdcSettings settings, Clock clock,
+                                  EventPublisher events) {
         if (servers.isEmpty()) {
             throw new IllegalArgumentException("the CDC server list is empty");
         }
-        Optional<CdcPosition> saved = authority.loadPosition(STREAM);
         ChangeListeners listeners = new ChangeListeners(clock);
         JsonlSink sink = null;
         List<String> recovered = List.of();
         if (settings.sink().isPresent()) {
             sink = new JsonlSink(settings.sink().get(), settings.sinkRotateBytes());
             recovered = recover(sink);
-            listeners.add(sink, true);
+            listeners.add(feed == null ? sink : new OwnedSink(sink, feed), true);
         }
-        AppliedPosition position = new AppliedPosition((gtids, server) -> authority.savePosition(STREAM, gtids,
-                server), listeners, saved.map(CdcPosition::gtidSet), recovered);
+        AppliedPosition position = new AppliedPosition(store, listeners, saved, recovered);
         boolean snapshot = sink != null && (settings.snapshot() || !position.known());
-        CdcStream stream = new CdcStream(authority, events, servers, settings, clock, sink, listeners, position,
+        CdcStream stream = new CdcStream(binlogClientId, events, servers, settings, clock, sink, listeners, position,
                 snapshot);
-        LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}; tables: {}",
+        LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}{}; tables: {}",
                 UpstreamUrl.addressesAndWeights(FailoverPolicy.byWeight(servers)),
-                saved.map(p -> "saved position " + p.gtidSet()).orElse("no saved position"),
-                settings.sink().map(Object::toString).orElse("none"), settings.tables());
+                saved.map(p -> "saved position " + p).orElse("no saved position"),
+                settings.sink().map(Object::toString).orElse("none"), feed == null ? "" : " (the cluster's feed)",
+                settings.tables());
         return stream;
+    }
+
+    /** The sink of a shared feed: written only while this instance owns the feed. */
+    private record OwnedSink(JsonlSink sink, SharedFeed feed) implements ChangeListener {
+
+        @Override
+        public void onTransaction(AppliedTransaction transaction) {
+            sink.onTransaction(transaction); // buffers only
+        }
+
+        @Override
+        public void makeDurable() throws IOException {
+            if (!feed.mayWrite()) {
+                throw new IOException("this instance no longer owns the cluster's change feed: it writes no more");
+            }
+            sink.makeDurable();
+        }
+
+        @Override
+        public void positionSaved() throws IOException {
+            sink.positionSaved();
+        }
     }
 
     private static List<String> recover(JsonlSink sink) {
@@ -234,6 +278,11 @@ public final class CdcStream implements AutoCloseable {
     }
 
     // ---- status ----------------------------------------------------------------------------------------------
+
+    /** Whether the stream stopped for good: its sink or a position save failed (the README's "Exactly once"). */
+    public boolean stoppedForGood() {
+        return control.stoppedForGood();
+    }
 
     /** The server streamed from now, if any ({@code active_cdc} in {@code gantry.upstream_servers}). */
     public Optional<String> activeServer() {

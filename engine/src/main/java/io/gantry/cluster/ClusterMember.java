@@ -1,8 +1,6 @@
 package io.gantry.cluster;
 
 import io.gantry.authority.Authority;
-import io.gantry.topology.ServiceConnections;
-import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,19 +39,15 @@ public final class ClusterMember implements AutoCloseable {
 
     private final ClusterSettings settings;
     private final ClusterStore store;
-    private final Upstreams upstreams;
     private final Authority authority;
     private final LocalConfiguration local;
     private final Duration pollInterval;
-    private final Duration connectTimeout;
     private final String gantryVersion;
 
     private final Object lock = new Object();
     /** Guarded by {@link #lock}: the version the local configuration is. */
     private long applied;
-    private Connection connection;
-    private String connectionServer;
-    private boolean schemaReady;
+    private final PrimaryConnection primary;
     private boolean startSaid;
     private long lastHeartbeatNanos;
 
@@ -74,13 +68,12 @@ public final class ClusterMember implements AutoCloseable {
                          Duration pollInterval, Duration connectTimeout, String gantryVersion) {
         this.settings = settings;
         this.store = new ClusterStore(settings.name(), settings.schema());
-        this.upstreams = upstreams;
         this.authority = authority;
         this.local = local;
         this.pollInterval = pollInterval;
-        this.connectTimeout = connectTimeout;
         this.gantryVersion = gantryVersion;
         this.applied = authority.appliedClusterVersion(settings.name());
+        this.primary = new PrimaryConnection(upstreams, store, connectTimeout);
     }
 
     public ClusterSettings settings() {
@@ -170,7 +163,8 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /** What {@code SHOW GANTRY CLUSTER} shows. */
-    public record View(String cluster, String instance, long applied, long latest, List<ClusterInstance> rows) {
+    public record View(String cluster, String instance, long applied, long latest, List<ClusterInstance> rows,
+                       java.util.Optional<String> feedOwner) {
     }
 
     /**
@@ -184,7 +178,8 @@ public final class ClusterMember implements AutoCloseable {
                 Connection c = connection();
                 long latest = store.latest(c);
                 latestSeen = latest;
-                return new View(settings.name(), settings.instance(), applied, latest, store.instances(c));
+                return new View(settings.name(), settings.instance(), applied, latest, store.instances(c),
+                        store.feedOwner(c));
             } catch (SQLException e) {
                 dropConnection();
                 throw new ClusterException("the cluster cannot be read on the primary " + connectionTarget() + ": "
@@ -233,7 +228,7 @@ public final class ClusterMember implements AutoCloseable {
         heartbeat(c, applied != before); // at once when it changed, so SHOW GANTRY CLUSTER is right
         if (problem != null) {
             LOG.info("cluster '{}': the primary {} answers again; configuration version {}", settings.name(),
-                    connectionServer, applied);
+                    connectionTarget(), applied);
             problem = null;
         }
     }
@@ -283,41 +278,16 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    /** A connection to the primary as it is now, kept from call to call while it stays the primary. */
     private Connection connection() throws SQLException {
-        UpstreamServer primary = upstreams.primaryOrNull();
-        if (primary == null) {
-            dropConnection();
-            throw new ClusterException("no primary is known now (" + upstreams.noPrimaryReason() + ")");
-        }
-        if (connection != null && primary.address().equals(connectionServer)) {
-            return connection;
-        }
-        dropConnection();
-        connection = ServiceConnections.openWithin(primary.url(), connectTimeout);
-        connectionServer = primary.address();
-        if (!schemaReady) {
-            store.create(connection);
-            schemaReady = true;
-        }
-        return connection;
+        return primary.get();
     }
 
     private void dropConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // it is gone either way
-            }
-        }
-        connection = null;
-        schemaReady = false;
+        primary.drop();
     }
 
     private String connectionTarget() {
-        UpstreamServer primary = upstreams.primaryOrNull();
-        return primary == null ? "(none known)" : primary.address();
+        return primary.target();
     }
 
     private void unreachable(String why) {
@@ -330,8 +300,7 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     private String privilegeMessage(SQLException e) {
-        UpstreamServer primary = upstreams.primaryOrNull();
-        String user = primary == null ? "the service account" : "'" + primary.url().user() + "'";
+        String user = primary.account();
         return "--cluster " + settings.name() + ": the service account " + user + " lacks a privilege on the schema `"
                 + settings.schema() + "` on the primary " + connectionTarget() + " (" + e.getMessage() + "). Give it: "
                 + "GRANT CREATE, SELECT, INSERT, UPDATE ON `" + settings.schema() + "`.* TO " + user + "@'...'";

@@ -57,6 +57,99 @@ final class ClusterStore {
                     + "started_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
                     + "last_seen TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
                     + "PRIMARY KEY (cluster, instance)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+            statement.execute("CREATE TABLE IF NOT EXISTS " + schema + ".feed_lease ("
+                    + "cluster VARCHAR(64) NOT NULL PRIMARY KEY, "
+                    + "owner VARCHAR(255) NOT NULL, "
+                    + "epoch BIGINT NOT NULL, "
+                    + "expires_at TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), "
+                    + "position MEDIUMTEXT, "
+                    + "position_server VARCHAR(255), "
+                    + "saved_at TIMESTAMP(3) NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+        }
+    }
+
+    /** The feed's lease as its new owner took it: its epoch and the position the last owner saved. */
+    record Lease(long epoch, Optional<String> position) {
+    }
+
+    /**
+     * Takes the change feed's lease when nobody holds it, it expired, or this instance held it (a restart of the
+     * feed on this instance): the epoch goes up by one, which fences every earlier holder's saves.
+     *
+     * @return the lease taken, or empty when another instance holds it
+     */
+    Optional<Lease> takeLease(Connection connection, String instance, long leaseMillis) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT IGNORE INTO " + schema + ".feed_lease "
+                + "(cluster, owner, epoch, expires_at) VALUES (?, '', 0, NOW(3))")) {
+            insert.setString(1, cluster);
+            insert.executeUpdate();
+        }
+        try (PreparedStatement take = connection.prepareStatement("UPDATE " + schema + ".feed_lease SET owner = ?, "
+                + "epoch = epoch + 1, expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE cluster = ? AND "
+                + "(owner = '' OR owner = ? OR expires_at < NOW(3))")) {
+            take.setString(1, instance);
+            take.setLong(2, leaseMillis * 1000);
+            take.setString(3, cluster);
+            take.setString(4, instance);
+            if (take.executeUpdate() != 1) {
+                return Optional.empty();
+            }
+        }
+        try (PreparedStatement select = connection.prepareStatement("SELECT epoch, position FROM " + schema
+                + ".feed_lease WHERE cluster = ?")) {
+            select.setString(1, cluster);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return Optional.of(new Lease(rows.getLong(1), Optional.ofNullable(rows.getString(2))));
+            }
+        }
+    }
+
+    /** Extends the lease of {@code epoch}; false when it is no longer this instance's. */
+    boolean renewLease(Connection connection, String instance, long epoch, long leaseMillis) throws SQLException {
+        try (PreparedStatement renew = connection.prepareStatement("UPDATE " + schema + ".feed_lease SET "
+                + "expires_at = NOW(3) + INTERVAL ? MICROSECOND WHERE cluster = ? AND owner = ? AND epoch = ?")) {
+            renew.setLong(1, leaseMillis * 1000);
+            renew.setString(2, cluster);
+            renew.setString(3, instance);
+            renew.setLong(4, epoch);
+            return renew.executeUpdate() == 1;
+        }
+    }
+
+    /** Saves the feed's position under the lease of {@code epoch}; false when that lease is no longer current. */
+    boolean saveFeedPosition(Connection connection, String instance, long epoch, String gtidSet, String server)
+            throws SQLException {
+        try (PreparedStatement save = connection.prepareStatement("UPDATE " + schema + ".feed_lease SET "
+                + "position = ?, position_server = ?, saved_at = NOW(3) WHERE cluster = ? AND owner = ? AND epoch = ?")) {
+            save.setString(1, gtidSet);
+            save.setString(2, server);
+            save.setString(3, cluster);
+            save.setString(4, instance);
+            save.setLong(5, epoch);
+            return save.executeUpdate() == 1;
+        }
+    }
+
+    /** Gives the lease up at once (an orderly stop), so another instance takes the feed without waiting. */
+    void releaseLease(Connection connection, String instance, long epoch) throws SQLException {
+        try (PreparedStatement release = connection.prepareStatement("UPDATE " + schema + ".feed_lease SET "
+                + "expires_at = NOW(3) - INTERVAL 1 SECOND WHERE cluster = ? AND owner = ? AND epoch = ?")) {
+            release.setString(1, cluster);
+            release.setString(2, instance);
+            release.setLong(3, epoch);
+            release.executeUpdate();
+        }
+    }
+
+    /** The instance holding an unexpired feed lease, if any. */
+    Optional<String> feedOwner(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT owner FROM " + schema + ".feed_lease "
+                + "WHERE cluster = ? AND owner <> '' AND expires_at >= NOW(3)")) {
+            select.setString(1, cluster);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(rows.getString(1)) : Optional.empty();
+            }
         }
     }
 

@@ -79,10 +79,10 @@ class AdminSqlRunnerTest {
         AdminResult.Rows rows = (AdminResult.Rows) result(handle("show gantry cluster;", "admin").orElseThrow());
         assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactly("Instance", "Address",
                 "Gantry_version", "Config_version", "Cluster_version", "Last_seen", "Seconds_since_seen",
-                "This_instance");
+                "This_instance", "Feed_owner");
         assertThat(rows.text()).containsExactly(
-                List.of("gantry-a", "10.0.0.1:3307", "1.0", "7", "7", "2026-12-05T10:00:00Z", "0.5", "yes"),
-                List.of("gantry-b", "10.0.0.2:3307", "1.0", "6", "7", "2026-12-05T09:59:58Z", "2.5", "no"));
+                List.of("gantry-a", "10.0.0.1:3307", "1.0", "7", "7", "2026-12-05T10:00:00Z", "0.5", "yes", "no"),
+                List.of("gantry-b", "10.0.0.2:3307", "1.0", "6", "7", "2026-12-05T09:59:58Z", "2.5", "no", "yes"));
         assertThat(result(handle("SHOW GANTRY CLUSTER extra", "admin").orElseThrow()))
                 .isInstanceOf(AdminResult.Failed.class);
     }
@@ -162,7 +162,7 @@ class AdminSqlRunnerTest {
             return new io.gantry.cluster.ClusterMember.View("prod", "gantry-a", 7, 7, List.of(
                     new io.gantry.cluster.ClusterInstance("gantry-a", "10.0.0.1:3307", "1.0", 7, at, at, 0.5),
                     new io.gantry.cluster.ClusterInstance("gantry-b", "10.0.0.2:3307", "1.0", 6, at,
-                            at.minusSeconds(2), 2.5)));
+                            at.minusSeconds(2), 2.5)), java.util.Optional.of("gantry-b"));
         }
 
         @Override

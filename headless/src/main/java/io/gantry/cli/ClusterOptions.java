@@ -26,6 +26,12 @@ final class ClusterOptions {
                     + "--listen port, host:port).")
     String instance;
 
+    @Option(names = "--cluster-feed-lease-ms", paramLabel = "MS", defaultValue = "10000",
+            description = "With --cdc-sink (the same file for every instance): one instance at a time writes the "
+                    + "change feed, holding a lease it renews every third of this; when it dies another takes the "
+                    + "feed over within this time, 300 to 600000 (default: ${DEFAULT-VALUE}).")
+    long feedLeaseMs;
+
     /** The settings, or null without {@code --cluster}. */
     ClusterSettings toSettings(InetSocketAddress listen) {
         if (name == null || name.isBlank()) {
@@ -38,7 +44,7 @@ final class ClusterOptions {
                 : listen.getHostString();
         String address = host + ":" + listen.getPort();
         return new ClusterSettings(name.strip(), schema.strip(), instance == null ? hostName() + ":" + listen.getPort()
-                : instance.strip(), address);
+                : instance.strip(), address, java.time.Duration.ofMillis(feedLeaseMs));
     }
 
     private static String hostName() {

@@ -26,6 +26,7 @@ public final class ClusterView extends BorderPane {
         table.getColumns().add(TextColumns.of("Cluster version", 125, Instance::clusterVersion));
         table.getColumns().add(TextColumns.of("Last seen", 215, Instance::lastSeen));
         table.getColumns().add(TextColumns.of("Seconds ago", 105, Instance::secondsSinceSeen));
+        table.getColumns().add(TextColumns.of("Writes the feed", 120, Instance::feedOwner));
         table.getColumns().add(TextColumns.of("Gantry", 140, Instance::gantryVersion));
         table.setRowFactory(view -> new TableRow<>() {
             @Override

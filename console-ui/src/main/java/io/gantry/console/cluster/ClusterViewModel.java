@@ -16,6 +16,6 @@ public final class ClusterViewModel extends StatementRows<Instance> {
         super(ui, engine, clock, "SHOW GANTRY CLUSTER", row -> new Instance(row.text("Instance"),
                 row.text("Address"), row.text("Gantry_version"), row.text("Config_version"),
                 row.text("Cluster_version"), row.text("Last_seen"), row.text("Seconds_since_seen"),
-                row.text("This_instance")), "No instance has joined yet.", "the cluster");
+                row.text("This_instance"), row.text("Feed_owner")), "No instance has joined yet.", "the cluster");
     }
 }

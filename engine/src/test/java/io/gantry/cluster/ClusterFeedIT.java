@@ -1,0 +1,153 @@
+package io.gantry.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.GantryProcess;
+import io.gantry.cdc.SinkContents;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A cluster's change feed has one writer at a time (issue 29, point 3): three Gantry processes share one sink, the
+ * lease holder writes it, and after a kill -9 of the holder another takes the feed over within the lease time, the
+ * feed staying exactly once across the takeover.
+ */
+class ClusterFeedIT {
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void oneWriterAtATimeAndEveryRowExactlyOnceAcrossAKillOfIt() throws Exception {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "cluster-feed", 2)) {
+            try (Connection primary = topology.connectAsApp(topology.primary());
+                 Statement statement = primary.createStatement()) {
+                statement.execute("CREATE TABLE feed (id BIGINT PRIMARY KEY)");
+            }
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            Path sink = dir.resolve("feed.jsonl");
+            List<GantryProcess> instances = new ArrayList<>();
+            for (String name : List.of("feed-a", "feed-b", "feed-c")) {
+                java.nio.file.Files.createDirectories(dir.resolve(name));
+                instances.add(new GantryProcess(dir.resolve(name), sink, "app.feed", Duration.ofSeconds(1),
+                        topology.servers()).inCluster("feed", name, LEASE));
+            }
+            AtomicLong lastCommitted = new AtomicLong();
+            AtomicBoolean writing = new AtomicBoolean(true);
+            Thread writer = new Thread(() -> write(topology, lastCommitted, writing), "feed-writer");
+            try {
+                for (GantryProcess instance : instances) {
+                    instance.start();
+                }
+                for (GantryProcess instance : instances) {
+                    instance.awaitAnswering(Duration.ofSeconds(60));
+                }
+                waitUntil(() -> lease(topology).isPresent(), Duration.ofSeconds(30));
+                Lease first = lease(topology).orElseThrow();
+                writer.start();
+                Thread.sleep(2_000);
+
+                GantryProcess owner = instances.get(List.of("feed-a", "feed-b", "feed-c").indexOf(first.owner()));
+                owner.kill();
+                long killed = System.nanoTime();
+                waitUntil(() -> lease(topology).filter(l -> !l.owner().equals(first.owner())).isPresent(),
+                        Duration.ofSeconds(30));
+                long takeoverMillis = Duration.ofNanos(System.nanoTime() - killed).toMillis();
+                Lease second = lease(topology).orElseThrow();
+                System.out.printf("ClusterFeedIT: %s (epoch %d) killed; %s took the feed over (epoch %d) %d ms later, "
+                        + "lease %d ms%n", first.owner(), first.epoch(), second.owner(), second.epoch(),
+                        takeoverMillis, LEASE.toMillis());
+                assertThat(second.epoch()).isGreaterThan(first.epoch());
+                assertThat(takeoverMillis).as("within the lease time and one try of the others")
+                        .isLessThan(LEASE.toMillis() + LEASE.toMillis() / 3 + 1_000);
+
+                Thread.sleep(2_000);
+                owner.start(); // the killed instance comes back and does not take the feed from its new owner
+                owner.awaitAnswering(Duration.ofSeconds(60));
+                Thread.sleep(1_000);
+                writing.set(false);
+                writer.join();
+                long last = lastCommitted.get();
+                waitUntil(() -> SinkContents.read(sink).ids("feed", "insert").size() >= last, Duration.ofSeconds(60));
+                Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
+                List<Long> ids = SinkContents.read(sink).ids("feed", "insert");
+                System.out.printf("ClusterFeedIT: %d rows written, %d lines in the sink, servers in order: %s%n", last,
+                        ids.size(), SinkContents.read(sink).serverRuns());
+                assertThat(ids).as("every id exactly once, in commit order")
+                        .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+                assertThat(lease(topology).orElseThrow().owner()).as("the feed stayed with its new owner")
+                        .isEqualTo(second.owner());
+            } catch (AssertionError | RuntimeException e) {
+                for (GantryProcess instance : instances) {
+                    instance.printLogs(40);
+                }
+                throw e;
+            } finally {
+                writing.set(false);
+                if (writer.isAlive()) {
+                    writer.join();
+                }
+                for (GantryProcess instance : instances) {
+                    instance.close();
+                }
+            }
+        }
+    }
+
+    private record Lease(String owner, long epoch) {
+    }
+
+    /** The feed's lease as the primary has it, while it is held. */
+    private static Optional<Lease> lease(Topology topology) {
+        try (Connection primary = topology.connectAsApp(topology.primary());
+             Statement statement = primary.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT owner, epoch FROM gantry_cluster.feed_lease WHERE "
+                     + "cluster = 'feed' AND owner <> '' AND expires_at >= NOW(3)")) {
+            return rows.next() ? Optional.of(new Lease(rows.getString(1), rows.getLong(2))) : Optional.empty();
+        } catch (SQLException e) {
+            return Optional.empty(); // not created yet
+        }
+    }
+
+    /** A single writer with autocommit: commit order is id order. */
+    private static void write(Topology topology, AtomicLong lastCommitted, AtomicBoolean writing) {
+        try (Connection primary = topology.connectAsApp(topology.primary());
+             Statement statement = primary.createStatement()) {
+            long id = 1;
+            while (writing.get()) {
+                statement.executeUpdate("INSERT INTO feed VALUES (" + id + ")");
+                lastCommitted.set(id);
+                id++;
+                Thread.sleep(2);
+            }
+        } catch (SQLException | InterruptedException e) {
+            throw new IllegalStateException("the writer failed", e);
+        }
+    }
+
+    private static void waitUntil(BooleanSupplier condition, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition met within " + within).isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+}
