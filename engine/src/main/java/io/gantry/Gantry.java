@@ -246,7 +246,13 @@ public final class Gantry implements AutoCloseable {
                 throw e;
             }
             status.listening(proxy);
-            // After the proxy's first health round: the cluster's configuration is on the primary.
+            admin.useHostBlocks(proxy.hostBlocks());
+            admin.usePoolFigures(proxy.poolFigures());
+            // After the proxy's first health round: the catalogue checks need a known primary.
+            caches.load();
+            proxy.useCaches(caches);
+            admin.useCaches(caches);
+            // After the caches: the cluster's configuration (on the primary) holds their definitions too.
             cluster.ifPresent(member -> {
                 member.join();
                 admin.inCluster(member);
@@ -256,11 +262,6 @@ public final class Gantry implements AutoCloseable {
                 parts.add(new ClusterFeed(settings, options.cdc().get(), admin::cdcServers, upstreams,
                         settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus)).start();
             }
-            admin.useHostBlocks(proxy.hostBlocks());
-            admin.usePoolFigures(proxy.poolFigures());
-            // After the proxy's first health round: the catalogue checks need a known primary.
-            caches.load();
-            proxy.useCaches(caches);
             Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
                     GantryMetrics.start(listen, proxy, upstreams, cdc, caches, cluster)));
             cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)

@@ -78,6 +78,19 @@ public interface AdminOperations {
     List<HostBlocks.BlockedHost> blockedHosts();
 
     /**
+     * {@code CREATE CACHE}: in a cluster, added to the shared configuration.
+     *
+     * @throws io.gantry.cache.CacheException when the query cannot be cached, or the name or shape is taken
+     */
+    AdminResult.Done createCache(io.gantry.cache.CacheStatement.Create create, String by);
+
+    /** {@code DROP CACHE name}. @throws io.gantry.cache.CacheException when there is no such cache */
+    AdminResult.Done dropCache(String name, String by);
+
+    /** {@code DROP ALL CACHES}. */
+    AdminResult.Done dropAllCaches(String by);
+
+    /**
      * {@code SHOW GANTRY CLUSTER}: the instances of this Gantry's cluster as the primary has them.
      *
      * @throws AdminException when this Gantry is not in a cluster, or the primary cannot be read

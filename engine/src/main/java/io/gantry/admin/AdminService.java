@@ -5,6 +5,9 @@ import io.gantry.authority.Event;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.Purpose;
+import io.gantry.cache.CacheException;
+import io.gantry.cache.CacheStatement;
+import io.gantry.cache.QueryCaches;
 import io.gantry.cdc.CdcStream;
 import io.gantry.cluster.ClusterException;
 import io.gantry.cluster.ClusterMember;
@@ -47,6 +50,8 @@ public final class AdminService implements AdminOperations {
     private final Optional<CdcStream> cdc;
     private final ToLongFunction<GtidSet> lagBehindPrimary;
     private final ServerLists lists;
+    private final LocalCopy local;
+    private volatile QueryCaches caches;
     private volatile Optional<ClusterMember> cluster = Optional.empty();
     private volatile HostBlocks hostBlocks = HostBlocks.NONE;
     private volatile PoolFigures poolFigures = PoolFigures.NONE;
@@ -66,6 +71,7 @@ public final class AdminService implements AdminOperations {
         this.authority = authority;
         this.validator = validator;
         this.lists = new ServerLists(upstreams, authority, cdcList, cdc);
+        this.local = new LocalCopy(lists);
         this.cdc = cdc;
         this.engineStatus = engineStatus;
         this.lagBehindPrimary = lagBehindPrimary;
@@ -78,7 +84,13 @@ public final class AdminService implements AdminOperations {
 
     /** This instance's lists, the local copy of a cluster's shared configuration. */
     public LocalConfiguration localConfiguration() {
-        return lists;
+        return local;
+    }
+
+    /** The query caches are loaded: from now on their definitions are part of what a cluster shares. */
+    public void useCaches(QueryCaches queryCaches) {
+        this.caches = queryCaches;
+        local.useCaches(queryCaches);
     }
 
     /**
@@ -269,6 +281,59 @@ public final class AdminService implements AdminOperations {
             LOG.warn("admin: {}: refused: {}", description, e.getMessage());
             throw new AdminException(AdminResult.Failure.REFUSED, e.getMessage());
         }
+    }
+
+    /**
+     * {@code CREATE CACHE}; in a cluster the definition is checked here first, then added to the shared configuration,
+     * and every instance creates it.
+     */
+    @Override
+    public AdminResult.Done createCache(CacheStatement.Create create, String by) {
+        QueryCaches known = knownCaches();
+        if (cluster.isEmpty()) {
+            return new AdminResult.Done(1, known.create(create, by));
+        }
+        SharedConfiguration.Cache cache = LocalCopy.shared(known.define(create));
+        OptionalLong version = changeShared("CREATE CACHE " + cache.name() + " by '" + by + "'",
+                shared -> shared.withCache(cache));
+        return new AdminResult.Done(1, "cache " + cache.name() + " created" + version(version));
+    }
+
+    @Override
+    public AdminResult.Done dropCache(String name, String by) {
+        QueryCaches known = knownCaches();
+        if (cluster.isEmpty()) {
+            return new AdminResult.Done(1, known.drop(name, by));
+        }
+        if (known.snapshot().stream().noneMatch(cache -> cache.name().equals(name))) {
+            throw new CacheException("no cache named " + name + " (SHOW CACHES lists them)");
+        }
+        OptionalLong version = changeShared("DROP CACHE " + name + " by '" + by + "'",
+                shared -> shared.withoutCache(name));
+        return new AdminResult.Done(1, "cache " + name + " dropped" + version(version));
+    }
+
+    @Override
+    public AdminResult.Done dropAllCaches(String by) {
+        QueryCaches known = knownCaches();
+        int count = known.snapshot().size();
+        if (cluster.isEmpty()) {
+            return new AdminResult.Done(count, known.dropAll(by));
+        }
+        OptionalLong version = changeShared("DROP ALL CACHES by '" + by + "'", SharedConfiguration::withoutCaches);
+        return new AdminResult.Done(count, count + " caches dropped" + version(version));
+    }
+
+    private QueryCaches knownCaches() {
+        QueryCaches known = caches;
+        if (known == null) {
+            throw new AdminException(AdminResult.Failure.REFUSED, "this Gantry has no query caches");
+        }
+        return known;
+    }
+
+    private static String version(OptionalLong version) {
+        return version.isEmpty() ? " (unchanged)" : " (cluster version " + version.getAsLong() + ")";
     }
 
     @Override

@@ -110,19 +110,21 @@ public final class AdminSqlRunner implements AdminSql {
         }
         try {
             if (statement instanceof CacheStatement.Create create) {
-                return new AdminResult.Done(1, caches.create(create, by));
+                return operations.createCache(create, by);
             }
             if (statement instanceof CacheStatement.Drop drop) {
-                return new AdminResult.Done(1, caches.drop(drop.name(), by));
+                return operations.dropCache(drop.name(), by);
             }
             if (statement instanceof CacheStatement.DropAll) {
-                return new AdminResult.Done(caches.snapshot().size(), caches.dropAll(by));
+                return operations.dropAllCaches(by);
             }
             QueryCaches.Table table = statement instanceof CacheStatement.ShowProxied ? caches.proxiedQueries()
                     : caches.show();
             return AdminResult.Rows.ofText(table.columns(), table.rows());
         } catch (CacheException e) {
             return new AdminResult.Failed(AdminResult.Failure.REFUSED, e.getMessage());
+        } catch (AdminException e) {
+            return e.result();
         } catch (RuntimeException e) {
             LOG.error("admin: {} failed: {}", statement.getClass().getSimpleName(), e.toString(), e);
             return new AdminResult.Failed(AdminResult.Failure.FAILED,

@@ -5,7 +5,6 @@ import io.gantry.authority.Purpose;
 import io.gantry.authority.StoredServer;
 import io.gantry.cdc.CdcStream;
 import io.gantry.cluster.ClusterException;
-import io.gantry.cluster.LocalConfiguration;
 import io.gantry.cluster.SharedConfiguration;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
@@ -19,14 +18,15 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * This instance's server lists, the proxy's and the change stream's, as they are changed: in the Authority (with the
- * timeline's event) and live (the upstreams, the change stream). In a cluster they are the local copy of the shared
- * configuration, which a new version is {@linkplain #apply applied} to. Changes are serialised on this object.
+ * timeline's event) and live (the upstreams, the change stream). In a cluster they are part of the local copy of
+ * the shared configuration ({@link LocalCopy}), which a new version is {@linkplain #apply applied} to. Changes are
+ * serialised on this object.
  *
  * <p>Passwords are never stored nor shared: each account's password is the one this instance was given (its
  * {@code --upstream-db-url}, or an {@code ALTER GANTRY CHANGE} that named it), and a list that names an account this
  * instance has no password for is refused here.
  */
-final class ServerLists implements LocalConfiguration {
+final class ServerLists {
 
     private final Upstreams upstreams;
     private final Authority authority;
@@ -93,8 +93,8 @@ final class ServerLists implements LocalConfiguration {
         }
     }
 
-    @Override
-    public SharedConfiguration current() {
+    /** The lists as the shared configuration holds them (no caches: {@link LocalCopy} adds them). */
+    SharedConfiguration current() {
         List<SharedConfiguration.Server> proxy = new ArrayList<>();
         for (UpstreamServer server : upstreams.servers()) {
             UpstreamUrl url = server.url();
@@ -108,8 +108,7 @@ final class ServerLists implements LocalConfiguration {
      * Goes to {@code next}: weights alone change weight by weight (an event for each server), a list whose servers
      * changed is replaced; nothing happens when it is what this instance has.
      */
-    @Override
-    public synchronized void apply(SharedConfiguration next, String reason) {
+    synchronized void apply(SharedConfiguration next, String reason) {
         SharedConfiguration now = current();
         if (now.equals(next)) {
             return;

@@ -99,22 +99,37 @@ final class CacheDefinitions {
         }
     }
 
-    /** See {@link QueryCaches#create}. */
-    String create(CacheStatement.Create create, String by) {
-        Instant now = clock.instant();
+    /** See {@link QueryCaches#define}. */
+    QueryCache define(CacheStatement.Create create) {
         Duration ttl = create.ttl().orElse(create.shallow() ? QueryCaches.DEFAULT_SHALLOW_TTL : Duration.ZERO);
         QueryShape analysed = QueryShape.of(create.select(), SqlMode.DEFAULT, defaultDatabase);
         String name = create.name().orElseGet(() -> "q_" + Long.toHexString(analysed.text().hashCode() & 0xFFFFFFFFL));
         QueryCache cache = build(name, create.select(), create.shallow(), ttl, create.refresh().orElse(Duration.ZERO),
-                now);
+                clock.instant());
         synchronized (this) {
-            QueryCache sameShape = index.find(cache.shape().text());
-            if (sameShape != null) {
-                throw new CacheException("cache " + sameShape.name() + " already caches this query's shape");
-            }
-            if (byName.containsKey(name)) {
-                throw new CacheException("a cache named " + name + " exists already");
-            }
+            refuseTaken(cache);
+        }
+        return cache;
+    }
+
+    private void refuseTaken(QueryCache cache) {
+        QueryCache sameShape = index.find(cache.shape().text());
+        if (sameShape != null) {
+            throw new CacheException("cache " + sameShape.name() + " already caches this query's shape");
+        }
+        if (byName.containsKey(cache.name())) {
+            throw new CacheException("a cache named " + cache.name() + " exists already");
+        }
+    }
+
+    /** See {@link QueryCaches#create}. */
+    String create(CacheStatement.Create create, String by) {
+        QueryCache cache = define(create);
+        String name = cache.name();
+        Duration ttl = cache.ttl();
+        Instant now = cache.createdAt();
+        synchronized (this) {
+            refuseTaken(cache);
             try {
                 authority.saveQueryCache(new StoredCache(name, create.select(), create.shallow(), ttl.toSeconds(),
                         cache.refresh().toSeconds(), now));

@@ -282,6 +282,16 @@ public final class QueryCaches implements AutoCloseable {
         return definitions.create(create, by);
     }
 
+    /**
+     * Checks a {@code CREATE CACHE} as {@link #create} would, without creating anything: the cache it would make,
+     * named (a cluster adds the definition to its configuration first, then every instance creates it).
+     *
+     * @throws CacheException when the query cannot be cached or the name or shape is taken
+     */
+    public QueryCache define(CacheStatement.Create create) {
+        return definitions.define(create);
+    }
+
     /** {@code DROP CACHE name}. @throws CacheException when there is no such cache */
     public String drop(String name, String by) {
         return definitions.drop(name, by);

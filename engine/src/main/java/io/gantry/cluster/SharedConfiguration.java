@@ -13,13 +13,32 @@ import java.util.Optional;
 
 /**
  * The configuration instances of a cluster share, as one version holds it whole: the proxy's server list and the
- * change stream's, each server with its weight. Passwords are never part of it: each instance has its own (the
+ * change stream's, each server with its weight, and the query caches' definitions. Passwords are never part of it: each instance has its own (the
  * accounts' passwords come from its {@code --upstream-db-url}). Stored as JSON in the cluster's versions table.
  *
- * @param proxy the servers the proxy routes to, in order
- * @param cdc   the servers the change stream may read, in order
+ * @param proxy  the servers the proxy routes to, in order
+ * @param cdc    the servers the change stream may read, in order
+ * @param caches the query caches' definitions, by name (none in versions written before they were shared)
  */
-public record SharedConfiguration(List<Server> proxy, List<Server> cdc) {
+public record SharedConfiguration(List<Server> proxy, List<Server> cdc, List<Cache> caches) {
+
+    /** Without caches. */
+    public SharedConfiguration(List<Server> proxy, List<Server> cdc) {
+        this(proxy, cdc, List.of());
+    }
+
+    /**
+     * One query cache's definition ({@code CREATE CACHE}).
+     *
+     * @param ttlSeconds     how long an entry lives, 0 for no limit
+     * @param refreshSeconds the refresh-ahead period, 0 for none
+     */
+    public record Cache(String name, String select, boolean shallow, long ttlSeconds, long refreshSeconds) {
+        public Cache {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(select, "select");
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -63,6 +82,26 @@ public record SharedConfiguration(List<Server> proxy, List<Server> cdc) {
     public SharedConfiguration {
         proxy = List.copyOf(proxy);
         cdc = List.copyOf(cdc);
+        // By name, so that two instances that hold the same caches hold equal configurations.
+        caches = caches == null ? List.of() : caches.stream()
+                .sorted(java.util.Comparator.comparing(Cache::name)).toList();
+    }
+
+    /** This configuration with {@code cache} added, or replacing the one of its name. */
+    public SharedConfiguration withCache(Cache cache) {
+        List<Cache> changed = new ArrayList<>(withoutCache(cache.name()).caches);
+        changed.add(cache);
+        return new SharedConfiguration(proxy, cdc, changed);
+    }
+
+    /** This configuration without the cache {@code name} (the same when it has none of that name). */
+    public SharedConfiguration withoutCache(String name) {
+        return new SharedConfiguration(proxy, cdc, caches.stream().filter(c -> !c.name().equals(name)).toList());
+    }
+
+    /** This configuration with no cache. */
+    public SharedConfiguration withoutCaches() {
+        return new SharedConfiguration(proxy, cdc, List.of());
     }
 
     public List<Server> list(Purpose purpose) {
@@ -71,12 +110,13 @@ public record SharedConfiguration(List<Server> proxy, List<Server> cdc) {
 
     /** This configuration with {@code list} as the list of {@code purpose}. */
     public SharedConfiguration withList(Purpose purpose, List<Server> list) {
-        return purpose == Purpose.PROXY ? new SharedConfiguration(list, cdc) : new SharedConfiguration(proxy, list);
+        return purpose == Purpose.PROXY ? new SharedConfiguration(list, cdc, caches)
+                : new SharedConfiguration(proxy, list, caches);
     }
 
     /** This configuration with the weight of {@code hostPort} set on every list that has it. */
     public SharedConfiguration withWeight(String hostPort, int weight) {
-        return new SharedConfiguration(withWeight(proxy, hostPort, weight), withWeight(cdc, hostPort, weight));
+        return new SharedConfiguration(withWeight(proxy, hostPort, weight), withWeight(cdc, hostPort, weight), caches);
     }
 
     private static List<Server> withWeight(List<Server> list, String hostPort, int weight) {
@@ -129,7 +169,8 @@ public record SharedConfiguration(List<Server> proxy, List<Server> cdc) {
     /** One line for logs and events: {@code proxy h1:3306|50, h2:3306|50; cdc h1:3306|50}. */
     @Override
     public String toString() {
-        return "proxy " + describe(proxy) + "; cdc " + describe(cdc);
+        return "proxy " + describe(proxy) + "; cdc " + describe(cdc) + (caches.isEmpty() ? ""
+                : "; caches " + String.join(", ", caches.stream().map(Cache::name).toList()));
     }
 
     private static String describe(List<Server> servers) {

@@ -157,6 +157,24 @@ class AdminSqlRunnerTest {
         }
 
         @Override
+        public AdminResult.Done createCache(io.gantry.cache.CacheStatement.Create create, String by) {
+            calls.add("create cache " + create.name().orElse("?"));
+            return new AdminResult.Done(1, "created");
+        }
+
+        @Override
+        public AdminResult.Done dropCache(String name, String by) {
+            calls.add("drop cache " + name);
+            return new AdminResult.Done(1, "dropped");
+        }
+
+        @Override
+        public AdminResult.Done dropAllCaches(String by) {
+            calls.add("drop all caches");
+            return new AdminResult.Done(0, "0 caches dropped");
+        }
+
+        @Override
         public io.gantry.cluster.ClusterMember.View cluster() {
             java.time.Instant at = java.time.Instant.parse("2026-12-05T10:00:00Z");
             return new io.gantry.cluster.ClusterMember.View("prod", "gantry-a", 7, 7, List.of(

@@ -170,6 +170,30 @@ class ClusterIT {
     }
 
     @Test
+    @Order(2)
+    void cacheDefinitionsAreSharedAndANewcomerHasThem() throws Exception {
+        try (Connection root = topology.connectAsAdmin(topology.primary())) {
+            execute(root, "CREATE TABLE IF NOT EXISTS app.cluster_kv (id INT PRIMARY KEY, v INT)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        Duration poll = Duration.ofSeconds(20);
+        try (Gantry a = start("caches", "gantry-a", poll, true);
+             Gantry b = start("caches", "gantry-b", poll, true);
+             Connection adminA = connect(a); Connection adminB = connect(b)) {
+            waitFor(() -> status(adminB).get("CDC Status").equals("streaming"), Duration.ofSeconds(30));
+            execute(adminA, "CREATE CACHE kv FROM SELECT v FROM cluster_kv WHERE id = ?");
+            waitFor(() -> cacheNames(adminB).contains("kv"), Duration.ofSeconds(2));
+            assertThatThrownBy(() -> execute(adminB, "CREATE CACHE kv2 FROM SELECT v FROM cluster_kv WHERE id = ?"))
+                    .as("the shape is cached already, on every instance").hasMessageContaining("already caches");
+            try (Gantry c = start("caches", "gantry-c", poll, true); Connection adminC = connect(c)) {
+                assertThat(cacheNames(adminC)).containsExactly("kv");
+                execute(adminC, "DROP CACHE kv");
+                waitFor(() -> cacheNames(adminA).isEmpty() && cacheNames(adminB).isEmpty(), Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    @Test
     @Order(3)
     void anAccountWithoutThePrivilegesIsToldWhichGrantItNeeds() throws Exception {
         try (Connection root = topology.connectAsAdmin(topology.primary())) {
@@ -273,6 +297,10 @@ class ClusterIT {
         List<Map<String, String>> rows = rows(admin, "SELECT weight FROM gantry.upstream_servers WHERE port = "
                 + server.port());
         return Integer.parseInt(rows.get(0).get("WEIGHT"));
+    }
+
+    private static List<String> cacheNames(Connection admin) {
+        return rows(admin, "SHOW CACHES").stream().map(row -> row.get("Name")).toList();
     }
 
     private static long clusterVersion(Connection admin) {
