@@ -59,6 +59,14 @@ final class ClusterFeed implements FeedLease.Holder, SharedFeed, AutoCloseable {
         stream = opened;
     }
 
+    /** The CDC list changed: the feed's stream, if open, moves as the instance's own does. */
+    void changeServers(List<UpstreamUrl> newServers, String by) {
+        CdcStream current = stream;
+        if (current != null) {
+            current.changeServers(newServers, by);
+        }
+    }
+
     @Override
     public synchronized void lost(String why) {
         closeStream();

@@ -259,8 +259,10 @@ public final class Gantry implements AutoCloseable {
             });
             if (sharedFeed) {
                 ClusterSettings settings = options.cluster().get();
-                parts.add(new ClusterFeed(settings, options.cdc().get(), admin::cdcServers, upstreams,
-                        settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus)).start();
+                ClusterFeed feed = parts.add(new ClusterFeed(settings, options.cdc().get(), admin::cdcServers,
+                        upstreams, settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus));
+                admin.alsoTellCdcChanges(feed::changeServers);
+                feed.start();
             }
             Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
                     GantryMetrics.start(listen, proxy, upstreams, cdc, caches, cluster)));

@@ -27,6 +27,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -80,6 +81,11 @@ public final class AdminService implements AdminOperations {
     /** The CDC servers as they are now. */
     public List<UpstreamUrl> cdcServers() {
         return lists.cdcList();
+    }
+
+    /** {@code stream} (a cluster's feed) hears of every change of the CDC list, with who made it. */
+    public void alsoTellCdcChanges(BiConsumer<List<UpstreamUrl>, String> stream) {
+        lists.alsoTell(stream);
     }
 
     /** This instance's lists, the local copy of a cluster's shared configuration. */

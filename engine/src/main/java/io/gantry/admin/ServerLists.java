@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 /**
  * This instance's server lists, the proxy's and the change stream's, as they are changed: in the Authority (with the
@@ -33,6 +35,8 @@ final class ServerLists {
     private final Optional<CdcStream> cdc;
     private volatile List<UpstreamUrl> cdcList;
     private final Map<String, String> passwords = new ConcurrentHashMap<>();
+    /** Streams besides the instance's own that read the CDC list (a cluster's feed). */
+    private final List<BiConsumer<List<UpstreamUrl>, String>> otherStreams = new CopyOnWriteArrayList<>();
 
     ServerLists(Upstreams upstreams, Authority authority, List<UpstreamUrl> cdcList, Optional<CdcStream> cdc) {
         this.upstreams = upstreams;
@@ -50,6 +54,16 @@ final class ServerLists {
                 passwords.putIfAbsent(url.user(), url.password());
             }
         }
+    }
+
+    /** {@code stream} hears of every change of the CDC list, with who made it, after the instance's own stream. */
+    void alsoTell(BiConsumer<List<UpstreamUrl>, String> stream) {
+        otherStreams.add(stream);
+    }
+
+    private void tellStreams(List<UpstreamUrl> servers, String by) {
+        cdc.ifPresent(stream -> stream.changeServers(servers, by));
+        otherStreams.forEach(stream -> stream.accept(servers, by));
     }
 
     List<UpstreamUrl> cdcList() {
@@ -76,7 +90,7 @@ final class ServerLists {
         if (onCdcList(hostPort)) {
             cdcList = cdcList.stream().map(u -> u.address().equalsIgnoreCase(hostPort.strip())
                     ? u.withWeight(weight) : u).toList();
-            cdc.ifPresent(stream -> stream.changeServers(cdcList, why == null ? "ALTER GANTRY SET WEIGHT" : why));
+            tellStreams(cdcList, why == null ? "ALTER GANTRY SET WEIGHT" : why);
         }
         return true;
     }
@@ -89,7 +103,7 @@ final class ServerLists {
             upstreams.replace(urls, reason);
         } else {
             cdcList = List.copyOf(urls);
-            cdc.ifPresent(stream -> stream.changeServers(urls, reason));
+            tellStreams(cdcList, reason);
         }
     }
 
