@@ -12,13 +12,10 @@ import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,9 +44,7 @@ class CdcChaosIT {
             GantryProcess gantry = new GantryProcess(dir, sink, "app.chaos", Duration.ofSeconds(1),
                     topology.servers());
 
-            AtomicLong lastCommitted = new AtomicLong();
-            AtomicBoolean writing = new AtomicBoolean(true);
-            Thread writer = new Thread(() -> write(topology, lastCommitted, writing), "chaos-writer");
+            IdWriter writer = new IdWriter(topology, "INSERT INTO chaos VALUES (%d, NOW(6))");
             gantry.start();
             try {
                 awaitStreaming(gantry);
@@ -74,8 +69,7 @@ class CdcChaosIT {
                 Thread.sleep(1000);
                 kill(topology, activeReplica(gantry, replica1, replica2, topology));
                 Thread.sleep(1500);
-                writing.set(false);
-                writer.join();
+                long last = writer.stop();
                 for (DatabaseServer server : topology.servers()) {
                     if (!server.isRunning()) {
                         topology.start(server);
@@ -83,7 +77,6 @@ class CdcChaosIT {
                 }
                 topology.awaitReplicasCaughtUp(Duration.ofSeconds(60));
 
-                long last = lastCommitted.get();
                 GtidSet primaryPosition = GtidSet.parse(topology.executedGtids(topology.primary()), Flavour.MARIADB);
                 waitUntil(() -> position(gantry).map(p -> p.contains(primaryPosition)).orElse(false),
                         Duration.ofSeconds(60));
@@ -99,26 +92,9 @@ class CdcChaosIT {
                 gantry.printLogs(60);
                 throw e;
             } finally {
-                writing.set(false);
-                writer.join();
+                writer.stop();
                 gantry.close();
             }
-        }
-    }
-
-    /** A single writer with autocommit: commit order is id order. */
-    private static void write(Topology topology, AtomicLong lastCommitted, AtomicBoolean writing) {
-        try (Connection primary = topology.connectAsApp(topology.primary());
-             Statement statement = primary.createStatement()) {
-            long id = 1;
-            while (writing.get()) {
-                statement.executeUpdate("INSERT INTO chaos VALUES (" + id + ", NOW(6))");
-                lastCommitted.set(id);
-                id++;
-                Thread.sleep(2);
-            }
-        } catch (SQLException | InterruptedException e) {
-            throw new IllegalStateException("the writer failed", e);
         }
     }
 

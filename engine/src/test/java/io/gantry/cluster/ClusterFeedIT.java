@@ -3,6 +3,7 @@ package io.gantry.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.GantryProcess;
+import io.gantry.cdc.IdWriter;
 import io.gantry.cdc.SinkContents;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
@@ -16,8 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
@@ -50,9 +49,7 @@ class ClusterFeedIT {
                 instances.add(new GantryProcess(dir.resolve(name), sink, "app.feed", Duration.ofSeconds(1),
                         topology.servers()).inCluster("feed", name, LEASE));
             }
-            AtomicLong lastCommitted = new AtomicLong();
-            AtomicBoolean writing = new AtomicBoolean(true);
-            Thread writer = new Thread(() -> write(topology, lastCommitted, writing), "feed-writer");
+            IdWriter writer = new IdWriter(topology, "INSERT INTO feed VALUES (%d)");
             try {
                 for (GantryProcess instance : instances) {
                     instance.start();
@@ -83,9 +80,7 @@ class ClusterFeedIT {
                 owner.start(); // the killed instance comes back and does not take the feed from its new owner
                 owner.awaitAnswering(Duration.ofSeconds(60));
                 Thread.sleep(1_000);
-                writing.set(false);
-                writer.join();
-                long last = lastCommitted.get();
+                long last = writer.stop();
                 waitUntil(() -> SinkContents.read(sink).ids("feed", "insert").size() >= last, Duration.ofSeconds(60));
                 Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
                 List<Long> ids = SinkContents.read(sink).ids("feed", "insert");
@@ -101,10 +96,7 @@ class ClusterFeedIT {
                 }
                 throw e;
             } finally {
-                writing.set(false);
-                if (writer.isAlive()) {
-                    writer.join();
-                }
+                writer.stop();
                 for (GantryProcess instance : instances) {
                     instance.close();
                 }
@@ -124,22 +116,6 @@ class ClusterFeedIT {
             return rows.next() ? Optional.of(new Lease(rows.getString(1), rows.getLong(2))) : Optional.empty();
         } catch (SQLException e) {
             return Optional.empty(); // not created yet
-        }
-    }
-
-    /** A single writer with autocommit: commit order is id order. */
-    private static void write(Topology topology, AtomicLong lastCommitted, AtomicBoolean writing) {
-        try (Connection primary = topology.connectAsApp(topology.primary());
-             Statement statement = primary.createStatement()) {
-            long id = 1;
-            while (writing.get()) {
-                statement.executeUpdate("INSERT INTO feed VALUES (" + id + ")");
-                lastCommitted.set(id);
-                id++;
-                Thread.sleep(2);
-            }
-        } catch (SQLException | InterruptedException e) {
-            throw new IllegalStateException("the writer failed", e);
         }
     }
 
