@@ -45,8 +45,8 @@ public final class ClusterMember implements AutoCloseable {
     private final String gantryVersion;
 
     private final Object lock = new Object();
-    /** Guarded by {@link #lock}: the version the local configuration is. */
-    private long applied;
+    /** The version the local configuration is; written under {@link #lock}, read without (status, metrics). */
+    private volatile long applied;
     private final PrimaryConnection primary;
     private boolean startSaid;
     private long lastHeartbeatNanos;
@@ -146,7 +146,7 @@ public final class ClusterMember implements AutoCloseable {
                 }
                 apply(new ClusterStore.Version(number, settings.instance(), java.time.Instant.now(), description,
                         next));
-                heartbeat(c, true);
+                signOfLifeNow(c);
                 return OptionalLong.of(number);
             } catch (SQLException e) {
                 dropConnection();
@@ -193,9 +193,7 @@ public final class ClusterMember implements AutoCloseable {
 
     /** The version this instance serves with. */
     public long appliedVersion() {
-        synchronized (lock) {
-            return applied;
-        }
+        return applied;
     }
 
     /** Rows for {@code SHOW GANTRY STATUS}: name, instance, version, and whether it is in step. */
@@ -278,6 +276,17 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
+    /** The change is made: a failed sign of life after it must not say otherwise (the next poll writes one). */
+    private void signOfLifeNow(Connection c) {
+        try {
+            heartbeat(c, true);
+        } catch (SQLException e) {
+            primary.drop();
+            LOG.warn("cluster '{}': the sign of life after version {} failed: {}", settings.name(), applied,
+                    e.getMessage());
+        }
+    }
+
     private Connection connection() throws SQLException {
         return primary.get();
     }
@@ -292,9 +301,9 @@ public final class ClusterMember implements AutoCloseable {
 
     private void unreachable(String why) {
         if (!why.equals(problem)) {
-            LOG.warn("cluster '{}': cannot reach the cluster's configuration on the primary ({}); serving with "
-                    + "version {} as this instance applied it last, changes wait until the primary is back",
-                    settings.name(), why, applied);
+            LOG.warn("cluster '{}': cannot follow the cluster's configuration ({}); serving with version {} as "
+                    + "this instance applied it last; changes wait until this is resolved", settings.name(), why,
+                    applied);
         }
         problem = why;
     }

@@ -167,7 +167,27 @@ public final class FeedLease implements AutoCloseable {
             LOG.info("cluster '{}': this instance ({}) writes the change feed now (lease epoch {}, from {})",
                     settings.name(), settings.instance(), taken.get().epoch(),
                     taken.get().position().map(p -> "position " + p).orElse("no saved position"));
-            holder.taken(taken.get().epoch(), taken.get().position());
+            try {
+                holder.taken(taken.get().epoch(), taken.get().position());
+            } catch (RuntimeException e) {
+                // Holding the lease without writing would stall the feed: give it up for another instance to try.
+                LOG.error("cluster '{}': this instance took the change feed's lease but cannot write the feed: {}",
+                        settings.name(), e.toString(), e);
+                release(taken.get().epoch());
+            }
+        }
+    }
+
+    private void release(long held) {
+        synchronized (lock) {
+            epoch = 0;
+            try {
+                store.releaseLease(primary.get(), settings.instance(), held);
+            } catch (SQLException | ClusterException e) {
+                primary.drop();
+                LOG.warn("cluster '{}': could not give the feed's lease up ({}); another instance takes it when it "
+                        + "expires", settings.name(), e.getMessage());
+            }
         }
     }
 
@@ -201,16 +221,8 @@ public final class FeedLease implements AutoCloseable {
         long held = epoch();
         if (held != 0) {
             holder.lost("Gantry is stopping");
-            synchronized (lock) {
-                try {
-                    store.releaseLease(primary.get(), settings.instance(), held);
-                    LOG.info("cluster '{}': gave the change feed's lease up (epoch {})", settings.name(), held);
-                } catch (SQLException | ClusterException e) {
-                    LOG.warn("cluster '{}': could not give the feed's lease up ({}); another instance takes it when "
-                            + "it expires", settings.name(), e.getMessage());
-                }
-                epoch = 0;
-            }
+            release(held);
+            LOG.info("cluster '{}': gave the change feed's lease up (epoch {})", settings.name(), held);
         }
         synchronized (lock) {
             primary.drop();
