@@ -1,7 +1,7 @@
 package io.gantry.console.pools;
 
 import io.gantry.console.engine.AdminCalls;
-import io.gantry.console.engine.StatementRows;
+import io.gantry.console.rows.StatementRows;
 import java.time.Clock;
 import java.util.concurrent.Executor;
 import javafx.collections.ObservableList;

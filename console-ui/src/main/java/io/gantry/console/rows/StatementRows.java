@@ -1,7 +1,10 @@
-package io.gantry.console.engine;
+package io.gantry.console.rows;
 
 import io.gantry.admin.protocol.Column;
 import io.gantry.admin.protocol.Reply;
+import io.gantry.console.engine.AdminCalls;
+import io.gantry.console.engine.EngineConnection;
+import io.gantry.console.engine.Failures;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
