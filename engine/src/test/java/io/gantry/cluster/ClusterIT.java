@@ -242,6 +242,29 @@ class ClusterIT {
         }
     }
 
+    @Test
+    @Order(5)
+    void theConfigurationFollowsAPromotedReplica() throws Exception {
+        DatabaseServer replica = topology.replicas().get(1);
+        try (Gantry a = start("promoted", "gantry-a", Duration.ofSeconds(1), true);
+             Gantry b = start("promoted", "gantry-b", Duration.ofSeconds(1), true);
+             Connection adminA = connect(a); Connection adminB = connect(b)) {
+            execute(adminA, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 41");
+            waitFor(() -> weight(adminB, replica) == 41, Duration.ofSeconds(5));
+            DatabaseServer newPrimary = topology.replicas().get(0);
+            topology.promote(newPrimary);
+            waitFor(() -> status(adminA).get("Primary").equals(newPrimary.address())
+                    && status(adminB).get("Primary").equals(newPrimary.address()), Duration.ofSeconds(20));
+            // The versions replicated to the new primary: the next change is version 3 there, and reaches b.
+            execute(adminA, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 42");
+            waitFor(() -> weight(adminB, replica) == 42, Duration.ofSeconds(5));
+            assertThat(clusterVersion(adminA)).isEqualTo(3);
+            assertThat(clusterVersion(adminB)).isEqualTo(3);
+            assertThat(rows(adminB, "SHOW GANTRY CLUSTER")).extracting(row -> row.get("Cluster_version"))
+                    .containsOnly("3");
+        }
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     private Gantry start(String cluster, String instance, Duration poll, boolean cdc) throws InterruptedException {
