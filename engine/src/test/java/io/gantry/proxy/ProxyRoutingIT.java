@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.route.ReadBalance;
+import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RoutingConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.TopologyKinds;
@@ -223,8 +224,11 @@ class ProxyRoutingIT {
         ProxyHarness gantry = gantry(kind);
         Topology topology = gantry.topology;
         DatabaseServer heavy = topology.replicas().get(0);
+        // Samples every 20 ms instead of 250: each draw waits for two rounds (below), 100 draws in seconds.
         try (ProxyHarness spreading = ProxyHarness.start(topology,
-                c -> c.withRouting(new RoutingConfig(false, 0, ReadBalance.STATEMENT, true)),
+                c -> c.withRouting(new RoutingConfig(false, 0, ReadBalance.STATEMENT, true))
+                        .withReadGuarantees(new ReadGuarantees(true, Duration.ZERO, Duration.ofSeconds(60),
+                                Duration.ofMillis(20))),
                 l -> l.stream().map(u -> u.port() == heavy.port() ? u.withWeight(90) : u.withWeight(10)).toList());
              Connection connection = spreading.connect(driver)) {
             List<DatabaseServer> seen = new ArrayList<>();
