@@ -232,8 +232,8 @@ public final class AdminService implements AdminOperations {
         if (cluster.isPresent()) {
             OptionalLong version = changeShared("ALTER GANTRY SET WEIGHT " + hostPort + " TO " + weight + " by '"
                     + by + "'", shared -> shared.withWeight(hostPort, weight));
-            return version.isEmpty() ? new AdminResult.Done(0, already) : new AdminResult.Done(1, "weight of "
-                    + hostPort + " is now " + weight + " (cluster version " + version.getAsLong() + ")");
+            return version.isEmpty() ? new AdminResult.Done(0, already)
+                    : new AdminResult.Done(1, "weight of " + hostPort + " is now " + weight + version(version));
         }
         if (!lists.setWeight(hostPort, weight, null)) {
             LOG.info("admin: '{}' set the weight of {} to {}, which it already is; nothing changed", by, hostPort,
@@ -269,8 +269,7 @@ public final class AdminService implements AdminOperations {
         String version = "";
         if (cluster.isPresent()) {
             lists.learnPasswords(urls);
-            OptionalLong made = changeShared(reason, shared -> shared.withList(purpose, ServerLists.shared(urls)));
-            version = made.isEmpty() ? " (unchanged)" : " (cluster version " + made.getAsLong() + ")";
+            version = version(changeShared(reason, shared -> shared.withList(purpose, ServerLists.shared(urls))));
         } else {
             lists.replace(purpose, urls, reason);
         }

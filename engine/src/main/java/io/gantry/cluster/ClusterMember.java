@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
@@ -94,7 +95,7 @@ public final class ClusterMember implements AutoCloseable {
                 LOG.info("cluster '{}': instance {} joined; configuration version {} ({})", settings.name(),
                         settings.instance(), applied, local.current());
             } catch (SQLException e) {
-                dropConnection();
+                primary.drop();
                 if (PRIVILEGE_ERRORS.contains(e.getErrorCode())) {
                     throw new ClusterException(privilegeMessage(e), e);
                 }
@@ -135,7 +136,7 @@ public final class ClusterMember implements AutoCloseable {
             }
             long number = applied + 1;
             try {
-                Connection c = connection();
+                Connection c = primary.get();
                 if (!store.add(c, number, settings.instance(), description, next)) {
                     ClusterStore.Version first = store.version(c, number).orElse(null);
                     catchUp(c);
@@ -149,8 +150,8 @@ public final class ClusterMember implements AutoCloseable {
                 signOfLifeNow(c);
                 return OptionalLong.of(number);
             } catch (SQLException e) {
-                dropConnection();
-                throw new ClusterException("the change was not made: the primary " + connectionTarget() + " refused "
+                primary.drop();
+                throw new ClusterException("the change was not made: the primary " + primary.target() + " refused "
                         + "it: " + e.getMessage(), e);
             } catch (ClusterException.Conflict e) {
                 throw e;
@@ -163,8 +164,7 @@ public final class ClusterMember implements AutoCloseable {
     }
 
     /** What {@code SHOW GANTRY CLUSTER} shows. */
-    public record View(String cluster, String instance, long applied, long latest, List<ClusterInstance> rows,
-                       java.util.Optional<String> feedOwner) {
+    public record View(String instance, long latest, List<ClusterInstance> rows, Optional<String> feedOwner) {
     }
 
     /**
@@ -175,14 +175,13 @@ public final class ClusterMember implements AutoCloseable {
     public View view() {
         synchronized (lock) {
             try {
-                Connection c = connection();
+                Connection c = primary.get();
                 long latest = store.latest(c);
                 latestSeen = latest;
-                return new View(settings.name(), settings.instance(), applied, latest, store.instances(c),
-                        store.feedOwner(c));
+                return new View(settings.instance(), latest, store.instances(c), store.feedOwner(c));
             } catch (SQLException e) {
-                dropConnection();
-                throw new ClusterException("the cluster cannot be read on the primary " + connectionTarget() + ": "
+                primary.drop();
+                throw new ClusterException("the cluster cannot be read on the primary " + primary.target() + ": "
                         + e.getMessage() + "; this instance has version " + appliedVersion(), e);
             } catch (ClusterException e) {
                 throw new ClusterException("the cluster cannot be read: " + e.getMessage() + "; this instance has "
@@ -209,7 +208,7 @@ public final class ClusterMember implements AutoCloseable {
     // ---- under the lock ------------------------------------------------------------------------
 
     private void sync() throws SQLException {
-        Connection c = connection();
+        Connection c = primary.get();
         long before = applied;
         long latest = store.latest(c);
         latestSeen = latest;
@@ -226,7 +225,7 @@ public final class ClusterMember implements AutoCloseable {
         heartbeat(c, applied != before); // at once when it changed, so SHOW GANTRY CLUSTER is right
         if (problem != null) {
             LOG.info("cluster '{}': the primary {} answers again; configuration version {}", settings.name(),
-                    connectionTarget(), applied);
+                    primary.target(), applied);
             problem = null;
         }
     }
@@ -287,18 +286,6 @@ public final class ClusterMember implements AutoCloseable {
         }
     }
 
-    private Connection connection() throws SQLException {
-        return primary.get();
-    }
-
-    private void dropConnection() {
-        primary.drop();
-    }
-
-    private String connectionTarget() {
-        return primary.target();
-    }
-
     private void unreachable(String why) {
         if (!why.equals(problem)) {
             LOG.warn("cluster '{}': cannot follow the cluster's configuration ({}); serving with version {} as "
@@ -311,7 +298,7 @@ public final class ClusterMember implements AutoCloseable {
     private String privilegeMessage(SQLException e) {
         String user = primary.account();
         return "--cluster " + settings.name() + ": the service account " + user + " lacks a privilege on the schema `"
-                + settings.schema() + "` on the primary " + connectionTarget() + " (" + e.getMessage() + "). Give it: "
+                + settings.schema() + "` on the primary " + primary.target() + " (" + e.getMessage() + "). Give it: "
                 + "GRANT CREATE, SELECT, INSERT, UPDATE ON `" + settings.schema() + "`.* TO " + user + "@'...'";
     }
 
@@ -347,7 +334,7 @@ public final class ClusterMember implements AutoCloseable {
                 try {
                     sync();
                 } catch (SQLException e) {
-                    dropConnection();
+                    primary.drop();
                     unreachable(e.getMessage());
                 } catch (ClusterException e) {
                     unreachable(e.getMessage());
@@ -383,7 +370,7 @@ public final class ClusterMember implements AutoCloseable {
             }
         }
         synchronized (lock) {
-            dropConnection();
+            primary.drop();
         }
     }
 }

@@ -130,24 +130,7 @@ public final class FeedLease implements AutoCloseable {
             held = 0;
         }
         if (held != 0) {
-            long started = System.nanoTime();
-            boolean renewed;
-            String why;
-            synchronized (lock) {
-                try {
-                    renewed = store.renewLease(primary.get(), settings.instance(), held, lease.toMillis());
-                    why = "another instance took the lease";
-                } catch (SQLException | ClusterException e) {
-                    primary.drop();
-                    renewed = false;
-                    why = "the lease could not be renewed: " + e.getMessage();
-                }
-            }
-            if (renewed) {
-                writableUntilNanos = started + margin();
-            } else if (why.startsWith("another") || System.nanoTime() - writableUntilNanos >= 0) {
-                lose(why);
-            }
+            renew(held);
             return;
         }
         Optional<ClusterStore.Lease> taken;
@@ -188,6 +171,32 @@ public final class FeedLease implements AutoCloseable {
                 LOG.warn("cluster '{}': could not give the feed's lease up ({}); another instance takes it when it "
                         + "expires", settings.name(), e.getMessage());
             }
+        }
+    }
+
+    /**
+     * Renews the lease of {@code held}. Another instance holding it now ends this instance's feed at once; a failed
+     * renewal (no primary, an error) only once the time this instance may write has run out.
+     */
+    private void renew(long held) {
+        long started = System.nanoTime();
+        boolean takenOver;
+        String failure = null;
+        synchronized (lock) {
+            try {
+                takenOver = !store.renewLease(primary.get(), settings.instance(), held, lease.toMillis());
+            } catch (SQLException | ClusterException e) {
+                primary.drop();
+                takenOver = false;
+                failure = e.getMessage();
+            }
+        }
+        if (takenOver) {
+            lose("another instance took the lease");
+        } else if (failure == null) {
+            writableUntilNanos = started + margin();
+        } else if (System.nanoTime() - writableUntilNanos >= 0) {
+            lose("the lease could not be renewed: " + failure);
         }
     }
 

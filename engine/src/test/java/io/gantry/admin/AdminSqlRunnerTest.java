@@ -177,7 +177,7 @@ class AdminSqlRunnerTest {
         @Override
         public io.gantry.cluster.ClusterMember.View cluster() {
             java.time.Instant at = java.time.Instant.parse("2026-12-05T10:00:00Z");
-            return new io.gantry.cluster.ClusterMember.View("prod", "gantry-a", 7, 7, List.of(
+            return new io.gantry.cluster.ClusterMember.View("gantry-a", 7, List.of(
                     new io.gantry.cluster.ClusterInstance("gantry-a", "10.0.0.1:3307", "1.0", 7, at, at, 0.5),
                     new io.gantry.cluster.ClusterInstance("gantry-b", "10.0.0.2:3307", "1.0", 6, at,
                             at.minusSeconds(2), 2.5)), java.util.Optional.of("gantry-b"));

@@ -4,6 +4,7 @@ import io.gantry.cluster.ClusterSettings;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /** The flags of several instances sharing one configuration ({@code --cluster}). */
@@ -32,8 +33,20 @@ final class ClusterOptions {
                     + "feed over within this time, 300 to 600000 (default: ${DEFAULT-VALUE}).")
     long feedLeaseMs;
 
-    /** The settings, or null without {@code --cluster}. */
-    ClusterSettings toSettings(InetSocketAddress listen) {
+    /**
+     * The settings, or null without {@code --cluster}.
+     *
+     * @throws CommandLine.ParameterException naming the flag that is wrong
+     */
+    ClusterSettings toSettings(CommandLine commandLine, InetSocketAddress listen) {
+        try {
+            return toSettings(listen);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(commandLine, e.getMessage());
+        }
+    }
+
+    private ClusterSettings toSettings(InetSocketAddress listen) {
         if (name == null || name.isBlank()) {
             if (instance != null) {
                 throw new IllegalArgumentException("--cluster-instance needs --cluster NAME");

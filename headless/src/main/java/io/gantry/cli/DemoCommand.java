@@ -60,7 +60,7 @@ final class DemoCommand implements Callable<Integer> {
     boolean noConsole;
 
     @CommandLine.Mixin
-    RunCommand.ProxyOptions proxy = new RunCommand.ProxyOptions();
+    ProxyOptions proxy = new ProxyOptions();
 
     @CommandLine.Mixin
     CdcOptions cdc = new CdcOptions();
