@@ -17,6 +17,14 @@
 #                              [--haproxy-port PORT] [--haproxy-nbthread N] [--out DIR]
 #                              [--gantry-arg ARG]... [--jar PATH] [--ps-mode disable|auto]
 #                              [--cold-start SECONDS] [--cached [--eviction-samples N]]
+#                              [--server bundled|debian] [--server-tls]
+#
+# --server debian runs the servers from Debian's packaged MariaDB (`mariadb-server`, 10.11 on Debian 12;
+# installed with apt-get when /usr/sbin/mariadbd is missing) instead of the bundled 11.4, as processes of the
+# benchmark's own (GANTRY_MARIADB_HOME=/usr; the system's own service is not used).
+# --server-tls makes the servers offer TLS (`gantry demo --server-tls`), so Gantry's connections to them are
+# encrypted by its default ssl-mode=PREFERRED, as against most production servers; sysbench talks plain text to
+# every target and HAProxy forwards it as is, so HAProxy and direct stay plain text (the issue-32 comparison).
 #
 # --cached creates one query cache per table on sysbench's point select
 # (CREATE CACHE FROM SELECT c FROM sbtestN WHERE id=?) before the runs, so Gantry answers from its cache;
@@ -59,6 +67,8 @@ gantry_args=()
 tables=4
 table_size=10000
 ps_mode=disable
+server=bundled
+server_tls=false
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -79,6 +89,8 @@ while (($#)); do
     --out) out="$2"; shift 2 ;;
     --gantry-arg) gantry_args+=("$2"); shift 2 ;;
     --ps-mode) ps_mode="$2"; shift 2 ;;
+    --server) server="$2"; shift 2 ;;
+    --server-tls) server_tls=true; shift ;;
     --jar) jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; prebuilt_jar=true; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "point-select.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -88,6 +100,7 @@ for n in "$rounds" "$duration" "$threads" "$warmup" "$base_port" "$gantry_port" 
   [[ "$n" =~ ^[0-9]+$ ]] || { echo "point-select.sh: '$n' is not a number" >&2; exit 2; }
 done
 [[ $ps_mode == disable || $ps_mode == auto ]] || { echo "point-select.sh: --ps-mode must be disable or auto, not '$ps_mode'" >&2; exit 2; }
+[[ $server == bundled || $server == debian ]] || { echo "point-select.sh: --server must be bundled or debian, not '$server'" >&2; exit 2; }
 ((rounds >= 1 && duration >= 1 && threads >= 1)) || { echo "point-select.sh: rounds, time and threads must be >= 1" >&2; exit 2; }
 
 primary_port=$base_port
@@ -102,6 +115,7 @@ source "$root/bench/lib/common.sh"
 need_install=()
 command -v sysbench >/dev/null || need_install+=(sysbench)
 command -v haproxy >/dev/null || need_install+=(haproxy)
+[[ $server == bundled || -x /usr/sbin/mariadbd ]] || need_install+=(mariadb-server)
 if ((${#need_install[@]})); then
   log "installing ${need_install[*]}"
   export DEBIAN_FRONTEND=noninteractive
@@ -149,9 +163,15 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- servers and Gantry
-log "starting gantry demo (primary $primary_port, replicas $replica1_port/$replica2_port, Gantry $gantry_port)"
-java ${GANTRY_JAVA_OPTS:-} -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" \
-  --listen "127.0.0.1:$gantry_port" ${gantry_args[@]+"${gantry_args[@]}"} >"$out/gantry.log" 2>&1 &
+demo_args=()
+[[ $server_tls == false ]] || demo_args+=(--server-tls)
+server_home=""
+[[ $server == bundled ]] || server_home=/usr
+log "starting gantry demo (primary $primary_port, replicas $replica1_port/$replica2_port, Gantry $gantry_port;" \
+  "servers: $server$([[ $server_tls == true ]] && echo ', offering TLS'))"
+GANTRY_MARIADB_HOME="$server_home" java ${GANTRY_JAVA_OPTS:-} -jar "$jar" demo --dir "$demo_dir" \
+  --base-port "$base_port" --listen "127.0.0.1:$gantry_port" ${demo_args[@]+"${demo_args[@]}"} \
+  ${gantry_args[@]+"${gantry_args[@]}"} >"$out/gantry.log" 2>&1 &
 gantry_pid=$!
 await_demo_ready "$gantry_pid" "$out/gantry.log"
 
@@ -300,12 +320,20 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; e
 col() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t {print $c}' "$results"; }
 # CPU µs per query of the proxy process in each round, "user sys" -> median of each.
 cpu_per_query() { awk -F'\t' -v t="$1" -v c="$2" 'NR > 1 && $2 == t {printf "%.1f\n", $c * 1e6 / $6}' "$results" | median; }
+server_version="$(sql "$replica1_port" "SELECT VERSION()")"
+server_tls_seen="-"
+if [[ $server_tls == true ]]; then
+  # The servers' own count of TLS logins and the cipher of Gantry's connections, so the summary shows that
+  # Gantry really encrypted (sysbench's and HAProxy's connections are plain text).
+  server_tls_seen="$(sql "$replica1_port" "SHOW GLOBAL STATUS LIKE 'Ssl_finished_accepts'" | awk '{print $2}') TLS logins on replica1, $(sql "$gantry_port" "SHOW GANTRY STATUS" | awk -F'\t' '$1 == "TLS Implementation" {print $2}')"
+fi
 declare -A mq mp
 for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t" 4 | median)"; done
 
 {
   echo
   echo "oltp_point_select$( [[ $cached == true ]] && echo " with a cache per table"), $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
+  echo "Servers: $server_version$([[ $server_tls == true ]] && echo ", offering TLS: Gantry -> servers encrypted ($server_tls_seen), HAProxy and direct plain text" || echo ", no TLS")."
   echo
   echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | machine idle % | qps of each round |"
   echo "|---|---:|---:|---:|---:|---|"

@@ -29,6 +29,7 @@ import io.gantry.metrics.GantryMetrics;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.topology.ServerValidator;
+import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import java.io.IOException;
@@ -343,6 +344,7 @@ public final class Gantry implements AutoCloseable {
             }
             status.put("Started", started.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).toString());
             status.put("Uptime Seconds", Long.toString(Duration.between(started, Instant.now()).toSeconds()));
+            status.put("TLS Implementation", TlsTrust.implementation());
             return status;
         }
     }

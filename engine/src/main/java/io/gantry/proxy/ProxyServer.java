@@ -18,6 +18,7 @@ import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.GtidSampler;
+import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -164,6 +165,7 @@ public final class ProxyServer implements AutoCloseable {
         LOG.info("proxy: listening on {}:{} ({}, {} I/O thread{})", bound.getHostString(), bound.getPort(),
                 config.socketTransport().describe(), config.eventLoopThreads(),
                 config.eventLoopThreads() == 1 ? "" : "s");
+        LOG.info("proxy: TLS, where a server or client uses it, runs on {}", TlsTrust.implementation());
         return bound;
     }
 

@@ -1,5 +1,11 @@
 package io.gantry.topology;
 
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -18,14 +24,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * The trust side of {@link ServerTls}, in the forms each driver takes: trust managers (Gantry's own data path and
- * the change stream), and a PKCS#12 trust store file (mysql-connector-j reads trust only from a key store URL, not
+ * the change stream), Netty client contexts (Gantry's own data path, on OpenSSL where it loads), and a PKCS#12
+ * trust store file (mysql-connector-j reads trust only from a key store URL, not
  * from a PEM file). With {@link TlsMode#VERIFY_CA} and {@link TlsMode#VERIFY_IDENTITY} only the CAs of the
  * {@code ssl-ca} file are trusted, never the JVM's default ones; with the other modes nothing is checked, as the
  * MySQL client does. A CA file is read again when it changes (size or modification time).
@@ -41,8 +50,12 @@ public final class TlsTrust {
     private record CachedContext(Loaded source, SSLContext context) {
     }
 
+    private record CachedNettyContext(Loaded source, SslContext context) {
+    }
+
     private static final Map<Path, Loaded> LOADED = new ConcurrentHashMap<>();
     private static final Map<ServerTls, CachedContext> CONTEXTS = new ConcurrentHashMap<>();
+    private static final Map<ServerTls, CachedNettyContext> NETTY_CONTEXTS = new ConcurrentHashMap<>();
 
     private TlsTrust() {
     }
@@ -93,6 +106,65 @@ public final class TlsTrust {
         } catch (GeneralSecurityException e) {
             throw new TlsConfigurationException("cannot set up TLS: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A Netty client context for Gantry's own connections to a server with {@code tls}: OpenSSL (BoringSSL from
+     * netty-tcnative) where its native library loads, whose per-record cost is a fraction of the JDK's
+     * {@code SSLEngine} on the small packets of point queries, else the JDK's. Kept while the CA file stays the same,
+     * so connections to a server share its session cache (engines made with the server's host and port resume
+     * sessions).
+     *
+     * @throws TlsConfigurationException when the CA file cannot be read or holds no certificate
+     */
+    static SslContext backendContext(ServerTls tls) {
+        Loaded source = tls.mode().verifiesCertificate() ? load(tls.caFile()) : null;
+        ServerTls key = tls.getServerPublicKey() ? new ServerTls(tls.mode(), tls.caFile(), false) : tls;
+        CachedNettyContext cached = NETTY_CONTEXTS.get(key);
+        if (cached != null && cached.source() == source) {
+            return cached.context();
+        }
+        try {
+            TrustManager trust = trustManagers(tls)[0];
+            SslContext context = SslContextBuilder.forClient()
+                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                    .trustManager(trust)
+                    // Netty 4.2 checks the host name by default; only VERIFY_IDENTITY asks for it (backendEngine).
+                    .endpointIdentificationAlgorithm(null)
+                    .build();
+            NETTY_CONTEXTS.put(key, new CachedNettyContext(source, context));
+            return context;
+        } catch (SSLException e) {
+            throw new TlsConfigurationException("cannot set up TLS: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A client engine for one connection of Gantry's own to {@code host:port}; with {@code VERIFY_IDENTITY} the
+     * certificate must name the host (a DNS name or an IP address in its subjectAltName).
+     *
+     * @throws TlsConfigurationException when the CA file cannot be read or holds no certificate
+     */
+    public static SSLEngine backendEngine(ServerTls tls, String host, int port, ByteBufAllocator allocator) {
+        SSLEngine engine = backendContext(tls).newEngine(allocator, host, port);
+        if (tls.mode().verifiesIdentity()) {
+            SSLParameters parameters = engine.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            engine.setSSLParameters(parameters);
+        }
+        return engine;
+    }
+
+    /**
+     * Which TLS implementation Gantry's own connections use, for the start-up log and {@code SHOW GANTRY STATUS}:
+     * {@code OpenSSL (BoringSSL 1.1.1)} or {@code JDK (OpenSSL not loaded: why)}.
+     */
+    public static String implementation() {
+        if (OpenSsl.isAvailable()) {
+            return "OpenSSL (" + OpenSsl.versionString() + ")";
+        }
+        Throwable why = OpenSsl.unavailabilityCause();
+        return "JDK (OpenSSL not loaded: " + (why == null ? "unknown reason" : why.getMessage()) + ")";
     }
 
     /**

@@ -13,6 +13,7 @@ import io.gantry.sandbox.MySqlInstallation;
 import io.gantry.sandbox.MySqlTopology;
 import io.gantry.sandbox.SandboxAccounts;
 import io.gantry.sandbox.SandboxCertificates;
+import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamUrl;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -53,6 +54,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--base-port", paramLabel = "PORT", defaultValue = "33061",
             description = "The primary's port; replicas use the next ones (default: ${DEFAULT-VALUE}).")
     int basePort;
+
+    @Option(names = "--server-tls",
+            description = "The sandbox's servers offer TLS (a certificate of the sandbox's own CA, made once under "
+                    + "the cache directory); Gantry's default ssl-mode=PREFERRED then encrypts its connections to "
+                    + "them, as against most production servers. Without it the servers run without TLS.")
+    boolean serverTls;
 
     @Option(names = "--no-console",
             description = "Do not open the desktop console (it opens by itself when there is a display and the "
@@ -100,9 +107,12 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println("Starting the sandbox under " + directory.toAbsolutePath() + " ...");
         out.flush();
+        List<String> serverOptions = serverTls ? SandboxCertificates.obtain().serverOptions() : List.of();
         LocalTopology topology = mySql
-                ? MySqlTopology.start(MySqlInstallation.locate(), directory.toAbsolutePath(), replicas, basePort)
-                : MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(), replicas, basePort);
+                ? MySqlTopology.start(MySqlInstallation.locate(), directory.toAbsolutePath(), replicas, basePort,
+                        serverOptions)
+                : MariaDbTopology.start(MariaDbInstallation.locate(), directory.toAbsolutePath(), replicas, basePort,
+                        serverOptions);
         Gantry gantry;
         try {
             gantry = Gantry.start(new Gantry.Options(config, upstreamUrls(topology), List.of(),
@@ -148,11 +158,15 @@ final class DemoCommand implements Callable<Integer> {
                 .toList();
     }
 
-    private static void printServers(PrintWriter out, LocalTopology topology, Gantry gantry,
+    private void printServers(PrintWriter out, LocalTopology topology, Gantry gantry,
                                      Optional<Path> sink, Optional<ProxyConfig.TlsFiles> tls) {
         out.println();
         out.println("Gantry demo sandbox: " + topology.flavour() + ", GTID replication, data under "
                 + topology.directory());
+        if (serverTls) {
+            out.println("The servers offer TLS; Gantry's connections to them are encrypted ("
+                    + TlsTrust.implementation() + ").");
+        }
         out.println("Database '" + topology.database() + "', account '" + topology.appAccount().user() + "' / '"
                 + topology.appAccount().password() + "' (cannot write to a read-only replica).");
         out.println();

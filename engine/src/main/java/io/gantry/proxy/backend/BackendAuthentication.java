@@ -16,6 +16,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_SSL;
 import static io.gantry.wire.CapabilityFlags.CLIENT_ZSTD_COMPRESSION_ALGORITHM;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 
+import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.topology.ServerTls;
 import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamServer;
@@ -36,7 +37,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -207,16 +207,9 @@ public final class BackendAuthentication {
     private Step startTls(ServerTls tls) {
         SSLEngine engine;
         try {
-            engine = TlsTrust.sslContext(tls).createSSLEngine(server.url().host(), server.url().port());
+            engine = TlsTrust.backendEngine(tls, server.url().host(), server.url().port(), ChannelBuffers.ALLOCATOR);
         } catch (TlsTrust.TlsConfigurationException e) {
             return new Step.Failed(new BackendFailure(address, "TLS to " + address + ": " + e.getMessage(), e));
-        }
-        engine.setUseClientMode(true);
-        if (tls.mode().verifiesIdentity()) {
-            // The certificate must name the URL's host (a DNS name or an IP address in its subjectAltName).
-            SSLParameters parameters = engine.getSSLParameters();
-            parameters.setEndpointIdentificationAlgorithm("HTTPS");
-            engine.setSSLParameters(parameters);
         }
         capabilities |= CLIENT_SSL;
         ByteBuf request = Unpooled.buffer(SslRequest.PAYLOAD_LENGTH);
