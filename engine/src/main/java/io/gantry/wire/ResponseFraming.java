@@ -92,6 +92,8 @@ public final class ResponseFraming {
     private long definitionsLeft;
     private int preparedColumns;
     private int serverStatus = NO_STATUS;
+    /** Warnings of the latest OK or EOF that ended a result. */
+    private int warnings;
     private PacketKind lastPacketKind;
     private Progress progress;
     private boolean failed;
@@ -187,7 +189,7 @@ public final class ResponseFraming {
                 yield finish(PacketKind.EOF);
             }
             case FIELD_LIST -> StatusPackets.isTerminator(payload, deprecateEof)
-                    ? endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload))
+                    ? endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload), payload)
                     : step(PacketKind.COLUMN_DEFINITION, Progress.MORE);
             case SINGLE_STRING -> finish(PacketKind.STATISTICS);
             case SINGLE_STATUS -> singleStatus(payload, first);
@@ -235,6 +237,14 @@ public final class ResponseFraming {
         return serverStatus != NO_STATUS && ServerStatus.moreResultsExist(serverStatus) && !isComplete();
     }
 
+    /**
+     * Warnings the latest completed result left (its OK or EOF said so): what {@code SHOW WARNINGS} would list next
+     * on this connection, together with an ERR ({@link #failed}).
+     */
+    public int warnings() {
+        return warnings;
+    }
+
     /** True if the response ended with an ERR packet. */
     public boolean failed() {
         return failed;
@@ -250,7 +260,7 @@ public final class ResponseFraming {
     private Progress resultStart(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                return endResult(PacketKind.OK, StatusPackets.statusOfOk(payload));
+                return endResult(PacketKind.OK, StatusPackets.statusOfOk(payload), payload);
             }
             case LOCAL_INFILE_HEADER -> {
                 // The server waits for the file's contents and an empty packet; then OK or ERR.
@@ -258,7 +268,8 @@ public final class ResponseFraming {
             }
             case EOF_HEADER -> {
                 if (StatusPackets.isTerminator(payload, deprecateEof)) {
-                    return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload));
+                    return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload),
+                            payload);
                 }
                 return columnCount(payload);
             }
@@ -298,7 +309,7 @@ public final class ResponseFraming {
         if ((command == CommandType.COM_STMT_EXECUTE || command == CommandType.COM_STMT_BULK_EXECUTE)
                 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
             // A cursor was opened: rows stay on the server until COM_STMT_FETCH.
-            return endResult(PacketKind.EOF, status);
+            return endResult(PacketKind.EOF, status, payload);
         }
         state = FramingState.ROWS;
         return step(PacketKind.EOF, Progress.MORE);
@@ -307,7 +318,7 @@ public final class ResponseFraming {
     private Progress row(ByteBuf payload) {
         if (StatusPackets.isTerminator(payload, deprecateEof)) {
             // Under DEPRECATE_EOF this is also where a cursor's metadata ends (0xFE OK, CURSOR_EXISTS).
-            return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload));
+            return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload), payload);
         }
         return step(PacketKind.ROW, Progress.MORE);
     }
@@ -417,8 +428,9 @@ public final class ResponseFraming {
 
     // ---- transitions -------------------------------------------------------------------------
 
-    private Progress endResult(PacketKind kind, int status) {
+    private Progress endResult(PacketKind kind, int status, ByteBuf payload) {
         serverStatus = status;
+        warnings = StatusPackets.warningsOf(payload);
         resultsCompleted++;
         if (chainsResults && ServerStatus.moreResultsExist(status)) {
             state = FramingState.RESULT_START;

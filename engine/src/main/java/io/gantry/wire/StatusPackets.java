@@ -79,6 +79,26 @@ final class StatusPackets {
         payload.setShortLE(at, payload.getUnsignedShortLE(at) | flags);
     }
 
+    /**
+     * Warnings of an OK (header 0x00, or 0xFE under CLIENT_DEPRECATE_EOF) or EOF packet, read in place; 0 when the
+     * packet is too short to carry them (a pre-4.1 OK).
+     */
+    static int warningsOf(ByteBuf payload) {
+        int start = payload.readerIndex();
+        if (payload.getUnsignedByte(start) == EofPacket.HEADER && payload.readableBytes() < MIN_OK_LENGTH) {
+            return payload.readableBytes() >= EOF_PACKET_LENGTH ? payload.getUnsignedShortLE(start + 1) : 0;
+        }
+        try {
+            payload.skipBytes(1);
+            Buffers.readLenEncInt(payload, "OK.affected_rows");
+            Buffers.readLenEncInt(payload, "OK.last_insert_id");
+            payload.skipBytes(2);
+            return payload.readableBytes() >= 2 ? payload.readUnsignedShortLE() : 0;
+        } finally {
+            payload.readerIndex(start);
+        }
+    }
+
     private static int statusOfEof(ByteBuf payload, String what) {
         if (payload.readableBytes() < EOF_PACKET_LENGTH) {
             throw new MalformedPacketException(what + ".status_flags", "needs " + EOF_PACKET_LENGTH

@@ -189,6 +189,58 @@ class MultiplexingIT {
         }
     }
 
+    /**
+     * Warnings or an error of a session's statement stay readable by {@code SHOW WARNINGS} however long the session
+     * waits before asking (as a person at the {@code mariadb} prompt does): the connection that has them stays with
+     * the session until its next statement, then goes to the pool.
+     */
+    @Test
+    void warningsAndErrorsWaitForTheSessionsNextStatement() throws Exception {
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            queryString(connection, "/*#mode=READWRITE*/ SELECT 1/0");
+            Thread.sleep(RETENTION.toMillis() * 4);
+            // Another session on the same server meanwhile: a connection it took would have lost the warning.
+            queryString(other, "/*#mode=READWRITE*/ SELECT 2");
+            assertThat(sessionRow(connection, "connections")).contains("kept until the next statement");
+            assertThat(warningCodes(connection)).containsExactly(1365); // Division by 0
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThat(sessionRow(connection, "connections")).startsWith("none");
+
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("/*#mode=READWRITE*/ SELECT * FROM no_such_table_here");
+            } catch (SQLException expected) {
+                assertThat(expected.getErrorCode()).isEqualTo(1146);
+            }
+            Thread.sleep(RETENTION.toMillis() * 4);
+            queryString(other, "/*#mode=READWRITE*/ SELECT 3");
+            assertThat(warningCodes(connection)).containsExactly(1146);
+        }
+    }
+
+    private static List<Integer> warningCodes(Connection connection) throws SQLException {
+        List<Integer> codes = new ArrayList<>();
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW WARNINGS")) {
+            while (rows.next()) {
+                codes.add(rows.getInt("Code"));
+            }
+        }
+        return codes;
+    }
+
+    private static String sessionRow(Connection connection, String name) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW GANTRY SESSION")) {
+            while (rows.next()) {
+                if (rows.getString(1).equals(name)) {
+                    return rows.getString(2);
+                }
+            }
+        }
+        throw new AssertionError("SHOW GANTRY SESSION has no row " + name);
+    }
+
     @Test
     void aTransactionKeepsItsConnectionWhileIdle() throws Exception {
         try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {

@@ -62,6 +62,28 @@ class ResponseFramingTest {
         assertThat(framing.moreResultsExist()).isFalse();
     }
 
+    @Test
+    void warningsAreReadFromTheOkThatEndsTheStatement() {
+        byte[] okWithWarnings = CodecAssertions.bytes(b -> new OkPacket(false, 1, 0, AUTOCOMMIT, 3, "", List.of())
+                .encode(b, BASE));
+        assertThat(new Script(false).complete(okWithWarnings).run(CommandType.COM_QUERY).warnings()).isEqualTo(3);
+        assertThat(new Script(false).complete(ok(AUTOCOMMIT, false)).run(CommandType.COM_QUERY).warnings()).isZero();
+    }
+
+    @ParameterizedTest(name = "deprecateEof={0}")
+    @ValueSource(booleans = {false, true})
+    void warningsAreReadFromTheTerminatorAfterTheRows(boolean deprecateEof) {
+        byte[] terminator = deprecateEof
+                ? CodecAssertions.bytes(b -> new OkPacket(true, 0, 0, AUTOCOMMIT, 2, "", List.of()).encode(b, BASE))
+                : CodecAssertions.bytes(new EofPacket(2, AUTOCOMMIT)::encode);
+        Script script = new Script(deprecateEof).more(columnCount(1)).more(columnDefinition("a"));
+        if (!deprecateEof) {
+            script.more(eof(AUTOCOMMIT));
+        }
+        script.more(textRow("x")).complete(terminator);
+        assertThat(script.run(CommandType.COM_QUERY).warnings()).isEqualTo(2);
+    }
+
     @ParameterizedTest(name = "deprecateEof={0}")
     @ValueSource(booleans = {false, true})
     void textResultSetEndsAtTheTerminatorAfterTheRows(boolean deprecateEof) {

@@ -69,6 +69,7 @@ final class GantrySettingsCommand {
         rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
         List<String> pending = session.consistency().pendingDescriptions();
         rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
+        rows.add(Arrays.asList("connections", routing.describeConnections()));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 

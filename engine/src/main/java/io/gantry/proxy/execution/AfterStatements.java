@@ -9,12 +9,14 @@ import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
 import io.gantry.wire.ResponseFraming;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * What a completed statement leaves behind: its effect on the read guarantees ({@link ConsistencyRecorder}), what
- * its connection now holds that replay cannot rebuild ({@link HeldState}), and, for a session setting that
- * succeeded, how to replay it ({@link BackendStateSync}).
+ * its connection now holds that replay cannot rebuild ({@link HeldState}), whether that connection keeps warnings
+ * or an error a diagnostic statement may ask for, and, for a session setting that succeeded, how to replay it
+ * ({@link BackendStateSync}).
  */
 final class AfterStatements {
 
@@ -23,16 +25,38 @@ final class AfterStatements {
     private final ConsistencyRecorder consistency;
     /** What a connection of the session holds; null for a connection the session no longer has. */
     private final Function<BackendConnection, Set<HeldState>> heldOf;
+    /** Told of a connection the session may now give back (see {@link #keepsDiagnostics}). */
+    private final Consumer<BackendConnection> mayRelease;
+    /**
+     * The connection whose last statement left warnings or an error, or null: it stays with the session until the
+     * session's next statement, so that {@code SHOW WARNINGS} typed seconds later still reads them there.
+     */
+    private BackendConnection diagnostics;
     /** The last step made for a statement that is not a setting, and its statement class. */
     private AfterResponse last;
     private StatementClass lastClass;
 
     AfterStatements(SessionContext session, BackendStateSync stateSync,
-                    Function<BackendConnection, Set<HeldState>> heldOf) {
+                    Function<BackendConnection, Set<HeldState>> heldOf, Consumer<BackendConnection> mayRelease) {
         this.session = session;
         this.stateSync = stateSync;
         this.consistency = new ConsistencyRecorder(session);
         this.heldOf = heldOf;
+        this.mayRelease = mayRelease;
+    }
+
+    /**
+     * Whether {@code connection} keeps the diagnostics of the session's previous statement (its warnings, or its
+     * error), which only that connection can list: it is not given to the pool until the session's next statement
+     * ran (with multiplexing, the pin for one statement).
+     */
+    boolean keepsDiagnostics(BackendConnection connection) {
+        return connection == diagnostics;
+    }
+
+    /** The session ended: no statement will ask for its diagnostics. */
+    void forgetDiagnostics() {
+        diagnostics = null;
     }
 
     /** See {@link SessionBackends#afterStatement}. */
@@ -61,6 +85,11 @@ final class AfterStatements {
             }
             int status = framing.serverStatus();
             HeldState.afterStatement(held, statement, status, status != ResponseFraming.NO_STATUS);
+            BackendConnection before = diagnostics;
+            diagnostics = framing.failed() || framing.warnings() > 0 ? connection : null;
+            if (before != null && before != diagnostics) {
+                mayRelease.accept(before);
+            }
             if (stateCommand == null || framing.failed()) {
                 done.run();
             } else {

@@ -6,9 +6,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendPools;
-import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.backend.InternalCommand;
-import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
@@ -21,18 +19,15 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.Promise;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Predicate;
 
 /**
  * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
@@ -41,31 +36,20 @@ import java.util.function.Predicate;
  */
 public final class SessionBackends {
 
-    /** What the session knows of one of its backend connections. */
-    private static final class BackendUse {
-        /** The value of {@link SessionContext#commands} when this connection last ran a command of the client's. */
-        long lastCommand;
-        /** What it holds that replaying the settings cannot rebuild. */
-        final EnumSet<HeldState> held = HeldState.none();
-        /** Whether a retention timer is pending for it ({@link #scheduleRetentionClose}). */
-        boolean retentionPending;
-    }
-
     private final SessionContext session;
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
+    private final BackendOpener opener;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
-    private final Map<BackendConnection, BackendUse> uses = new IdentityHashMap<>();
+    private final BackendUses uses = new BackendUses();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
     private final Map<String, Long> threads = new ConcurrentHashMap<>();
 
     public SessionBackends(SessionContext session) {
         this.session = session;
         this.stateSync = new BackendStateSync(session);
-        this.afterStatements = new AfterStatements(session, stateSync, connection -> {
-            BackendUse use = uses.get(connection);
-            return use == null ? null : use.held;
-        });
+        this.opener = new BackendOpener(session);
+        this.afterStatements = new AfterStatements(session, stateSync, uses::heldOf, this::scheduleRetentionClose);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -132,7 +116,7 @@ public final class SessionBackends {
             return null;
         }
         session.markRunning();
-        BackendUse use = uses.get(open);
+        BackendUses.Use use = uses.get(open);
         if (use != null) {
             use.lastCommand = session.commands();
         }
@@ -141,7 +125,7 @@ public final class SessionBackends {
 
     /** Brings the connection's session state up to date, then hands it to {@code then}. */
     private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
-        BackendUse use = uses.get(connection);
+        BackendUses.Use use = uses.get(connection);
         if (use != null) {
             use.lastCommand = session.commands();
         }
@@ -164,7 +148,7 @@ public final class SessionBackends {
             return session.ctx().executor().newSucceededFuture(existing);
         }
         if (existing != null) {
-            BackendUse lost = uses.get(existing);
+            BackendUses.Use lost = uses.get(existing);
             drop(key, existing);
             if (lost != null && !lost.held.isEmpty()) {
                 return session.ctx().executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
@@ -181,61 +165,16 @@ public final class SessionBackends {
                 return session.ctx().executor().newSucceededFuture(connection);
             }
         }
-        Promise<BackendConnection> ready = session.ctx().executor().newPromise();
-        BackendPools pools = session.services().backendPools();
-        if (pools == null) {
-            open(server, key, ready, null);
-            return ready;
-        }
-        // A new connection takes a slot of the per-server cap first; it may have to wait for one.
-        ConnectionSlots slots = pools.slots();
-        slots.acquire(server, session.ctx().channel().eventLoop()).addListener(granted -> {
-            if (!granted.isSuccess()) {
-                ready.tryFailure(granted.cause());
-            } else if (session.isClosed()) {
-                slots.release(server.address());
-                ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
-            } else {
-                open(server, key, ready, () -> slots.release(server.address()));
-            }
-        });
-        return ready;
-    }
-
-    /** Opens and logs in a new connection to {@code server} for the session; {@code releaseSlot} as for open. */
-    private void open(UpstreamServer server, ServerId key, Promise<BackendConnection> ready, Runnable releaseSlot) {
-        ProxyConfig config = session.services().config();
-        BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
-                config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
-                session.services().backendChannels(), releaseSlot).addListener(future -> {
-            if (future.isSuccess()) {
-                BackendConnection connection = (BackendConnection) future.getNow();
-                if (session.isClosed()) {
-                    connection.close();
-                    ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
-                    return;
-                }
-                keep(key, server, connection);
-                stateSync.opened(connection);
-                BackendPools pools = session.services().backendPools();
-                if (pools != null) {
-                    pools.created(session.client().poolKey(server.address()));
-                }
-                ready.trySuccess(connection);
-            } else {
-                if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
-                    // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
-                    session.services().upstreams().markDown(server, failure.getMessage());
-                }
-                ready.tryFailure(future.cause());
-            }
+        return opener.open(server, connection -> {
+            keep(key, server, connection);
+            stateSync.opened(connection);
         });
     }
 
     /** The session's connection to {@code server} from now on (opened for it, or taken from the pool). */
     private void keep(ServerId key, UpstreamServer server, BackendConnection connection) {
         connections.put(key, connection);
-        uses.put(connection, new BackendUse());
+        uses.add(connection);
         threads.put(server.address(), connection.serverThreadId());
         connection.onIdleClose(() -> closedByServer(key, connection));
     }
@@ -268,10 +207,45 @@ public final class SessionBackends {
 
     /** Whether {@code connection} can serve another session of the same login as it is (see {@link #release}). */
     private boolean poolable(ServerId key, BackendConnection connection) {
-        BackendUse use = uses.get(connection);
-        return pool() != null && use != null && use.held.isEmpty() && stateSync.appliedState(connection) != null
-                && connection.isUsable() && !connection.isBusy() && !session.stateLog().changedDatabase()
-                && !session.prepared().anyPreparedOn(key.hostPort());
+        return whyKept(key, connection) == null && connection.isUsable() && !connection.isBusy();
+    }
+
+    /** Why {@code connection} stays with the session when idle instead of going to the pool, or null if it goes. */
+    private String whyKept(ServerId key, BackendConnection connection) {
+        BackendUses.Use use = uses.get(connection);
+        if (pool() == null) {
+            return "its own for the session's life (--multiplex off)";
+        } else if (use == null) {
+            return "not the session's";
+        } else if (!use.held.isEmpty()) {
+            return "pinned: it holds " + HeldState.describe(use.held);
+        } else if (afterStatements.keepsDiagnostics(connection)) {
+            return "kept until the next statement: it has the previous statement's warnings or error";
+        } else if (session.prepared().anyPreparedOn(key.hostPort())) {
+            return "pinned: it holds the session's prepared statements";
+        } else if (session.stateLog().changedDatabase()) {
+            return "pinned: the session changed its database (USE)";
+        } else if (stateSync.appliedState(connection) == null) {
+            return "pinned: it holds settings the pool cannot carry";
+        }
+        return null;
+    }
+
+    /**
+     * Each connection the session holds now, and whether it goes to the pool when idle or why not: for {@code SHOW
+     * GANTRY SESSION} and {@code EXPLAIN GANTRY ROUTE}.
+     */
+    public String describeConnections() {
+        if (connections.isEmpty()) {
+            return pool() == null ? "none" : "none: the next statement takes a pooled connection";
+        }
+        StringJoiner described = new StringJoiner("; ");
+        connections.forEach((key, connection) -> {
+            String kept = whyKept(key, connection);
+            described.add(key.hostPort() + " " + (kept != null ? kept : "pooled after "
+                    + session.services().config().connectionRetention().toMillis() + " ms idle"));
+        });
+        return described.toString();
     }
 
     /**
@@ -281,7 +255,7 @@ public final class SessionBackends {
      * connection is forgotten and reopened on next use.
      */
     private void closedByServer(ServerId key, BackendConnection connection) {
-        BackendUse use = uses.get(connection);
+        BackendUses.Use use = uses.get(connection);
         if (use != null && !session.isClosed()) {
             if (!use.held.isEmpty()) {
                 endLosing(key.hostPort(), key.hostPort() + " closed this session's connection", use.held);
@@ -316,7 +290,7 @@ public final class SessionBackends {
             connection.abandon(failure);
             return;
         }
-        BackendUse use = uses.get(connection);
+        BackendUses.Use use = uses.get(connection);
         drop(key, connection);
         connection.abandon(failure);
         if (use != null && !use.held.isEmpty()) {
@@ -353,6 +327,7 @@ public final class SessionBackends {
             closeAll();
             return;
         }
+        afterStatements.forgetDiagnostics(); // nobody will ask for them
         for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
             release(entry.getKey(), entry.getValue());
         }
@@ -410,7 +385,7 @@ public final class SessionBackends {
                 || services.upstreams().primary().map(p -> p == connection.server()).orElse(false))) {
             return;
         }
-        BackendUse use = uses.get(connection);
+        BackendUses.Use use = uses.get(connection);
         if (use == null || use.retentionPending) {
             return;
         }
@@ -418,7 +393,7 @@ public final class SessionBackends {
         scheduleRetention(connection, use, session.commands());
     }
 
-    private void scheduleRetention(BackendConnection connection, BackendUse use, long commandsAtSchedule) {
+    private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long commandsAtSchedule) {
         session.ctx().executor().schedule(() -> {
             use.retentionPending = false;
             ServerId key = session.serverId(connection.server());
@@ -445,27 +420,17 @@ public final class SessionBackends {
      * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
      */
     public BackendConnection holding(boolean tyingOnly) {
-        return holding(tyingOnly ? HeldState::tiesSession : held -> !held.isEmpty());
+        return uses.holding(tyingOnly ? HeldState::tiesSession : held -> !held.isEmpty());
     }
 
     /** The connection that holds the session's open transaction, or null. */
     public BackendConnection holdingTransaction() {
-        return holding(held -> held.contains(HeldState.TRANSACTION));
-    }
-
-    private BackendConnection holding(Predicate<Set<HeldState>> what) {
-        for (Map.Entry<BackendConnection, BackendUse> entry : uses.entrySet()) {
-            if (what.test(entry.getValue().held)) {
-                return entry.getKey();
-            }
-        }
-        return null;
+        return uses.holding(held -> held.contains(HeldState.TRANSACTION));
     }
 
     /** What {@code connection} holds, in words ("a transaction, user variables"). */
     String describeHeld(BackendConnection connection) {
-        BackendUse use = uses.get(connection);
-        return use == null ? "nothing" : HeldState.describe(use.held);
+        return uses.describeHeld(connection);
     }
 
     /**
@@ -473,7 +438,7 @@ public final class SessionBackends {
      * variables, what is tracked among them, back to their defaults.
      */
     public void serverReset(BackendConnection connection) {
-        BackendUse use = uses.get(connection);
+        BackendUses.Use use = uses.get(connection);
         if (use != null) {
             use.held.clear();
         }

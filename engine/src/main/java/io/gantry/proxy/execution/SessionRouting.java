@@ -309,6 +309,11 @@ public final class SessionRouting {
         return known == null || next.ordinal() < known.ordinal() ? next : known;
     }
 
+    /** See {@link SessionBackends#describeConnections}. */
+    public String describeConnections() {
+        return backends.describeConnections();
+    }
+
     /**
      * Every rule and guarantee that decides where {@code sql} would run now, as (item, detail) rows, without running
      * it or moving the session's state on: {@code EXPLAIN GANTRY ROUTE}.
@@ -334,6 +339,7 @@ public final class SessionRouting {
         rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
         List<String> pending = session.consistency().pendingDescriptions();
         rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
+        rows.add(List.of("connections", backends.describeConnections()));
         long now = session.services().clock().millis();
         Optional<UpstreamServer> primary = session.services().upstreams().primary();
         for (UpstreamServer server : session.services().upstreams().servers()) {

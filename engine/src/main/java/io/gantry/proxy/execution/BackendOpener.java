@@ -1,0 +1,81 @@
+package io.gantry.proxy.execution;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.BackendPools;
+import io.gantry.proxy.backend.ConnectionSlots;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.topology.UpstreamServer;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.function.Consumer;
+
+/**
+ * Opens and logs in a new connection to a server for a session ({@link SessionBackends}), under the per-server cap:
+ * with a cap, a slot of it first ({@link ConnectionSlots}), which may mean waiting for room.
+ */
+final class BackendOpener {
+
+    private final SessionContext session;
+
+    BackendOpener(SessionContext session) {
+        this.session = session;
+    }
+
+    /**
+     * A new connection to {@code server}, given to {@code opened} on the session's event loop before the future
+     * completes; it fails with the cap's error, the server's, or because the session closed meanwhile (a connection
+     * that arrives then is closed).
+     */
+    Future<BackendConnection> open(UpstreamServer server, Consumer<BackendConnection> opened) {
+        Promise<BackendConnection> ready = session.ctx().executor().newPromise();
+        BackendPools pools = session.services().backendPools();
+        if (pools == null) {
+            login(server, ready, opened, null);
+            return ready;
+        }
+        ConnectionSlots slots = pools.slots();
+        slots.acquire(server, session.ctx().channel().eventLoop()).addListener(granted -> {
+            if (!granted.isSuccess()) {
+                ready.tryFailure(granted.cause());
+            } else if (session.isClosed()) {
+                slots.release(server.address());
+                ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
+            } else {
+                login(server, ready, opened, () -> slots.release(server.address()));
+            }
+        });
+        return ready;
+    }
+
+    /** Opens and logs in; {@code releaseSlot} gives the cap's slot back when the connection closes (null: none). */
+    private void login(UpstreamServer server, Promise<BackendConnection> ready, Consumer<BackendConnection> opened,
+                       Runnable releaseSlot) {
+        ProxyConfig config = session.services().config();
+        BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
+                config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
+                session.services().backendChannels(), releaseSlot).addListener(future -> {
+            if (future.isSuccess()) {
+                BackendConnection connection = (BackendConnection) future.getNow();
+                if (session.isClosed()) {
+                    connection.close();
+                    ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
+                    return;
+                }
+                opened.accept(connection);
+                BackendPools pools = session.services().backendPools();
+                if (pools != null) {
+                    pools.created(session.client().poolKey(server.address()));
+                }
+                ready.trySuccess(connection);
+            } else {
+                if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
+                    // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
+                    session.services().upstreams().markDown(server, failure.getMessage());
+                }
+                ready.tryFailure(future.cause());
+            }
+        });
+    }
+}
