@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -73,9 +74,9 @@ public final class Authority implements AutoCloseable {
 
     private Authority(AuthorityDatabase database, Clock clock) {
         this.database = database;
-        this.serverLists = new ServerListStore(database, clock);
-        this.healthHistory = new HealthHistoryStore(database);
         this.timeline = new TimelineStore(database);
+        this.serverLists = new ServerListStore(database, clock, timeline);
+        this.healthHistory = new HealthHistoryStore(database);
         this.pruning = new HistoryPruning(database);
         this.liveServers = new LiveServerStore(database);
         this.adminQueries = new AdminQueries(database);
@@ -201,6 +202,45 @@ public final class Authority implements AutoCloseable {
      */
     public long recordEvent(Instant at, String server, EventKind kind, String reason) {
         return timeline.record(at, server, kind, reason);
+    }
+
+    /**
+     * In a cluster: this instance's events are stored from now on with its name ({@code --cluster-instance}), which
+     * tells them from the other instances' in the cluster's one timeline. Outside a cluster they have none.
+     */
+    public void recordEventsAs(String instance) {
+        timeline.recordAs(instance);
+    }
+
+    /** The name this instance's events are stored with, or null outside a cluster. */
+    public String eventsInstance() {
+        return timeline.instance();
+    }
+
+    /**
+     * This instance's own events (those stored with its {@link #recordEventsAs name}) after id {@code after}, by id,
+     * at most {@code limit}: what it has still to share with its cluster. Empty outside a cluster.
+     */
+    public List<Event> ownEventsAfter(long after, int limit) {
+        return timeline.ownAfter(after, limit);
+    }
+
+    /** Per other instance of the cluster, the highest id (there) of its events stored here. */
+    public Map<String, Long> pulledEventsUpTo() {
+        return timeline.pulledUpTo();
+    }
+
+    /**
+     * Stores events other instances of the cluster recorded, in one transaction, each with its instance and its id
+     * there; one stored before is passed over. Those stored now are told like every stored event
+     * ({@link #publishStoredEventsTo}), so that the live timeline shows them.
+     *
+     * @return how many were stored
+     */
+    public int storeEventsOfOtherInstances(List<Event> events) {
+        List<Event> stored = timeline.storePulled(events);
+        stored.forEach(this::published);
+        return stored.size();
     }
 
     /**
