@@ -71,6 +71,7 @@ public final class Authority implements AutoCloseable {
     private final CdcPositionStore cdcPositions;
     private final ClusterStateStore clusterState;
     private volatile Consumer<Event> publisher = event -> { };
+    private volatile Runnable ownEventStored = () -> { };
 
     private Authority(AuthorityDatabase database, Clock clock) {
         this.database = database;
@@ -138,6 +139,19 @@ public final class Authority implements AutoCloseable {
         this.publisher = Objects.requireNonNull(publisher, "publisher");
     }
 
+    /**
+     * Who is told, after the commit, that this instance stored an event of its own: a cluster member, which then
+     * shares it at once rather than at its next poll. It must not block.
+     */
+    public void whenOwnEventStored(Runnable listener) {
+        this.ownEventStored = Objects.requireNonNull(listener, "listener");
+    }
+
+    private void storedOwn(Event event) {
+        ownEventStored.run();
+        published(event);
+    }
+
     private void published(Event event) {
         try {
             publisher.accept(event);
@@ -160,7 +174,7 @@ public final class Authority implements AutoCloseable {
     public void replaceServerList(Purpose purpose, List<StoredServer> servers, String reason) {
         Event event = serverLists.replace(purpose, servers, reason);
         LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), event.reason());
-        published(event);
+        storedOwn(event);
     }
 
     /**
@@ -182,7 +196,7 @@ public final class Authority implements AutoCloseable {
         Optional<Event> event = serverLists.setWeight(hostPort, weight, why);
         event.ifPresent(changed -> {
             LOG.info("authority: {}", changed.reason());
-            published(changed);
+            storedOwn(changed);
         });
         return event.isPresent();
     }
@@ -201,7 +215,9 @@ public final class Authority implements AutoCloseable {
      * @return the event's id
      */
     public long recordEvent(Instant at, String server, EventKind kind, String reason) {
-        return timeline.record(at, server, kind, reason);
+        long id = timeline.record(at, server, kind, reason);
+        ownEventStored.run();
+        return id;
     }
 
     /**
