@@ -227,7 +227,7 @@ public final class Gantry implements AutoCloseable {
             Optional<ClusterMember> cluster = options.cluster().map(settings -> parts.add(new ClusterMember(settings,
                     upstreams, authority, admin.localConfiguration(), options.healthInterval(),
                     options.proxy().connectTimeout(), options.retention(), version())));
-            cluster.ifPresent(member -> authority.whenOwnEventStored(member::poke));
+            cluster.ifPresent(member -> authority.whenOwnEventStored(member::shareOwnEvents));
             cluster.ifPresent(member -> cdc.ifPresent(stream -> stream.addListener(transaction -> {
                 if (transaction.transaction().changesWatched()) {
                     member.poke();

@@ -66,6 +66,7 @@ public final class ClusterMember implements AutoCloseable {
 
     private final Object wake = new Object();
     private boolean poked;
+    private boolean ownEvents;
     private volatile boolean closed;
     private Thread thread;
 
@@ -123,6 +124,17 @@ public final class ClusterMember implements AutoCloseable {
     public void poke() {
         synchronized (wake) {
             poked = true;
+            wake.notifyAll();
+        }
+    }
+
+    /**
+     * This instance stored an event of its own: push it now rather than at the next round. Only the push: the
+     * versions and the others' events wait for their round, so this costs one insert.
+     */
+    public void shareOwnEvents() {
+        synchronized (wake) {
+            ownEvents = true;
             wake.notifyAll();
         }
     }
@@ -354,15 +366,17 @@ public final class ClusterMember implements AutoCloseable {
      * server sends a transaction to binlog readers before its commit is visible to other connections. So after a
      * poke that found nothing new (no version, no event of another instance) the round runs again soon,
      * {@value #AFTER_POKE_TRIES} times, 10 ms apart and doubling (630 ms in all). A round that left events to
-     * exchange is followed by another at once.
+     * exchange is followed by another at once. This instance's own new events are pushed in between.
      */
     private void run() {
         long waitMillis = pollInterval.toMillis();
+        long roundDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         int triesLeft = 0;
         while (!closed) {
             boolean wasPoked;
+            boolean pushOnly;
             synchronized (wake) {
-                if (!poked && waitMillis > 0) {
+                if (!poked && !ownEvents && waitMillis > 0) {
                     try {
                         wake.wait(waitMillis);
                     } catch (InterruptedException e) {
@@ -370,10 +384,17 @@ public final class ClusterMember implements AutoCloseable {
                     }
                 }
                 wasPoked = poked;
+                pushOnly = ownEvents && !poked && System.nanoTime() - roundDue < 0;
                 poked = false;
+                ownEvents = false;
             }
             if (closed) {
                 return;
+            }
+            if (pushOnly) {
+                pushOwnEvents();
+                waitMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(roundDue - System.nanoTime()));
+                continue;
             }
             long before = appliedVersion();
             SharedTimeline.Round round = new SharedTimeline.Round(0, false);
@@ -402,6 +423,23 @@ public final class ClusterMember implements AutoCloseable {
             } else {
                 waitMillis = 10L << (AFTER_POKE_TRIES - triesLeft);
                 triesLeft--;
+            }
+            roundDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        }
+    }
+
+    /** A failure here is the next round's to report: the events wait in the Authority until then. */
+    private void pushOwnEvents() {
+        synchronized (lock) {
+            try {
+                if (timeline.push(primary.get())) {
+                    shareOwnEvents(); // a full batch: the rest at once
+                }
+            } catch (SQLException e) {
+                primary.drop();
+                LOG.debug("cluster '{}': pushing this instance's events failed: {}", settings.name(), e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.debug("cluster '{}': pushing this instance's events failed: {}", settings.name(), e.toString());
             }
         }
     }

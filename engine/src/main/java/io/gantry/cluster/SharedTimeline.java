@@ -82,8 +82,12 @@ final class SharedTimeline {
         return new Round(pulled, more);
     }
 
-    /** @return whether the batch was full */
-    private boolean push(Connection connection) throws SQLException {
+    /**
+     * Pushes this instance's events not pushed yet, a batch at most.
+     *
+     * @return whether the batch was full
+     */
+    boolean push(Connection connection) throws SQLException {
         if (connection != readOn) {
             pushedUpTo = store.newestEventId(connection, instance);
             readOn = connection;
