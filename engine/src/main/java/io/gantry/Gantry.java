@@ -194,6 +194,7 @@ public final class Gantry implements AutoCloseable {
         Startup parts = new Startup();
         try {
             Authority authority = parts.add(Authority.open(options.dataDir()));
+            options.cluster().ifPresent(settings -> authority.recordEventsAs(settings.instance()));
             EventBus bus = parts.add(new EventBus());
             authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
             parts.add(new AuthorityRecorder(authority, bus));
@@ -226,7 +227,8 @@ public final class Gantry implements AutoCloseable {
             admin.knowPasswordsOf(options.cdcFlags());
             Optional<ClusterMember> cluster = options.cluster().map(settings -> parts.add(new ClusterMember(settings,
                     upstreams, authority, admin.localConfiguration(), options.healthInterval(),
-                    options.proxy().connectTimeout(), version())));
+                    options.proxy().connectTimeout(), options.retention(), version())));
+            cluster.ifPresent(member -> authority.whenOwnEventStored(member::shareOwnEvents));
             cluster.ifPresent(member -> cdc.ifPresent(stream -> stream.addListener(transaction -> {
                 if (transaction.transaction().changesWatched()) {
                     member.poke();
@@ -350,15 +352,16 @@ public final class Gantry implements AutoCloseable {
     }
 
     /**
-     * This instance's own change stream: in a cluster it also watches the versions table, and without a sink when
+     * This instance's own change stream: in a cluster it also watches the versions and events tables, and without a sink when
      * the sink is the cluster's shared feed ({@link ClusterFeed}).
      */
     private static CdcSettings ownStream(CdcSettings settings, Optional<ClusterSettings> cluster, boolean sharedFeed) {
         if (cluster.isEmpty()) {
             return settings;
         }
-        TableFilter tables = settings.tables().watching(new TableFilter.Table(cluster.get().schema(),
-                ClusterSettings.VERSIONS_TABLE));
+        TableFilter tables = settings.tables()
+                .watching(new TableFilter.Table(cluster.get().schema(), ClusterSettings.VERSIONS_TABLE))
+                .watching(new TableFilter.Table(cluster.get().schema(), ClusterSettings.EVENTS_TABLE));
         return new CdcSettings(settings.connectTimeout(), settings.connectRetries(),
                 sharedFeed ? Optional.empty() : settings.sink(), settings.sinkRotateBytes(), tables,
                 settings.snapshot());

@@ -74,6 +74,12 @@ public interface AdminOperations {
      */
     List<Event> events(Instant since, int limit);
 
+    /**
+     * In a cluster, this instance's name, which its timeline events carry (those pushed as they happen are told
+     * with it before their row is written); null outside a cluster.
+     */
+    String eventsInstance();
+
     /** {@code SHOW GANTRY BLOCKED HOSTS}: the hosts refused now for failed handshakes, the longest blocked first. */
     List<HostBlocks.BlockedHost> blockedHosts();
 

@@ -415,4 +415,9 @@ public final class AdminService implements AdminOperations {
         }
         return authority.events(since, limit);
     }
+
+    @Override
+    public String eventsInstance() {
+        return authority.eventsInstance();
+    }
 }

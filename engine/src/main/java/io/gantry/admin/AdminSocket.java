@@ -191,7 +191,11 @@ public final class AdminSocket implements AutoCloseable {
 
     private void onBusEvent(EngineEvent event) {
         if (event instanceof EngineEvent.Timeline timeline) {
-            String line = AdminProtocol.encode(new Reply.Event(timelineEvent(timeline.event(), 0)));
+            // This instance's own entries are pushed before their row names the instance: the push does.
+            Event entry = timeline.event();
+            String line = AdminProtocol.encode(new Reply.Event(timelineEvent(entry.instance() != null ? entry
+                    : new Event(0, entry.at(), entry.server(), entry.kind(), entry.reason(),
+                    operations.eventsInstance()), 0)));
             for (Connection connection : connections) {
                 if (connection.topics.contains(Topic.EVENTS)) {
                     connection.push(line);
@@ -281,7 +285,7 @@ public final class AdminSocket implements AutoCloseable {
     /** @param id the entry's row, or 0 for a pushed entry; reasons are masked as the Authority stores them */
     static TimelineEvent timelineEvent(Event event, long id) {
         return new TimelineEvent(id, event.at(), event.server(), event.kind().sqlName(),
-                Authority.redact(event.reason()));
+                Authority.redact(event.reason()), event.instance());
     }
 
     static HealthPoint healthPoint(HealthSample sample) {

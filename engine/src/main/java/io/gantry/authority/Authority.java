@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -70,12 +71,13 @@ public final class Authority implements AutoCloseable {
     private final CdcPositionStore cdcPositions;
     private final ClusterStateStore clusterState;
     private volatile Consumer<Event> publisher = event -> { };
+    private volatile Runnable ownEventStored = () -> { };
 
     private Authority(AuthorityDatabase database, Clock clock) {
         this.database = database;
-        this.serverLists = new ServerListStore(database, clock);
-        this.healthHistory = new HealthHistoryStore(database);
         this.timeline = new TimelineStore(database);
+        this.serverLists = new ServerListStore(database, clock, timeline);
+        this.healthHistory = new HealthHistoryStore(database);
         this.pruning = new HistoryPruning(database);
         this.liveServers = new LiveServerStore(database);
         this.adminQueries = new AdminQueries(database);
@@ -137,6 +139,19 @@ public final class Authority implements AutoCloseable {
         this.publisher = Objects.requireNonNull(publisher, "publisher");
     }
 
+    /**
+     * Who is told, after the commit, that this instance stored an event of its own: a cluster member, which then
+     * shares it at once rather than at its next poll. It must not block.
+     */
+    public void whenOwnEventStored(Runnable listener) {
+        this.ownEventStored = Objects.requireNonNull(listener, "listener");
+    }
+
+    private void storedOwn(Event event) {
+        ownEventStored.run();
+        published(event);
+    }
+
     private void published(Event event) {
         try {
             publisher.accept(event);
@@ -159,7 +174,7 @@ public final class Authority implements AutoCloseable {
     public void replaceServerList(Purpose purpose, List<StoredServer> servers, String reason) {
         Event event = serverLists.replace(purpose, servers, reason);
         LOG.info("authority: replaced the {} list: {}", purpose.sqlName(), event.reason());
-        published(event);
+        storedOwn(event);
     }
 
     /**
@@ -181,7 +196,7 @@ public final class Authority implements AutoCloseable {
         Optional<Event> event = serverLists.setWeight(hostPort, weight, why);
         event.ifPresent(changed -> {
             LOG.info("authority: {}", changed.reason());
-            published(changed);
+            storedOwn(changed);
         });
         return event.isPresent();
     }
@@ -200,7 +215,48 @@ public final class Authority implements AutoCloseable {
      * @return the event's id
      */
     public long recordEvent(Instant at, String server, EventKind kind, String reason) {
-        return timeline.record(at, server, kind, reason);
+        long id = timeline.record(at, server, kind, reason);
+        ownEventStored.run();
+        return id;
+    }
+
+    /**
+     * In a cluster: this instance's events are stored from now on with its name ({@code --cluster-instance}), which
+     * tells them from the other instances' in the cluster's one timeline. Outside a cluster they have none.
+     */
+    public void recordEventsAs(String instance) {
+        timeline.recordAs(instance);
+    }
+
+    /** The name this instance's events are stored with, or null outside a cluster. */
+    public String eventsInstance() {
+        return timeline.instance();
+    }
+
+    /**
+     * This instance's own events (those stored with its {@link #recordEventsAs name}) after id {@code after}, by id,
+     * at most {@code limit}: what it has still to share with its cluster. Empty outside a cluster.
+     */
+    public List<Event> ownEventsAfter(long after, int limit) {
+        return timeline.ownAfter(after, limit);
+    }
+
+    /** Per other instance of the cluster, the highest id (there) of its events stored here. */
+    public Map<String, Long> pulledEventsUpTo() {
+        return timeline.pulledUpTo();
+    }
+
+    /**
+     * Stores events other instances of the cluster recorded, in one transaction, each with its instance and its id
+     * there; one stored before is passed over. Those stored now are told like every stored event
+     * ({@link #publishStoredEventsTo}), so that the live timeline shows them.
+     *
+     * @return how many were stored
+     */
+    public int storeEventsOfOtherInstances(List<Event> events) {
+        List<Event> stored = timeline.storePulled(events);
+        stored.forEach(this::published);
+        return stored.size();
     }
 
     /**

@@ -124,7 +124,13 @@ final class Schema {
                     CREATE TABLE IF NOT EXISTS GANTRY.CLUSTER_STATE(
                         cluster VARCHAR(64) PRIMARY KEY,
                         applied_version BIGINT NOT NULL,
-                        applied_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")));
+                        applied_at TIMESTAMP(3) WITH TIME ZONE NOT NULL)""")),
+            new Migration(7, "events name the cluster instance that recorded them", List.of(
+                    // NULL in older rows and outside a cluster; origin_id is set on the events pulled from another
+                    // instance (their id there), so one is never stored twice.
+                    "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS instance VARCHAR(255)",
+                    "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS origin_id BIGINT",
+                    "CREATE UNIQUE INDEX IF NOT EXISTS GANTRY.EVENTS_ORIGIN ON GANTRY.EVENTS(instance, origin_id)")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

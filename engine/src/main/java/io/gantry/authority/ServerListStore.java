@@ -26,10 +26,12 @@ final class ServerListStore {
 
     private final AuthorityDatabase database;
     private final Clock clock;
+    private final TimelineStore timeline;
 
-    ServerListStore(AuthorityDatabase database, Clock clock) {
+    ServerListStore(AuthorityDatabase database, Clock clock, TimelineStore timeline) {
         this.database = database;
         this.clock = clock;
+        this.timeline = timeline;
     }
 
     /** The stored list in its stored order, or empty if none was ever stored. */
@@ -86,7 +88,7 @@ final class ServerListStore {
             String description = purpose.sqlName() + " list now " + describe(list)
                     + (old.isEmpty() ? "" : " (was " + describe(old) + ")");
             String eventReason = reason == null || reason.isBlank() ? description : reason.strip() + "; " + description;
-            return TimelineStore.insert(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
+            return timeline.insert(connection, clock.instant(), null, EventKind.LIST_CHANGED, eventReason);
         });
     }
 
@@ -130,7 +132,7 @@ final class ServerListStore {
             }
             String reason = "weight of " + address + " changed: " + changes
                     + (why == null || why.isBlank() ? "" : " (" + why.strip() + ")");
-            return Optional.of(TimelineStore.insert(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED,
+            return Optional.of(timeline.insert(connection, clock.instant(), address, EventKind.WEIGHT_CHANGED,
                     reason));
         });
     }

@@ -1,9 +1,12 @@
 package io.gantry.cluster;
 
 import io.gantry.authority.Authority;
+import io.gantry.authority.Pruner;
+import io.gantry.authority.Retention;
 import io.gantry.topology.Upstreams;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -20,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * versions table's primary key is the compare-and-set), and then applied here. The instance learns of the others'
  * versions when {@link #poke() poked} (its change stream saw the versions table change) and at every poll interval
  * in any case (the health interval; the only way with {@code --no-cdc}). The local copy lets the instance start and
- * serve while the primary is unreachable; changes are refused until it is back.
+ * serve while the primary is unreachable; changes are refused until it is back. The same rounds exchange the
+ * instances' timeline events ({@link SharedTimeline}) and, every {@link Pruner#PERIOD}, prune the versions beyond
+ * {@link VersionHistory#KEPT} and this instance's shared events older than its retention.
  *
  * <p>Everything that reads or writes the cluster runs under one lock, on the caller's thread (admin statements) or
  * on the member's own thread (polls), never on an event loop.
@@ -49,8 +54,11 @@ public final class ClusterMember implements AutoCloseable {
     /** The version the local configuration is; written under {@link #lock}, read without (status, metrics). */
     private volatile long applied;
     private final PrimaryConnection primary;
+    private final SharedTimeline timeline;
     private boolean startSaid;
     private long lastHeartbeatNanos;
+    private boolean prunedOnce;
+    private long lastPruneNanos;
 
     /** Why the cluster could not be read at the last try; null when it could. */
     private volatile String problem;
@@ -58,15 +66,17 @@ public final class ClusterMember implements AutoCloseable {
 
     private final Object wake = new Object();
     private boolean poked;
+    private boolean ownEvents;
     private volatile boolean closed;
     private Thread thread;
 
     /**
      * @param pollInterval   how often the versions are read when nothing pokes (the health interval)
      * @param connectTimeout bound on connecting to the primary, login included
+     * @param retention      how long this instance keeps events ({@code --health-retention}), in the shared timeline too
      */
     public ClusterMember(ClusterSettings settings, Upstreams upstreams, Authority authority, LocalConfiguration local,
-                         Duration pollInterval, Duration connectTimeout, String gantryVersion) {
+                         Duration pollInterval, Duration connectTimeout, Retention retention, String gantryVersion) {
         this.settings = settings;
         this.store = new ClusterStore(settings.name(), settings.schema());
         this.authority = authority;
@@ -75,6 +85,7 @@ public final class ClusterMember implements AutoCloseable {
         this.gantryVersion = gantryVersion;
         this.applied = authority.appliedClusterVersion(settings.name());
         this.primary = new PrimaryConnection(upstreams, store, connectTimeout);
+        this.timeline = new SharedTimeline(store, settings.instance(), authority, retention, Clock.systemUTC());
     }
 
     public ClusterSettings settings() {
@@ -109,10 +120,21 @@ public final class ClusterMember implements AutoCloseable {
         thread.start();
     }
 
-    /** The change stream saw the versions table change: read it now rather than at the next poll. */
+    /** The change stream saw the versions or the events table change: read them now rather than at the next poll. */
     public void poke() {
         synchronized (wake) {
             poked = true;
+            wake.notifyAll();
+        }
+    }
+
+    /**
+     * This instance stored an event of its own: push it now rather than at the next round. Only the push: the
+     * versions and the others' events wait for their round, so this costs one insert.
+     */
+    public void shareOwnEvents() {
+        synchronized (wake) {
+            ownEvents = true;
             wake.notifyAll();
         }
     }
@@ -207,7 +229,8 @@ public final class ClusterMember implements AutoCloseable {
 
     // ---- under the lock ------------------------------------------------------------------------
 
-    private void sync() throws SQLException {
+    /** One round: the versions, the timeline's events, pruning when due, the sign of life. */
+    private SharedTimeline.Round sync() throws SQLException {
         Connection c = primary.get();
         long before = applied;
         long latest = store.latest(c);
@@ -222,11 +245,30 @@ public final class ClusterMember implements AutoCloseable {
         } else {
             catchUp(c);
         }
+        SharedTimeline.Round events = timeline.exchange(c);
+        pruneWhenDue(c);
         heartbeat(c, applied != before); // at once when it changed, so SHOW GANTRY CLUSTER is right
         if (problem != null) {
             LOG.info("cluster '{}': the primary {} answers again; configuration version {}", settings.name(),
                     primary.target(), applied);
             problem = null;
+        }
+        return events;
+    }
+
+    /** At the first round (so a missing privilege shows at the start) and then every {@link Pruner#PERIOD}. */
+    private void pruneWhenDue(Connection c) throws SQLException {
+        if (prunedOnce && System.nanoTime() - lastPruneNanos < Pruner.PERIOD.toNanos()) {
+            return;
+        }
+        int versions = store.pruneVersions(c, VersionHistory.prunableUpTo(latestSeen));
+        int events = timeline.prune(c);
+        prunedOnce = true;
+        lastPruneNanos = System.nanoTime();
+        if (versions + events > 0) {
+            LOG.info("cluster '{}': pruned {} configuration versions (the newest {} are kept) and {} of this "
+                    + "instance's events from the shared timeline", settings.name(), versions, VersionHistory.KEPT,
+                    events);
         }
     }
 
@@ -246,6 +288,10 @@ public final class ClusterMember implements AutoCloseable {
     private void catchUp(Connection c) throws SQLException {
         while (true) {
             List<ClusterStore.Version> versions = store.after(c, applied, BATCH);
+            if (!versions.isEmpty() && VersionHistory.missesPruned(applied, versions.get(0).number())) {
+                takeNewest(c, versions.get(0).number());
+                continue;
+            }
             for (ClusterStore.Version version : versions) {
                 apply(version);
             }
@@ -253,6 +299,17 @@ public final class ClusterMember implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /** This instance is behind by more than the versions kept: the newest is whole, and enough. */
+    private void takeNewest(Connection c, long oldestLeft) throws SQLException {
+        long latest = store.latest(c);
+        LOG.warn("cluster '{}': this instance has version {}, but versions {} to {} were pruned (the cluster keeps "
+                + "the newest {}); taking the newest whole, version {}", settings.name(), applied, applied + 1,
+                oldestLeft - 1, VersionHistory.KEPT, latest);
+        ClusterStore.Version newest = store.version(c, latest).orElseThrow(() -> new ClusterException(
+                "version " + latest + " of the cluster's configuration is gone while it was read"));
+        apply(newest);
     }
 
     private void apply(ClusterStore.Version version) {
@@ -299,24 +356,27 @@ public final class ClusterMember implements AutoCloseable {
         String user = primary.account();
         return "--cluster " + settings.name() + ": the service account " + user + " lacks a privilege on the schema `"
                 + settings.schema() + "` on the primary " + primary.target() + " (" + e.getMessage() + "). Give it: "
-                + "GRANT CREATE, SELECT, INSERT, UPDATE ON `" + settings.schema() + "`.* TO " + user + "@'...'";
+                + "GRANT CREATE, SELECT, INSERT, UPDATE, DELETE ON `" + settings.schema() + "`.* TO " + user + "@'...'";
     }
 
     // ---- the member's thread -------------------------------------------------------------------
 
     /**
-     * Waits for a poke or the poll interval, then reads the versions. A poke can come before the version can be read:
-     * a server sends a transaction to binlog readers before its commit is visible to other connections. So after a
-     * poke that found nothing new the versions are read again soon, {@value #AFTER_POKE_TRIES} times, 10 ms apart
-     * and doubling (630 ms in all).
+     * Waits for a poke or the poll interval, then runs a round. A poke can come before the change can be read: a
+     * server sends a transaction to binlog readers before its commit is visible to other connections. So after a
+     * poke that found nothing new (no version, no event of another instance) the round runs again soon,
+     * {@value #AFTER_POKE_TRIES} times, 10 ms apart and doubling (630 ms in all). A round that left events to
+     * exchange is followed by another at once. This instance's own new events are pushed in between.
      */
     private void run() {
         long waitMillis = pollInterval.toMillis();
+        long roundDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         int triesLeft = 0;
         while (!closed) {
             boolean wasPoked;
+            boolean pushOnly;
             synchronized (wake) {
-                if (!poked) {
+                if (!poked && !ownEvents && waitMillis > 0) {
                     try {
                         wake.wait(waitMillis);
                     } catch (InterruptedException e) {
@@ -324,35 +384,62 @@ public final class ClusterMember implements AutoCloseable {
                     }
                 }
                 wasPoked = poked;
+                pushOnly = ownEvents && !poked && System.nanoTime() - roundDue < 0;
                 poked = false;
+                ownEvents = false;
             }
             if (closed) {
                 return;
             }
+            if (pushOnly) {
+                pushOwnEvents();
+                waitMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(roundDue - System.nanoTime()));
+                continue;
+            }
             long before = appliedVersion();
+            SharedTimeline.Round round = new SharedTimeline.Round(0, false);
             synchronized (lock) {
                 try {
-                    sync();
+                    round = sync();
                 } catch (SQLException e) {
                     primary.drop();
                     unreachable(e.getMessage());
                 } catch (ClusterException e) {
                     unreachable(e.getMessage());
                 } catch (RuntimeException e) {
-                    LOG.error("cluster '{}': applying the cluster's configuration failed: {}", settings.name(),
-                            e.toString(), e);
+                    LOG.error("cluster '{}': applying the cluster's configuration or storing its events failed: {}",
+                            settings.name(), e.toString(), e);
                     problem = e.getMessage();
                 }
             }
             if (wasPoked) {
                 triesLeft = AFTER_POKE_TRIES;
             }
-            if (appliedVersion() != before || triesLeft == 0) {
+            if (round.more()) {
+                waitMillis = 0;
+            } else if (appliedVersion() != before || round.pulled() > 0 || triesLeft == 0) {
                 triesLeft = 0;
                 waitMillis = pollInterval.toMillis();
             } else {
                 waitMillis = 10L << (AFTER_POKE_TRIES - triesLeft);
                 triesLeft--;
+            }
+            roundDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        }
+    }
+
+    /** A failure here is the next round's to report: the events wait in the Authority until then. */
+    private void pushOwnEvents() {
+        synchronized (lock) {
+            try {
+                if (timeline.push(primary.get())) {
+                    shareOwnEvents(); // a full batch: the rest at once
+                }
+            } catch (SQLException e) {
+                primary.drop();
+                LOG.debug("cluster '{}': pushing this instance's events failed: {}", settings.name(), e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.debug("cluster '{}': pushing this instance's events failed: {}", settings.name(), e.toString());
             }
         }
     }

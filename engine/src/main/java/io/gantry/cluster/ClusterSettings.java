@@ -28,6 +28,9 @@ public record ClusterSettings(String name, String schema, String instance, Strin
     /** The table of the cluster's schema whose new rows the instances watch for on their change streams. */
     public static final String VERSIONS_TABLE = "config_versions";
 
+    /** The table of the cluster's schema holding every instance's timeline events, also watched. */
+    public static final String EVENTS_TABLE = "events";
+
     /** The default of {@code --cluster-schema}. */
     public static final String DEFAULT_SCHEMA = "gantry_cluster";
 

@@ -1,5 +1,7 @@
 package io.gantry.cluster;
 
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -7,19 +9,32 @@ import java.sql.SQLException;
 import java.sql.SQLIntegrityConstraintViolationException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's tables in its schema on the primary, in SQL both MariaDB and MySQL run: {@code config_versions} (one
  * row per version of the shared configuration; its primary key is the compare-and-set of a change) and
- * {@code instances} (each instance's last sign of life and the version it applied). Times are the primary's, so
- * that instances on machines whose clocks differ agree on them. Stateless: every call is given the connection.
+ * {@code instances} (each instance's last sign of life and the version it applied), {@code feed_lease} and
+ * {@code events} (every instance's timeline). Times are the primary's, so that instances on machines whose clocks
+ * differ agree on them, but for events: an event keeps the time its instance recorded it at, in UTC (a
+ * {@code DATETIME}, written and read as text and arithmetic, so no session time zone shifts it). Stateless: every
+ * call is given the connection.
  */
 final class ClusterStore {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterStore.class);
     private static final String VERSIONS_TABLE = ClusterSettings.VERSIONS_TABLE;
+    private static final String EVENTS_TABLE = ClusterSettings.EVENTS_TABLE;
+    private static final DateTimeFormatter UTC = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+            .withZone(ZoneOffset.UTC);
 
     /** One version of the shared configuration. */
     record Version(long number, String instance, Instant at, String description, SharedConfiguration configuration) {
@@ -65,6 +80,145 @@ final class ClusterStore {
                     + "position MEDIUMTEXT, "
                     + "position_server VARCHAR(255), "
                     + "saved_at TIMESTAMP(3) NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+            statement.execute("CREATE TABLE IF NOT EXISTS " + schema + "." + EVENTS_TABLE + " ("
+                    + "cluster VARCHAR(64) NOT NULL, "
+                    + "instance VARCHAR(255) NOT NULL, "
+                    + "id BIGINT NOT NULL, "
+                    + "at DATETIME(3) NOT NULL, "
+                    + "server VARCHAR(300), "
+                    + "kind VARCHAR(32) NOT NULL, "
+                    + "reason VARCHAR(4000) NOT NULL, "
+                    + "PRIMARY KEY (cluster, instance, id), "
+                    + "KEY events_at (cluster, instance, at)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4");
+        }
+    }
+
+    /**
+     * Deletes the versions up to {@code upTo}; each version is whole, so the ones kept suffice.
+     *
+     * @return how many were deleted
+     */
+    int pruneVersions(Connection connection, long upTo) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + schema + "." + VERSIONS_TABLE
+                + " WHERE cluster = ? AND version <= ?")) {
+            delete.setString(1, cluster);
+            delete.setLong(2, upTo);
+            return delete.executeUpdate();
+        }
+    }
+
+    /** The highest id of {@code instance}'s events in the shared timeline, 0 when it has none there. */
+    long newestEventId(Connection connection, String instance) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT COALESCE(MAX(id), 0) FROM " + schema
+                + "." + EVENTS_TABLE + " WHERE cluster = ? AND instance = ?")) {
+            select.setString(1, cluster);
+            select.setString(2, instance);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+
+    /** Per instance but {@code except}, the highest id of its events in the shared timeline. */
+    Map<String, Long> newestEventIds(Connection connection, String except) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT instance, MAX(id) FROM " + schema + "."
+                + EVENTS_TABLE + " WHERE cluster = ? AND instance <> ? GROUP BY instance")) {
+            select.setString(1, cluster);
+            select.setString(2, except);
+            Map<String, Long> newest = new HashMap<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    newest.put(rows.getString(1), rows.getLong(2));
+                }
+            }
+            return newest;
+        }
+    }
+
+    /**
+     * Adds events of one instance to the shared timeline in one statement; an event there already (a push repeated
+     * after a failure) is left as it is.
+     */
+    void addEvents(Connection connection, String instance, List<Event> events) throws SQLException {
+        StringBuilder sql = new StringBuilder("INSERT IGNORE INTO " + schema + "." + EVENTS_TABLE
+                + " (cluster, instance, id, at, server, kind, reason) VALUES ");
+        for (int i = 0; i < events.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?)");
+        }
+        try (PreparedStatement insert = connection.prepareStatement(sql.toString())) {
+            int index = 1;
+            for (Event event : events) {
+                insert.setString(index++, cluster);
+                insert.setString(index++, instance);
+                insert.setLong(index++, event.id());
+                insert.setString(index++, UTC.format(event.at()));
+                insert.setString(index++, event.server());
+                insert.setString(index++, event.kind().sqlName());
+                insert.setString(index++, event.reason());
+            }
+            insert.executeUpdate();
+        }
+    }
+
+    /**
+     * Events of one instance read from the shared timeline.
+     *
+     * @param events the events, each with its instance and its id there, but for kinds this Gantry does not know
+     * @param upTo   the highest id read, known kind or not
+     * @param full   whether the batch was full: more may follow
+     */
+    record EventBatch(List<Event> events, long upTo, boolean full) {
+    }
+
+    /** {@code instance}'s events after id {@code after} recorded at or after {@code since}, by id, at most {@code limit}. */
+    EventBatch eventsAfter(Connection connection, String instance, long after, Instant since, int limit)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT id, "
+                + "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', at), server, kind, reason FROM " + schema + "."
+                + EVENTS_TABLE + " WHERE cluster = ? AND instance = ? AND id > ? AND at >= ? ORDER BY id LIMIT ?")) {
+            select.setString(1, cluster);
+            select.setString(2, instance);
+            select.setLong(3, after);
+            select.setString(4, UTC.format(since));
+            select.setInt(5, limit);
+            List<Event> events = new ArrayList<>();
+            long upTo = after;
+            int read = 0;
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    read++;
+                    upTo = rows.getLong(1);
+                    Instant at = Instant.EPOCH.plusNanos(rows.getLong(2) * 1000);
+                    String kind = rows.getString(4);
+                    try {
+                        events.add(new Event(upTo, at, rows.getString(3), EventKind.fromSqlName(kind),
+                                rows.getString(5), instance));
+                    } catch (IllegalArgumentException e) {
+                        LOG.warn("cluster '{}': event {} of instance {} is of a kind this Gantry does not know "
+                                + "('{}', from a newer Gantry?); it is left out of this instance's timeline", cluster,
+                                upTo, instance, kind);
+                    }
+                }
+            }
+            return new EventBatch(events, upTo, read == limit);
+        }
+    }
+
+    /**
+     * Deletes {@code instance}'s events recorded before {@code cutoff}, at most {@code limit}: each instance prunes
+     * its own with its retention.
+     *
+     * @return how many were deleted
+     */
+    int pruneEvents(Connection connection, String instance, Instant cutoff, int limit) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + schema + "." + EVENTS_TABLE
+                + " WHERE cluster = ? AND instance = ? AND at < ? LIMIT ?")) {
+            delete.setString(1, cluster);
+            delete.setString(2, instance);
+            delete.setString(3, UTC.format(cutoff));
+            delete.setInt(4, limit);
+            return delete.executeUpdate();
         }
     }
 

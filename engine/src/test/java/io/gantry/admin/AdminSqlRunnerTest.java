@@ -247,6 +247,11 @@ class AdminSqlRunnerTest {
         public List<Event> events(Instant since, int limit) {
             return List.of();
         }
+
+        @Override
+        public String eventsInstance() {
+            return null;
+        }
     }
 
     private Optional<CompletionStage<AdminResult>> handle(String sql, String user) {

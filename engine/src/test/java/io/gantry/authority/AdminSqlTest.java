@@ -99,7 +99,7 @@ class AdminSqlTest {
                 sample("2026-11-30T21:00:01Z", "db1:3306", "up", "primary", 0.08, null, 2.25)));
 
         assertThat(authority.select("SELECT * FROM gantry.events").columns())
-                .containsExactly("id", "at", "server", "kind", "reason");
+                .containsExactly("id", "at", "server", "kind", "reason", "instance", "origin_id");
         assertThat(authority.select("SELECT kind, reason FROM gantry.events").rows())
                 .containsExactly(List.of("down", "connection refused"));
         assertThat(authority.select("SELECT * FROM gantry.health_history").columns())

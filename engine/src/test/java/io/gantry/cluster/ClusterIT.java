@@ -87,6 +87,20 @@ class ClusterIT {
             assertThat(events(adminB)).anySatisfy(reason -> assertThat(reason).contains("from instance gantry-a")
                     .contains("ALTER GANTRY SET WEIGHT"));
 
+            // One timeline: a's own event of the change reaches b's and c's, naming a; b's own names b.
+            String ownOfA = "SELECT reason FROM gantry.events WHERE instance = 'gantry-a' AND kind = 'weight_changed' "
+                    + "AND reason NOT LIKE '%from instance%' AND reason LIKE '%-> 7 %'";
+            waitFor(() -> rows(adminB, ownOfA).size() == 1 && rows(adminC, ownOfA).size() == 1, Duration.ofSeconds(5));
+            long eventMillis = Duration.ofNanos(System.nanoTime() - changed).toMillis();
+            System.out.printf("ClusterIT: an event recorded on one instance in both others' timelines in %d ms%n",
+                    eventMillis);
+            assertThat(eventMillis).as("in the others' timelines within about a second").isLessThan(1_500);
+            // b's own event of applying it, and c's, pulled; on a every instance's events, none without an instance.
+            waitFor(() -> instances(adminB, "kind = 'weight_changed' AND reason LIKE '%from instance gantry-a%'")
+                    .equals(List.of("gantry-b", "gantry-c")), Duration.ofSeconds(5));
+            waitFor(() -> instances(adminA, "TRUE").equals(List.of("gantry-a", "gantry-b", "gantry-c")),
+                    Duration.ofSeconds(5));
+
             // Two instances change the same weight at the same moment: one history for all three.
             CountDownLatch go = new CountDownLatch(1);
             CompletableFuture<String> onA = CompletableFuture.supplyAsync(() -> tryAlter(adminA, go, replica, 10));
@@ -206,7 +220,7 @@ class ClusterIT {
         assertThatThrownBy(() -> Gantry.start(options(urls, dir.resolve("ro"), Duration.ofSeconds(2), false)
                 .withCluster(new ClusterSettings("private", "gantry_private", "gantry-ro", "127.0.0.1:0"))))
                 .hasMessageContaining("lacks a privilege on the schema `gantry_private`")
-                .hasMessageContaining("GRANT CREATE, SELECT, INSERT, UPDATE ON `gantry_private`.* TO 'cluster_ro'");
+                .hasMessageContaining("GRANT CREATE, SELECT, INSERT, UPDATE, DELETE ON `gantry_private`.* TO 'cluster_ro'");
     }
 
     @Test
@@ -228,9 +242,19 @@ class ClusterIT {
             assertThat(client(a, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 13"))
                     .contains("changes wait until the primary is back");
 
+            java.time.Instant backAt = java.time.Instant.now();
             topology.start(topology.primary());
             primaryBack = true;
             waitFor(() -> client(a, "SHOW GANTRY STATUS").contains("Cluster State\tin step"), Duration.ofSeconds(20));
+            // Both starts' events, the second recorded while the primary was down, reach the shared timeline with
+            // the times they were recorded at.
+            String startsBefore = "SELECT COUNT(*) FROM gantry_cluster.events WHERE cluster = 'restart' AND instance "
+                    + "= 'gantry-a' AND kind = 'startup' AND at < '" + java.time.format.DateTimeFormatter.ofPattern(
+                    "yyyy-MM-dd HH:mm:ss.SSS").withZone(java.time.ZoneOffset.UTC).format(backAt) + "'";
+            try (Connection root = topology.connectAsAdmin(topology.primary())) {
+                waitFor(() -> rows(root, startsBefore).get(0).values().iterator().next().equals("2"),
+                        Duration.ofSeconds(5));
+            }
             assertThat(client(a, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 13")).as("no error").isEmpty();
             assertThat(client(a, "SELECT weight FROM gantry.upstream_servers WHERE port = " + replica.port()))
                     .isEqualTo("13");
@@ -333,6 +357,12 @@ class ClusterIT {
     private static List<String> events(Connection admin) {
         return rows(admin, "SELECT reason FROM gantry.events ORDER BY id").stream().map(r -> r.get("REASON"))
                 .toList();
+    }
+
+    /** The instances named by the events {@code where} selects, in order, NULL as "null". */
+    private static List<String> instances(Connection admin, String where) {
+        return rows(admin, "SELECT DISTINCT COALESCE(instance, 'null') AS i FROM gantry.events WHERE " + where
+                + " ORDER BY i").stream().map(row -> row.get("I")).toList();
     }
 
     private static Map<String, String> status(Connection admin) {

@@ -277,12 +277,17 @@ public final class AdminProtocol {
             node.put("id", event.id());
         }
         putInstant(node, "at", event.at());
-        return node.put("server", event.server()).put("kind", event.kind()).put("reason", event.reason());
+        node.put("server", event.server()).put("kind", event.kind()).put("reason", event.reason());
+        if (event.instance() != null) {
+            node.put("instance", event.instance());
+        }
+        return node;
     }
 
     private static TimelineEvent event(JsonNode node) throws BadMessage {
         return new TimelineEvent(node.has("id") ? requiredLong(node, "id") : 0, requiredInstant(node, "at"),
-                optionalText(node, "server", null), requiredText(node, "kind"), requiredText(node, "reason"));
+                optionalText(node, "server", null), requiredText(node, "kind"), requiredText(node, "reason"),
+                optionalText(node, "instance", null));
     }
 
     private static Reply.Rows rows(String id, JsonNode node) throws BadMessage {

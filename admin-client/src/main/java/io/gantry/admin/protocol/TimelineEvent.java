@@ -14,8 +14,14 @@ import java.util.Objects;
  *               {@code cdc_moved}, {@code cdc_skipped}, {@code cdc_stopped}, {@code list_changed},
  *               {@code weight_changed}, {@code host_blocked}, {@code startup}
  * @param reason why, in words (passwords masked)
+ * @param instance in a cluster ({@code --cluster}), the Gantry instance that recorded it; null outside one
  */
-public record TimelineEvent(long id, Instant at, String server, String kind, String reason) {
+public record TimelineEvent(long id, Instant at, String server, String kind, String reason, String instance) {
+
+    /** An entry of a Gantry in no cluster. */
+    public TimelineEvent(long id, Instant at, String server, String kind, String reason) {
+        this(id, at, server, kind, reason, null);
+    }
 
     public TimelineEvent {
         Objects.requireNonNull(at, "at");

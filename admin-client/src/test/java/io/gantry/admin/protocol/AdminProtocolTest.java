@@ -46,7 +46,8 @@ class AdminProtocolTest {
                     new HealthPoint(T0, "db3:3306", "down", "unknown", null, null, null)), T0.plusSeconds(1)),
             new Reply.Health("6", List.of(), null),
             new Reply.Events("7", List.of(new TimelineEvent(12, T0, "db2:3306", "down", "connection refused"),
-                    new TimelineEvent(13, T0, null, "startup", "Gantry started"))),
+                    new TimelineEvent(13, T0, null, "startup", "Gantry started"),
+                    new TimelineEvent(14, T0, "db3:3306", "up", "answers again", "gantry-b"))),
             new Reply.Subscribed("8", EnumSet.of(Topic.SERVERS)),
             new Reply.Pong("9"),
             new Reply.ServerChanged(REPLICA),
@@ -80,6 +81,8 @@ class AdminProtocolTest {
         assertThat(AdminProtocol.encode(new Reply.Event(new TimelineEvent(0, T0, "db2:3306", "down", "refused"))))
                 .isEqualTo("{\"type\":\"event\",\"event\":{\"at\":\"2026-11-30T21:00:05.123Z\",\"server\":\"db2:3306\","
                         + "\"kind\":\"down\",\"reason\":\"refused\"}}");
+        assertThat(AdminProtocol.encode(new Reply.Event(new TimelineEvent(0, T0, null, "startup", "started", "gantry-b"))))
+                .endsWith("\"kind\":\"startup\",\"reason\":\"started\",\"instance\":\"gantry-b\"}}");
         assertThat(AdminProtocol.encode(REPLIES.get(1))).contains("\"rows\":[[\"db1\",3306,true,"
                 + "\"2026-11-30T21:00:05.123Z\",0.25,1.50,\"cafe\"],[null,null,null,null,null,null,null]]");
         assertThat(AdminProtocol.encode(new Reply.Done("x", 0, "line one\nline two"))).doesNotContain("\n");

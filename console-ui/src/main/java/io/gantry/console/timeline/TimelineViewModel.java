@@ -31,7 +31,8 @@ import javafx.collections.ObservableList;
 /**
  * The failover timeline: every entry since the console connected (and the stored ones of the last day), one lane per
  * server plus one for the change stream and one for Gantry as a whole; a window of time that follows the present
- * unless the operator zooms or pans away.
+ * unless the operator zooms or pans away. In a cluster the engine's timeline is every instance's, each entry naming
+ * the instance that recorded it (shown with the entry's detail).
  */
 public final class TimelineViewModel implements EngineConnection.Listener {
 
@@ -256,12 +257,14 @@ public final class TimelineViewModel implements EngineConnection.Listener {
 
     private static String key(TimelineEvent event) {
         return event.at().toEpochMilli() + "|" + event.kind() + "|" + Objects.toString(event.server()) + "|"
-                + event.reason();
+                + Objects.toString(event.instance()) + "|" + event.reason();
     }
 
+    /** Time, lane, kind, and in a cluster the instance that recorded it; then the whole reason. */
     static String describe(TimelineEvent event) {
         return io.gantry.console.ui.Formats.timeMillis(event.at()) + "  " + laneOf(event) + "  " + event.kind()
                 + (event.server() != null && !laneOf(event).equals(event.server()) ? " (" + event.server() + ")" : "")
+                + (event.instance() == null ? "" : "  on instance " + event.instance())
                 + "\n" + event.reason();
     }
 

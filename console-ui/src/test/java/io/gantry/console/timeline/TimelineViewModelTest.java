@@ -69,6 +69,18 @@ class TimelineViewModelTest {
     }
 
     @Test
+    void inAClusterAnEntryNamesItsInstanceAndTheSameEventOfTwoInstancesIsTwoEntries() {
+        TimelineViewModel model = new TimelineViewModel(UiExecutor.direct(), FakeEngine.answering(r -> null), CLOCK);
+        TimelineEvent onA = new TimelineEvent(0, NOW, "127.0.0.1:33063", "down", "refused", "gantry-a");
+        TimelineEvent onB = new TimelineEvent(5, NOW, "127.0.0.1:33063", "down", "refused", "gantry-b");
+        model.push(new Reply.Event(onA));
+        model.push(new Reply.Event(onB));
+        assertThat(model.events()).extracting(TimelineEvent::instance).containsExactly("gantry-a", "gantry-b");
+        model.selectedProperty().set(onB);
+        assertThat(model.detailProperty().get()).contains("127.0.0.1:33063  down  on instance gantry-b\nrefused");
+    }
+
+    @Test
     void selectingAMarkOfSeveralEntriesShowsThemAll() {
         TimelineViewModel model = new TimelineViewModel(UiExecutor.direct(), FakeEngine.answering(r -> null), CLOCK);
         TimelineEvent upstream = event(1, "2026-12-02T02:59:00Z", null, "list_changed");
