@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 
 import java.io.IOException;
@@ -140,19 +141,22 @@ public final class TlsTrust {
     }
 
     /**
-     * A client engine for one connection of Gantry's own to {@code host:port}; with {@code VERIFY_IDENTITY} the
-     * certificate must name the host (a DNS name or an IP address in its subjectAltName).
+     * The TLS handler of one connection of Gantry's own to {@code host:port}; with {@code VERIFY_IDENTITY} the
+     * certificate must name the host (a DNS name or an IP address in its subjectAltName). Made by the context
+     * rather than around an engine: Netty's handler then runs OpenSSL outside the JDK-compatibility mode, which
+     * reads several records per call instead of checking each one's length first.
      *
      * @throws TlsConfigurationException when the CA file cannot be read or holds no certificate
      */
-    public static SSLEngine backendEngine(ServerTls tls, String host, int port, ByteBufAllocator allocator) {
-        SSLEngine engine = backendContext(tls).newEngine(allocator, host, port);
+    public static SslHandler backendHandler(ServerTls tls, String host, int port, ByteBufAllocator allocator) {
+        SslHandler handler = backendContext(tls).newHandler(allocator, host, port);
         if (tls.mode().verifiesIdentity()) {
+            SSLEngine engine = handler.engine();
             SSLParameters parameters = engine.getSSLParameters();
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
             engine.setSSLParameters(parameters);
         }
-        return engine;
+        return handler;
     }
 
     /**

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engines Gantry's data path uses to reach a server ({@link TlsTrust#backendEngine}), shaken hands in memory
+ * The engines Gantry's data path uses to reach a server ({@link TlsTrust#backendHandler}), shaken hands in memory
  * with a server engine holding the sandbox's certificate (signed by the sandbox CA for {@code IP:127.0.0.1}): they
  * run on OpenSSL here, and every mode checks what the MySQL client's {@code --ssl-mode} of the same name checks.
  */
@@ -36,47 +36,46 @@ class TlsTrustHandshakeTest {
     void runsOnOpenSslWhereItsNativeLibraryLoads() {
         assertThat(OpenSsl.isAvailable()).as("netty-tcnative on Linux x86_64").isTrue();
         assertThat(TlsTrust.implementation()).startsWith("OpenSSL (");
-        SSLEngine engine = TlsTrust.backendEngine(ServerTls.of(TlsMode.REQUIRED), "127.0.0.1", 3306,
-                ByteBufAllocator.DEFAULT);
+        SSLEngine engine = engine(ServerTls.of(TlsMode.REQUIRED), "127.0.0.1");
         assertThat(engine.getClass().getSimpleName()).contains("OpenSsl");
         assertThat(engine.getUseClientMode()).isTrue();
     }
 
     @Test
     void requiredEncryptsWithoutCheckingTheCertificate() throws SSLException {
-        SSLEngine client = TlsTrust.backendEngine(ServerTls.of(TlsMode.REQUIRED), "localhost", 3306,
-                ByteBufAllocator.DEFAULT);
+        SSLEngine client = engine(ServerTls.of(TlsMode.REQUIRED), "localhost");
         handshake(client);
         assertThat(client.getSession().getProtocol()).isEqualTo("TLSv1.3");
     }
 
     @Test
     void verifyIdentityAcceptsTheHostTheCertificateNames() throws SSLException {
-        SSLEngine client = TlsTrust.backendEngine(new ServerTls(TlsMode.VERIFY_IDENTITY, certificates.ca(), false),
-                "127.0.0.1", 3306, ByteBufAllocator.DEFAULT);
+        SSLEngine client = engine(new ServerTls(TlsMode.VERIFY_IDENTITY, certificates.ca(), false), "127.0.0.1");
         handshake(client);
         assertThat(client.getSession().getPeerCertificates()).isNotEmpty();
     }
 
     @Test
     void verifyIdentityRefusesAHostTheCertificateDoesNotName() {
-        SSLEngine client = TlsTrust.backendEngine(new ServerTls(TlsMode.VERIFY_IDENTITY, certificates.ca(), false),
-                "localhost", 3306, ByteBufAllocator.DEFAULT);
+        SSLEngine client = engine(new ServerTls(TlsMode.VERIFY_IDENTITY, certificates.ca(), false), "localhost");
         assertThatThrownBy(() -> handshake(client)).isInstanceOf(SSLException.class);
     }
 
     @Test
     void verifyCaRefusesACertificateOfAnotherCa() {
-        SSLEngine client = TlsTrust.backendEngine(new ServerTls(TlsMode.VERIFY_CA, certificates.otherCa(), false),
-                "127.0.0.1", 3306, ByteBufAllocator.DEFAULT);
+        SSLEngine client = engine(new ServerTls(TlsMode.VERIFY_CA, certificates.otherCa(), false), "127.0.0.1");
         assertThatThrownBy(() -> handshake(client)).isInstanceOf(SSLException.class);
     }
 
     @Test
     void verifyCaAcceptsAnyHostNameOfTheRightCa() throws SSLException {
-        SSLEngine client = TlsTrust.backendEngine(new ServerTls(TlsMode.VERIFY_CA, certificates.ca(), false),
-                "localhost", 3306, ByteBufAllocator.DEFAULT);
+        SSLEngine client = engine(new ServerTls(TlsMode.VERIFY_CA, certificates.ca(), false), "localhost");
         handshake(client);
+    }
+
+    /** The engine of the handler Gantry's data path would put on a connection to {@code host}. */
+    private static SSLEngine engine(ServerTls tls, String host) {
+        return TlsTrust.backendHandler(tls, host, 3306, ByteBufAllocator.DEFAULT).engine();
     }
 
     /** Runs the handshake between {@code client} and a new server engine in memory; throws what either refuses. */

@@ -31,12 +31,12 @@ import io.gantry.wire.NativePassword;
 import io.gantry.wire.SslRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.handler.ssl.SslHandler;
 import java.security.interfaces.RSAPublicKey;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.net.ssl.SSLEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,8 +59,8 @@ public final class BackendAuthentication {
         record Send(int sequenceId, byte[] payload) implements Step {
         }
 
-        /** Send this SSLRequest in plain text, run the TLS handshake with {@code engine}, then call {@link #afterTls}. */
-        record StartTls(int sequenceId, byte[] sslRequest, SSLEngine engine) implements Step {
+        /** Send this SSLRequest in plain text, run the TLS handshake with {@code handler}, then {@link #afterTls}. */
+        record StartTls(int sequenceId, byte[] sslRequest, SslHandler handler) implements Step {
         }
 
         /** Nothing to send: the server's next packet follows (the OK after a fast authentication). */
@@ -205,9 +205,9 @@ public final class BackendAuthentication {
      * {@link #afterTls}).
      */
     private Step startTls(ServerTls tls) {
-        SSLEngine engine;
+        SslHandler handler;
         try {
-            engine = TlsTrust.backendEngine(tls, server.url().host(), server.url().port(), ChannelBuffers.ALLOCATOR);
+            handler = TlsTrust.backendHandler(tls, server.url().host(), server.url().port(), ChannelBuffers.ALLOCATOR);
         } catch (TlsTrust.TlsConfigurationException e) {
             return new Step.Failed(new BackendFailure(address, "TLS to " + address + ": " + e.getMessage(), e));
         }
@@ -215,7 +215,7 @@ public final class BackendAuthentication {
         ByteBuf request = Unpooled.buffer(SslRequest.PAYLOAD_LENGTH);
         new SslRequest(capabilities, 1L << 30, login.collationId(), mariaDbCapabilities).encode(request);
         int sequenceId = nextSequenceId++;
-        return new Step.StartTls(sequenceId, bytes(request), engine);
+        return new Step.StartTls(sequenceId, bytes(request), handler);
     }
 
     /** The TLS handshake succeeded: the handshake response follows, encrypted. */

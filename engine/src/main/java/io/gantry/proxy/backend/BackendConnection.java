@@ -340,7 +340,7 @@ public final class BackendConnection {
             if (state != State.TLS_HANDSHAKE) {
                 return;
             }
-            SslHandler handler = new SslHandler(tls.engine());
+            SslHandler handler = tls.handler();
             channel.pipeline().addFirst("tls", handler);
             handler.handshakeFuture().addListener(handshake -> {
                 if (state != State.TLS_HANDSHAKE) {

@@ -55,7 +55,7 @@ class BackendAuthenticationTest {
                 NativePassword.PLUGIN_NAME), 0);
         BackendAuthentication.Step.StartTls tls = (BackendAuthentication.Step.StartTls) step;
         assertThat(tls.sequenceId()).isEqualTo(1);
-        assertThat(tls.engine().getUseClientMode()).isTrue();
+        assertThat(tls.handler().engine().getUseClientMode()).isTrue();
         BackendAuthentication.Step.Send send = (BackendAuthentication.Step.Send) login.afterTls();
         assertThat(send.sequenceId()).isEqualTo(2);
         assertThat(login.encrypted()).isTrue();
