@@ -435,29 +435,29 @@ if [[ $profile == true ]]; then
     echo
     echo "Top 15 frames by samples (self: the frame on top of the stack):"
     echo '```'
-    awk -F'\t' '{print $2}' "$out/stacks.tsv" | sort | uniq -c | sort -rn | head -15 | pct "$total"
+    awk -F'\t' '{print $2}' "$out/stacks.tsv" | sort | uniq -c | sort -rn | awk 'NR <= 15' | pct "$total"
     echo '```'
     echo "Self samples by package:"
     echo '```'
     awk -F'\t' '{m = $2; sub(/\.[^.]+\.[^.(]+\(.*$/, "", m); n = split(m, p, "."); k = p[1] "." p[2]; if ((p[1] == "io" || p[1] == "java") && n >= 3) k = k "." p[3]; print k}' \
-      "$out/stacks.tsv" | sort | uniq -c | sort -rn | head -12 | pct "$total"
+      "$out/stacks.tsv" | sort | uniq -c | sort -rn | awk 'NR <= 12' | pct "$total"
     echo '```'
     echo "Gantry's own code (io.gantry.*): samples with an io.gantry frame on top (self), and, for every"
     echo "sample, the io.gantry frame nearest the top (inclusive: that method or what it calls), top 15:"
     echo '```'
     awk -F'\t' '$2 ~ /^io\.gantry\./ {s++} END {printf "self in io.gantry.*: %d samples\n", s}' "$out/stacks.tsv"
     awk -F'\t' '{for (i = 2; i <= NF; i++) if ($i ~ /^io\.gantry\./) {print $i; next}; print "(no io.gantry frame)"}' "$out/stacks.tsv" \
-      | sort | uniq -c | sort -rn | head -15 | pct "$total"
+      | sort | uniq -c | sort -rn | awk 'NR <= 15' | pct "$total"
     echo '```'
     iototal="$(awk -F'\t' '$1 ~ /^gantry-io/' "$out/native-stacks.tsv" | wc -l)"
     echo "jdk.NativeMethodSample of the gantry-io threads (in a system call or waiting in epoll, every 20 ms;"
     echo "the other $((ntotal - iototal)) of $ntotal are idle threads, e.g. the sandbox waiting on its mariadbd processes):"
     echo '```'
-    awk -F'\t' '$1 ~ /^gantry-io/ {print $2}' "$out/native-stacks.tsv" | sort | uniq -c | sort -rn | head -6 | pct "$iototal"
+    awk -F'\t' '$1 ~ /^gantry-io/ {print $2}' "$out/native-stacks.tsv" | sort | uniq -c | sort -rn | awk 'NR <= 6' | pct "$iototal"
     echo '```'
     echo "Java samples by thread:"
     echo '```'
-    awk -F'\t' '{t = $1; sub(/-[0-9]+$/, "", t); print t}' "$out/stacks.tsv" | sort | uniq -c | sort -rn | head -6
+    awk -F'\t' '{t = $1; sub(/-[0-9]+$/, "", t); print t}' "$out/stacks.tsv" | sort | uniq -c | sort -rn | awk 'NR <= 6'
     echo '```'
     echo "GC: $(awk '$1 == "jdk.GarbageCollection" {print $2}' "$out/jfr-summary.txt") collections during the round; recording: $jfr_file"
   } | tee "$out/profile.md"
