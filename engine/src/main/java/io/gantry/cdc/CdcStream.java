@@ -94,7 +94,7 @@ public final class CdcStream implements AutoCloseable {
 
     private CdcStream(long binlogClientId, EventPublisher events, List<UpstreamUrl> servers, CdcSettings settings,
                       Clock clock, JsonlSink sink, ChangeListeners listeners, AppliedPosition position,
-                      boolean snapshotPending) {
+                      boolean snapshotPending, SharedFeed feed) {
         this.settings = settings;
         this.sink = sink;
         this.listeners = listeners;
@@ -102,7 +102,8 @@ public final class CdcStream implements AutoCloseable {
         this.throughput = new Throughput(clock);
         this.control = new StreamControl(servers);
         this.report = new StreamReport(events, clock, position, control);
-        this.snapshot = new StreamSnapshot(settings, clock, sink, position, report, snapshotPending);
+        this.snapshot = new StreamSnapshot(settings, clock, sink, position, report, snapshotPending,
+                feed == null ? () -> true : feed::mayWrite);
         this.checkpoints = new PositionCheckpoints(position, throughput, control, report);
         this.loop = new FailoverLoop(settings, control, report, snapshot, position, checkpoints, binlogClientId);
         this.flusher = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -174,7 +175,7 @@ public final class CdcStream implements AutoCloseable {
         AppliedPosition position = new AppliedPosition(store, listeners, saved, recovered);
         boolean snapshot = sink != null && (settings.snapshot() || !position.known());
         CdcStream stream = new CdcStream(binlogClientId, events, servers, settings, clock, sink, listeners, position,
-                snapshot);
+                snapshot, feed);
         LOG.info("cdc: starting; servers by weight: {}; {}; sink: {}{}; tables: {}",
                 UpstreamUrl.addressesAndWeights(FailoverPolicy.byWeight(servers)),
                 saved.map(p -> "saved position " + p).orElse("no saved position"),

@@ -10,7 +10,9 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 /**
  * Stages the rows of one snapshot in the sink's staging file {@code PATH.snapshot-partial}, buffered (a snapshot may
@@ -29,6 +31,11 @@ public final class SnapshotWriter implements AutoCloseable {
     private final String position;
     private final Path staging;
     private final FileChannel file;
+    /**
+     * The staging file's identity (device and inode): the staging name is the sink's, and a cluster's next feed owner
+     * may have made its own file under it after this one was deleted; abort deletes only this one's.
+     */
+    private final Object fileKey;
     private final OutputStream out;
     private long rows;
     private boolean finished;
@@ -40,6 +47,7 @@ public final class SnapshotWriter implements AutoCloseable {
         this.position = position;
         this.staging = staging;
         this.file = FileChannel.open(staging, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.fileKey = Files.readAttributes(staging, BasicFileAttributes.class).fileKey();
         this.out = new BufferedOutputStream(Channels.newOutputStream(file), BUFFER);
     }
 
@@ -89,6 +97,17 @@ public final class SnapshotWriter implements AutoCloseable {
      * @throws IllegalStateException when the snapshot was committed or aborted, or an earlier write failed
      */
     public void commit() throws IOException {
+        commit(() -> true);
+    }
+
+    /**
+     * {@link #commit()}, asking {@code mayPublish} once the staging file is on disk, right before it becomes part of
+     * the sink: a cluster's feed owner that lost its lease while it copied the tables (or while the file was
+     * forced) publishes nothing, so the instance that took the feed over is its only writer.
+     *
+     * @throws IOException when {@code mayPublish} refuses; the snapshot is then to be aborted
+     */
+    public void commit(BooleanSupplier mayPublish) throws IOException {
         synchronized (sink) {
             requireWritable();
             sink.requireOpen();
@@ -96,6 +115,10 @@ public final class SnapshotWriter implements AutoCloseable {
                 out.flush();
                 file.force(true);
                 file.close();
+                if (!mayPublish.getAsBoolean()) {
+                    throw new IOException("this instance no longer owns the cluster's change feed: its snapshot of "
+                            + rows + " rows is dropped, not published");
+                }
                 if (rows == 0) {
                     Files.delete(staging);
                 } else {
@@ -118,7 +141,18 @@ public final class SnapshotWriter implements AutoCloseable {
             }
             finish();
             file.close();
-            Files.deleteIfExists(staging);
+            if (isOwnStagingFile()) {
+                Files.deleteIfExists(staging);
+            }
+        }
+    }
+
+    private boolean isOwnStagingFile() {
+        try {
+            Object current = Files.readAttributes(staging, BasicFileAttributes.class).fileKey();
+            return fileKey == null || fileKey.equals(current);
+        } catch (IOException gone) {
+            return false;
         }
     }
 

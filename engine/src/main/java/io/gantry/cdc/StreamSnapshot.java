@@ -26,6 +26,8 @@ final class StreamSnapshot {
     private final JsonlSink sink;
     private final AppliedPosition position;
     private final StreamReport report;
+    /** Whether this instance may still publish to the sink (a cluster's feed owner: while it holds the lease). */
+    private final BooleanSupplier mayPublish;
 
     private volatile SnapshotProgress progress;
     private volatile String summary;
@@ -33,7 +35,8 @@ final class StreamSnapshot {
 
     /** @param sink where the snapshot goes; null when there is no change sink (then none is ever pending) */
     StreamSnapshot(CdcSettings settings, Clock clock, JsonlSink sink, AppliedPosition position, StreamReport report,
-                   boolean pending) {
+                   boolean pending, BooleanSupplier mayPublish) {
+        this.mayPublish = mayPublish;
         this.settings = settings;
         this.clock = clock;
         this.sink = sink;
@@ -69,7 +72,8 @@ final class StreamSnapshot {
             long rows;
             try {
                 rows = snapshotter.copyTables(connection, start, writer::add);
-                position.resetTo(GtidSet.parse(start.position(), flavour), server.address(), writer::commit);
+                position.resetTo(GtidSet.parse(start.position(), flavour), server.address(),
+                        () -> writer.commit(mayPublish));
             } catch (Exception e) {
                 writer.abort();
                 tracker.finished("failed on " + server.address() + ": " + FailureText.describe(e) + "; it will be "

@@ -257,6 +257,43 @@ class JsonlSinkTest {
         }
     }
 
+    /** A cluster's feed owner that lost its lease while it copied the tables publishes nothing of its snapshot. */
+    @Test
+    void aSnapshotWhosePublishingIsRefusedLeavesTheSinkAsItWas() throws IOException {
+        Path partial = dir.resolve("changes.jsonl.snapshot-partial");
+        try (JsonlSink sink = recovered(1 << 20)) {
+            sink.append(tx("0-1-1", 1));
+            SnapshotWriter snapshot = sink.beginSnapshot("0-1-5");
+            snapshot.add("s", AT, snapshotRow(1));
+
+            assertThatThrownBy(() -> snapshot.commit(() -> false)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("no longer owns the cluster's change feed");
+            snapshot.abort();
+
+            assertThat(partial).doesNotExist();
+            assertThat(rotated(path())).isEmpty();
+            sink.flush();
+            assertThat(gtidsOf(path())).containsExactly("0-1-1");
+        }
+    }
+
+    /** A refused snapshot's abort leaves alone the staging file the feed's next owner made under the same name. */
+    @Test
+    void abortLeavesAStagingFileThatIsNotItsOwn() throws IOException {
+        Path partial = dir.resolve("changes.jsonl.snapshot-partial");
+        try (JsonlSink sink = recovered(1 << 20)) {
+            SnapshotWriter stale = sink.beginSnapshot("0-1-5");
+            stale.add("s", AT, snapshotRow(1));
+            Files.delete(partial); // the next owner's recovery removed it...
+            Files.writeString(partial, "the next owner's snapshot\n"); // ...and staged its own
+
+            assertThatThrownBy(() -> stale.commit(() -> false)).isInstanceOf(IOException.class);
+            stale.abort();
+
+            assertThat(partial).hasContent("the next owner's snapshot");
+        }
+    }
+
     @Test
     void abortDeletesTheStagingFile() throws IOException {
         Path partial = dir.resolve("changes.jsonl.snapshot-partial");

@@ -152,8 +152,11 @@ final class RunCommand implements Callable<Integer> {
         } catch (CommandLine.ParameterException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), defaults.withOrigins(spec, e.getMessage()));
         }
-        Gantry gantry = Gantry.start(options);
         StopSignals signals = StopSignals.install();
+        Gantry gantry = Gantry.start(options);
+        signals.serving();
+        LOG.info("gantry: serving; SIGTERM or Ctrl-C drains for up to {} s (--drain-timeout-secs), a second signal "
+                + "stops at once", drainTimeoutSeconds);
         String signal = signals.awaitFirst();
         drainThenClose(gantry, signal, signals);
         return 0;

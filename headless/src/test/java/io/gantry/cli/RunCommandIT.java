@@ -297,6 +297,8 @@ class RunCommandIT {
                     .map(m -> Integer.parseInt(m.group(1))).findFirst();
         }
         Gantry gantry = new Gantry(process, lines, port.get());
+        // Listening comes before the stop signals drain: a signal in between would stop it at once.
+        gantry.awaitLine("gantry: serving");
         assertNoPasswordInArguments(process);
         return gantry;
     }
