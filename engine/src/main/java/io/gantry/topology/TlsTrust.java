@@ -48,15 +48,18 @@ public final class TlsTrust {
     private record Loaded(long size, long modified, List<X509Certificate> certificates, Path trustStore) {
     }
 
-    private record CachedContext(Loaded source, SSLContext context) {
+    /** A context made for a {@link ServerTls}, with the CA file's version it was made from (null: no CA file). */
+    private record Cached<T>(Loaded source, T context) {
     }
 
-    private record CachedNettyContext(Loaded source, SslContext context) {
+    /** Makes a context; its failures become {@link TlsConfigurationException}s. */
+    private interface ContextMaker<T> {
+        T make() throws GeneralSecurityException, SSLException;
     }
 
     private static final Map<Path, Loaded> LOADED = new ConcurrentHashMap<>();
-    private static final Map<ServerTls, CachedContext> CONTEXTS = new ConcurrentHashMap<>();
-    private static final Map<ServerTls, CachedNettyContext> NETTY_CONTEXTS = new ConcurrentHashMap<>();
+    private static final Map<ServerTls, Cached<SSLContext>> CONTEXTS = new ConcurrentHashMap<>();
+    private static final Map<ServerTls, Cached<SslContext>> NETTY_CONTEXTS = new ConcurrentHashMap<>();
 
     private TlsTrust() {
     }
@@ -93,49 +96,44 @@ public final class TlsTrust {
      * @throws TlsConfigurationException when the CA file cannot be read or holds no certificate
      */
     public static SSLContext sslContext(ServerTls tls) {
-        Loaded source = tls.mode().verifiesCertificate() ? load(tls.caFile()) : null;
-        ServerTls key = tls.getServerPublicKey() ? new ServerTls(tls.mode(), tls.caFile(), false) : tls;
-        CachedContext cached = CONTEXTS.get(key);
-        if (cached != null && cached.source() == source) {
-            return cached.context();
-        }
-        try {
+        return cached(CONTEXTS, tls, () -> {
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(null, trustManagers(tls), null);
-            CONTEXTS.put(key, new CachedContext(source, context));
             return context;
-        } catch (GeneralSecurityException e) {
-            throw new TlsConfigurationException("cannot set up TLS: " + e.getMessage(), e);
-        }
+        });
     }
 
     /**
      * A Netty client context for Gantry's own connections to a server with {@code tls}: OpenSSL (BoringSSL from
-     * netty-tcnative) where its native library loads, whose per-record cost is a fraction of the JDK's
-     * {@code SSLEngine} on the small packets of point queries, else the JDK's. Kept while the CA file stays the same,
-     * so connections to a server share its session cache (engines made with the server's host and port resume
-     * sessions).
+     * netty-tcnative) where its native library loads, else the JDK's (BENCHMARKS.md measures both). Kept while the
+     * CA file stays the same, so connections to a server share its session cache (handlers made with the server's
+     * host and port resume sessions).
      *
      * @throws TlsConfigurationException when the CA file cannot be read or holds no certificate
      */
     static SslContext backendContext(ServerTls tls) {
+        return cached(NETTY_CONTEXTS, tls, () -> SslContextBuilder.forClient()
+                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                .trustManager(trustManagers(tls)[0])
+                // Netty 4.2 checks the host name by default; only VERIFY_IDENTITY asks for it (backendHandler).
+                .endpointIdentificationAlgorithm(null)
+                .build());
+    }
+
+    /** The context {@code cache} keeps for {@code tls}, made again when the CA file changed. */
+    private static <T> T cached(Map<ServerTls, Cached<T>> cache, ServerTls tls, ContextMaker<T> maker) {
         Loaded source = tls.mode().verifiesCertificate() ? load(tls.caFile()) : null;
+        // The key leaves out get-server-public-key: it plays no part in TLS.
         ServerTls key = tls.getServerPublicKey() ? new ServerTls(tls.mode(), tls.caFile(), false) : tls;
-        CachedNettyContext cached = NETTY_CONTEXTS.get(key);
-        if (cached != null && cached.source() == source) {
-            return cached.context();
+        Cached<T> known = cache.get(key);
+        if (known != null && known.source() == source) {
+            return known.context();
         }
         try {
-            TrustManager trust = trustManagers(tls)[0];
-            SslContext context = SslContextBuilder.forClient()
-                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
-                    .trustManager(trust)
-                    // Netty 4.2 checks the host name by default; only VERIFY_IDENTITY asks for it (backendEngine).
-                    .endpointIdentificationAlgorithm(null)
-                    .build();
-            NETTY_CONTEXTS.put(key, new CachedNettyContext(source, context));
+            T context = maker.make();
+            cache.put(key, new Cached<>(source, context));
             return context;
-        } catch (SSLException e) {
+        } catch (GeneralSecurityException | SSLException e) {
             throw new TlsConfigurationException("cannot set up TLS: " + e.getMessage(), e);
         }
     }
