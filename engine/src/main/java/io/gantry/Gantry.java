@@ -352,8 +352,8 @@ public final class Gantry implements AutoCloseable {
     }
 
     /**
-     * This instance's own change stream: in a cluster it also watches the versions and events tables, and without a sink when
-     * the sink is the cluster's shared feed ({@link ClusterFeed}).
+     * This instance's own change stream: in a cluster it also watches the versions and events tables, and without a
+     * sink when the sink is the cluster's shared feed ({@link ClusterFeed}).
      */
     private static CdcSettings ownStream(CdcSettings settings, Optional<ClusterSettings> cluster, boolean sharedFeed) {
         if (cluster.isEmpty()) {
