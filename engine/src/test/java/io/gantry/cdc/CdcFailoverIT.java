@@ -59,7 +59,7 @@ class CdcFailoverIT {
 
     /** Both flavours, each with a short and the default retry budget. */
     static Stream<Arguments> kindsRetriesAndTimeouts() {
-        return TopologyKinds.all().flatMap(kind -> Stream.of(Arguments.of(kind, 1, 1), Arguments.of(kind, 3, 5)));
+        return TopologyKinds.all().flatMap(kind -> Stream.of(Arguments.of(kind, 1, 1), Arguments.of(kind, 2, 3)));
     }
 
     private void use(TopologyKind kind) throws SQLException {

@@ -45,13 +45,13 @@ import org.slf4j.LoggerFactory;
  * normal JDBC login and {@code SELECT 1} still work, no session is left open, and the JVM's thread count, heap after
  * GC and Netty's pooled direct memory stay within bounds of where they started.
  *
- * <p>{@code -Dgantry.fuzz.connections=N} sets how many connections the run makes in total (default 2000, in 10
+ * <p>{@code -Dgantry.fuzz.connections=N} sets how many connections the run makes in total (default 1000, in 10
  * batches); {@code -Dgantry.fuzz.seed=S} replays a run (the seed is logged and named in every failure).
  */
 class NetworkFuzzIT {
 
     private static final Logger LOG = LoggerFactory.getLogger(NetworkFuzzIT.class);
-    private static final int CONNECTIONS = Integer.getInteger("gantry.fuzz.connections", 2000);
+    private static final int CONNECTIONS = Integer.getInteger("gantry.fuzz.connections", 1000);
     private static final int BATCHES = 10;
     private static final long SEED = Long.getLong("gantry.fuzz.seed", System.nanoTime());
     private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(5);

@@ -39,8 +39,8 @@ class ReadGuaranteesHistoryIT {
              ProxyHarness harness = ProxyHarness.start(topology, config -> config.withReadGuarantees(
                      ReadGuarantees.DEFAULTS.withMaxStaleReadBound(Duration.ofMillis(MAX_STALE_BOUND_MILLIS))),
                      servers -> servers)) {
-            Result result = run(harness, topology, Duration.ofSeconds(30),
-                    new Chaos.Plan(Duration.ofSeconds(12), null, 12L), "lag and a replica kill");
+            Result result = run(harness, topology, Duration.ofSeconds(18),
+                    new Chaos.Plan(Duration.ofSeconds(8), null, 12L), "lag and a replica kill");
             assertThat(result.report.operations()).isGreaterThanOrEqualTo(5000);
             assertThat(result.millis).isLessThan(Duration.ofMinutes(2).toMillis());
             assertThat(result.report.violations()).as(result.report.describe(30)).isEmpty();
@@ -68,8 +68,8 @@ class ReadGuaranteesHistoryIT {
              ProxyHarness harness = ProxyHarness.start(topology, config -> config.withReadGuarantees(
                      ReadGuarantees.DEFAULTS.withMaxStaleReadBound(Duration.ofMillis(MAX_STALE_BOUND_MILLIS))),
                      servers -> servers)) {
-            Result result = run(harness, topology, Duration.ofSeconds(25),
-                    new Chaos.Plan(Duration.ofSeconds(16), Duration.ofSeconds(6), 13L), "lag, a promotion, a kill");
+            Result result = run(harness, topology, Duration.ofSeconds(16),
+                    new Chaos.Plan(Duration.ofSeconds(11), Duration.ofSeconds(5), 13L), "lag, a promotion, a kill");
             assertThat(result.report.violations()).as(result.report.describe(30)).isEmpty();
             assertThat(result.chaos).contains("1 promotions");
         }
