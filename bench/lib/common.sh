@@ -19,7 +19,8 @@ stop_pid() { # pid seconds: SIGTERM, wait up to `seconds`, then SIGKILL; reaps i
 
 stop_leftover_servers() { # demo_dir: mariadbd processes a killed demo may have left running
   local f spid
-  for f in "$1"/*/mariadbd.pid; do
+  # The sandbox writes server.pid (LocalServer's pid-file); mariadbd.pid is the name before the MySQL flavour.
+  for f in "$1"/*/server.pid "$1"/*/mariadbd.pid; do
     [[ -f "$f" ]] || continue
     spid="$(cat "$f" 2>/dev/null)"
     if [[ -n "$spid" ]] && grep -q mariadbd "/proc/$spid/comm" 2>/dev/null && \
