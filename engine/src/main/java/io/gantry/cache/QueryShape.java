@@ -99,6 +99,9 @@ public record QueryShape(String text, List<TableName> tables, int parameters, in
                 throw refused("it calls " + word + (call ? "()" : "") + ", whose value changes from call to call "
                         + "or from session to session");
             }
+            if (word.equals("SQL_CALC_FOUND_ROWS")) {
+                throw refused("it counts rows for FOUND_ROWS(), which a cached answer would not");
+            }
             if (word.equals("FROM") || word.endsWith("JOIN")) {
                 readTables(select, tokens, i + 1, end, word.equals("FROM"), defaultDatabase, tables);
             }

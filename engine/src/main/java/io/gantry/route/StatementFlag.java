@@ -65,7 +65,17 @@ public enum StatementFlag {
      * {@code GET DIAGNOSTICS}, {@code @@warning_count}, {@code @@error_count}: only the connection that ran that
      * statement can answer.
      */
-    PREVIOUS_STATEMENT(Effect.FOLLOWS_PREVIOUS_STATEMENT);
+    PREVIOUS_STATEMENT(Effect.FOLLOWS_PREVIOUS_STATEMENT),
+    /**
+     * {@code SELECT SQL_CALC_FOUND_ROWS ...}: the total it counts is read by the next {@code FOUND_ROWS()} on the
+     * same connection only, so with multiplexing the connection stays with the session until its next statement.
+     */
+    CALC_FOUND_ROWS(Effect.NONE),
+    /**
+     * {@code SHOW WARNINGS}, {@code SHOW ERRORS}, {@code SHOW COUNT(*) ...}, {@code SHOW PROFILE(S)}: they read the
+     * previous statement's diagnostics and leave what {@code ROW_COUNT()} and {@code FOUND_ROWS()} read as it was.
+     */
+    DIAGNOSTICS(Effect.NONE);
 
     /** What a flag does to routing. */
     public enum Effect {
@@ -76,7 +86,9 @@ public enum StatementFlag {
         /** A read, but only the session's primary connection gives the right answer: primary, no pinning. */
         PRIMARY_ONLY_READ,
         /** A read that must go to the server that ran the session's previous statement. */
-        FOLLOWS_PREVIOUS_STATEMENT;
+        FOLLOWS_PREVIOUS_STATEMENT,
+        /** Routed as usual: the flag says what the statement leaves on its connection. */
+        NONE;
 
         /** Whether a flag with this effect turns a {@code SELECT} into a {@link StatementKind#WRITE}. */
         public boolean makesWrite() {

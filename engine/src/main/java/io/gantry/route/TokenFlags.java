@@ -23,6 +23,7 @@ final class TokenFlags {
             // also inside BEGIN NOT ATOMIC ... END, where CREATE is not the statement's verb
             case TEMPORARY -> previous == Keyword.CREATE || previous == Keyword.REPLACE || previous == Keyword.DROP
                     ? StatementFlag.TEMPORARY_TABLE.bit() : 0;
+            case SQL_CALC_FOUND_ROWS -> StatementFlag.CALC_FOUND_ROWS.bit();
             default -> 0;
         };
     }

@@ -13,7 +13,8 @@ final class VerbFlags {
     /** The flag bit of what {@code SHOW kw ...} shows, or 0 for a catalog read. */
     static int ofShown(Keyword kw) {
         return switch (kw) {
-            case WARNINGS, ERRORS, COUNT, PROFILE, PROFILES -> StatementFlag.PREVIOUS_STATEMENT.bit();
+            case WARNINGS, ERRORS, COUNT, PROFILE, PROFILES ->
+                    StatementFlag.PREVIOUS_STATEMENT.bit() | StatementFlag.DIAGNOSTICS.bit();
             case STATUS, VARIABLES, PROCESSLIST, MASTER, BINARY, SLAVE, REPLICA, REPLICAS, BINLOG, RELAYLOG,
                     ENGINE, OPEN, GLOBAL, SESSION, LOCAL, ALL, INNODB, MUTEX, EXPLAIN, ANALYZE ->
                     StatementFlag.SERVER_STATE.bit();

@@ -59,6 +59,9 @@ public final class ResponseFraming {
     /** {@link #serverStatus()} before any OK or EOF packet was seen. */
     public static final int NO_STATUS = -1;
 
+    /** {@link #rowsOfLastResultSet()} of a response without a result set whose rows were sent. */
+    public static final long NO_RESULT_SET = -1;
+
     /** What the proxy should do after a packet. */
     public enum Progress {
         /** The server sends more packets of this response. */
@@ -98,12 +101,19 @@ public final class ResponseFraming {
     private Progress progress;
     private boolean failed;
     private int resultsCompleted;
+    /** Rows of the result set being read, or of the latest one read; -1 before any. */
+    private long rows;
+    /** Whether the latest completed result was a result set (rather than an OK). */
+    private boolean lastResultIsRows;
+    /** {@code affected_rows} of the latest OK that ended a result. */
+    private long affectedRows;
 
     private ResponseFraming(CommandType command, int capabilities) {
         this.command = command;
         this.deprecateEof = CapabilityFlags.has(capabilities, CLIENT_DEPRECATE_EOF);
         this.state = FramingState.initial(command);
         this.chainsResults = state == FramingState.RESULT_START;
+        this.rows = state == FramingState.ROWS ? 0 : NO_RESULT_SET; // COM_STMT_FETCH: rows from the start
         this.progress = state == FramingState.DONE ? Progress.COMPLETE : Progress.MORE;
     }
 
@@ -250,6 +260,23 @@ public final class ResponseFraming {
         return failed;
     }
 
+    /**
+     * What {@code ROW_COUNT()} reads on the connection after this response to a statement: -1 when its last result
+     * was a result set, else the {@code affected_rows} of the OK that ended it.
+     */
+    public long rowCount() {
+        return lastResultIsRows ? -1 : affectedRows;
+    }
+
+    /**
+     * The rows of the latest result set of this response, what {@code FOUND_ROWS()} reads after it (unless the
+     * statement asked for {@code SQL_CALC_FOUND_ROWS}); {@link #NO_RESULT_SET} when it sent none (an OK, or a
+     * cursor whose rows stay on the server), and {@code FOUND_ROWS()} keeps its value.
+     */
+    public long rowsOfLastResultSet() {
+        return rows;
+    }
+
     /** Results (OK packets or result sets) completed so far; several when results are chained. */
     public int resultsCompleted() {
         return resultsCompleted;
@@ -260,6 +287,8 @@ public final class ResponseFraming {
     private Progress resultStart(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
+                affectedRows = StatusPackets.affectedRowsOfOk(payload);
+                lastResultIsRows = false;
                 return endResult(PacketKind.OK, StatusPackets.statusOfOk(payload), payload);
             }
             case LOCAL_INFILE_HEADER -> {
@@ -268,6 +297,8 @@ public final class ResponseFraming {
             }
             case EOF_HEADER -> {
                 if (StatusPackets.isTerminator(payload, deprecateEof)) {
+                    affectedRows = 0;
+                    lastResultIsRows = false;
                     return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload),
                             payload);
                 }
@@ -292,6 +323,7 @@ public final class ResponseFraming {
                     + Long.toUnsignedString(count));
         }
         definitionsLeft = count;
+        rows = 0;
         state = FramingState.COLUMN_DEFINITIONS;
         return step(PacketKind.COLUMN_COUNT, Progress.MORE);
     }
@@ -309,6 +341,8 @@ public final class ResponseFraming {
         if ((command == CommandType.COM_STMT_EXECUTE || command == CommandType.COM_STMT_BULK_EXECUTE)
                 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
             // A cursor was opened: rows stay on the server until COM_STMT_FETCH.
+            rows = NO_RESULT_SET;
+            lastResultIsRows = true;
             return endResult(PacketKind.EOF, status, payload);
         }
         state = FramingState.ROWS;
@@ -318,8 +352,14 @@ public final class ResponseFraming {
     private Progress row(ByteBuf payload) {
         if (StatusPackets.isTerminator(payload, deprecateEof)) {
             // Under DEPRECATE_EOF this is also where a cursor's metadata ends (0xFE OK, CURSOR_EXISTS).
-            return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload), payload);
+            int status = StatusPackets.terminatorStatus(payload);
+            if (ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
+                rows = NO_RESULT_SET;
+            }
+            lastResultIsRows = true;
+            return endResult(StatusPackets.terminatorKind(payload), status, payload);
         }
+        rows++;
         return step(PacketKind.ROW, Progress.MORE);
     }
 

@@ -57,6 +57,17 @@ final class StatusPackets {
         }
     }
 
+    /** The {@code affected_rows} of an OK packet (header 0x00, or 0xFE under CLIENT_DEPRECATE_EOF). */
+    static long affectedRowsOfOk(ByteBuf payload) {
+        int start = payload.readerIndex();
+        try {
+            payload.skipBytes(1);
+            return Buffers.readLenEncInt(payload, "OK.affected_rows");
+        } finally {
+            payload.readerIndex(start);
+        }
+    }
+
     /**
      * Adds {@code flags} to the status of an OK packet (header 0x00, or 0xFE under CLIENT_DEPRECATE_EOF) or an EOF
      * packet, in place; the reader index does not move.

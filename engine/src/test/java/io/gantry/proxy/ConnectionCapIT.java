@@ -4,6 +4,7 @@ import static io.gantry.proxy.ProxyHarness.execute;
 import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.gantry.TopologyKinds;
 import io.gantry.admin.PoolFigures;
@@ -128,6 +129,46 @@ class ConnectionCapIT {
                     holder.close();
                 }
             }
+        }
+    }
+
+    /**
+     * While a session waits for room under the cap, a session that finishes a statement gives its connection up at
+     * once instead of keeping it for its retention (5 s here, longer than the wait allowed): the waiting login gets
+     * in as soon as another session's statement ends.
+     */
+    @Test
+    void whileSessionsWaitAConnectionGoesAtTheEndOfItsStatement() throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "cap-waiters", 0);
+             ProxyHarness gantry = ProxyHarness.start(topology, config -> config
+                     .withConnectionRetention(Duration.ofSeconds(5))
+                     .withPool(new BackendPool.Settings(true, Duration.ofSeconds(60), 64, 2,
+                             Duration.ofSeconds(3))), list -> list);
+             Connection first = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection second = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            queryString(first, "SELECT 1");
+            queryString(second, "SELECT 1");
+            ConnectionSlots slots = gantry.proxy.backendPools().slots();
+            String primary = topology.primary().address();
+            assertThat(slots.use(primary).open()).isEqualTo(2);
+            ExecutorService late = Executors.newSingleThreadExecutor();
+            try {
+                long started = System.nanoTime();
+                Future<String> third = late.submit(() -> {
+                    try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                        return queryString(connection, "SELECT 'in'");
+                    }
+                });
+                await().atMost(Duration.ofSeconds(2)).until(() -> slots.use(primary).waiting() > 0);
+                queryString(first, "SELECT 2"); // its connection goes to the waiter when this ends
+                assertThat(third.get(2, TimeUnit.SECONDS)).isEqualTo("in");
+                long millis = (System.nanoTime() - started) / 1_000_000;
+                System.out.printf("ConnectionCapIT: a login waiting for room got in %d ms after it started%n", millis);
+                assertThat(millis).isLessThan(2500);
+            } finally {
+                late.shutdownNow();
+            }
+            assertThat(queryString(first, "SELECT 3")).isEqualTo("3");
         }
     }
 }

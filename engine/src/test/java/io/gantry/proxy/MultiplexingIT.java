@@ -12,7 +12,9 @@ import io.gantry.proxy.backend.BackendPools;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -215,6 +217,124 @@ class MultiplexingIT {
             Thread.sleep(RETENTION.toMillis() * 4);
             queryString(other, "/*#mode=READWRITE*/ SELECT 3");
             assertThat(warningCodes(connection)).containsExactly(1146);
+        }
+    }
+
+    /**
+     * Sessions that use server-side prepared statements share connections too: a connection a session leaves has
+     * the session's statements closed on it first (the server's Prepared_stmt_count comes back to where it was),
+     * and the session's next execution prepares its statement again on whichever connection it is given.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Driver.class, names = {"MARIADB_CONNECTOR_J_SERVER_PREPARED", "MYSQL_CONNECTOR_J_SERVER_PREPARED"})
+    void sessionsWithPreparedStatementsShareConnections(Driver driver) throws Exception {
+        long preparedBefore = preparedOnPrimary();
+        try (Connection first = gantry.connect(driver); Connection second = gantry.connect(driver)) {
+            String sql = "/*#mode=READWRITE*/ SELECT CONCAT(?, @@pseudo_thread_id)";
+            try (PreparedStatement mine = first.prepareStatement(sql);
+                 PreparedStatement theirs = second.prepareStatement(sql)) {
+                executeWith(mine, "first ");
+                executeWith(theirs, "second ");
+                assertThat(preparedOnPrimary()).isGreaterThan(preparedBefore);
+                await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                    assertThat(sessionRow(first, "connections")).startsWith("none");
+                    assertThat(sessionRow(second, "connections")).startsWith("none");
+                });
+                // Both sessions left their connections: their statements were closed there.
+                assertThat(preparedOnPrimary()).isEqualTo(preparedBefore);
+                long reusedBefore = figures().reused();
+                for (int round = 0; round < 3; round++) {
+                    assertThat(executeWith(theirs, "second ")).startsWith("second ");
+                    assertThat(executeWith(mine, "first ")).startsWith("first ");
+                    Thread.sleep(RETENTION.toMillis() * 3);
+                }
+                assertThat(figures().reused()).isGreaterThan(reusedBefore);
+            }
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> preparedOnPrimary() == preparedBefore);
+    }
+
+    private static String executeWith(PreparedStatement statement, String parameter) throws SQLException {
+        statement.setString(1, parameter);
+        try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    /** The server's count of prepared statements open, of every session. */
+    private long preparedOnPrimary() throws SQLException {
+        try (Connection admin = topology.connectAsAdmin(topology.primary());
+             Statement statement = admin.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'")) {
+            rows.next();
+            return rows.getLong(2);
+        }
+    }
+
+    /**
+     * ROW_COUNT() and FOUND_ROWS() asked long after the statement they are about, when the connection that ran it went
+     * to the pool and another session ran a statement there meanwhile: the same values, column names and types as on
+     * a direct connection. After SQL_CALC_FOUND_ROWS the connection stays with the session until its next statement.
+     */
+    @Test
+    void rowCountAndFoundRowsAreTheSessionsOwnAfterItsConnectionWentToThePool() throws Exception {
+        try (Connection setup = topology.connectAsApp(topology.primary())) {
+            execute(setup, "CREATE OR REPLACE TABLE counted (id INT PRIMARY KEY, v INT)");
+            execute(setup, "INSERT INTO counted VALUES (1, 1), (2, 2), (3, 3), (4, 4), (5, 5)");
+            execute(setup, "CREATE OR REPLACE PROCEDURE counted_touch() BEGIN "
+                    + "SELECT id FROM counted WHERE id < 4; UPDATE counted SET v = v + 1 WHERE id < 3; END");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<String> statements = List.of(
+                "/*#mode=READWRITE*/ SELECT id FROM counted LIMIT 2",
+                "INSERT INTO counted VALUES (6, 6), (7, 7), (8, 8)",
+                "UPDATE counted SET v = v WHERE id = 1",
+                "SET @@session.sql_select_limit = DEFAULT",
+                "/*#mode=READWRITE*/ SELECT id FROM counted WHERE id > 100",
+                "DELETE FROM counted WHERE id > 5",
+                "CALL counted_touch()",
+                "/*#mode=READWRITE*/ SELECT SQL_CALC_FOUND_ROWS id FROM counted LIMIT 1");
+        String ask = "SELECT ROW_COUNT(), FOUND_ROWS()";
+        List<String> direct = new ArrayList<>();
+        try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
+            for (String statement : statements) {
+                execute(connection, statement);
+                direct.add(statement + " -> " + counts(connection, ask));
+            }
+        }
+        try (Connection setup = topology.connectAsApp(topology.primary())) {
+            execute(setup, "DELETE FROM counted WHERE id > 5");
+            execute(setup, "UPDATE counted SET v = id");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<String> through = new ArrayList<>();
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            for (String statement : statements) {
+                execute(connection, statement);
+                Thread.sleep(RETENTION.toMillis() * 4);
+                // Another session takes the pooled connection and leaves its own counts on it.
+                execute(other, "/*#mode=READWRITE*/ SELECT id FROM counted");
+                through.add(statement + " -> " + counts(connection, ask));
+            }
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThat(sessionRow(connection, "connections")).startsWith("none");
+            execute(connection, "/*#mode=READWRITE*/ SELECT SQL_CALC_FOUND_ROWS id FROM counted LIMIT 1");
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThat(sessionRow(connection, "connections")).contains("kept until the next statement: FOUND_ROWS()");
+        }
+        assertThat(through).containsExactlyElementsOf(direct);
+    }
+
+    /** The two counts, and each column's name and type, as one text. */
+    private static String counts(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            ResultSetMetaData columns = rows.getMetaData();
+            return rows.getLong(1) + " " + rows.getLong(2) + " (" + columns.getColumnLabel(1) + " "
+                    + columns.getColumnTypeName(1) + ", " + columns.getColumnLabel(2) + " "
+                    + columns.getColumnTypeName(2) + ")";
         }
     }
 

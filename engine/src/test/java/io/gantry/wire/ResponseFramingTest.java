@@ -84,6 +84,33 @@ class ResponseFramingTest {
         assertThat(script.run(CommandType.COM_QUERY).warnings()).isEqualTo(2);
     }
 
+    /** What ROW_COUNT() and FOUND_ROWS() read after a response: the server's rules, checked against MariaDB 11.4. */
+    @ParameterizedTest(name = "deprecateEof={0}")
+    @ValueSource(booleans = {false, true})
+    void rowCountAndRowsOfTheLastResultSetAreWhatTheServerKeepsForTheSession(boolean deprecateEof) {
+        byte[] okOfThree = CodecAssertions.bytes(b -> new OkPacket(false, 3, 0, AUTOCOMMIT, 0, "", List.of())
+                .encode(b, BASE));
+        ResponseFraming insert = new Script(deprecateEof).complete(okOfThree).run(CommandType.COM_QUERY);
+        assertThat(insert.rowCount()).isEqualTo(3);
+        assertThat(insert.rowsOfLastResultSet()).isEqualTo(ResponseFraming.NO_RESULT_SET);
+
+        ResponseFraming select = new Script(deprecateEof).textResultSet(2, 4, AUTOCOMMIT).run(CommandType.COM_QUERY);
+        assertThat(select.rowCount()).isEqualTo(-1);
+        assertThat(select.rowsOfLastResultSet()).isEqualTo(4);
+
+        ResponseFraming empty = new Script(deprecateEof).textResultSet(1, 0, AUTOCOMMIT).run(CommandType.COM_QUERY);
+        assertThat(empty.rowCount()).isEqualTo(-1);
+        assertThat(empty.rowsOfLastResultSet()).isZero();
+
+        // SELECT (5 rows); UPDATE (3 rows): the UPDATE's count, and the SELECT's rows for FOUND_ROWS()
+        byte[] okOfThreeMore = CodecAssertions.bytes(b -> new OkPacket(false, 3, 0, AUTOCOMMIT, 0, "", List.of())
+                .encode(b, BASE));
+        ResponseFraming both = new Script(deprecateEof).textResultSet(1, 5, AUTOCOMMIT | SERVER_MORE_RESULTS_EXISTS)
+                .complete(okOfThreeMore).run(CommandType.COM_QUERY);
+        assertThat(both.rowCount()).isEqualTo(3);
+        assertThat(both.rowsOfLastResultSet()).isEqualTo(5);
+    }
+
     @ParameterizedTest(name = "deprecateEof={0}")
     @ValueSource(booleans = {false, true})
     void textResultSetEndsAtTheTerminatorAfterTheRows(boolean deprecateEof) {

@@ -10,6 +10,7 @@ import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.CausalWait;
+import io.gantry.proxy.execution.PreviousCounts;
 import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
@@ -22,6 +23,7 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
+import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
@@ -104,12 +106,15 @@ public final class QueryCommand {
         Packet command = packet;
         String sql = text.sql();
         QueryText sent = text;
-        String withId = SessionIdentitySql.withSessionId(text, session.id());
-        if (!withId.equals(sql)) {
-            // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement.
-            command = new Packet(0, session.queryPayload(withId));
+        PreviousCounts counts = countsToWriteIn(text);
+        String withValues = counts == null ? SessionIdentitySql.withSessionId(text, session.id())
+                : SessionIdentitySql.withSessionValues(text, session.id(), counts.rowCount(), counts.foundRows());
+        if (!withValues.equals(sql)) {
+            // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement; ROW_COUNT() and
+            // FOUND_ROWS() are the session's own once the connection that ran its previous statement has left it.
+            command = new Packet(0, session.queryPayload(withValues));
             packet.release();
-            sent = QueryText.of(withId, text.mode());
+            sent = QueryText.of(withValues, text.mode());
         }
         CacheFill fill = cachedReads.text(text);
         if (fill == CacheFill.ANSWERED) {
@@ -283,6 +288,15 @@ public final class QueryCommand {
     }
 
     /**
+     * What the session's previous statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()}, when {@code text}
+     * may ask for them and only the session still knows them (the connection that ran it went to the pool); else null.
+     */
+    private PreviousCounts countsToWriteIn(QueryText text) {
+        PreviousCounts counts = backends.countsToWriteIn();
+        return counts != null && text.statementClass().has(StatementFlag.PREVIOUS_STATEMENT) ? counts : null;
+    }
+
+    /**
      * Runs one part of a multi-statement text with KILLs in it ({@link MultiStatementRun}) as a statement of its own,
      * its answer stitched into the text's. It neither waits for a primary nor runs again elsewhere: a part's answer
      * must come now, in its place.
@@ -339,13 +353,13 @@ public final class QueryCommand {
     }
 
     /**
-     * What the answer needs before it goes to the client: the {@code CONNECTION_ID()} columns as the client wrote
+     * What the answer needs before it goes to the client: the columns of values written in as the client wrote
      * them, Gantry session ids in a process list ({@link ProcesslistIds}), and the {@code Ssl_*} status rows of the
      * client's own connection ({@link SslStatusRows}).
      */
     private ResponseForwarder.ResponseRewriter rewriter(QueryText text, QueryText sent, SessionRouting.Routed routed) {
         ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
-                : connectionIdColumns(text.sql(), sent.sql());
+                : sessionValueColumns(text.sql(), sent.sql());
         if (routed.statement().kind() != StatementKind.READ) {
             return rewriter;
         }
@@ -371,9 +385,9 @@ public final class QueryCommand {
         return (response, framing) -> second.rewrite(first.rewrite(response, framing), framing);
     }
 
-    /** Column definitions named and typed as direct for {@code CONNECTION_ID()} (see {@link ConnectionIdColumns}). */
-    private ResponseForwarder.ResponseRewriter connectionIdColumns(String original, String rewritten) {
-        ConnectionIdColumns columns = ConnectionIdColumns.of(original, rewritten, session.noBackslashEscapes());
+    /** Column definitions named and typed as direct for the calls written in (see {@link SessionValueColumns}). */
+    private ResponseForwarder.ResponseRewriter sessionValueColumns(String original, String rewritten) {
+        SessionValueColumns columns = SessionValueColumns.of(original, rewritten, session.noBackslashEscapes());
         return (response, framing) -> {
             ResponseFraming.PacketKind kind = framing.lastPacketKind();
             ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,

@@ -1,5 +1,6 @@
 package io.gantry.proxy.command;
 
+import io.gantry.proxy.execution.PreviousCounts;
 import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
@@ -11,11 +12,14 @@ import io.gantry.wire.ErrPacket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * The two statements whose meaning depends on which connection runs them, made to mean the client's Gantry session
- * rather than whichever backend connection runs them: {@code CONNECTION_ID()} is replaced by the session id, and
- * {@code KILL [CONNECTION|QUERY] n} is recognised so that {@code n} can be taken as a Gantry session id.
+ * The statements whose meaning depends on which connection runs them, made to mean the client's Gantry session
+ * rather than whichever backend connection runs them: {@code CONNECTION_ID()} is replaced by the session id,
+ * {@code ROW_COUNT()} and {@code FOUND_ROWS()} by what the session's previous statement left when the connection that
+ * ran it has gone to the pool, and {@code KILL [CONNECTION|QUERY] n} is recognised so that {@code n} can be taken as
+ * a Gantry session id.
  *
  * <p>A Gantry session id is never sent to a server as a thread id: a text is either one plain {@code KILL} of a
  * number ({@link KillText.Single}, which the proxy carries out itself), or holds no {@code KILL} at all
@@ -93,8 +97,17 @@ final class SessionIdentitySql {
      * by {@code sessionId}, or the same string when there is none (the common case costs one case-insensitive scan).
      */
     static String withSessionId(QueryText text, long sessionId) {
+        return withSessionValues(text, sessionId, OptionalLong.empty(), OptionalLong.empty());
+    }
+
+    /**
+     * {@link #withSessionId}, and every {@code ROW_COUNT()} and {@code FOUND_ROWS()} replaced by the value given for it
+     * (when the connection that ran the session's previous statement has left the session: {@link PreviousCounts}),
+     * a negative one in parentheses.
+     */
+    static String withSessionValues(QueryText text, long sessionId, OptionalLong rowCount, OptionalLong foundRows) {
         String sql = text.sql();
-        if (!text.mentions(QueryText.Word.CONNECTION_ID)) {
+        if (!text.mentions(QueryText.Word.CONNECTION_ID) && rowCount.isEmpty() && foundRows.isEmpty()) {
             return sql;
         }
         StringBuilder out = null;
@@ -102,15 +115,23 @@ final class SessionIdentitySql {
         List<Token> tokens = text.tokens();
         for (int i = 0; i + 2 < tokens.size(); i++) {
             Token token = tokens.get(i);
-            if (token.isWord(sql, "CONNECTION_ID") && !(i > 0 && tokens.get(i - 1).isSymbol(sql, '.'))
-                    && tokens.get(i + 1).isSymbol(sql, '(') && tokens.get(i + 2).isSymbol(sql, ')')) {
-                if (out == null) {
-                    out = new StringBuilder(sql.length() + 8);
-                }
-                out.append(sql, copiedUpTo, token.start()).append(sessionId);
-                copiedUpTo = tokens.get(i + 2).end();
-                i += 2;
+            if (token.type() != Type.WORD || i > 0 && tokens.get(i - 1).isSymbol(sql, '.')
+                    || !tokens.get(i + 1).isSymbol(sql, '(') || !tokens.get(i + 2).isSymbol(sql, ')')) {
+                continue;
             }
+            OptionalLong value = token.isWord(sql, "CONNECTION_ID") ? OptionalLong.of(sessionId)
+                    : token.isWord(sql, "ROW_COUNT") ? rowCount
+                    : token.isWord(sql, "FOUND_ROWS") ? foundRows : OptionalLong.empty();
+            if (value.isEmpty()) {
+                continue;
+            }
+            if (out == null) {
+                out = new StringBuilder(sql.length() + 8);
+            }
+            long literal = value.getAsLong();
+            out.append(sql, copiedUpTo, token.start()).append(literal < 0 ? "(" + literal + ")" : literal);
+            copiedUpTo = tokens.get(i + 2).end();
+            i += 2;
         }
         if (out == null) {
             return sql;

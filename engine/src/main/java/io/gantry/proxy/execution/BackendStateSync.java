@@ -88,12 +88,18 @@ final class BackendStateSync {
 
     /**
      * What the pool keeps with {@code connection} when the session gives it back: the settings it has applied (the
-     * session's, as one text, when it has applied them all), or null when it cannot go to the pool as it is.
+     * session's, as one text, when it has applied them all; none, when it ran only commands that need none, such as
+     * a prepare on a replica), or null when it applied some and cannot go to the pool as it is.
      */
     String appliedState(BackendConnection connection) {
         Applied state = applied.get(connection);
-        return state == null || state.resetFirst || !session.stateLog().upTo(state.stateVersion) ? null
-                : session.stateLog().contents();
+        if (state == null || state.resetFirst) {
+            return null;
+        }
+        if (session.stateLog().upTo(state.stateVersion)) {
+            return session.stateLog().contents();
+        }
+        return state.stateVersion == 0 ? "" : null;
     }
 
     boolean tracked(BackendConnection connection) {

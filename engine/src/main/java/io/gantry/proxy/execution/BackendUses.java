@@ -22,6 +22,8 @@ final class BackendUses {
         final EnumSet<HeldState> held = HeldState.none();
         /** Whether a retention timer is pending for it ({@link SessionBackends#scheduleRetentionClose}). */
         boolean retentionPending;
+        /** Whether a check to give it up at once, for sessions waiting under the cap, is pending. */
+        boolean releaseCheckPending;
     }
 
     private final Map<BackendConnection, Use> uses = new IdentityHashMap<>();

@@ -16,8 +16,10 @@ import io.gantry.route.ReadBalance;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -188,20 +190,37 @@ public final class SessionBackends {
 
     /**
      * Gives {@code connection} to the pool if it can serve another session as it is: idle, holding nothing replay
-     * cannot rebuild (no transaction, user variables, temporary tables, locks, cursor), in the session's initial
-     * database, with no prepared statement of the session's on it, and with the session's settings all applied.
-     * Otherwise it is closed. Either way the session forgets it.
+     * cannot rebuild (no transaction, user variables, temporary tables, locks, cursor, long data waiting for an
+     * execution), in the session's initial database, and with the session's settings all applied; the session's
+     * prepared statements there are closed first. Otherwise it is closed. Either way the session forgets it.
      */
     private void release(ServerId key, BackendConnection connection) {
         boolean poolable = poolable(key, connection);
         String appliedState = stateSync.appliedState(connection);
         boolean tracked = stateSync.tracked(connection);
         long insertId = stateSync.insertId(connection);
+        if (poolable) {
+            closePreparedStatements(key, connection);
+        }
         drop(key, connection);
         if (poolable) {
             pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked, insertId);
         } else {
             connection.close();
+        }
+    }
+
+    /**
+     * Closes the session's prepared statements on a connection it gives to the pool (COM_STMT_CLOSE has no answer,
+     * so this costs no round trip): another session must not find them there, and the server's count of prepared
+     * statements ({@code max_prepared_stmt_count}) must not grow with every session that passed. The session
+     * prepares them again, lazily, on the next connection that executes them.
+     */
+    private void closePreparedStatements(ServerId key, BackendConnection connection) {
+        for (long backendId : session.prepared().backendIdsOn(key.hostPort())) {
+            ByteBuf close = session.ctx().alloc().buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
+                    .writeIntLE((int) backendId);
+            InternalCommand.run(connection, close, (first, error) -> { }, failure -> { });
         }
     }
 
@@ -219,10 +238,10 @@ public final class SessionBackends {
             return "not the session's";
         } else if (!use.held.isEmpty()) {
             return "pinned: it holds " + HeldState.describe(use.held);
-        } else if (afterStatements.keepsDiagnostics(connection)) {
-            return "kept until the next statement: it has the previous statement's warnings or error";
-        } else if (session.prepared().anyPreparedOn(key.hostPort())) {
-            return "pinned: it holds the session's prepared statements";
+        } else if (afterStatements.whyKeptForNextStatement(connection) != null) {
+            return "kept until the next statement: " + afterStatements.whyKeptForNextStatement(connection);
+        } else if (session.prepared().longDataWaitsOn(key.hostPort())) {
+            return "pinned: it holds long data sent for a prepared statement's next execution";
         } else if (session.stateLog().changedDatabase()) {
             return "pinned: the session changed its database (USE)";
         } else if (stateSync.appliedState(connection) == null) {
@@ -311,6 +330,7 @@ public final class SessionBackends {
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
     private void drop(ServerId key, BackendConnection connection) {
         if (connections.remove(key, connection)) {
+            afterStatements.left(connection);
             threads.remove(key.hostPort(), connection.serverThreadId());
             uses.remove(connection);
             stateSync.forget(connection);
@@ -327,7 +347,7 @@ public final class SessionBackends {
             closeAll();
             return;
         }
-        afterStatements.forgetDiagnostics(); // nobody will ask for them
+        afterStatements.forgetKeptForNextStatement(); // nobody will ask
         for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
             release(entry.getKey(), entry.getValue());
         }
@@ -378,6 +398,8 @@ public final class SessionBackends {
      * pool for any session of the same login when it can travel (see {@link #poolable}; one that cannot stays, the
      * session pinned to it); without, under statement balance, an idle replica connection is closed. At most one
      * timer per connection is pending: a connection used again meanwhile is looked at again one retention later.
+     * While sessions wait for room under its server's cap, it goes at the end of each statement the session does not
+     * follow at once with another (a busy session under that pressure gives its connection up between statements).
      */
     void scheduleRetentionClose(BackendConnection connection) {
         ProxyServices services = session.services();
@@ -386,11 +408,35 @@ public final class SessionBackends {
             return;
         }
         BackendUses.Use use = uses.get(connection);
-        if (use == null || use.retentionPending) {
+        if (use == null) {
             return;
         }
-        use.retentionPending = true;
-        scheduleRetention(connection, use, session.commands());
+        if (waitersFor(connection) && !use.releaseCheckPending) {
+            use.releaseCheckPending = true;
+            long commandsNow = session.commands();
+            session.ctx().executor().execute(() -> {
+                use.releaseCheckPending = false;
+                ServerId key = session.serverId(connection.server());
+                if (!session.isClosed() && connections.get(key) == connection && session.commands() == commandsNow
+                        && poolable(key, connection)) {
+                    release(key, connection);
+                }
+            });
+        }
+        if (!use.retentionPending) {
+            use.retentionPending = true;
+            scheduleRetention(connection, use, session.commands());
+        }
+    }
+
+    /**
+     * Whether sessions wait for room under the cap of {@code connection}'s server: then a connection the session
+     * does not use goes at the end of its statement, not one retention later, so that the waiters are not held up
+     * by sessions that merely paused (see {@link #scheduleRetentionClose}).
+     */
+    private boolean waitersFor(BackendConnection connection) {
+        BackendPools pools = session.services().backendPools();
+        return pools != null && pool() != null && pools.slots().hasWaiters(connection.server().address());
     }
 
     private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long commandsAtSchedule) {
@@ -455,6 +501,15 @@ public final class SessionBackends {
      */
     public AfterResponse afterStatement(StatementClass statement, String sql, byte[] stateCommand) {
         return afterStatements.of(statement, sql, stateCommand);
+    }
+
+    /**
+     * What the session's previous statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()} when the connection
+     * that ran it has left the session, to be written into a statement that asks for them; null while the session
+     * still has that connection, which answers them itself.
+     */
+    public PreviousCounts countsToWriteIn() {
+        return afterStatements.countsToWriteIn();
     }
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */

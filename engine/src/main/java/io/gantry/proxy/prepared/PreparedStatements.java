@@ -236,10 +236,22 @@ public final class PreparedStatements {
         return entry == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(entry.backendIds));
     }
 
-    /** Whether any statement of the session is prepared on {@code hostPort}'s connection. */
-    public boolean anyPreparedOn(String hostPort) {
+    /**
+     * The backend's own ids of the session's statements prepared on {@code hostPort}: what to close there before
+     * its connection goes to the pool for other sessions.
+     */
+    public long[] backendIdsOn(String hostPort) {
+        return statements.values().stream().map(entry -> entry.backendIds.get(hostPort)).filter(Objects::nonNull)
+                .mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Whether long data (COM_STMT_SEND_LONG_DATA) sent for a statement waits on {@code hostPort} for the
+     * statement's next execution: that connection must stay with the session until then.
+     */
+    public boolean longDataWaitsOn(String hostPort) {
         for (Entry entry : statements.values()) {
-            if (entry.backendIds.containsKey(hostPort)) {
+            if (entry.longData != null && !entry.longData.lost() && entry.longData.hostPort().equals(hostPort)) {
                 return true;
             }
         }

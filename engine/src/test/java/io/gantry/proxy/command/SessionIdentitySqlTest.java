@@ -7,6 +7,7 @@ import io.gantry.route.SqlMode;
 import io.gantry.wire.ErrPacket;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,6 +30,28 @@ class SessionIdentitySqlTest {
     })
     void connectionIdBecomesTheSessionId(String sql, String expected) {
         assertThat(SessionIdentitySql.withSessionId(QueryText.of(sql, SqlMode.DEFAULT), 42)).isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "SELECT ROW_COUNT()|SELECT 3",
+            "select found_rows ( ) fr, row_count()|select 12 fr, 3",
+            "SELECT ROW_COUNT(), CONNECTION_ID()|SELECT 3, 42",
+            "SELECT 'ROW_COUNT()', `found_rows()` FROM t|SELECT 'ROW_COUNT()', `found_rows()` FROM t",
+            "SELECT t.row_count() FROM t|SELECT t.row_count() FROM t",
+            "SELECT /* FOUND_ROWS() */ 1|SELECT /* FOUND_ROWS() */ 1",
+    })
+    void theCountsBecomeTheSessionsValuesWhenGiven(String sql, String expected) {
+        assertThat(SessionIdentitySql.withSessionValues(QueryText.of(sql, SqlMode.DEFAULT), 42, OptionalLong.of(3),
+                OptionalLong.of(12))).isEqualTo(expected);
+    }
+
+    @Test
+    void aNegativeCountIsWrittenInParenthesesAndAnUnknownOneIsLeftToTheServer() {
+        QueryText text = QueryText.of("SELECT 10-ROW_COUNT(), FOUND_ROWS()", SqlMode.DEFAULT);
+        assertThat(SessionIdentitySql.withSessionValues(text, 42, OptionalLong.of(-1), OptionalLong.empty()))
+                .isEqualTo("SELECT 10-(-1), FOUND_ROWS()");
+        assertThat(SessionIdentitySql.withSessionId(text, 42)).isEqualTo(text.sql());
     }
 
     @Test

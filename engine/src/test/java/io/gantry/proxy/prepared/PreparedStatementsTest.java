@@ -231,6 +231,23 @@ class PreparedStatementsTest {
     }
 
     @Test
+    void aConnectionLeavingTheSessionClosesItsStatementsUnlessLongDataWaitsThere() {
+        long first = register("SELECT ?", PRIMARY, 5).clientId();
+        long second = register("SELECT ?, ?", PRIMARY, 6).clientId();
+        statements.addBackend(second, REPLICA, 9);
+        assertThat(statements.backendIdsOn(PRIMARY)).containsExactlyInAnyOrder(5L, 6L);
+        assertThat(statements.backendIdsOn(REPLICA)).containsExactly(9L);
+        assertThat(statements.longDataWaitsOn(PRIMARY)).isFalse();
+        statements.longDataSent(first, PRIMARY);
+        assertThat(statements.longDataWaitsOn(PRIMARY)).isTrue();
+        assertThat(statements.longDataWaitsOn(REPLICA)).isFalse();
+        statements.executed(first, PRIMARY);
+        assertThat(statements.longDataWaitsOn(PRIMARY)).isFalse();
+        statements.forgetBackend(PRIMARY);
+        assertThat(statements.backendIdsOn(PRIMARY)).isEmpty();
+    }
+
+    @Test
     void longDataOnAClosedConnectionIsReportedLost() {
         long id = register("INSERT INTO t (blob_col) VALUES (?)", PRIMARY, 5).clientId();
         statements.longDataSent(id, PRIMARY);

@@ -9,49 +9,84 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code CONNECTION_ID()} is answered with the Gantry session id by writing the id into the statement text (see
- * {@link SessionIdentitySql#withSessionId}). This puts back in the result's column definitions what a direct
- * connection shows: the column named as the client wrote the select item, and a bare {@code CONNECTION_ID()}
- * typed as the server types it ({@code INT UNSIGNED}, 10 digits) rather than as a number literal.
+ * {@code CONNECTION_ID()} is answered with the Gantry session id, and {@code ROW_COUNT()} and {@code FOUND_ROWS()}
+ * at times with the session's own counts, by writing the value into the statement text (see
+ * {@link SessionIdentitySql#withSessionValues}). This puts back in the result's column definitions what a direct
+ * connection shows: the column named as the client wrote the select item, and a bare call typed as the server types
+ * it ({@code CONNECTION_ID()}: {@code INT UNSIGNED}, 10 digits; the counts: {@code BIGINT}, 21) rather than as a
+ * number literal.
  *
  * <p>Only the first result set of the text is touched, and types only for items before any {@code *}, whose
- * column position is then known. A {@code CONNECTION_ID()} inside a larger expression keeps the type the
- * expression has with a literal.
+ * column position is then known. A call inside a larger expression keeps the type the expression has with a
+ * literal.
  */
-final class ConnectionIdColumns {
+final class SessionValueColumns {
 
-    private static final int CONNECTION_ID_LENGTH = 10;
+    /** A function whose value Gantry writes into the text, and the column type a bare call of it has. */
+    private enum Call {
+        CONNECTION_ID(ColumnDefinition.FieldType.LONG, 10, true),
+        ROW_COUNT(ColumnDefinition.FieldType.LONGLONG, 21, false),
+        FOUND_ROWS(ColumnDefinition.FieldType.LONGLONG, 21, false);
+
+        final ColumnDefinition.FieldType type;
+        final int length;
+        final boolean unsigned;
+
+        Call(ColumnDefinition.FieldType type, int length, boolean unsigned) {
+            this.type = type;
+            this.length = length;
+            this.unsigned = unsigned;
+        }
+
+        /** The function a word names, or null. */
+        static Call named(String sql, Token word) {
+            for (Call call : values()) {
+                if (word.isWord(sql, call.name())) {
+                    return call;
+                }
+            }
+            return null;
+        }
+    }
+
     private static final Set<String> LIST_ENDS = Set.of("FROM", "INTO", "WHERE", "GROUP", "HAVING", "ORDER",
             "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "FOR", "LOCK", "PROCEDURE");
     private static final Set<String> SELECT_MODIFIERS = Set.of("ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY",
             "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE",
             "SQL_CALC_FOUND_ROWS");
 
-    /** Column names as the server makes them from the rewritten text, to the names the client's text gives. */
+    /**
+     * The names the client's text gives the columns of items with a value written in: by position where it is known
+     * (two items may read the same once written in: {@code ROW_COUNT(), FOUND_ROWS()} as {@code 1, 1}), else by the
+     * name the server makes from the rewritten item.
+     */
+    private final Map<Integer, String> namesByPosition;
     private final Map<String, String> names;
-    /** Positions of select items that are a bare {@code CONNECTION_ID()}. */
-    private final BitSet bareCalls;
+    /** The select items that are a bare call, by position. */
+    private final Map<Integer, Call> bareCalls;
     private int resultSets;
     private int column;
 
-    private ConnectionIdColumns(Map<String, String> names, BitSet bareCalls) {
+    private SessionValueColumns(Map<Integer, String> namesByPosition, Map<String, String> names,
+                                Map<Integer, Call> bareCalls) {
+        this.namesByPosition = namesByPosition;
         this.names = names;
         this.bareCalls = bareCalls;
     }
 
-    /** What to put back for a text whose {@code CONNECTION_ID()} calls were replaced. */
-    static ConnectionIdColumns of(String original, String rewritten, boolean noBackslashEscapes) {
+    /** What to put back for a text whose calls were replaced by their values. */
+    static SessionValueColumns of(String original, String rewritten, boolean noBackslashEscapes) {
         List<List<Token>> originalItems = selectItems(original, noBackslashEscapes);
         List<List<Token>> rewrittenItems = selectItems(rewritten, noBackslashEscapes);
+        Map<Integer, String> namesByPosition = new HashMap<>();
         Map<String, String> names = new HashMap<>();
-        BitSet bareCalls = new BitSet();
+        Map<Integer, Call> bareCalls = new HashMap<>();
         if (originalItems.size() == rewrittenItems.size()) {
             boolean positionsKnown = true;
             for (int i = 0; i < originalItems.size(); i++) {
@@ -59,18 +94,23 @@ final class ConnectionIdColumns {
                 if (item.size() == 1 && item.get(0).isSymbol(original, '*') || endsWithStar(original, item)) {
                     positionsKnown = false;
                 }
-                if (!callsConnectionId(original, item)) {
+                if (!callsAny(original, item)) {
                     continue;
                 }
                 if (!hasAlias(original, item)) {
-                    names.put(text(rewritten, rewrittenItems.get(i)), text(original, item));
+                    if (positionsKnown) {
+                        namesByPosition.put(i, text(original, item));
+                    } else {
+                        names.put(text(rewritten, rewrittenItems.get(i)), text(original, item));
+                    }
                 }
-                if (positionsKnown && isBareCall(original, item)) {
-                    bareCalls.set(i);
+                Call bare = positionsKnown ? bareCall(original, item) : null;
+                if (bare != null) {
+                    bareCalls.put(i, bare);
                 }
             }
         }
-        return new ConnectionIdColumns(names, bareCalls);
+        return new SessionValueColumns(namesByPosition, names, bareCalls);
     }
 
     /**
@@ -87,18 +127,21 @@ final class ConnectionIdColumns {
             return payload;
         }
         int position = column++;
-        if (bareCalls.get(position)) {
+        Call bare = bareCalls.get(position);
+        if (bare != null) {
             int end = payload.writerIndex();
             // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2)
-            payload.setIntLE(end - 10, CONNECTION_ID_LENGTH);
-            payload.setByte(end - 6, ColumnDefinition.FieldType.LONG.code());
-            payload.setShortLE(end - 5, payload.getUnsignedShortLE(end - 5) | ColumnDefinition.UNSIGNED_FLAG);
+            payload.setIntLE(end - 10, bare.length);
+            payload.setByte(end - 6, bare.type.code());
+            int flags = payload.getUnsignedShortLE(end - 5);
+            payload.setShortLE(end - 5, bare.unsigned ? flags | ColumnDefinition.UNSIGNED_FLAG
+                    : flags & ~ColumnDefinition.UNSIGNED_FLAG);
         }
-        return renamed(payload, alloc);
+        return renamed(payload, position, alloc);
     }
 
-    private ByteBuf renamed(ByteBuf payload, ByteBufAllocator alloc) {
-        if (names.isEmpty()) {
+    private ByteBuf renamed(ByteBuf payload, int position, ByteBufAllocator alloc) {
+        if (names.isEmpty() && !namesByPosition.containsKey(position)) {
             return payload;
         }
         ByteBuf view = payload.duplicate();
@@ -107,7 +150,7 @@ final class ConnectionIdColumns {
         }
         int nameStart = view.readerIndex();
         String name = Buffers.readLenEncString(view, "column definition name");
-        String original = names.get(name);
+        String original = namesByPosition.getOrDefault(position, names.get(name));
         if (original == null) {
             return payload;
         }
@@ -162,19 +205,20 @@ final class ConnectionIdColumns {
         return items;
     }
 
-    private static boolean callsConnectionId(String sql, List<Token> item) {
+    private static boolean callsAny(String sql, List<Token> item) {
         for (int i = 0; i + 1 < item.size(); i++) {
-            if (item.get(i).isWord(sql, "CONNECTION_ID") && item.get(i + 1).isSymbol(sql, '(')) {
+            if (item.get(i + 1).isSymbol(sql, '(') && Call.named(sql, item.get(i)) != null) {
                 return true;
             }
         }
         return false;
     }
 
-    private static boolean isBareCall(String sql, List<Token> item) {
-        return item.size() >= 3 && item.get(0).isWord(sql, "CONNECTION_ID") && item.get(1).isSymbol(sql, '(')
-                && item.get(2).isSymbol(sql, ')')
+    /** The function the item is a bare call of ({@code f()}, {@code f() AS x}), or null. */
+    private static Call bareCall(String sql, List<Token> item) {
+        boolean bare = item.size() >= 3 && item.get(1).isSymbol(sql, '(') && item.get(2).isSymbol(sql, ')')
                 && (item.size() == 3 || hasAlias(sql, item) && item.size() <= 5);
+        return bare ? Call.named(sql, item.get(0)) : null;
     }
 
     /** {@code expr AS name}, or {@code expr name} after a closing parenthesis. */
