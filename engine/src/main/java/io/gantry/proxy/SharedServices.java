@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.proxy.backend.BackendChannels;
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
@@ -55,6 +56,9 @@ final class SharedServices implements ProxyServices {
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
+        backendPools.onWarming((server, account, loop, releaseSlot) -> BackendConnection.open(server, account, loop,
+                config.connectTimeout(), config.maxPacketSize(), login.greetings(), this.backendChannels,
+                releaseSlot));
     }
 
     @Override

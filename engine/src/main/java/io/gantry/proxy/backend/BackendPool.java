@@ -1,12 +1,17 @@
 package io.gantry.proxy.backend;
 
+import io.gantry.topology.UpstreamServer;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The idle backend connections of one event loop, shared by that loop's sessions (connection multiplexing). A
@@ -19,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * takes a lock, and a connection never changes threads. Only {@link BackendPools}' counters are read elsewhere.
  */
 public final class BackendPool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BackendPool.class);
 
     /**
      * What a pooled connection logged in as and negotiated: it serves only sessions with the same key.
@@ -76,7 +83,8 @@ public final class BackendPool {
      * @param maxWait          how long a session waits for one when all are taken ({@code --backend-wait-timeout-ms})
      * @param minIdlePerServer idle connections per server on each event loop that the idle timeout does not close
      *                         ({@code --backend-min-idle}): kept warm for the next burst; the server's own
-     *                         {@code wait_timeout}, a restart or the server going down still close them
+     *                         {@code wait_timeout}, a restart or the server going down still close them, and the
+     *                         pool opens new ones once the server is up (as the account that last left one there)
      */
     public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
                            Duration maxWait, int minIdlePerServer) {
@@ -128,20 +136,35 @@ public final class BackendPool {
                        long sinceNanos) {
     }
 
+    /**
+     * Whose connections a server's warm minimum is made of: the account that last gave one to the pool there. Its
+     * secret stays the session's (the pool keeps no copy): once that session ended and cleared it, nothing is opened
+     * until another session gives the pool a connection there.
+     */
+    private record WarmLogin(Key key, UpstreamServer server, BackendLogin login) {
+    }
+
     private final EventLoop loop;
     private final Settings settings;
     private final BackendPools.Counters counters;
     private final ConnectionSlots slots;
+    private final Supplier<BackendPools.Opener> opener;
     private final Map<Key, ArrayDeque<Idle>> idle = new HashMap<>();
     /** Idle connections per server, over every key: what {@link Settings#maxIdlePerServer()} bounds. */
     private final Map<String, Integer> idlePerServer = new HashMap<>();
+    /** Per server, the login to open connections as to keep the warm minimum; forgotten when that fails. */
+    private final Map<String, WarmLogin> warmLogins = new HashMap<>();
+    /** Per server, connections the pool is opening for its warm minimum. */
+    private final Map<String, Integer> warming = new HashMap<>();
     private boolean sweeping;
 
-    BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters, ConnectionSlots slots) {
+    BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters, ConnectionSlots slots,
+                Supplier<BackendPools.Opener> opener) {
         this.loop = loop;
         this.settings = settings;
         this.counters = counters;
         this.slots = slots;
+        this.opener = opener;
     }
 
     /** The newest usable idle connection of {@code key}, now the caller's; null when there is none. */
@@ -163,8 +186,12 @@ public final class BackendPool {
     /**
      * Keeps {@code connection}, idle and in no session's use, for the next session of {@code key}; closes it
      * instead when it cannot serve one, or when the server has {@link Settings#maxIdlePerServer()} idle already.
+     *
+     * @param login the giving session's login, which the pool opens connections as to keep the warm minimum while
+     *              that session lasts; null for none
      */
-    public void give(Key key, BackendConnection connection, String appliedState, boolean tracked, long insertId) {
+    public void give(Key key, BackendConnection connection, String appliedState, boolean tracked, long insertId,
+                     BackendLogin login) {
         if (!connection.isUsable() || connection.isBusy() || settings.maxIdlePerServer() == 0
                 || slots.hasWaiters(key.server())) {
             // Sessions waiting for a connection to that server get its slot instead (see ConnectionSlots).
@@ -175,6 +202,9 @@ public final class BackendPool {
             closeOldestOf(key.server());
         }
         Idle entry = new Idle(connection, appliedState, tracked, insertId, System.nanoTime());
+        if (settings.minIdlePerServer() > 0 && login != null) {
+            warmLogins.put(key.server(), new WarmLogin(key, connection.server(), login));
+        }
         idle.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(entry);
         idlePerServer.merge(key.server(), 1, Integer::sum);
         counters.pooled(key);
@@ -195,8 +225,12 @@ public final class BackendPool {
         idlePerServer.clear();
     }
 
-    /** Closes the idle connections to {@code server}, which was marked down: none of them would answer. */
+    /**
+     * Closes the idle connections to {@code server}, which was marked down: none of them would answer; nor is the
+     * warm minimum kept there until a session gives the pool a connection to it again.
+     */
     void closeServer(String server, String reason) {
+        warmLogins.remove(server);
         for (Iterator<Map.Entry<Key, ArrayDeque<Idle>>> keys = idle.entrySet().iterator(); keys.hasNext(); ) {
             Map.Entry<Key, ArrayDeque<Idle>> entry = keys.next();
             if (!entry.getKey().server().equals(server)) {
@@ -250,8 +284,9 @@ public final class BackendPool {
     }
 
     /**
-     * Once a second while anything is idle: closes what has been idle for longer than the idle timeout, but for the
-     * last {@link Settings#minIdlePerServer()} of each server.
+     * Once a second while anything is idle or kept warm: closes what has been idle for longer than the idle timeout,
+     * but for the last {@link Settings#minIdlePerServer()} of each server, and opens connections where a server has
+     * fewer than that idle (its own {@code wait_timeout} or a restart closed them) ({@link #warm}).
      */
     private void startSweeping() {
         if (sweeping) {
@@ -280,8 +315,44 @@ public final class BackendPool {
                 keys.remove();
             }
         }
-        if (!idle.isEmpty()) {
+        warm();
+        if (!idle.isEmpty() || !warmLogins.isEmpty()) {
             startSweeping();
+        }
+    }
+
+    /**
+     * Opens connections to each server that has fewer than {@link Settings#minIdlePerServer()} idle, as the account
+     * that last gave the pool one there while that session lasts, so that a quiet application's next burst does not
+     * wait for new logins: only while the server is up, and only with room under its cap that no session waits for.
+     * A login that fails stops the warming of that server until a session gives the pool a connection to it again.
+     */
+    private void warm() {
+        BackendPools.Opener open = opener.get();
+        if (open == null) {
+            return;
+        }
+        for (WarmLogin warm : List.copyOf(warmLogins.values())) {
+            String server = warm.key().server();
+            if (warm.login().secret() != null && warm.login().secret().isCleared()) {
+                warmLogins.remove(server, warm);
+                continue;
+            }
+            int missing = settings.minIdlePerServer() - idlePerServer.getOrDefault(server, 0)
+                    - warming.getOrDefault(server, 0);
+            for (int i = 0; i < missing && warm.server().isUp() && slots.tryAcquire(warm.server()); i++) {
+                warming.merge(server, 1, Integer::sum);
+                open.open(warm.server(), warm.login(), loop, () -> slots.release(server)).addListener(done -> {
+                    warming.computeIfPresent(server, (s, count) -> count <= 1 ? null : count - 1);
+                    if (done.isSuccess()) {
+                        counters.created(warm.key());
+                        give(warm.key(), (BackendConnection) done.getNow(), "", false, 0, warm.login());
+                    } else if (warmLogins.remove(server, warm)) {
+                        LOG.info("pool: keeping connections to {} warm stopped: {}; it starts again with the "
+                                + "next connection a session leaves there", server, done.cause().getMessage());
+                    }
+                });
+            }
         }
     }
 }

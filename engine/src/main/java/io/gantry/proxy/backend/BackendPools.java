@@ -1,6 +1,8 @@
 package io.gantry.proxy.backend;
 
+import io.gantry.topology.UpstreamServer;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -69,8 +71,17 @@ public final class BackendPools {
         }
     }
 
+    /** Opens a connection as {@code login} to {@code server} on {@code loop}, holding a slot of the cap. */
+    @FunctionalInterface
+    public interface Opener {
+        Future<BackendConnection> open(UpstreamServer server, BackendLogin login, EventLoop loop,
+                                       Runnable releaseSlot);
+    }
+
     private final BackendPool.Settings settings;
     private final Counters counters = new Counters();
+    /** How the pools open connections of their own to keep the warm minimum; none until the proxy sets it. */
+    private volatile Opener opener;
     private final Map<EventLoop, BackendPool> pools = new ConcurrentHashMap<>();
     private final ConnectionSlots slots;
 
@@ -89,9 +100,17 @@ public final class BackendPools {
         return settings;
     }
 
+    /**
+     * How the pools open connections of their own, to keep {@link BackendPool.Settings#minIdlePerServer()} idle per
+     * server: set once by the proxy (without it the warm minimum is only a floor on closing).
+     */
+    public void onWarming(Opener opener) {
+        this.opener = opener;
+    }
+
     /** {@code loop}'s pool: used only on that loop. */
     public BackendPool of(EventLoop loop) {
-        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters, slots));
+        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters, slots, () -> opener));
     }
 
     /** A session of {@code key} opened a connection of its own (none was pooled, or multiplexing is off). */

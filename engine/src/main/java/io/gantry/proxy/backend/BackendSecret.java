@@ -21,8 +21,11 @@ public sealed interface BackendSecret {
     /** True for an account without a password. */
     boolean isEmpty();
 
-    /** Overwrites the secret's bytes. */
+    /** Overwrites the secret's bytes (the session that held it ended). */
     void clear();
+
+    /** Whether {@link #clear} was called: the secret answers nothing any more. */
+    boolean isCleared();
 
     /**
      * A digest of the secret (SHA-256, over its kind and bytes): what tells a pooled connection logged in with this
@@ -51,6 +54,7 @@ public sealed interface BackendSecret {
     /** A password in clear. */
     final class Password implements BackendSecret {
         private final byte[] bytes;
+        private volatile boolean cleared;
 
         private Password(byte[] bytes) {
             this.bytes = bytes;
@@ -74,6 +78,12 @@ public sealed interface BackendSecret {
         @Override
         public void clear() {
             Arrays.fill(bytes, (byte) 0);
+            cleared = true;
+        }
+
+        @Override
+        public boolean isCleared() {
+            return cleared;
         }
 
         @Override
@@ -90,6 +100,7 @@ public sealed interface BackendSecret {
     /** SHA1(password), from a verified {@code mysql_native_password} reply. */
     final class NativeStage1 implements BackendSecret {
         private final byte[] stage1;
+        private volatile boolean cleared;
 
         private NativeStage1(byte[] stage1) {
             this.stage1 = stage1;
@@ -113,6 +124,12 @@ public sealed interface BackendSecret {
         @Override
         public void clear() {
             Arrays.fill(stage1, (byte) 0);
+            cleared = true;
+        }
+
+        @Override
+        public boolean isCleared() {
+            return cleared;
         }
 
         @Override

@@ -60,6 +60,22 @@ public final class ConnectionSlots {
     }
 
     /**
+     * A slot for a connection the pools open on their own (to keep their warm minimum): only when one is free and no
+     * session waits for one, so that warming never takes room a session needs. Freed with {@link #release}.
+     */
+    boolean tryAcquire(UpstreamServer server) {
+        int cap = capOf(server);
+        PerServer slots = servers.computeIfAbsent(server.address(), address -> new PerServer());
+        synchronized (slots) {
+            if (!slots.waiting.isEmpty() || cap != 0 && slots.open >= cap) {
+                return false;
+            }
+            slots.open++;
+            return true;
+        }
+    }
+
+    /**
      * A slot for a new connection to {@code server}: at once when one is free, else when one frees up (completed on
      * {@code loop}), or failed with a {@link BackendFailure} carrying error 1040 after the wait. The caller frees it
      * with {@link #release} once the connection it opened is closed, or its opening failed.

@@ -204,7 +204,8 @@ public final class SessionBackends {
         }
         drop(key, connection);
         if (poolable) {
-            pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked, insertId);
+            pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked, insertId,
+                    session.client().backendLogin());
         } else {
             connection.close();
         }
