@@ -176,7 +176,7 @@ class MultiplexingIT {
     void stateThatCannotTravelKeepsTheSessionOnItsConnection() throws Exception {
         try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
             execute(connection, "SET @mine = 'kept'");
-            execute(connection, "CREATE TEMPORARY TABLE scratch (v INT)");
+            execute(connection, "CREATE TEMPORARY TABLE scratch (v INT)"); // what pins: a temporary table
             execute(connection, "INSERT INTO scratch VALUES (7)");
             String thread = queryString(connection, "SELECT @@pseudo_thread_id");
             Thread.sleep(RETENTION.toMillis() * 4);
@@ -188,6 +188,50 @@ class MultiplexingIT {
             assertThat(queryString(connection, "SELECT @mine")).isEqualTo("kept");
             assertThat(queryString(connection, "SELECT v FROM scratch")).isEqualTo("7");
             assertThat(queryString(connection, "SELECT @@pseudo_thread_id")).isEqualTo(thread);
+        }
+    }
+
+    /**
+     * User variables travel by value: a session that sets them does not keep its connection; each is read back and
+     * replayed wherever the session goes next with its type, bytes and collation, as a direct connection keeps it.
+     */
+    @Test
+    void userVariablesTravelByValue() throws Exception {
+        List<String> setup = List.of(
+                "SET @s = _utf8mb4 'naïve \\ ''quoted'' ü' COLLATE utf8mb4_unicode_ci, @i = -42, @d = 3.140, "
+                        + "@r = 1.5E0 / 3, @n = NULL, @u = 18446744073709551615",
+                "SELECT X'00FF61' INTO @b",
+                "SET @i = @i + 1");
+        String view = "SELECT @s, COLLATION(@s), @i, @i / 3, @d, @d * 2, @r, @r * 3, @n, @u, HEX(@b), LENGTH(@b)";
+        String direct;
+        try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
+            for (String statement : setup) {
+                execute(connection, statement);
+            }
+            direct = row(connection, view);
+        }
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            for (String statement : setup) {
+                execute(connection, statement);
+            }
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThat(sessionRow(connection, "connections")).startsWith("none");
+            // Another session takes the pooled connection: the variables are not there for it.
+            assertThat(queryString(other, "/*#mode=READWRITE*/ SELECT @s")).isNull();
+            assertThat(row(connection, view)).isEqualTo(direct);
+        }
+    }
+
+    /** The first row's values, tab-separated. */
+    private static String row(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            rows.next();
+            StringBuilder values = new StringBuilder();
+            for (int i = 1; i <= rows.getMetaData().getColumnCount(); i++) {
+                values.append(i == 1 ? "" : "\t").append(rows.getString(i));
+            }
+            return values.toString();
         }
     }
 

@@ -25,8 +25,11 @@ public final class InternalCommand implements BackendConnection.ResponseListener
         void accept(byte[] firstPacket, ErrPacket error);
     }
 
-    /** One value of a text result row, with whether its column is numeric (so it can be written unquoted). */
-    public record Value(String text, boolean numeric) {
+    /**
+     * One value of a text result row, with whether its column is numeric (so it can be written unquoted) and the
+     * column's type (null when the server sent one Gantry does not know).
+     */
+    public record Value(String text, boolean numeric, FieldType type) {
     }
 
     /** The outcome of {@link #queryRow}: the first row's values, or the server's error. */
@@ -45,7 +48,7 @@ public final class InternalCommand implements BackendConnection.ResponseListener
     private final Consumer<BackendFailure> failed;
     private byte[] firstPacket;
     private ErrPacket error;
-    private final List<Boolean> numericColumns = new ArrayList<>();
+    private final List<FieldType> columnTypes = new ArrayList<>();
     private List<Value> firstRow;
 
     private InternalCommand(Done done, RowDone rowDone, Consumer<BackendFailure> failed) {
@@ -105,7 +108,7 @@ public final class InternalCommand implements BackendConnection.ResponseListener
             ByteBuf payload = response.payload();
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.COLUMN_DEFINITION) {
                 int type = payload.getByte(payload.writerIndex() - TYPE_FROM_END) & 0xFF;
-                numericColumns.add(FieldType.of(type).map(NUMERIC::contains).orElse(false));
+                columnTypes.add(FieldType.of(type).orElse(null));
             } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ROW && firstRow == null) {
                 firstRow = textRow(payload.duplicate());
             }
@@ -121,15 +124,16 @@ public final class InternalCommand implements BackendConnection.ResponseListener
     }
 
     private List<Value> textRow(ByteBuf row) {
-        List<Value> values = new ArrayList<>(numericColumns.size());
-        for (boolean numeric : numericColumns) {
+        List<Value> values = new ArrayList<>(columnTypes.size());
+        for (FieldType type : columnTypes) {
+            boolean numeric = type != null && NUMERIC.contains(type);
             if (Buffers.isNullMarker(row)) {
                 row.skipBytes(1);
-                values.add(new Value(null, numeric));
+                values.add(new Value(null, numeric, type));
             } else {
                 // One char per byte: the value goes back into a replayed SET byte for byte.
                 values.add(new Value(Buffers.readLenEncSlice(row, "row value").toString(
-                        java.nio.charset.StandardCharsets.ISO_8859_1), numeric));
+                        java.nio.charset.StandardCharsets.ISO_8859_1), numeric, type));
             }
         }
         return values;

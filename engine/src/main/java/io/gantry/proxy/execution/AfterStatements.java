@@ -3,12 +3,20 @@ package io.gantry.proxy.execution;
 import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.state.HeldState;
+import io.gantry.proxy.state.UserVariables;
+import io.gantry.route.QueryText;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ResponseFraming;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -39,6 +47,14 @@ final class AfterStatements {
     private BackendConnection ranLast;
     /** What the session's last statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()}. */
     private final PreviousCounts counts = new PreviousCounts();
+    /**
+     * User variables the session's statements set and Gantry has not read back yet, by key, and the connection
+     * that holds them ({@link UserVariables}); once read back they travel by value, as settings do.
+     */
+    private final Map<String, UserVariables.Name> variablesToRead = new LinkedHashMap<>();
+    private BackendConnection variablesOn;
+    /** Some user variable cannot be carried by value: the connection that holds them keeps the session. */
+    private boolean variablesStay;
     /** The last step made for a statement that is not a setting, and its statement class. */
     private AfterResponse last;
     private StatementClass lastClass;
@@ -88,7 +104,7 @@ final class AfterStatements {
 
     /** See {@link SessionBackends#afterStatement}. */
     AfterResponse of(StatementClass statement, String sql, byte[] stateCommand) {
-        if (stateCommand == null) {
+        if (stateCommand == null && (statement == null || !statement.has(StatementFlag.SETS_USER_VARIABLES))) {
             // Not a setting, so the text plays no part: one per statement class serves its every run (shared
             // classes make that every plain read of the session).
             AfterResponse reused = last;
@@ -126,13 +142,85 @@ final class AfterStatements {
                 ranLast = connection;
                 counts.ran(framing, statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS));
             }
+            if (statement != null && statement.has(StatementFlag.SETS_USER_VARIABLES)) {
+                userVariablesSet(connection, sql);
+            }
+            Runnable next = readUserVariablesIfDue(connection, framing, held, done);
             if (stateCommand == null || framing.failed()) {
-                done.run();
+                next.run();
             } else {
-                stateSync.settingSucceeded(connection, sql, stateCommand, done,
+                stateSync.settingSucceeded(connection, sql, stateCommand, next,
                         why -> keepOnThisConnection(connection, why));
             }
         };
+    }
+
+    /** A statement that sets user variables ran on {@code connection}: the ones its text names are to be read. */
+    private void userVariablesSet(BackendConnection connection, String sql) {
+        if (variablesStay) {
+            return;
+        }
+        if (sql == null || variablesOn != null && variablesOn != connection) {
+            // Set by a prepared statement (no text to name them), or on two connections: they stay where they are.
+            variablesStay = true;
+            return;
+        }
+        variablesOn = connection;
+        QueryText text = QueryText.of(sql, session.sqlMode());
+        for (UserVariables.Name name : UserVariables.named(sql, text.tokens())) {
+            variablesToRead.putIfAbsent(name.key(), name);
+        }
+        variablesStay = variablesToRead.size() > UserVariables.MAX_VARIABLES;
+    }
+
+    /**
+     * {@code then}, after reading back the user variables still to read when they are on {@code connection} and the
+     * statement left no warning or error there (which the reading would clear before {@code SHOW WARNINGS} could
+     * list them; the next statement reads them instead). Read back, they travel by value and the connection no
+     * longer holds the session.
+     */
+    private Runnable readUserVariablesIfDue(BackendConnection connection, ResponseFraming framing,
+                                            Set<HeldState> held, Runnable then) {
+        if (variablesStay || variablesToRead.isEmpty() || connection != variablesOn || framing.failed()
+                || framing.warnings() > 0) {
+            return then;
+        }
+        List<UserVariables.Name> names = List.copyOf(variablesToRead.values());
+        return () -> InternalCommand.queryRow(connection,
+                session.queryPayload(UserVariables.captureQuery(names)), (row, error) -> {
+                    Optional<Map<String, String>> replays = error != null ? Optional.empty()
+                            : UserVariables.replays(names, captured(row));
+                    if (replays.isPresent() && stateSync.userVariablesSet(connection, replays.get())) {
+                        variablesToRead.clear();
+                        variablesOn = null;
+                        held.remove(HeldState.USER_VARIABLES);
+                    } else {
+                        LOG.info("session {}: the user variables {} cannot be carried by value ({}); the session "
+                                + "stays on its connection to {}", session.id(), variablesToRead.keySet(),
+                                error != null ? error.message() : "too many or too long",
+                                connection.server().address());
+                        variablesStay = true;
+                    }
+                    counts.connectionLeft(); // the reading answered ROW_COUNT() and FOUND_ROWS() there
+                    then.run();
+                }, failure -> session.backendFailed(connection.server(), failure));
+    }
+
+    /** The values of {@link UserVariables#captureQuery}'s row, a variable per {@code COLUMNS_PER_VARIABLE} columns. */
+    private static List<UserVariables.Captured> captured(List<InternalCommand.Value> row) {
+        List<UserVariables.Captured> values = new ArrayList<>();
+        for (int i = 0; i + UserVariables.COLUMNS_PER_VARIABLE <= row.size(); i += UserVariables.COLUMNS_PER_VARIABLE) {
+            values.add(new UserVariables.Captured(row.get(i).text(), row.get(i).type(), row.get(i + 1).text(),
+                    row.get(i + 2).text(), row.get(i + 3).text()));
+        }
+        return values;
+    }
+
+    /** COM_RESET_CONNECTION or COM_CHANGE_USER: the server dropped the session's user variables. */
+    void userVariablesDropped() {
+        variablesToRead.clear();
+        variablesOn = null;
+        variablesStay = false;
     }
 
     /** See {@link SessionBackends#keepOnThisConnection}. */

@@ -249,6 +249,27 @@ final class BackendStateSync {
         }
     }
 
+    /**
+     * The user variables a statement on {@code connection} set, carried by value from now on: each replay
+     * ({@code SET @a = <literal>}, by the variable's key) replaces the variable's older one in the session's state,
+     * and {@code connection}, which holds the values already, is up to date with it. False, and nothing recorded,
+     * when the session's state holds too many commands to take them.
+     */
+    boolean userVariablesSet(BackendConnection connection, Map<String, String> replays) {
+        Applied state = applied.get(connection);
+        if (state == null || session.stateLog().isFull()
+                || session.stateLog().size() + replays.size() > SessionStateLog.MAX_DISTINCT_COMMANDS) {
+            return false;
+        }
+        boolean upToDate = session.stateLog().upTo(state.stateVersion);
+        replays.forEach((key, replay) -> session.stateLog().record("user variable " + key,
+                ComQuery.payload(replay)));
+        if (upToDate) {
+            state.stateVersion = session.stateLog().version();
+        }
+        return true;
+    }
+
     /** COM_RESET_CONNECTION on a pooled connection that served another session's settings, then {@code then}. */
     private void resetIfPooledElsewhere(BackendConnection connection, Runnable then) {
         Applied state = applied.get(connection);

@@ -364,6 +364,7 @@ public final class SessionBackends {
         threads.clear();
         uses.clear();
         stateSync.clear();
+        afterStatements.userVariablesDropped();
         session.prepared().clear();
     }
 
@@ -490,6 +491,7 @@ public final class SessionBackends {
             use.held.clear();
         }
         stateSync.serverReset(connection);
+        afterStatements.userVariablesDropped();
     }
 
     /**

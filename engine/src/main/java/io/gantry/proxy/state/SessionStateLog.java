@@ -21,6 +21,8 @@ public final class SessionStateLog {
     public static final int MAX_DISTINCT_COMMANDS = 256;
 
     private final Map<ByteBuffer, Long> versionByCommand = new HashMap<>();
+    /** The command recorded last under each key ({@link #record(String, byte[])}): what a newer one replaces. */
+    private final Map<String, ByteBuffer> commandByKey = new HashMap<>();
     private long version;
     private boolean changedDatabase;
     private String contents = "";
@@ -29,6 +31,11 @@ public final class SessionStateLog {
     /** The version after the latest recorded command; a backend that applied up to here is in sync. */
     public long version() {
         return version;
+    }
+
+    /** How many distinct commands the log holds. */
+    public int size() {
+        return versionByCommand.size();
     }
 
     public boolean isFull() {
@@ -41,6 +48,18 @@ public final class SessionStateLog {
         version++;
         versionByCommand.put(ByteBuffer.wrap(commandPayload.clone()), version);
         return version;
+    }
+
+    /**
+     * Records a command that replaces the one recorded before under the same {@code key} (a user variable's new
+     * value replaces its old one, so the log does not grow with every assignment); returns the new version.
+     */
+    public long record(String key, byte[] commandPayload) {
+        ByteBuffer previous = commandByKey.put(key, ByteBuffer.wrap(commandPayload.clone()));
+        if (previous != null) {
+            versionByCommand.remove(previous);
+        }
+        return record(commandPayload);
     }
 
     /** Whether a connection that applied {@code appliedVersion} has every setting (nothing {@link #since}). */
@@ -73,6 +92,7 @@ public final class SessionStateLog {
     /** Forgets everything (COM_RESET_CONNECTION). */
     public void clear() {
         versionByCommand.clear();
+        commandByKey.clear();
         changedDatabase = false;
         version++;
     }
