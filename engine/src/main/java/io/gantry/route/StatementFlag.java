@@ -31,6 +31,8 @@ public enum StatementFlag {
     USER_LOCK(Effect.PINS_SESSION),
     /** {@code LOCK TABLES}, {@code UNLOCK TABLES}, {@code LOCK INSTANCE}, {@code FLUSH TABLES ... WITH READ LOCK / FOR EXPORT}. */
     TABLE_LOCK(Effect.PINS_SESSION),
+    /** {@code PREPARE name FROM ...}: a statement prepared by name exists on one connection only, for its EXECUTE. */
+    NAMED_PREPARE(Effect.PINS_SESSION),
     /** {@code CREATE [OR REPLACE] TEMPORARY TABLE}, {@code DROP TEMPORARY TABLE}: the table exists on one connection only. */
     TEMPORARY_TABLE(Effect.PINS_SESSION),
     /** {@code SET @x = ...}, {@code SELECT ... INTO @x}, {@code @x := ...}, {@code GET DIAGNOSTICS @x = ...}. */

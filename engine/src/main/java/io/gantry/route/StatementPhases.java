@@ -127,6 +127,7 @@ abstract sealed class StatementPhases extends StatementScan permits TextVerdict 
                 phase = Phase.BEGIN;
             }
             case START -> phase = Phase.START_TRANSACTION;
+            case PREPARE -> addFlags(StatementFlag.NAMED_PREPARE.bit());
             case COMMIT -> kind = StatementKind.TRANSACTION_END;
             case ROLLBACK -> {
                 kind = StatementKind.TRANSACTION_END;

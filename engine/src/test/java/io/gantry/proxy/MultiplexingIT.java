@@ -3,6 +3,7 @@ package io.gantry.proxy;
 import static io.gantry.proxy.ProxyHarness.execute;
 import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.gantry.TopologyKinds;
@@ -192,6 +193,31 @@ class MultiplexingIT {
     }
 
     /**
+     * A statement prepared by name ({@code PREPARE st FROM ...}) lives on one connection: the session keeps that
+     * connection, and no other session ever finds the statement, neither meanwhile nor after the session ended.
+     */
+    @Test
+    void aStatementPreparedByNameKeepsItsConnectionAndNeverReachesAnotherSession() throws Exception {
+        try (Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                execute(connection, "PREPARE named_here FROM 'SELECT 42'");
+                Thread.sleep(RETENTION.toMillis() * 4);
+                assertThat(sessionRow(connection, "connections"))
+                        .contains("pinned: it holds statements prepared with PREPARE");
+                assertThatUnknownHere(other);
+                assertThat(queryString(connection, "EXECUTE named_here")).isEqualTo("42");
+            }
+            Thread.sleep(RETENTION.toMillis() * 4);
+            assertThatUnknownHere(other);
+        }
+    }
+
+    private static void assertThatUnknownHere(Connection connection) {
+        assertThatThrownBy(() -> queryString(connection, "EXECUTE named_here"))
+                .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1243));
+    }
+
+    /**
      * User variables travel by value: a session that sets them does not keep its connection; each is read back and
      * replayed wherever the session goes next with its type, bytes and collation, as a direct connection keeps it.
      */
@@ -366,9 +392,31 @@ class MultiplexingIT {
             assertThat(sessionRow(connection, "connections")).startsWith("none");
             execute(connection, "/*#mode=READWRITE*/ SELECT SQL_CALC_FOUND_ROWS id FROM counted LIMIT 1");
             Thread.sleep(RETENTION.toMillis() * 4);
-            assertThat(sessionRow(connection, "connections")).contains("kept until the next statement: FOUND_ROWS()");
+            assertThat(sessionRow(connection, "connections")).contains("kept until a result set replaces it: "
+                    + "FOUND_ROWS() of an earlier SQL_CALC_FOUND_ROWS");
         }
         assertThat(through).containsExactlyElementsOf(direct);
+
+        // SQL_CALC_FOUND_ROWS, then statements without a result set, then FOUND_ROWS(): still the count.
+        List<String> calcThenWrite = List.of("/*#mode=READWRITE*/ SELECT SQL_CALC_FOUND_ROWS id FROM counted LIMIT 1",
+                "DO 1", "UPDATE counted SET v = v WHERE id = 1");
+        String directCount;
+        try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
+            for (String statement : calcThenWrite) {
+                execute(connection, statement);
+            }
+            directCount = counts(connection, ask);
+        }
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            for (String statement : calcThenWrite) {
+                execute(connection, statement);
+                Thread.sleep(RETENTION.toMillis() * 4);
+                execute(other, "/*#mode=READWRITE*/ SELECT id FROM counted");
+            }
+            assertThat(sessionRow(connection, "connections")).contains("FOUND_ROWS() of an earlier SQL_CALC_FOUND_ROWS");
+            assertThat(counts(connection, ask)).isEqualTo(directCount);
+        }
     }
 
     /** The two counts, and each column's name and type, as one text. */

@@ -174,7 +174,7 @@ class StatementClassifierTest {
                 c("CHECKSUM TABLE t", WRITE),
                 c("KILL 42", WRITE),
                 c("HANDLER t OPEN", WRITE),
-                c("PREPARE s FROM 'SELECT 1'", WRITE),
+                c("PREPARE s FROM 'SELECT 1'", WRITE, StatementFlag.NAMED_PREPARE),
                 c("EXECUTE s", WRITE),
                 c("EXPLAIN UPDATE t SET a = 1", WRITE),
                 c("EXPLAIN DELETE FROM t", WRITE),

@@ -11,8 +11,10 @@ final class PoolOptions {
     @Option(names = "--multiplex", paramLabel = "on|off", defaultValue = "on",
             description = "on: a session's backend connection idle for --connection-retention-ms goes to a pool "
                     + "shared by the sessions of the same account, and a session that ends leaves its connections "
-                    + "there, unless they hold what cannot travel (a transaction, user variables, temporary tables, "
-                    + "locks, prepared statements); off: each session keeps its own (default: ${DEFAULT-VALUE}).")
+                    + "there, unless they hold what cannot travel (a transaction, temporary tables, locks, "
+                    + "statements prepared with PREPARE, user variables Gantry could not read back); settings, user "
+                    + "variables and server-side prepared statements follow the session; off: each session keeps "
+                    + "its own (default: ${DEFAULT-VALUE}).")
     String multiplex;
 
     @Option(names = "--backend-idle-timeout-ms", paramLabel = "MS", defaultValue = "60000",

@@ -339,7 +339,7 @@ public final class CachedReads {
         if (format == null || version != formatVersion) {
             ClientIdentity client = session.client();
             format = client.capabilities() + "/" + client.mariaDbCapabilities() + "/" + client.collationId() + "/"
-                    + session.stateLog().contents();
+                    + session.stateLog().settingsContents();
             formatVersion = version;
             resultFormat = null;
         }

@@ -101,9 +101,9 @@ final class SessionIdentitySql {
     }
 
     /**
-     * {@link #withSessionId}, and every {@code ROW_COUNT()} and {@code FOUND_ROWS()} replaced by the value given for it
-     * (when the connection that ran the session's previous statement has left the session: {@link PreviousCounts}),
-     * a negative one in parentheses.
+     * {@link #withSessionId}, and every {@code ROW_COUNT()} and {@code FOUND_ROWS()} of the text's first statement
+     * replaced by the value given for it (when the connection that ran the session's previous statement has left the
+     * session: {@link PreviousCounts}), a negative one in parentheses.
      */
     static String withSessionValues(QueryText text, long sessionId, OptionalLong rowCount, OptionalLong foundRows) {
         String sql = text.sql();
@@ -113,13 +113,17 @@ final class SessionIdentitySql {
         StringBuilder out = null;
         int copiedUpTo = 0;
         List<Token> tokens = text.tokens();
+        // The counts are the previous statement's only for the text's first statement: the next ones read their own.
+        boolean firstStatement = true;
         for (int i = 0; i + 2 < tokens.size(); i++) {
             Token token = tokens.get(i);
+            firstStatement &= !token.isSymbol(sql, ';');
             if (token.type() != Type.WORD || i > 0 && tokens.get(i - 1).isSymbol(sql, '.')
                     || !tokens.get(i + 1).isSymbol(sql, '(') || !tokens.get(i + 2).isSymbol(sql, ')')) {
                 continue;
             }
             OptionalLong value = token.isWord(sql, "CONNECTION_ID") ? OptionalLong.of(sessionId)
+                    : !firstStatement ? OptionalLong.empty()
                     : token.isWord(sql, "ROW_COUNT") ? rowCount
                     : token.isWord(sql, "FOUND_ROWS") ? foundRows : OptionalLong.empty();
             if (value.isEmpty()) {

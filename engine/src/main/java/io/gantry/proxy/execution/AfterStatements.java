@@ -43,6 +43,11 @@ final class AfterStatements {
      */
     private BackendConnection keptForNext;
     private String keptForNextBecause;
+    /**
+     * The connection that ran the session's last {@code SQL_CALC_FOUND_ROWS}, until a statement's result set gives
+     * {@code FOUND_ROWS()} another value: only it can answer, so it stays with the session that long.
+     */
+    private BackendConnection countedFoundRows;
     /** The connection that ran the session's last statement, until it leaves the session; then null. */
     private BackendConnection ranLast;
     /** What the session's last statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()}. */
@@ -69,17 +74,20 @@ final class AfterStatements {
     }
 
     /**
-     * Why {@code connection} stays with the session until the session's next statement (with multiplexing, the pin
-     * for one statement), or null: it has the previous statement's warnings or error, or the count of its
-     * {@code SQL_CALC_FOUND_ROWS}, which only that connection can give.
+     * Why {@code connection} stays with the session for now though idle, or null: until the session's next statement
+     * (with multiplexing, the pin for one statement) when it has the previous statement's warnings or error; until a
+     * result set gives {@code FOUND_ROWS()} another value when it counted a {@code SQL_CALC_FOUND_ROWS}.
      */
     String whyKeptForNextStatement(BackendConnection connection) {
-        return connection == keptForNext ? keptForNextBecause : null;
+        return connection == keptForNext ? "kept until the next statement: " + keptForNextBecause
+                : connection == countedFoundRows ? "kept until a result set replaces it: FOUND_ROWS() of an earlier "
+                + "SQL_CALC_FOUND_ROWS is read there" : null;
     }
 
     /** The session ended: no statement will ask for what its last one left. */
     void forgetKeptForNextStatement() {
         keptForNext = null;
+        countedFoundRows = null;
     }
 
     /**
@@ -87,6 +95,9 @@ final class AfterStatements {
      * statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()} is now the session's alone to answer.
      */
     void left(BackendConnection connection) {
+        if (connection == countedFoundRows) {
+            countedFoundRows = null;
+        }
         if (connection == ranLast) {
             ranLast = null;
             counts.connectionLeft();
@@ -129,13 +140,21 @@ final class AfterStatements {
             int status = framing.serverStatus();
             HeldState.afterStatement(held, statement, status, status != ResponseFraming.NO_STATUS);
             BackendConnection before = keptForNext;
+            BackendConnection counted = countedFoundRows;
             keptForNextBecause = framing.failed() || framing.warnings() > 0
-                    ? "it has the previous statement's warnings or error"
-                    : statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS)
-                    ? "FOUND_ROWS() of the previous statement's SQL_CALC_FOUND_ROWS is read there" : null;
+                    ? "it has the previous statement's warnings or error" : null;
             keptForNext = keptForNextBecause != null ? connection : null;
-            if (before != null && before != keptForNext) {
+            if (statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS) && !framing.failed()) {
+                countedFoundRows = connection;
+            } else if (framing.rowsOfLastResultSet() != ResponseFraming.NO_RESULT_SET
+                    && (statement == null || !statement.has(StatementFlag.DIAGNOSTICS))) {
+                countedFoundRows = null; // FOUND_ROWS() reads this result's rows now
+            }
+            if (before != null && before != keptForNext && before != countedFoundRows) {
                 mayRelease.accept(before);
+            }
+            if (counted != null && counted != countedFoundRows && counted != keptForNext) {
+                mayRelease.accept(counted);
             }
             if ((framing.command() == CommandType.COM_QUERY || framing.command() == CommandType.COM_STMT_EXECUTE)
                     && (statement == null || !statement.has(StatementFlag.DIAGNOSTICS))) {

@@ -240,7 +240,7 @@ public final class SessionBackends {
         } else if (!use.held.isEmpty()) {
             return "pinned: it holds " + HeldState.describe(use.held);
         } else if (afterStatements.whyKeptForNextStatement(connection) != null) {
-            return "kept until the next statement: " + afterStatements.whyKeptForNextStatement(connection);
+            return afterStatements.whyKeptForNextStatement(connection);
         } else if (session.prepared().longDataWaitsOn(key.hostPort())) {
             return "pinned: it holds long data sent for a prepared statement's next execution";
         } else if (session.stateLog().changedDatabase()) {

@@ -16,6 +16,7 @@ public enum HeldState {
     TRANSACTION("an open transaction"),
     USER_VARIABLES("user variables"),
     TEMPORARY_TABLES("temporary tables"),
+    NAMED_PREPARED_STATEMENTS("statements prepared with PREPARE"),
     LOCKS("locks"),
     CURSOR("an open cursor"),
     UNREPLAYED_SETTINGS("session settings Gantry could not replay");
@@ -41,12 +42,16 @@ public enum HeldState {
         if (statement == null) {
             return;
         }
-        // Kept once made, even after DROP TEMPORARY TABLE or UNLOCK: Gantry does not follow what is left.
+        // Kept once made, even after DROP TEMPORARY TABLE, DEALLOCATE PREPARE or UNLOCK: Gantry does not follow what
+        // is left.
         if (statement.has(StatementFlag.SETS_USER_VARIABLES)) {
             held.add(USER_VARIABLES);
         }
         if (statement.has(StatementFlag.TEMPORARY_TABLE)) {
             held.add(TEMPORARY_TABLES);
+        }
+        if (statement.has(StatementFlag.NAMED_PREPARE)) {
+            held.add(NAMED_PREPARED_STATEMENTS);
         }
         if (statement.has(StatementFlag.TABLE_LOCK) || statement.has(StatementFlag.USER_LOCK)) {
             held.add(LOCKS);

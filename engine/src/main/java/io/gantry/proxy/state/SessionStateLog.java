@@ -27,6 +27,8 @@ public final class SessionStateLog {
     private boolean changedDatabase;
     private String contents = "";
     private long contentsVersion;
+    private String settingsContents = "";
+    private long settingsVersion;
 
     /** The version after the latest recorded command; a backend that applied up to here is in sync. */
     public long version() {
@@ -103,19 +105,38 @@ public final class SessionStateLog {
     }
 
     /**
-     * Every recorded command in replay order, as one text: two sessions with the same text read results in the same
-     * form (character sets, time zone, SQL mode), so the query caches tell result formats apart by it.
+     * Every recorded command in replay order, as one text: what a pooled connection that applied them all has, so
+     * that a session with the same text can take it as it is.
      */
     public String contents() {
         if (contentsVersion != version) {
-            StringBuilder text = new StringBuilder();
-            for (byte[] command : since(0)) {
-                text.append(new String(command, StandardCharsets.ISO_8859_1)).append('\0');
-            }
-            contents = text.toString();
+            contents = joined(false);
             contentsVersion = version;
         }
         return contents;
+    }
+
+    /**
+     * {@link #contents()} without the commands recorded under a key (user variables' values): two sessions with the
+     * same text read results in the same form (character sets, time zone, SQL mode), so the query caches tell result
+     * formats apart by it, and a session's variables play no part in a cached result.
+     */
+    public String settingsContents() {
+        if (settingsVersion != version) {
+            settingsContents = joined(true);
+            settingsVersion = version;
+        }
+        return settingsContents;
+    }
+
+    private String joined(boolean settingsOnly) {
+        StringBuilder text = new StringBuilder();
+        for (byte[] command : since(0)) {
+            if (!settingsOnly || !commandByKey.containsValue(ByteBuffer.wrap(command))) {
+                text.append(new String(command, StandardCharsets.ISO_8859_1)).append('\0');
+            }
+        }
+        return text.toString();
     }
 
     private static boolean changesDatabase(byte[] payload) {

@@ -40,6 +40,8 @@ class SessionIdentitySqlTest {
             "SELECT 'ROW_COUNT()', `found_rows()` FROM t|SELECT 'ROW_COUNT()', `found_rows()` FROM t",
             "SELECT t.row_count() FROM t|SELECT t.row_count() FROM t",
             "SELECT /* FOUND_ROWS() */ 1|SELECT /* FOUND_ROWS() */ 1",
+            "SELECT ROW_COUNT(); INSERT INTO t VALUES (1); SELECT ROW_COUNT(), CONNECTION_ID()"
+                    + "|SELECT 3; INSERT INTO t VALUES (1); SELECT ROW_COUNT(), 42",
     })
     void theCountsBecomeTheSessionsValuesWhenGiven(String sql, String expected) {
         assertThat(SessionIdentitySql.withSessionValues(QueryText.of(sql, SqlMode.DEFAULT), 42, OptionalLong.of(3),

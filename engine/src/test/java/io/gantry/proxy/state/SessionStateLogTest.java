@@ -1,0 +1,41 @@
+package io.gantry.proxy.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gantry.wire.ComQuery;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class SessionStateLogTest {
+
+    private static List<String> texts(List<byte[]> commands) {
+        return commands.stream().map(c -> new String(c, 1, c.length - 1, StandardCharsets.ISO_8859_1)).toList();
+    }
+
+    @Test
+    void aKeyedCommandReplacesTheOneBeforeItUnderTheSameKey() {
+        SessionStateLog log = new SessionStateLog();
+        log.record(ComQuery.payload("SET NAMES utf8mb4"));
+        long first = log.record("user variable a", ComQuery.payload("SET @`a` = 1"));
+        log.record(ComQuery.payload("SET time_zone = '+01:00'"));
+        log.record("user variable a", ComQuery.payload("SET @`a` = 2"));
+        assertThat(texts(log.since(0))).containsExactly("SET NAMES utf8mb4", "SET time_zone = '+01:00'",
+                "SET @`a` = 2");
+        assertThat(texts(log.since(first))).containsExactly("SET time_zone = '+01:00'", "SET @`a` = 2");
+        assertThat(log.size()).isEqualTo(3);
+    }
+
+    @Test
+    void theFormatOfResultsLeavesTheUserVariablesOut() {
+        SessionStateLog log = new SessionStateLog();
+        log.record(ComQuery.payload("SET NAMES utf8mb4"));
+        String before = log.settingsContents();
+        log.record("user variable a", ComQuery.payload("SET @`a` = 1"));
+        assertThat(log.settingsContents()).isEqualTo(before);
+        assertThat(log.contents()).isNotEqualTo(before).contains("SET @`a` = 1");
+        log.clear();
+        assertThat(log.contents()).isEmpty();
+        assertThat(log.since(0)).isEmpty();
+    }
+}
