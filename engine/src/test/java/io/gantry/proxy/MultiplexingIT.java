@@ -365,7 +365,8 @@ class MultiplexingIT {
                 "DELETE FROM counted WHERE id > 5",
                 "CALL counted_touch()",
                 "/*#mode=READWRITE*/ SELECT SQL_CALC_FOUND_ROWS id FROM counted LIMIT 1");
-        String ask = "SELECT ROW_COUNT(), FOUND_ROWS()";
+        String ask = "SELECT ROW_COUNT(), FOUND_ROWS(), ROW_COUNT() * 2 doubled, -FOUND_ROWS() AS negated, "
+                + "CAST(ROW_COUNT() AS CHAR)";
         List<String> direct = new ArrayList<>();
         try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
             for (String statement : statements) {
@@ -419,14 +420,18 @@ class MultiplexingIT {
         }
     }
 
-    /** The two counts, and each column's name and type, as one text. */
+    /** Each column's value, name and type, as one text. */
     private static String counts(Connection connection, String sql) throws SQLException {
         try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             ResultSetMetaData columns = rows.getMetaData();
-            return rows.getLong(1) + " " + rows.getLong(2) + " (" + columns.getColumnLabel(1) + " "
-                    + columns.getColumnTypeName(1) + ", " + columns.getColumnLabel(2) + " "
-                    + columns.getColumnTypeName(2) + ")";
+            StringBuilder text = new StringBuilder();
+            for (int i = 1; i <= columns.getColumnCount(); i++) {
+                text.append(i == 1 ? "" : ", ").append(rows.getString(i)).append(' ').append(columns.getColumnLabel(i))
+                        .append(' ').append(columns.getColumnTypeName(i)).append('(')
+                        .append(columns.getPrecision(i)).append(')');
+            }
+            return text.toString();
         }
     }
 

@@ -103,7 +103,7 @@ final class SessionIdentitySql {
     /**
      * {@link #withSessionId}, and every {@code ROW_COUNT()} and {@code FOUND_ROWS()} of the text's first statement
      * replaced by the value given for it (when the connection that ran the session's previous statement has left the
-     * session: {@link PreviousCounts}), a negative one in parentheses.
+     * session: {@link PreviousCounts}), as {@code IFNULL(value, ROW_COUNT())}: the value, typed as the function is.
      */
     static String withSessionValues(QueryText text, long sessionId, OptionalLong rowCount, OptionalLong foundRows) {
         String sql = text.sql();
@@ -132,8 +132,14 @@ final class SessionIdentitySql {
             if (out == null) {
                 out = new StringBuilder(sql.length() + 8);
             }
-            long literal = value.getAsLong();
-            out.append(sql, copiedUpTo, token.start()).append(literal < 0 ? "(" + literal + ")" : literal);
+            out.append(sql, copiedUpTo, token.start());
+            if (token.isWord(sql, "CONNECTION_ID")) {
+                out.append(value.getAsLong());
+            } else {
+                // IFNULL(n, ROW_COUNT()) is n with the function's own type (BIGINT) in any expression around it
+                out.append("IFNULL(").append(value.getAsLong()).append(", ").append(sql, token.start(),
+                        tokens.get(i + 2).end()).append(')');
+            }
             copiedUpTo = tokens.get(i + 2).end();
             i += 2;
         }

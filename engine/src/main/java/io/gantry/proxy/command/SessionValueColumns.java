@@ -57,6 +57,10 @@ final class SessionValueColumns {
 
     private static final Set<String> LIST_ENDS = Set.of("FROM", "INTO", "WHERE", "GROUP", "HAVING", "ORDER",
             "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "FOR", "LOCK", "PROCEDURE");
+    /** Words that join or qualify operands, so that a name next to one is not an alias. */
+    private static final Set<String> OPERATOR_WORDS = Set.of("AND", "OR", "XOR", "NOT", "IS", "DIV", "MOD", "LIKE",
+            "REGEXP", "RLIKE", "IN", "BETWEEN", "BINARY", "COLLATE", "ESCAPE", "INTERVAL", "CASE", "WHEN", "THEN",
+            "ELSE", "NULL", "TRUE", "FALSE", "UNKNOWN", "SOUNDS", "DISTINCT", "AS");
     private static final Set<String> SELECT_MODIFIERS = Set.of("ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY",
             "STRAIGHT_JOIN", "SQL_SMALL_RESULT", "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE",
             "SQL_CALC_FOUND_ROWS");
@@ -221,16 +225,28 @@ final class SessionValueColumns {
         return bare ? Call.named(sql, item.get(0)) : null;
     }
 
-    /** {@code expr AS name}, or {@code expr name} after a closing parenthesis. */
+    /**
+     * {@code expr AS name}, or {@code expr name}: a name right after the end of an operand (a closing parenthesis, a
+     * literal, a name), neither of which is an operator word ({@code x IS NULL}, {@code NOT b}).
+     */
     private static boolean hasAlias(String sql, List<Token> item) {
         if (item.size() < 2) {
             return false;
         }
         Token last = item.get(item.size() - 1);
         Token before = item.get(item.size() - 2);
-        boolean name = last.type() == Type.WORD || last.type() == Type.QUOTED_IDENTIFIER
-                || last.type() == Type.STRING;
-        return name && (before.isWord(sql, "AS") || before.isSymbol(sql, ')'));
+        boolean name = last.type() == Type.QUOTED_IDENTIFIER || last.type() == Type.STRING
+                || last.type() == Type.WORD && !isOperatorWord(sql, last);
+        if (!name) {
+            return false;
+        }
+        return before.isWord(sql, "AS") || before.isSymbol(sql, ')') || before.type() == Type.NUMBER
+                || before.type() == Type.STRING || before.type() == Type.QUOTED_IDENTIFIER
+                || before.type() == Type.WORD && !isOperatorWord(sql, before);
+    }
+
+    private static boolean isOperatorWord(String sql, Token word) {
+        return OPERATOR_WORDS.contains(word.text(sql).toUpperCase(java.util.Locale.ROOT));
     }
 
     private static boolean endsWithStar(String sql, List<Token> item) {

@@ -34,25 +34,25 @@ class SessionIdentitySqlTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-            "SELECT ROW_COUNT()|SELECT 3",
-            "select found_rows ( ) fr, row_count()|select 12 fr, 3",
-            "SELECT ROW_COUNT(), CONNECTION_ID()|SELECT 3, 42",
+            "SELECT ROW_COUNT()|SELECT IFNULL(3, ROW_COUNT())",
+            "select found_rows ( ) fr, row_count()|select IFNULL(12, found_rows ( )) fr, IFNULL(3, row_count())",
+            "SELECT ROW_COUNT(), CONNECTION_ID()|SELECT IFNULL(3, ROW_COUNT()), 42",
             "SELECT 'ROW_COUNT()', `found_rows()` FROM t|SELECT 'ROW_COUNT()', `found_rows()` FROM t",
             "SELECT t.row_count() FROM t|SELECT t.row_count() FROM t",
             "SELECT /* FOUND_ROWS() */ 1|SELECT /* FOUND_ROWS() */ 1",
             "SELECT ROW_COUNT(); INSERT INTO t VALUES (1); SELECT ROW_COUNT(), CONNECTION_ID()"
-                    + "|SELECT 3; INSERT INTO t VALUES (1); SELECT ROW_COUNT(), 42",
+                    + "|SELECT IFNULL(3, ROW_COUNT()); INSERT INTO t VALUES (1); SELECT ROW_COUNT(), 42",
     })
-    void theCountsBecomeTheSessionsValuesWhenGiven(String sql, String expected) {
+        void theCountsBecomeTheSessionsValuesWhenGiven(String sql, String expected) {
         assertThat(SessionIdentitySql.withSessionValues(QueryText.of(sql, SqlMode.DEFAULT), 42, OptionalLong.of(3),
                 OptionalLong.of(12))).isEqualTo(expected);
     }
 
     @Test
-    void aNegativeCountIsWrittenInParenthesesAndAnUnknownOneIsLeftToTheServer() {
+    void aNegativeCountIsWrittenInAsItIsAndAnUnknownOneIsLeftToTheServer() {
         QueryText text = QueryText.of("SELECT 10-ROW_COUNT(), FOUND_ROWS()", SqlMode.DEFAULT);
         assertThat(SessionIdentitySql.withSessionValues(text, 42, OptionalLong.of(-1), OptionalLong.empty()))
-                .isEqualTo("SELECT 10-(-1), FOUND_ROWS()");
+                .isEqualTo("SELECT 10-IFNULL(-1, ROW_COUNT()), FOUND_ROWS()");
         assertThat(SessionIdentitySql.withSessionId(text, 42)).isEqualTo(text.sql());
     }
 
