@@ -60,7 +60,7 @@ public final class ResponseFraming {
     public static final int NO_STATUS = -1;
 
     /** {@link #rowsOfLastResultSet()} of a response without a result set whose rows were sent. */
-    public static final long NO_RESULT_SET = -1;
+    public static final int NO_RESULT_SET = -1;
 
     /** What the proxy should do after a packet. */
     public enum Progress {
@@ -92,7 +92,7 @@ public final class ResponseFraming {
     private final boolean deprecateEof;
     private final boolean chainsResults;
     private FramingState state;
-    private long definitionsLeft;
+    private int definitionsLeft;
     private int preparedColumns;
     private int serverStatus = NO_STATUS;
     /** Warnings of the latest OK or EOF that ended a result. */
@@ -101,12 +101,13 @@ public final class ResponseFraming {
     private Progress progress;
     private boolean failed;
     private int resultsCompleted;
-    /** Rows of the result set being read, or of the latest one read; -1 before any. */
-    private long rows;
-    /** Whether the latest completed result was a result set (rather than an OK). */
-    private boolean lastResultIsRows;
-    /** {@code affected_rows} of the latest OK that ended a result. */
-    private long affectedRows;
+    /**
+     * Rows of the result set being read, or of the latest one read (at most {@code Integer.MAX_VALUE}); -1 before
+     * any. An int, and {@link #rowCount} one field: a framer is made per command, and its size is per query.
+     */
+    private int rows;
+    /** What {@code ROW_COUNT()} reads after the latest completed result: -1 after a result set, else its OK's. */
+    private long rowCount;
 
     private ResponseFraming(CommandType command, int capabilities) {
         this.command = command;
@@ -265,7 +266,7 @@ public final class ResponseFraming {
      * was a result set, else the {@code affected_rows} of the OK that ended it.
      */
     public long rowCount() {
-        return lastResultIsRows ? -1 : affectedRows;
+        return rowCount;
     }
 
     /**
@@ -287,8 +288,7 @@ public final class ResponseFraming {
     private Progress resultStart(ByteBuf payload, int first) {
         switch (first) {
             case OK_HEADER -> {
-                affectedRows = StatusPackets.affectedRowsOfOk(payload);
-                lastResultIsRows = false;
+                rowCount = StatusPackets.affectedRowsOfOk(payload);
                 return endResult(PacketKind.OK, StatusPackets.statusOfOk(payload), payload);
             }
             case LOCAL_INFILE_HEADER -> {
@@ -297,8 +297,7 @@ public final class ResponseFraming {
             }
             case EOF_HEADER -> {
                 if (StatusPackets.isTerminator(payload, deprecateEof)) {
-                    affectedRows = 0;
-                    lastResultIsRows = false;
+                    rowCount = 0;
                     return endResult(StatusPackets.terminatorKind(payload), StatusPackets.terminatorStatus(payload),
                             payload);
                 }
@@ -322,7 +321,7 @@ public final class ResponseFraming {
             throw new MalformedPacketException("column_count", "expected 1 or more columns, found "
                     + Long.toUnsignedString(count));
         }
-        definitionsLeft = count;
+        definitionsLeft = (int) count;
         rows = 0;
         state = FramingState.COLUMN_DEFINITIONS;
         return step(PacketKind.COLUMN_COUNT, Progress.MORE);
@@ -342,7 +341,7 @@ public final class ResponseFraming {
                 && ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
             // A cursor was opened: rows stay on the server until COM_STMT_FETCH.
             rows = NO_RESULT_SET;
-            lastResultIsRows = true;
+            rowCount = -1;
             return endResult(PacketKind.EOF, status, payload);
         }
         state = FramingState.ROWS;
@@ -356,10 +355,12 @@ public final class ResponseFraming {
             if (ServerStatus.has(status, ServerStatus.SERVER_STATUS_CURSOR_EXISTS)) {
                 rows = NO_RESULT_SET;
             }
-            lastResultIsRows = true;
+            rowCount = -1;
             return endResult(StatusPackets.terminatorKind(payload), status, payload);
         }
-        rows++;
+        if (rows < Integer.MAX_VALUE) {
+            rows++;
+        }
         return step(PacketKind.ROW, Progress.MORE);
     }
 

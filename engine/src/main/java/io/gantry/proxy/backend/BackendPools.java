@@ -110,7 +110,9 @@ public final class BackendPools {
 
     /** {@code loop}'s pool: used only on that loop. */
     public BackendPool of(EventLoop loop) {
-        return pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters, slots, () -> opener));
+        BackendPool pool = pools.get(loop); // asked at every statement's end: no lambda made when it exists
+        return pool != null ? pool
+                : pools.computeIfAbsent(loop, l -> new BackendPool(l, settings, counters, slots, () -> opener));
     }
 
     /** A session of {@code key} opened a connection of its own (none was pooled, or multiplexing is off). */
