@@ -427,23 +427,23 @@ public final class Handoff {
         }
 
         void query(String sql) throws IOException {
+            sendQuery(sql);
+            expectOk(sql);
+        }
+
+        /** COM_QUERY with {@code sql}, a new command (sequence 0). */
+        private void sendQuery(String sql) throws IOException {
             sequence = 0;
             byte[] text = sql.getBytes(StandardCharsets.UTF_8);
             byte[] payload = new byte[text.length + 1];
             payload[0] = 0x03;
             System.arraycopy(text, 0, payload, 1, text.length);
             writePacket(payload);
-            expectOk(sql);
         }
 
         /** A query answering one row of one column: its value as text (null for SQL NULL). */
         String queryValue(String sql) throws IOException {
-            sequence = 0;
-            byte[] text = sql.getBytes(StandardCharsets.UTF_8);
-            byte[] payload = new byte[text.length + 1];
-            payload[0] = 0x03;
-            System.arraycopy(text, 0, payload, 1, text.length);
-            writePacket(payload);
+            sendQuery(sql);
             byte[] first = readPacket();
             if ((first[0] & 0xFF) == 0xFF) {
                 throw new IOException(sql + ": " + error(first));
