@@ -458,6 +458,19 @@ class MultiplexingIT {
         throw new AssertionError("SHOW GANTRY SESSION has no row " + name);
     }
 
+    /**
+     * Only a use of the connection keeps it: a session that goes on asking Gantry itself (SHOW GANTRY SESSION every
+     * 30 ms, faster than the retention) still gives its idle connection to the pool.
+     */
+    @Test
+    void statementsGantryAnswersItselfDoNotKeepAConnection() throws Exception {
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            queryString(connection, "/*#mode=READWRITE*/ SELECT 1");
+            await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(30))
+                    .until(() -> sessionRow(connection, "connections").startsWith("none"));
+        }
+    }
+
     @Test
     void aTransactionKeepsItsConnectionWhileIdle() throws Exception {
         try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {

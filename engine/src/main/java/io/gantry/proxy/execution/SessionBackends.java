@@ -399,7 +399,8 @@ public final class SessionBackends {
      * A connection idle for {@code --connection-retention-ms} leaves the session: with multiplexing it goes to the
      * pool for any session of the same login when it can travel (see {@link #poolable}; one that cannot stays, the
      * session pinned to it); without, under statement balance, an idle replica connection is closed. At most one
-     * timer per connection is pending: a connection used again meanwhile is looked at again one retention later.
+     * timer per connection is pending: a connection used again meanwhile (by a command of the session that ran on
+     * it, not one Gantry answered or that ran elsewhere) is looked at again one retention later.
      * While sessions wait for room under its server's cap, it goes at the end of each statement the session does not
      * follow at once with another (a busy session under that pressure gives its connection up between statements).
      */
@@ -415,11 +416,11 @@ public final class SessionBackends {
         }
         if (waitersFor(connection) && !use.releaseCheckPending) {
             use.releaseCheckPending = true;
-            long commandsNow = session.commands();
+            long lastUse = use.lastCommand;
             session.ctx().executor().execute(() -> {
                 use.releaseCheckPending = false;
                 ServerId key = session.serverId(connection.server());
-                if (!session.isClosed() && connections.get(key) == connection && session.commands() == commandsNow
+                if (!session.isClosed() && connections.get(key) == connection && use.lastCommand == lastUse
                         && poolable(key, connection)) {
                     release(key, connection);
                 }
@@ -427,7 +428,7 @@ public final class SessionBackends {
         }
         if (!use.retentionPending) {
             use.retentionPending = true;
-            scheduleRetention(connection, use, session.commands());
+            scheduleRetention(connection, use, use.lastCommand);
         }
     }
 
@@ -441,16 +442,19 @@ public final class SessionBackends {
         return pools != null && pool() != null && pools.slots().hasWaiters(connection.server().address());
     }
 
-    private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long commandsAtSchedule) {
+    /** @param lastUse the session's command that used the connection last when the timer was set */
+    private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long lastUse) {
         session.ctx().executor().schedule(() -> {
             use.retentionPending = false;
             ServerId key = session.serverId(connection.server());
             if (session.isClosed() || connections.get(key) != connection) {
                 return;
             }
-            if (session.commands() != commandsAtSchedule || connection.isBusy()) {
+            // Only a use of this connection counts: statements Gantry answers itself (SHOW GANTRY SESSION, a cache
+            // hit) or that ran on another server leave it idle.
+            if (use.lastCommand != lastUse || connection.isBusy()) {
                 use.retentionPending = true;
-                scheduleRetention(connection, use, session.commands());
+                scheduleRetention(connection, use, use.lastCommand);
             } else if (pool() == null) {
                 drop(key, connection);
                 connection.close();
