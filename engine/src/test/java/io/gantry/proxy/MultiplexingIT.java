@@ -420,6 +420,47 @@ class MultiplexingIT {
         }
     }
 
+    /**
+     * A server-side prepared statement cannot be given the counts in its text: a session that has one reading them
+     * keeps the connection of its last statement until its next one, and the execution reads there what a direct
+     * connection reads.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Driver.class, names = {"MARIADB_CONNECTOR_J_SERVER_PREPARED", "MYSQL_CONNECTOR_J_SERVER_PREPARED"})
+    void aPreparedStatementReadingTheCountsKeepsTheLastStatementsConnection(Driver driver) throws Exception {
+        try (Connection setup = topology.connectAsApp(topology.primary())) {
+            execute(setup, "CREATE TABLE IF NOT EXISTS counted_prepared (id INT PRIMARY KEY, v INT)");
+            execute(setup, "REPLACE INTO counted_prepared VALUES (1, 1), (2, 2), (3, 3)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        String write = "UPDATE counted_prepared SET v = v + 1 WHERE id <= 2";
+        String ask = "SELECT ROW_COUNT(), FOUND_ROWS()";
+        String direct;
+        // Executed once first: a driver may prepare on the server only at the first execution.
+        try (Connection connection = gantry.connectDirect(driver, topology.primary());
+             PreparedStatement counts = connection.prepareStatement(ask)) {
+            row(counts);
+            execute(connection, write);
+            direct = row(counts);
+        }
+        try (Connection connection = gantry.connect(driver); Connection other = gantry.connect(driver);
+             PreparedStatement counts = connection.prepareStatement(ask)) {
+            row(counts);
+            execute(connection, write);
+            Thread.sleep(RETENTION.toMillis() * 4);
+            execute(other, "/*#mode=READWRITE*/ SELECT id FROM counted_prepared");
+            assertThat(sessionRow(connection, "connections")).contains("a prepared statement of the session reads");
+            assertThat(row(counts)).isEqualTo(direct);
+        }
+    }
+
+    private static String row(PreparedStatement statement) throws SQLException {
+        try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            return rows.getString(1) + " " + rows.getString(2);
+        }
+    }
+
     /** Each column's value, name and type, as one text. */
     private static String counts(Connection connection, String sql) throws SQLException {
         try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {

@@ -142,7 +142,10 @@ final class AfterStatements {
             BackendConnection before = keptForNext;
             BackendConnection counted = countedFoundRows;
             keptForNextBecause = framing.failed() || framing.warnings() > 0
-                    ? "it has the previous statement's warnings or error" : null;
+                    ? "it has the previous statement's warnings or error"
+                    : session.prepared().anyReadsPreviousStatement()
+                    ? "a prepared statement of the session reads what the previous statement left (ROW_COUNT(), "
+                    + "FOUND_ROWS()), which only this connection can answer" : null;
             keptForNext = keptForNextBecause != null ? connection : null;
             if (statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS) && !framing.failed()) {
                 countedFoundRows = connection;

@@ -1,6 +1,7 @@
 package io.gantry.proxy.prepared;
 
 import io.gantry.route.StatementClass;
+import io.gantry.route.StatementFlag;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
@@ -150,6 +151,8 @@ public final class PreparedStatements {
     /** By client id, keyed by the primitive: every execution looks its statement up several times, unboxed. */
     private final LongObjectHashMap<Entry> statements = new LongObjectHashMap<>();
     private long nextId = 1;
+    /** Open statements that {@link #anyReadsPreviousStatement read what the previous statement left}. */
+    private int readingPreviousStatement;
     private long lastPrepared = NONE;
 
     /**
@@ -174,6 +177,9 @@ public final class PreparedStatements {
         Entry entry = new Entry(statement);
         entry.backendIds.put(hostPort, backendOk.statementId());
         statements.put(statement.clientId(), entry);
+        if (readsPreviousStatement(statement)) {
+            readingPreviousStatement++;
+        }
         lastPrepared = nextId++;
         return statement;
     }
@@ -422,6 +428,9 @@ public final class PreparedStatements {
         if (entry == null) {
             return Map.of();
         }
+        if (readsPreviousStatement(entry.statement)) {
+            readingPreviousStatement--;
+        }
         if (lastPrepared == id) {
             lastPrepared = NONE;
         }
@@ -434,7 +443,21 @@ public final class PreparedStatements {
      */
     public void clear() {
         statements.clear();
+        readingPreviousStatement = 0;
         lastPrepared = NONE;
+    }
+
+    /**
+     * Whether an open statement reads what the previous statement left ({@code ROW_COUNT()}, {@code FOUND_ROWS()},
+     * {@code SHOW WARNINGS}): its execution cannot be given those values in its text, so the connection that ran the
+     * session's last statement must answer it.
+     */
+    public boolean anyReadsPreviousStatement() {
+        return readingPreviousStatement > 0;
+    }
+
+    private static boolean readsPreviousStatement(Statement statement) {
+        return statement.statementClass().has(StatementFlag.PREVIOUS_STATEMENT);
     }
 
     private long resolve(long clientId) {
