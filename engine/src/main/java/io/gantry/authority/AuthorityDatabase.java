@@ -114,8 +114,10 @@ final class AuthorityDatabase {
                     + " contains ';', which H2 cannot take in a file name");
         }
         // NON_KEYWORDS=USER lets a qualified u.user name the user column. No AUTO_SERVER: it would open a database
-        // port on every interface.
-        return "jdbc:h2:file:" + base + ";NON_KEYWORDS=USER" + (mustExist ? ";IFEXISTS=TRUE" : "");
+        // port on every interface. DB_CLOSE_ON_EXIT=FALSE: Gantry closes it itself once its last health samples and
+        // events are written; H2's own shutdown hook closed it first when the JVM stopped, and they were lost.
+        return "jdbc:h2:file:" + base + ";NON_KEYWORDS=USER;DB_CLOSE_ON_EXIT=FALSE"
+                + (mustExist ? ";IFEXISTS=TRUE" : "");
     }
 
     private static Properties credentials(String user, String password) {
