@@ -20,7 +20,7 @@ final class BackendUses {
         long lastCommand;
         /** What it holds that replaying the settings cannot rebuild. */
         final EnumSet<HeldState> held = HeldState.none();
-        /** Whether a retention timer is pending for it ({@link SessionBackends#scheduleRetentionClose}). */
+        /** Whether a retention timer is pending for it ({@link BackendReleaser#scheduleRetentionClose}). */
         boolean retentionPending;
         /** Whether a check to give it up at once, for sessions waiting under the cap, is pending. */
         boolean releaseCheckPending;

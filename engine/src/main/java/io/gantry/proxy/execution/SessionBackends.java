@@ -7,19 +7,15 @@ import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.InternalCommand;
-import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
 import io.gantry.proxy.state.HeldState;
-import io.gantry.route.ReadBalance;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
 import io.gantry.topology.UpstreamServer;
-import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
-import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,13 +24,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
  * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
  * holds that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means. Before a
- * connection runs the session's command, {@link BackendStateSync} brings it to the session's state.
+ * connection runs the session's command, {@link BackendStateSync} brings it to the session's state; when one leaves
+ * the session is {@link BackendReleaser}'s business.
  */
 public final class SessionBackends {
 
@@ -42,6 +38,7 @@ public final class SessionBackends {
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
     private final BackendOpener opener;
+    private final BackendReleaser releaser;
     private final Map<ServerId, BackendConnection> connections = new HashMap<>();
     private final BackendUses uses = new BackendUses();
     /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
@@ -52,6 +49,7 @@ public final class SessionBackends {
         this.stateSync = new BackendStateSync(session);
         this.opener = new BackendOpener(session);
         this.afterStatements = new AfterStatements(session, stateSync, uses::heldOf, this::scheduleRetentionClose);
+        this.releaser = new BackendReleaser(session, this, stateSync, uses, afterStatements);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -182,73 +180,10 @@ public final class SessionBackends {
     }
 
     /** This event loop's pool of idle connections, or null with {@code --multiplex off}. */
-    private BackendPool pool() {
+    BackendPool pool() {
         BackendPools pools = session.services().backendPools();
         return pools == null || !pools.settings().multiplex() ? null
                 : pools.of(session.ctx().channel().eventLoop());
-    }
-
-    /**
-     * Gives {@code connection} to the pool if it can serve another session as it is: idle, holding nothing replay
-     * cannot rebuild (no transaction, user variables, temporary tables, locks, cursor, long data waiting for an
-     * execution), in the session's initial database, and with the session's settings all applied; the session's
-     * prepared statements there are closed first. Otherwise it is closed. Either way the session forgets it.
-     */
-    private void release(ServerId key, BackendConnection connection) {
-        boolean poolable = poolable(key, connection);
-        String appliedState = stateSync.appliedState(connection);
-        boolean tracked = stateSync.tracked(connection);
-        long insertId = stateSync.insertId(connection);
-        if (poolable) {
-            closePreparedStatements(key, connection);
-        }
-        drop(key, connection);
-        if (poolable) {
-            pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked, insertId,
-                    session.client().backendLogin());
-        } else {
-            connection.close();
-        }
-    }
-
-    /**
-     * Closes the session's prepared statements on a connection it gives to the pool (COM_STMT_CLOSE has no answer,
-     * so this costs no round trip): another session must not find them there, and the server's count of prepared
-     * statements ({@code max_prepared_stmt_count}) must not grow with every session that passed. The session
-     * prepares them again, lazily, on the next connection that executes them.
-     */
-    private void closePreparedStatements(ServerId key, BackendConnection connection) {
-        for (long backendId : session.prepared().backendIdsOn(key.hostPort())) {
-            ByteBuf close = session.ctx().alloc().buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
-                    .writeIntLE((int) backendId);
-            InternalCommand.run(connection, close, (first, error) -> { }, failure -> { });
-        }
-    }
-
-    /** Whether {@code connection} can serve another session of the same login as it is (see {@link #release}). */
-    private boolean poolable(ServerId key, BackendConnection connection) {
-        return whyKept(key, connection) == null && connection.isUsable() && !connection.isBusy();
-    }
-
-    /** Why {@code connection} stays with the session when idle instead of going to the pool, or null if it goes. */
-    private String whyKept(ServerId key, BackendConnection connection) {
-        BackendUses.Use use = uses.get(connection);
-        if (pool() == null) {
-            return "its own for the session's life (--multiplex off)";
-        } else if (use == null) {
-            return "not the session's";
-        } else if (!use.held.isEmpty()) {
-            return "pinned: it holds " + HeldState.describe(use.held);
-        } else if (afterStatements.whyKeptForNextStatement(connection) != null) {
-            return afterStatements.whyKeptForNextStatement(connection);
-        } else if (session.prepared().longDataWaitsOn(key.hostPort())) {
-            return "pinned: it holds long data sent for a prepared statement's next execution";
-        } else if (session.stateLog().changedDatabase()) {
-            return "pinned: the session changed its database (USE)";
-        } else if (stateSync.appliedState(connection) == null) {
-            return "pinned: it holds settings the pool cannot carry";
-        }
-        return null;
     }
 
     /**
@@ -261,7 +196,7 @@ public final class SessionBackends {
         }
         StringJoiner described = new StringJoiner("; ");
         connections.forEach((key, connection) -> {
-            String kept = whyKept(key, connection);
+            String kept = releaser.whyKept(key, connection);
             described.add(key.hostPort() + " " + (kept != null ? kept : "pooled after "
                     + session.services().config().connectionRetention().toMillis() + " ms idle"));
         });
@@ -328,8 +263,13 @@ public final class SessionBackends {
                 + "held " + lost + ", which is lost; this session is closed"), this::closeAll);
     }
 
+    /** Whether {@code connection} is still the session's connection to {@code key}. */
+    boolean has(ServerId key, BackendConnection connection) {
+        return connections.get(key) == connection;
+    }
+
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
-    private void drop(ServerId key, BackendConnection connection) {
+    void drop(ServerId key, BackendConnection connection) {
         if (connections.remove(key, connection)) {
             afterStatements.left(connection);
             threads.remove(key.hostPort(), connection.serverThreadId());
@@ -341,7 +281,7 @@ public final class SessionBackends {
 
     /**
      * The session ended: each of its connections that can serve another session goes to the pool (see
-     * {@link #release}), the others are closed.
+     * {@link BackendReleaser#release}), the others are closed.
      */
     public void releaseAll() {
         if (pool() == null) {
@@ -350,7 +290,7 @@ public final class SessionBackends {
         }
         afterStatements.forgetKeptForNextStatement(); // nobody will ask
         for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
-            release(entry.getKey(), entry.getValue());
+            releaser.release(entry.getKey(), entry.getValue());
         }
         closeAll();
     }
@@ -384,6 +324,11 @@ public final class SessionBackends {
         stateSync.generated(connection, insertId);
     }
 
+    /** A statement on {@code connection} completed: see {@link BackendReleaser#scheduleRetentionClose}. */
+    void scheduleRetentionClose(BackendConnection connection) {
+        releaser.scheduleRetentionClose(connection);
+    }
+
     /** Commits the read-only transaction the session holds on {@code server}, if its connection is still there. */
     void endTransactionOn(ServerId server) {
         BackendConnection connection = usable(server);
@@ -393,75 +338,6 @@ public final class SessionBackends {
         InternalCommand.run(connection, session.queryPayload("COMMIT"), (first, error) -> { },
                 failure -> LOG.debug("session {}: ending the read-only transaction on {} failed: {}", session.id(),
                         server, failure.getMessage()));
-    }
-
-    /**
-     * A connection idle for {@code --connection-retention-ms} leaves the session: with multiplexing it goes to the
-     * pool for any session of the same login when it can travel (see {@link #poolable}; one that cannot stays, the
-     * session pinned to it); without, under statement balance, an idle replica connection is closed. At most one
-     * timer per connection is pending: a connection used again meanwhile (by a command of the session that ran on
-     * it, not one Gantry answered or that ran elsewhere) is looked at again one retention later.
-     * While sessions wait for room under its server's cap, it goes at the end of each statement the session does not
-     * follow at once with another (a busy session under that pressure gives its connection up between statements).
-     */
-    void scheduleRetentionClose(BackendConnection connection) {
-        ProxyServices services = session.services();
-        if (pool() == null && (services.config().routing().readBalance() != ReadBalance.STATEMENT
-                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false))) {
-            return;
-        }
-        BackendUses.Use use = uses.get(connection);
-        if (use == null) {
-            return;
-        }
-        if (waitersFor(connection) && !use.releaseCheckPending) {
-            use.releaseCheckPending = true;
-            long lastUse = use.lastCommand;
-            session.ctx().executor().execute(() -> {
-                use.releaseCheckPending = false;
-                ServerId key = session.serverId(connection.server());
-                if (!session.isClosed() && connections.get(key) == connection && use.lastCommand == lastUse
-                        && poolable(key, connection)) {
-                    release(key, connection);
-                }
-            });
-        }
-        if (!use.retentionPending) {
-            use.retentionPending = true;
-            scheduleRetention(connection, use, use.lastCommand);
-        }
-    }
-
-    /**
-     * Whether sessions wait for room under the cap of {@code connection}'s server: then a connection the session
-     * does not use goes at the end of its statement, not one retention later, so that the waiters are not held up
-     * by sessions that merely paused (see {@link #scheduleRetentionClose}).
-     */
-    private boolean waitersFor(BackendConnection connection) {
-        BackendPools pools = session.services().backendPools();
-        return pools != null && pool() != null && pools.slots().hasWaiters(connection.server().address());
-    }
-
-    /** @param lastUse the session's command that used the connection last when the timer was set */
-    private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long lastUse) {
-        session.ctx().executor().schedule(() -> {
-            use.retentionPending = false;
-            ServerId key = session.serverId(connection.server());
-            if (session.isClosed() || connections.get(key) != connection) {
-                return;
-            }
-            // Only a use of this connection counts: statements Gantry answers itself (SHOW GANTRY SESSION, a cache
-            // hit) or that ran on another server leave it idle.
-            if (use.lastCommand != lastUse || connection.isBusy()) {
-                use.retentionPending = true;
-                scheduleRetention(connection, use, use.lastCommand);
-            } else if (pool() == null) {
-                drop(key, connection);
-                connection.close();
-            } else if (poolable(key, connection)) {
-                release(key, connection);
-            }
-        }, session.services().config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     // ---- held state ------------------------------------------------------------------------------------------
