@@ -1,5 +1,21 @@
 package io.gantry.admin.protocol;
 
+import static io.gantry.admin.protocol.JsonFields.array;
+import static io.gantry.admin.protocol.JsonFields.describe;
+import static io.gantry.admin.protocol.JsonFields.invalid;
+import static io.gantry.admin.protocol.JsonFields.optionalDouble;
+import static io.gantry.admin.protocol.JsonFields.optionalInstant;
+import static io.gantry.admin.protocol.JsonFields.optionalInt;
+import static io.gantry.admin.protocol.JsonFields.optionalLong;
+import static io.gantry.admin.protocol.JsonFields.optionalText;
+import static io.gantry.admin.protocol.JsonFields.parseInstant;
+import static io.gantry.admin.protocol.JsonFields.requiredBoolean;
+import static io.gantry.admin.protocol.JsonFields.requiredInstant;
+import static io.gantry.admin.protocol.JsonFields.requiredInt;
+import static io.gantry.admin.protocol.JsonFields.requiredLong;
+import static io.gantry.admin.protocol.JsonFields.requiredObject;
+import static io.gantry.admin.protocol.JsonFields.requiredText;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,7 +25,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HexFormat;
@@ -25,7 +40,8 @@ import java.util.TreeSet;
  *
  * <p>Both sides use this class: the engine decodes requests and encodes replies, a client the other way round.
  * Decoding never throws: a line that is not a well-formed message becomes a {@link Decoded.Invalid} that says what is
- * wrong (and the request's id when it could be read), which the engine sends back as an {@code error}.
+ * wrong (and the request's id when it could be read), which the engine sends back as an {@code error}. A message's
+ * fields are read by {@code JsonFields}.
  */
 public final class AdminProtocol {
 
@@ -59,17 +75,6 @@ public final class AdminProtocol {
          * @param message what is wrong, naming the field and the value found
          */
         record Invalid<T>(String id, String error, String message) implements Decoded<T> {
-        }
-    }
-
-    /** A line that is not what it should be; carries the id when one was read. */
-    private static final class BadMessage extends Exception {
-        private static final long serialVersionUID = 1L;
-        private final String error;
-
-        BadMessage(String error, String message) {
-            super(message);
-            this.error = error;
         }
     }
 
@@ -136,14 +141,14 @@ public final class AdminProtocol {
         try {
             node = object(line);
         } catch (BadMessage e) {
-            return new Decoded.Invalid<>(null, e.error, e.getMessage());
+            return new Decoded.Invalid<>(null, e.error(), e.getMessage());
         }
         String id = null;
         try {
             id = id(node);
             return new Decoded.Valid<>(body.read(id, type(node), node));
         } catch (BadMessage e) {
-            return new Decoded.Invalid<>(id, e.error, e.getMessage());
+            return new Decoded.Invalid<>(id, e.error(), e.getMessage());
         }
     }
 
@@ -369,7 +374,28 @@ public final class AdminProtocol {
         };
     }
 
-    // ---- fields ------------------------------------------------------------------------------------------------
+    private static Set<Topic> topics(JsonNode node) throws BadMessage {
+        Set<Topic> topics = EnumSet.noneOf(Topic.class);
+        for (JsonNode topic : array(node, "topics")) {
+            if (!topic.isTextual()) {
+                throw invalid("topics", "an array of topic names (servers, events)", node.get("topics"));
+            }
+            try {
+                topics.add(Topic.fromWireName(topic.asText()));
+            } catch (IllegalArgumentException e) {
+                throw new BadMessage("invalid_request", e.getMessage());
+            }
+        }
+        return topics;
+    }
+
+    private static ArrayNode topics(Set<Topic> topics) {
+        ArrayNode array = NODES.arrayNode();
+        new TreeSet<>(topics).forEach(topic -> array.add(topic.wireName()));
+        return array;
+    }
+
+    // ---- envelope ----------------------------------------------------------------------------------------------
 
     private static JsonNode object(String line) throws BadMessage {
         if (line == null || line.isBlank()) {
@@ -409,146 +435,7 @@ public final class AdminProtocol {
         return type.asText();
     }
 
-    private static String requiredText(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isTextual()) {
-            throw invalid(field, "a string", value);
-        }
-        return value.asText();
-    }
-
-    private static String optionalText(JsonNode node, String field, String otherwise) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return otherwise;
-        }
-        if (!value.isTextual()) {
-            throw invalid(field, "a string", value);
-        }
-        return value.asText();
-    }
-
-    private static long requiredLong(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isIntegralNumber() || !value.canConvertToLong()) {
-            throw invalid(field, "a whole number", value);
-        }
-        return value.asLong();
-    }
-
-    private static int requiredInt(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isIntegralNumber() || !value.canConvertToInt()) {
-            throw invalid(field, "a whole number", value);
-        }
-        return value.asInt();
-    }
-
-    private static int optionalInt(JsonNode node, String field, int otherwise) throws BadMessage {
-        JsonNode value = node.get(field);
-        return value == null || value.isNull() ? otherwise : requiredInt(node, field);
-    }
-
-    private static Long optionalLong(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        return value == null || value.isNull() ? null : requiredLong(node, field);
-    }
-
-    private static Double optionalDouble(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isNumber()) {
-            throw invalid(field, "a number", value);
-        }
-        return value.asDouble();
-    }
-
-    private static boolean requiredBoolean(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isBoolean()) {
-            throw invalid(field, "true or false", value);
-        }
-        return value.asBoolean();
-    }
-
-    private static Instant requiredInstant(JsonNode node, String field) throws BadMessage {
-        Instant at = optionalInstant(node, field);
-        if (at == null) {
-            throw invalid(field, "an ISO-8601 time such as 2026-11-30T21:00:00Z", node.get(field));
-        }
-        return at;
-    }
-
-    private static Instant optionalInstant(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || value.isNull()) {
-            return null;
-        }
-        if (!value.isTextual()) {
-            throw invalid(field, "an ISO-8601 time such as 2026-11-30T21:00:00Z", value);
-        }
-        return parseInstant(field, value.asText());
-    }
-
-    private static Instant parseInstant(String field, String text) throws BadMessage {
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException e) {
-            throw new BadMessage("invalid_request", "'" + field + "' must be an ISO-8601 time such as "
-                    + "2026-11-30T21:00:00Z, not \"" + text + "\"");
-        }
-    }
-
-    private static JsonNode requiredObject(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isObject()) {
-            throw invalid(field, "an object", value);
-        }
-        return value;
-    }
-
-    private static Iterable<JsonNode> array(JsonNode node, String field) throws BadMessage {
-        JsonNode value = node.get(field);
-        if (value == null || !value.isArray()) {
-            throw invalid(field, "an array", value);
-        }
-        return value;
-    }
-
-    private static Set<Topic> topics(JsonNode node) throws BadMessage {
-        Set<Topic> topics = EnumSet.noneOf(Topic.class);
-        for (JsonNode topic : array(node, "topics")) {
-            if (!topic.isTextual()) {
-                throw invalid("topics", "an array of topic names (servers, events)", node.get("topics"));
-            }
-            try {
-                topics.add(Topic.fromWireName(topic.asText()));
-            } catch (IllegalArgumentException e) {
-                throw new BadMessage("invalid_request", e.getMessage());
-            }
-        }
-        return topics;
-    }
-
-    private static ArrayNode topics(Set<Topic> topics) {
-        ArrayNode array = NODES.arrayNode();
-        new TreeSet<>(topics).forEach(topic -> array.add(topic.wireName()));
-        return array;
-    }
-
-    private static BadMessage invalid(String field, String expected, JsonNode found) {
-        return new BadMessage("invalid_request", "'" + field + "' must be " + expected + ", not " + describe(found));
-    }
-
-    private static String describe(JsonNode node) {
-        if (node == null) {
-            return "missing";
-        }
-        String text = node.toString();
-        return text.length() > 60 ? text.substring(0, 57) + "..." : text;
-    }
+    // ---- writing -----------------------------------------------------------------------------------------------
 
     private static ObjectNode head(ObjectNode node, String type, String id) {
         node.put("type", type);

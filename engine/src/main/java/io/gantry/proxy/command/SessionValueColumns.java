@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,31 +19,20 @@ import java.util.Set;
  * {@code CONNECTION_ID()} is answered with the Gantry session id, and {@code ROW_COUNT()} and {@code FOUND_ROWS()}
  * at times with the session's own counts, by writing the value into the statement text (see
  * {@link SessionIdentitySql#withSessionValues}). This puts back in the result's column definitions what a direct
- * connection shows: the column named as the client wrote the select item, and a bare call typed as the server types
- * it ({@code CONNECTION_ID()}: {@code INT UNSIGNED}, 10 digits; the counts: {@code BIGINT}, 21) rather than as a
- * number literal.
+ * connection shows: the column named as the client wrote the select item, and a bare {@code CONNECTION_ID()} typed as
+ * the server types it ({@code INT UNSIGNED}, 10 digits) rather than as a number literal. The counts need no type:
+ * they are written in as {@code IFNULL(value, ROW_COUNT())}, which the server types as the function
+ * ({@code BIGINT}, 21).
  *
  * <p>Only the first result set of the text is touched, and types only for items before any {@code *}, whose
- * column position is then known. A call inside a larger expression keeps the type the expression has with a
- * literal.
+ * column position is then known. A {@code CONNECTION_ID()} inside a larger expression keeps the type the expression
+ * has with a literal.
  */
 final class SessionValueColumns {
 
-    /** A function whose value Gantry writes into the text, and the column type a bare call of it has. */
+    /** A function whose value Gantry writes into the text. */
     private enum Call {
-        CONNECTION_ID(ColumnDefinition.FieldType.LONG, 10, true),
-        ROW_COUNT(ColumnDefinition.FieldType.LONGLONG, 21, false),
-        FOUND_ROWS(ColumnDefinition.FieldType.LONGLONG, 21, false);
-
-        final ColumnDefinition.FieldType type;
-        final int length;
-        final boolean unsigned;
-
-        Call(ColumnDefinition.FieldType type, int length, boolean unsigned) {
-            this.type = type;
-            this.length = length;
-            this.unsigned = unsigned;
-        }
+        CONNECTION_ID, ROW_COUNT, FOUND_ROWS;
 
         /** The function a word names, or null. */
         static Call named(String sql, Token word) {
@@ -72,16 +62,16 @@ final class SessionValueColumns {
      */
     private final Map<Integer, String> namesByPosition;
     private final Map<String, String> names;
-    /** The select items that are a bare call, by position. */
-    private final Map<Integer, Call> bareCalls;
+    /** The positions of the select items that are a bare {@code CONNECTION_ID()}. */
+    private final Set<Integer> bareConnectionIds;
     private int resultSets;
     private int column;
 
     private SessionValueColumns(Map<Integer, String> namesByPosition, Map<String, String> names,
-                                Map<Integer, Call> bareCalls) {
+                                Set<Integer> bareConnectionIds) {
         this.namesByPosition = namesByPosition;
         this.names = names;
-        this.bareCalls = bareCalls;
+        this.bareConnectionIds = bareConnectionIds;
     }
 
     /** What to put back for a text whose calls were replaced by their values. */
@@ -90,7 +80,7 @@ final class SessionValueColumns {
         List<List<Token>> rewrittenItems = selectItems(rewritten, noBackslashEscapes);
         Map<Integer, String> namesByPosition = new HashMap<>();
         Map<String, String> names = new HashMap<>();
-        Map<Integer, Call> bareCalls = new HashMap<>();
+        Set<Integer> bareConnectionIds = new HashSet<>();
         if (originalItems.size() == rewrittenItems.size()) {
             boolean positionsKnown = true;
             for (int i = 0; i < originalItems.size(); i++) {
@@ -108,13 +98,12 @@ final class SessionValueColumns {
                         names.put(text(rewritten, rewrittenItems.get(i)), text(original, item));
                     }
                 }
-                Call bare = positionsKnown ? bareCall(original, item) : null;
-                if (bare != null) {
-                    bareCalls.put(i, bare);
+                if (positionsKnown && bareCall(original, item) == Call.CONNECTION_ID) {
+                    bareConnectionIds.add(i);
                 }
             }
         }
-        return new SessionValueColumns(namesByPosition, names, bareCalls);
+        return new SessionValueColumns(namesByPosition, names, bareConnectionIds);
     }
 
     /**
@@ -131,15 +120,13 @@ final class SessionValueColumns {
             return payload;
         }
         int position = column++;
-        Call bare = bareCalls.get(position);
-        if (bare != null) {
+        if (bareConnectionIds.contains(position)) {
             int end = payload.writerIndex();
-            // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2)
-            payload.setIntLE(end - 10, bare.length);
-            payload.setByte(end - 6, bare.type.code());
-            int flags = payload.getUnsignedShortLE(end - 5);
-            payload.setShortLE(end - 5, bare.unsigned ? flags | ColumnDefinition.UNSIGNED_FLAG
-                    : flags & ~ColumnDefinition.UNSIGNED_FLAG);
+            // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2);
+            // INT UNSIGNED of 10 digits, as the server types CONNECTION_ID()
+            payload.setIntLE(end - 10, 10);
+            payload.setByte(end - 6, ColumnDefinition.FieldType.LONG.code());
+            payload.setShortLE(end - 5, payload.getUnsignedShortLE(end - 5) | ColumnDefinition.UNSIGNED_FLAG);
         }
         return renamed(payload, position, alloc);
     }
