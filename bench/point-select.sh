@@ -235,6 +235,16 @@ fi
 # ---------------------------------------------------------------- runs
 clk_tck="$(getconf CLK_TCK)"
 proc_cpu() { awk '{print $14, $15}' "/proc/$1/stat"; }          # utime stime (ticks) of a process
+# CPU ticks (user + sys) of a JVM's JIT compiler threads ("C1 CompilerThre", "C2 CompilerThre"): compiling
+# is part of the proxy's CPU while code still gets compiled (or recompiled after a deoptimization).
+jit_cpu() {
+  local task total=0
+  for task in /proc/"$1"/task/*; do
+    [[ "$(cat "$task/comm" 2>/dev/null)" == C[12]\ CompilerThre* ]] || continue
+    total=$((total + $(awk '{print $14 + $15}' "$task/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
 machine_cpu() { awk '$1 == "cpu" {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }  # idle total
 
 port_of() { case "$1" in direct) echo "$replica1_port" ;; haproxy) echo "$haproxy_port" ;; gantry) echo "$gantry_port" ;; esac; }
@@ -242,10 +252,11 @@ pid_of() { case "$1" in haproxy) echo "$haproxy_pid" ;; gantry) echo "$gantry_pi
 
 # All three targets run with the same --db-ps-mode (--ps-mode).
 run_sysbench() { # target seconds logfile [perf-stat-file]
-  # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct"
-  local target=$1 secs=$2 logf=$3 perf_file=${4:-} port pid u0=0 s0=0 u1=0 s1=0 i0 t0 i1 t1 perf_pid=""
+  # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct proxy_jit_s"
+  local target=$1 secs=$2 logf=$3 perf_file=${4:-} port pid u0=0 s0=0 u1=0 s1=0 j0=0 j1=0 i0 t0 i1 t1 perf_pid=""
   port="$(port_of "$target")"; pid="$(pid_of "$target")"
   if [[ -n "$pid" ]]; then read -r u0 s0 < <(proc_cpu "$pid"); fi
+  if [[ $target == gantry ]]; then j0="$(jit_cpu "$pid")"; fi
   if [[ -n "$perf_file" && -n "$pid" ]]; then
     perf stat -x, -e raw_syscalls:sys_enter,context-switches -p "$pid" -o "$perf_file" &
     perf_pid=$!
@@ -260,13 +271,14 @@ run_sysbench() { # target seconds logfile [perf-stat-file]
   read -r i1 t1 < <(machine_cpu)
   if [[ -n "$perf_pid" ]]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; fi
   if [[ -n "$pid" ]]; then read -r u1 s1 < <(proc_cpu "$pid"); fi
-  awk -v us="$(((u1 - u0)))" -v ss="$(((s1 - s0)))" -v tck="$clk_tck" \
+  if [[ $target == gantry ]]; then j1="$(jit_cpu "$pid")"; fi
+  awk -v us="$(((u1 - u0)))" -v ss="$(((s1 - s0)))" -v js="$((j1 - j0))" -v tck="$clk_tck" \
       -v idle="$(awk -v a="$((i1 - i0))" -v b="$((t1 - t0))" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}')" '
     /queries:/ {n = $2; gsub(/[()]/, ""); qps = $3}
     /ignored errors:/ {err = $3}
     /95th percentile:/ {p95 = $3}
     END {if (qps == "" || p95 == "") exit 1
-         printf "%s %s %s %s %.2f %.2f %s\n", qps, p95, err + 0, n, us / tck, ss / tck, idle}' "$logf" \
+         printf "%s %s %s %s %.2f %.2f %s %.2f\n", qps, p95, err + 0, n, us / tck, ss / tck, idle, js / tck}' "$logf" \
     || die "could not parse $logf"
 }
 
@@ -303,15 +315,15 @@ if ((warmup > 0)); then
 fi
 
 results="$out/rounds.tsv"
-printf 'round\ttarget\tqps\tp95_ms\terrors\tqueries\tproxy_user_s\tproxy_sys_s\tmachine_idle_pct\n' >"$results"
+printf 'round\ttarget\tqps\tp95_ms\terrors\tqueries\tproxy_user_s\tproxy_sys_s\tmachine_idle_pct\tproxy_jit_s\n' >"$results"
 for ((r = 1; r <= rounds; r++)); do
   # Rotate the order every round so no target always runs first (or right after another).
   order=("${targets[@]:$(((r - 1) % 3))}" "${targets[@]:0:$(((r - 1) % 3))}")
   for t in "${order[@]}"; do
     res="$(run_sysbench "$t" "$duration" "$out/round$r-$t.log")"
-    read -r qps p95 err n us ss idle <<<"$res"
-    printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$qps" "$p95" "$err" "$n" "$us" "$ss" "$idle" >>"$results"
-    log "round $r/$rounds $t: $qps qps, p95 $p95 ms, errors $err, machine idle $idle%$( [[ $t != direct ]] && echo ", proxy CPU ${us}s user + ${ss}s sys")"
+    read -r qps p95 err n us ss idle js <<<"$res"
+    printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$qps" "$p95" "$err" "$n" "$us" "$ss" "$idle" "$js" >>"$results"
+    log "round $r/$rounds $t: $qps qps, p95 $p95 ms, errors $err, machine idle $idle%$( [[ $t != direct ]] && echo ", proxy CPU ${us}s user + ${ss}s sys")$( [[ $t == gantry ]] && echo " (JIT compiler threads ${js}s of it)")"
   done
 done
 
@@ -363,6 +375,9 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
   gc="$(awk -F'\t' 'NR > 1 && $2 == "gantry" {printf "%.2f\n", ($7 + $8) * 1e6 / $6}' "$results" | median)"
   hc="$(awk -F'\t' 'NR > 1 && $2 == "haproxy" {printf "%.2f\n", ($7 + $8) * 1e6 / $6}' "$results" | median)"
   [[ $cached == true ]] || awk -v g="$gc" -v h="$hc" 'BEGIN {printf "Proxy CPU per query (user + sys, medians): Gantry %.1f µs, HAProxy %.1f µs: %.2f x; target <= 1.1 x: %s\n", g, h, g / h, ((g / h <= 1.1) ? "met" : "NOT MET")}'
+  # Not a target, an explanation: how much of Gantry's CPU per query each round went to compiling code.
+  awk -F'\t' 'NR > 1 && $2 == "gantry" {printf "%s%.1f", (n++ ? ", " : ""), $10 * 1e6 / $6}
+    END {if (n) printf " µs/query in each round\n"}' "$results" | sed 's/^/Of which Gantry'"'"'s JIT compiler threads: /'
   if [[ -n "$cold_summary" ]]; then echo "Cold start (Gantry, ${cold_start} s): $cold_summary"; fi
   if [[ $cached == true ]]; then
     awk -v gq="${mq[gantry]}" -v dq="${mq[direct]}" 'BEGIN {
@@ -391,7 +406,7 @@ if [[ $profile == true ]]; then
       echo "|---|---:|---:|---:|---:|"
       for t in haproxy gantry; do
         res="$(run_sysbench "$t" "$perf_secs" "$out/perf-$t.log" "$out/perf-$t.csv")"
-        read -r qps p95 err n us ss idle <<<"$res"
+        read -r qps p95 err n us ss idle js <<<"$res"
         awk -F, -v t="$t" -v n="$n" -v q="$qps" -v us="$us" -v ss="$ss" '
           $3 ~ /sys_enter/ {sc = $1} $3 ~ /context-switches/ {cs = $1}
           END {printf "| %s | %.0f | %.2f | %.2f | %.1f + %.1f |\n", t, q, sc / n, cs / n, us * 1e6 / n, ss * 1e6 / n}' "$out/perf-$t.csv"
@@ -409,7 +424,7 @@ if [[ $profile == true ]]; then
   jcmd "$gantry_pid" JFR.start name=bench settings=profile filename="$jfr_file" >"$out/jfr-start.log" 2>&1 \
     || { cat "$out/jfr-start.log" >&2; die "jcmd JFR.start"; }
   res="$(run_sysbench gantry "$duration" "$out/profile-gantry.log")"
-  read -r qps p95 err n us ss idle <<<"$res"
+  read -r qps p95 err n us ss idle js <<<"$res"
   jcmd "$gantry_pid" JFR.stop name=bench >"$out/jfr-stop.log" 2>&1 || { cat "$out/jfr-stop.log" >&2; die "jcmd JFR.stop"; }
   [[ -s "$jfr_file" ]] || die "no recording at $jfr_file"
   jfr summary "$jfr_file" >"$out/jfr-summary.txt"

@@ -5,6 +5,7 @@ import io.gantry.cache.QueryCaches;
 import io.gantry.events.EventPublisher;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.BackendSecret;
@@ -22,6 +23,7 @@ import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.ErrPacket;
 import io.gantry.wire.HandshakeV10;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
@@ -39,10 +41,14 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.Promise;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,21 +202,65 @@ public final class ProxyServer implements AutoCloseable {
      */
     CompletableFuture<HandshakeV10> probeGreeting(UpstreamServer server) {
         CompletableFuture<HandshakeV10> done = new CompletableFuture<>();
-        UpstreamUrl url = server.url();
-        BackendLogin login = new BackendLogin(url.user(),
-                BackendSecret.password(url.password().getBytes(StandardCharsets.UTF_8)), "", SERVICE_COLLATION,
-                ServerGreetings.OFFERED, 0);
         BackendConnection.GreetingObserver observer = (greeted, greeting) -> {
             services.login().greetings().greeted(greeted, greeting);
             done.complete(greeting);
         };
+        loginAsServiceAccount(server, config.connectTimeout(), observer).whenComplete((connection, failure) -> {
+            if (failure != null) {
+                done.completeExceptionally(failure);
+            }
+        });
+        return done;
+    }
+
+    /**
+     * The health check's timed login ({@link io.gantry.topology.HealthChecker#timeLoginsWith}): a new connection to
+     * {@code server} logged in as the service account with the proxy's own code and TLS engine, closed at once.
+     * Blocks its caller (a health-check thread, never an I/O thread) for at most {@code timeout}.
+     *
+     * @throws SQLException with the server's error code when it refused the login, or naming why it could not be
+     *                      reached
+     */
+    void checkLogin(UpstreamServer server, Duration timeout) throws SQLException {
+        try {
+            loginAsServiceAccount(server, timeout, (greeted, greeting) -> { }).get(timeout.toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof BackendFailure failure && failure.serverError() != null) {
+                ErrPacket error = failure.serverError();
+                throw new SQLException(server.address() + " refused the login: " + error.message(), error.sqlState(),
+                        error.errorCode());
+            }
+            throw new SQLException(e.getCause().getMessage(), "08001", e.getCause());
+        } catch (TimeoutException e) {
+            throw new SQLException("no login answer from " + server.address() + " within " + timeout.toMillis()
+                    + " ms", "08001", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while logging in to " + server.address(), "08001", e);
+        }
+    }
+
+    /**
+     * Opens a connection to {@code server} as Gantry's service account (the server's URL) on an I/O thread and closes
+     * it once logged in; completes then, or with the {@link BackendFailure} that stopped it.
+     */
+    private CompletableFuture<Void> loginAsServiceAccount(UpstreamServer server, Duration timeout,
+                                                          BackendConnection.GreetingObserver observer) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        UpstreamUrl url = server.url();
+        BackendLogin login = new BackendLogin(url.user(),
+                BackendSecret.password(url.password().getBytes(StandardCharsets.UTF_8)), "", SERVICE_COLLATION,
+                ServerGreetings.OFFERED, 0);
         EventLoop loop = workers.next();
         loop.execute(() -> {
-            Promise<BackendConnection> opened = BackendConnection.open(server, login, loop, config.connectTimeout(),
+            Promise<BackendConnection> opened = BackendConnection.open(server, login, loop, timeout,
                     config.maxPacketSize(), observer, services.backendChannels());
             opened.addListener(future -> {
                 if (future.isSuccess()) {
                     ((BackendConnection) future.getNow()).close();
+                    done.complete(null);
                 } else {
                     done.completeExceptionally(future.cause());
                 }

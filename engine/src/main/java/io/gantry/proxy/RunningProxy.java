@@ -145,6 +145,7 @@ public final class RunningProxy implements AutoCloseable {
                 mirrorGreeting(server, upstreams, config.connectTimeout());
                 greetingRefresh = bus.subscribe("greeting", 1000, event -> refreshGreeting(event, server, upstreams));
                 InetSocketAddress bound = server.start();
+                health.timeLoginsWith(server::checkLogin);
                 health.start(healthInterval);
                 return new RunningProxy(upstreams, health, sampler, server, bound, greetingRefresh, ownBus);
             } catch (Exception e) {

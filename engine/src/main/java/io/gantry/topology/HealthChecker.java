@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * ({@link RoundSchedule}), so a promotion or a server coming back is seen within a second.
  *
  * <p>Each check opens a new connection and times it (connect and login: {@code connect_ms}, what a client's first
- * statement waits for when Gantry connects for it), and pings the server on a connection kept from round to round,
+ * statement waits for when Gantry connects for it; once the proxy runs, with the proxy's own login code and TLS
+ * engine, {@link #timeLoginsWith}), and pings the server on a connection kept from round to round,
  * the round trip ({@code rtt_ms}): a ping on a connection that is already logged in is what a statement costs on the
  * wire, while a new connection's login costs many round trips and the server's authentication work. Every check is
  * bounded by the check timeout in all (connect, TLS, login; then each answer on the kept connection), so a server
@@ -60,6 +61,24 @@ public final class HealthChecker implements AutoCloseable {
     private final ExecutorService probes;
     /** Each server's connection for pings and the check's queries, kept across rounds. */
     private final KeptConnections<Connection> kept = new KeptConnections<>(HealthChecker::closeQuietly);
+    /** How a round's new connection is opened and timed while a kept one exists; null: a JDBC connection. */
+    private volatile LoginCheck logins;
+
+    /**
+     * A login as the service account on a new connection, closed at once: what the check times as
+     * {@code connect_ms} while the server has a kept connection for the rest of the check.
+     */
+    @FunctionalInterface
+    public interface LoginCheck {
+
+        /**
+         * Logs in to {@code server} within {@code timeout} in all and closes the connection.
+         *
+         * @throws SQLException naming the server's error code when it refused the login or the connection, or
+         *                      the reason it could not be reached
+         */
+        void login(UpstreamServer server, Duration timeout) throws SQLException;
+    }
     /**
      * @param checkTimeout bound on each check's new connection, connect and login together, and on each answer on
      *                     the kept connection
@@ -71,6 +90,16 @@ public final class HealthChecker implements AutoCloseable {
         this.probes = Executors.newFixedThreadPool(8, named("gantry-probe"));
         upstreams.setListReplacer(this::replaceList);
         upstreams.setHealthRounds(schedule);
+    }
+
+    /**
+     * From now on, a round's new connection to a server that has a kept one is {@code check}'s: the proxy's own login
+     * code and TLS engine, so {@code connect_ms} is what a session's new backend connection costs, and the checks
+     * leave the JDK's TLS handshake (a full one every round: TLS 1.3 sessions are not resumed by MariaDB) to the kept
+     * connections, opened once.
+     */
+    public void timeLoginsWith(LoginCheck check) {
+        this.logins = check;
     }
 
     /** Runs a round every {@code interval} from now on, and more often when needed ({@link RoundSchedule}). */
@@ -162,17 +191,22 @@ public final class HealthChecker implements AutoCloseable {
         long started = System.nanoTime();
         Connection fresh = null;
         SQLException refusal = null;
+        LoginCheck check = kept.get(server) == null ? null : logins;
         try {
-            fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
+            if (check != null) {
+                check.login(server, checkTimeout);
+            } else {
+                fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
+            }
         } catch (SQLException e) {
             if (!isRefusal(e)) {
                 return down(server, e);
             }
             refusal = e;
         }
-        long connectMicros = fresh == null ? server.connectMicros() : (System.nanoTime() - started) / 1000;
+        long connectMicros = refusal != null ? server.connectMicros() : (System.nanoTime() - started) / 1000;
         try {
-            Ping ping = fresh != null ? ping(server, fresh) : pingKept(server, refusal);
+            Ping ping = refusal != null ? pingKept(server, refusal) : ping(server, fresh);
             if (ping == null) {
                 return refused(server, refusal);
             }
@@ -247,10 +281,10 @@ public final class HealthChecker implements AutoCloseable {
     }
 
     /**
-     * Pings the server on its kept connection, and closes the connection the round just opened. That one takes the
-     * kept one's place when there is none (the first round, or the last check failed) or when the kept one does not
-     * answer (the server restarted, or killed it): a server that accepts new connections is not down for the loss
-     * of an old one.
+     * Pings the server on its kept connection, and closes the JDBC connection the round just opened, if it opened one
+     * ({@code fresh}; null when the login was {@link LoginCheck}'s). A new JDBC connection takes the kept one's
+     * place when there is none (the first round, or the last check failed) or when the kept one does not answer (the
+     * server restarted, or killed it): a server that accepts new connections is not down for the loss of an old one.
      *
      * @throws SQLException when the new connection does not answer either; it is then the kept one, dropped with it
      */
@@ -259,12 +293,17 @@ public final class HealthChecker implements AutoCloseable {
         if (held != null) {
             try {
                 long micros = ping(held);
-                closeQuietly(fresh);
+                if (fresh != null) {
+                    closeQuietly(fresh);
+                }
                 return new Ping(held, micros);
             } catch (SQLException e) {
                 LOG.debug("topology: the kept health-check connection to {} does not answer ({}); a new one takes "
                         + "its place", server.address(), e.toString());
             }
+        }
+        if (fresh == null) {
+            fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
         }
         kept.keep(server, fresh);
         fresh.setNetworkTimeout(Runnable::run, Math.toIntExact(checkTimeout.toMillis()));

@@ -21,8 +21,10 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -210,6 +212,51 @@ class HealthLoopIT {
                 }
                 checker.checkNow();
                 assertThat(seen.isUp()).as(seen.lastError()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * Once the proxy runs, a round's timed login is the proxy's own (its login code and TLS engine) for every server
+     * that has a kept connection, instead of a new JDBC connection; its refusal (the server full) is not a death,
+     * its failure to connect is.
+     */
+    @Test
+    void aRoundTimesTheLoginGivenToItAndTellsARefusalFromAnOutage() throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "login-check", 1)) {
+            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+            try (HealthChecker checker = new HealthChecker(upstreams, CONNECT_TIMEOUT)) {
+                checker.checkNow();
+                Map<String, Integer> logins = Collections.synchronizedMap(new HashMap<>());
+                AtomicReference<SQLException> answer = new AtomicReference<>();
+                checker.timeLoginsWith((server, timeout) -> {
+                    logins.merge(server.address(), 1, Integer::sum);
+                    SQLException failure = answer.get();
+                    if (failure != null) {
+                        throw failure;
+                    }
+                });
+
+                checker.checkNow();
+                assertThat(logins).hasSize(topology.servers().size()).allSatisfy((server, n) -> assertThat(n).isOne());
+                assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
+
+                answer.set(new SQLException("Too many connections", "08004", 1040));
+                checker.checkNow();
+                assertThat(upstreams.servers()).as("a full server answers: not down").allMatch(UpstreamServer::isUp);
+
+                answer.set(new SQLException("cannot connect to the server: Connection refused", "08001"));
+                checker.checkNow();
+                assertThat(upstreams.servers()).noneMatch(UpstreamServer::isUp);
+                assertThat(upstreams.servers().get(0).lastError()).contains("health check failed")
+                        .contains("Connection refused");
+
+                // Down, the servers have no kept connection: the next round's login is a JDBC connection again.
+                answer.set(null);
+                logins.clear();
+                checker.checkNow();
+                assertThat(logins).isEmpty();
+                assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
             }
         }
     }
