@@ -206,25 +206,28 @@ public final class ProxyServer implements AutoCloseable {
             services.login().greetings().greeted(greeted, greeting);
             done.complete(greeting);
         };
-        loginAsServiceAccount(server, config.connectTimeout(), observer).whenComplete((connection, failure) -> {
-            if (failure != null) {
-                done.completeExceptionally(failure);
-            }
-        });
+        loginAsServiceAccount(server, workers.next(), config.connectTimeout(), observer)
+                .whenComplete((connection, failure) -> {
+                    if (failure != null) {
+                        done.completeExceptionally(failure);
+                    }
+                });
         return done;
     }
 
     /**
      * The health check's timed login ({@link io.gantry.topology.HealthChecker#timeLoginsWith}): a new connection to
      * {@code server} logged in as the service account with the proxy's own code and TLS engine, closed at once.
-     * Blocks its caller (a health-check thread, never an I/O thread) for at most {@code timeout}.
+     * Blocks its caller (a health-check thread, never an I/O thread) for at most {@code timeout}. It runs on the
+     * accepting thread, not on the sessions' I/O threads: a handshake every round there cost the sessions
+     * throughput (BENCHMARKS.md).
      *
      * @throws SQLException with the server's error code when it refused the login, or naming why it could not be
      *                      reached
      */
     void checkLogin(UpstreamServer server, Duration timeout) throws SQLException {
         try {
-            loginAsServiceAccount(server, timeout, (greeted, greeting) -> { }).get(timeout.toMillis(),
+            loginAsServiceAccount(server, boss.next(), timeout, (greeted, greeting) -> { }).get(timeout.toMillis(),
                     TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof BackendFailure failure && failure.serverError() != null) {
@@ -243,17 +246,16 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /**
-     * Opens a connection to {@code server} as Gantry's service account (the server's URL) on an I/O thread and closes
+     * Opens a connection to {@code server} as Gantry's service account (the server's URL) on {@code loop} and closes
      * it once logged in; completes then, or with the {@link BackendFailure} that stopped it.
      */
-    private CompletableFuture<Void> loginAsServiceAccount(UpstreamServer server, Duration timeout,
+    private CompletableFuture<Void> loginAsServiceAccount(UpstreamServer server, EventLoop loop, Duration timeout,
                                                           BackendConnection.GreetingObserver observer) {
         CompletableFuture<Void> done = new CompletableFuture<>();
         UpstreamUrl url = server.url();
         BackendLogin login = new BackendLogin(url.user(),
                 BackendSecret.password(url.password().getBytes(StandardCharsets.UTF_8)), "", SERVICE_COLLATION,
                 ServerGreetings.OFFERED, 0);
-        EventLoop loop = workers.next();
         loop.execute(() -> {
             Promise<BackendConnection> opened = BackendConnection.open(server, login, loop, timeout,
                     config.maxPacketSize(), observer, services.backendChannels());
