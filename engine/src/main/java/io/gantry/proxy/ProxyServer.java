@@ -47,6 +47,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -226,6 +227,9 @@ public final class ProxyServer implements AutoCloseable {
      *                      reached
      */
     void checkLogin(UpstreamServer server, Duration timeout) throws SQLException {
+        if (boss.isShuttingDown()) {
+            throw new RejectedExecutionException("the proxy is stopping");
+        }
         try {
             loginAsServiceAccount(server, boss.next(), timeout, (greeted, greeting) -> { }).get(timeout.toMillis(),
                     TimeUnit.MILLISECONDS);

@@ -277,6 +277,7 @@ public final class RunningProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        health.timeLoginsWith(null); // the proxy's logins stop with it; the last rounds open JDBC connections
         server.close();
         sampler.close();
         health.close();

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,6 +77,7 @@ public final class HealthChecker implements AutoCloseable {
          *
          * @throws SQLException naming the server's error code when it refused the login or the connection, or
          *                      the reason it could not be reached
+         * @throws RejectedExecutionException when it cannot log in any more (the proxy is stopping)
          */
         void login(UpstreamServer server, Duration timeout) throws SQLException;
     }
@@ -96,7 +98,7 @@ public final class HealthChecker implements AutoCloseable {
      * From now on, a round's new connection to a server that has a kept one is {@code check}'s: the proxy's own login
      * code and TLS engine, so {@code connect_ms} is what a session's new backend connection costs, and the checks
      * leave the JDK's TLS handshake (a full one every round: TLS 1.3 sessions are not resumed by MariaDB) to the kept
-     * connections, opened once.
+     * connections, opened once. Null: JDBC connections again (the proxy stopped).
      */
     public void timeLoginsWith(LoginCheck check) {
         this.logins = check;
@@ -194,7 +196,12 @@ public final class HealthChecker implements AutoCloseable {
         LoginCheck check = kept.get(server) == null ? null : logins;
         try {
             if (check != null) {
-                check.login(server, checkTimeout);
+                try {
+                    check.login(server, checkTimeout);
+                } catch (RejectedExecutionException stopping) {
+                    // The proxy is stopping under this round: a JDBC connection times the login instead.
+                    fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
+                }
             } else {
                 fresh = ServiceConnections.openWithin(server.url(), checkTimeout);
             }
