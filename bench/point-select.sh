@@ -246,14 +246,24 @@ jit_cpu() {
   echo "$total"
 }
 machine_cpu() { awk '$1 == "cpu" {print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9}' /proc/stat; }  # idle total
+# CPU ticks (user + sys) of the demo's three mariadbd processes together. They share the cores with the proxy and
+# sysbench, so what they spend per query weighs on every target's throughput: with --server-tls they decrypt and
+# encrypt Gantry's connections, which HAProxy's and direct's plain text spares them.
+servers_cpu() {
+  local f total=0
+  for f in "$demo_dir"/*/server.pid; do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$(cat "$f")/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
 
 port_of() { case "$1" in direct) echo "$replica1_port" ;; haproxy) echo "$haproxy_port" ;; gantry) echo "$gantry_port" ;; esac; }
 pid_of() { case "$1" in haproxy) echo "$haproxy_pid" ;; gantry) echo "$gantry_pid" ;; *) echo "" ;; esac; }
 
 # All three targets run with the same --db-ps-mode (--ps-mode).
 run_sysbench() { # target seconds logfile [perf-stat-file]
-  # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct proxy_jit_s"
-  local target=$1 secs=$2 logf=$3 perf_file=${4:-} port pid u0=0 s0=0 u1=0 s1=0 j0=0 j1=0 i0 t0 i1 t1 perf_pid=""
+  # -> "qps p95_ms errors queries proxy_user_s proxy_sys_s machine_idle_pct proxy_jit_s servers_s"
+  local target=$1 secs=$2 logf=$3 perf_file=${4:-} port pid u0=0 s0=0 u1=0 s1=0 j0=0 j1=0 i0 t0 i1 t1 perf_pid="" m0 m1
   port="$(port_of "$target")"; pid="$(pid_of "$target")"
   if [[ -n "$pid" ]]; then read -r u0 s0 < <(proc_cpu "$pid"); fi
   if [[ $target == gantry ]]; then j0="$(jit_cpu "$pid")"; fi
@@ -262,6 +272,7 @@ run_sysbench() { # target seconds logfile [perf-stat-file]
     perf_pid=$!
   fi
   read -r i0 t0 < <(machine_cpu)
+  m0="$(servers_cpu)"
   if ! sysbench oltp_point_select "${sb_common[@]}" --mysql-port="$port" --threads="$threads" \
       --time="$secs" --events=0 --report-interval=0 --percentile=95 --db-ps-mode="$ps_mode" \
       --mysql-ignore-errors=none run >"$logf" 2>&1; then
@@ -269,16 +280,17 @@ run_sysbench() { # target seconds logfile [perf-stat-file]
     tail -20 "$logf" >&2; die "sysbench against $target (port $port) failed; log: $logf"
   fi
   read -r i1 t1 < <(machine_cpu)
+  m1="$(servers_cpu)"
   if [[ -n "$perf_pid" ]]; then kill -INT "$perf_pid" 2>/dev/null; wait "$perf_pid" 2>/dev/null || true; fi
   if [[ -n "$pid" ]]; then read -r u1 s1 < <(proc_cpu "$pid"); fi
   if [[ $target == gantry ]]; then j1="$(jit_cpu "$pid")"; fi
-  awk -v us="$(((u1 - u0)))" -v ss="$(((s1 - s0)))" -v js="$((j1 - j0))" -v tck="$clk_tck" \
+  awk -v us="$(((u1 - u0)))" -v ss="$(((s1 - s0)))" -v js="$((j1 - j0))" -v ms="$((m1 - m0))" -v tck="$clk_tck" \
       -v idle="$(awk -v a="$((i1 - i0))" -v b="$((t1 - t0))" 'BEGIN {printf "%.1f", b ? 100 * a / b : 0}')" '
     /queries:/ {n = $2; gsub(/[()]/, ""); qps = $3}
     /ignored errors:/ {err = $3}
     /95th percentile:/ {p95 = $3}
     END {if (qps == "" || p95 == "") exit 1
-         printf "%s %s %s %s %.2f %.2f %s %.2f\n", qps, p95, err + 0, n, us / tck, ss / tck, idle, js / tck}' "$logf" \
+         printf "%s %s %s %s %.2f %.2f %s %.2f %.2f\n", qps, p95, err + 0, n, us / tck, ss / tck, idle, js / tck, ms / tck}' "$logf" \
     || die "could not parse $logf"
 }
 
@@ -315,14 +327,14 @@ if ((warmup > 0)); then
 fi
 
 results="$out/rounds.tsv"
-printf 'round\ttarget\tqps\tp95_ms\terrors\tqueries\tproxy_user_s\tproxy_sys_s\tmachine_idle_pct\tproxy_jit_s\n' >"$results"
+printf 'round\ttarget\tqps\tp95_ms\terrors\tqueries\tproxy_user_s\tproxy_sys_s\tmachine_idle_pct\tproxy_jit_s\tservers_s\n' >"$results"
 for ((r = 1; r <= rounds; r++)); do
   # Rotate the order every round so no target always runs first (or right after another).
   order=("${targets[@]:$(((r - 1) % 3))}" "${targets[@]:0:$(((r - 1) % 3))}")
   for t in "${order[@]}"; do
     res="$(run_sysbench "$t" "$duration" "$out/round$r-$t.log")"
-    read -r qps p95 err n us ss idle js <<<"$res"
-    printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$qps" "$p95" "$err" "$n" "$us" "$ss" "$idle" "$js" >>"$results"
+    read -r qps p95 err n us ss idle js ms <<<"$res"
+    printf '%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$t" "$qps" "$p95" "$err" "$n" "$us" "$ss" "$idle" "$js" "$ms" >>"$results"
     log "round $r/$rounds $t: $qps qps, p95 $p95 ms, errors $err, machine idle $idle%$( [[ $t != direct ]] && echo ", proxy CPU ${us}s user + ${ss}s sys")$( [[ $t == gantry ]] && echo " (JIT compiler threads ${js}s of it)")"
   done
 done
@@ -347,17 +359,18 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
   echo "oltp_point_select$( [[ $cached == true ]] && echo " with a cache per table"), $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode, $rounds rounds x ${duration} s interleaved (medians)"
   echo "Servers: $server_version$([[ $server_tls == true ]] && echo ", offering TLS: Gantry -> servers encrypted ($server_tls_seen), HAProxy and direct plain text" || echo ", no TLS")."
   echo
-  echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | machine idle % | qps of each round |"
-  echo "|---|---:|---:|---:|---:|---|"
+  echo "| target | qps | p95 ms | proxy CPU µs/query: user + sys | servers' CPU µs/query | machine idle % | qps of each round |"
+  echo "|---|---:|---:|---:|---:|---:|---|"
   for t in "${targets[@]}"; do
     per_round="$(col "$t" 3 | awk '{printf "%s%.0f", (NR > 1 ? ", " : ""), $1}')"
     idle="$(col "$t" 9 | median)"
     if [[ $t == direct ]]; then
-      printf '| %s | %.0f | %.2f | - | %.1f | %s |\n' "direct (replica1)" "${mq[$t]}" "${mp[$t]}" "$idle" "$per_round"
+      printf '| %s | %.0f | %.2f | - | %.1f | %.1f | %s |\n' "direct (replica1)" "${mq[$t]}" "${mp[$t]}" \
+        "$(cpu_per_query "$t" 11)" "$idle" "$per_round"
     else
       label="$t"; [[ $t == gantry && $cached == true ]] && label="gantry (cached)"
-      printf '| %s | %.0f | %.2f | %.1f + %.1f | %.1f | %s |\n' "$label" "${mq[$t]}" "${mp[$t]}" \
-        "$(cpu_per_query "$t" 7)" "$(cpu_per_query "$t" 8)" "$idle" "$per_round"
+      printf '| %s | %.0f | %.2f | %.1f + %.1f | %.1f | %.1f | %s |\n' "$label" "${mq[$t]}" "${mp[$t]}" \
+        "$(cpu_per_query "$t" 7)" "$(cpu_per_query "$t" 8)" "$(cpu_per_query "$t" 11)" "$idle" "$per_round"
     fi
   done
   echo
@@ -378,6 +391,10 @@ for t in "${targets[@]}"; do mq[$t]="$(col "$t" 3 | median)"; mp[$t]="$(col "$t"
   # Not a target, an explanation: how much of Gantry's CPU per query each round went to compiling code.
   awk -F'\t' 'NR > 1 && $2 == "gantry" {printf "%s%.1f", (n++ ? ", " : ""), $10 * 1e6 / $6}
     END {if (n) printf " µs/query in each round\n"}' "$results" | sed 's/^/Of which Gantry'"'"'s JIT compiler threads: /'
+  # Not a target either: what the servers spent per query behind each proxy (all three share the machine's cores,
+  # so what the servers spend more behind one proxy is throughput that proxy cannot have).
+  awk -v g="$(cpu_per_query gantry 11)" -v h="$(cpu_per_query haproxy 11)" \
+    'BEGIN {printf "Servers'"'"' CPU per query (the three mariadbd, medians): behind Gantry %.1f µs, behind HAProxy %.1f µs (%+.1f µs)\n", g, h, g - h}'
   if [[ -n "$cold_summary" ]]; then echo "Cold start (Gantry, ${cold_start} s): $cold_summary"; fi
   if [[ $cached == true ]]; then
     awk -v gq="${mq[gantry]}" -v dq="${mq[direct]}" 'BEGIN {
@@ -406,7 +423,7 @@ if [[ $profile == true ]]; then
       echo "|---|---:|---:|---:|---:|"
       for t in haproxy gantry; do
         res="$(run_sysbench "$t" "$perf_secs" "$out/perf-$t.log" "$out/perf-$t.csv")"
-        read -r qps p95 err n us ss idle js <<<"$res"
+        read -r qps p95 err n us ss idle js ms <<<"$res"
         awk -F, -v t="$t" -v n="$n" -v q="$qps" -v us="$us" -v ss="$ss" '
           $3 ~ /sys_enter/ {sc = $1} $3 ~ /context-switches/ {cs = $1}
           END {printf "| %s | %.0f | %.2f | %.2f | %.1f + %.1f |\n", t, q, sc / n, cs / n, us * 1e6 / n, ss * 1e6 / n}' "$out/perf-$t.csv"
@@ -424,7 +441,7 @@ if [[ $profile == true ]]; then
   jcmd "$gantry_pid" JFR.start name=bench settings=profile filename="$jfr_file" >"$out/jfr-start.log" 2>&1 \
     || { cat "$out/jfr-start.log" >&2; die "jcmd JFR.start"; }
   res="$(run_sysbench gantry "$duration" "$out/profile-gantry.log")"
-  read -r qps p95 err n us ss idle js <<<"$res"
+  read -r qps p95 err n us ss idle js ms <<<"$res"
   jcmd "$gantry_pid" JFR.stop name=bench >"$out/jfr-stop.log" 2>&1 || { cat "$out/jfr-stop.log" >&2; die "jcmd JFR.stop"; }
   [[ -s "$jfr_file" ]] || die "no recording at $jfr_file"
   jfr summary "$jfr_file" >"$out/jfr-summary.txt"

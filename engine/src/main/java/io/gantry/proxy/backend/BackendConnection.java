@@ -22,7 +22,9 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * One connection from Gantry to a backend server on behalf of one client session. It logs in as the session's
@@ -76,6 +78,8 @@ public final class BackendConnection {
     private long serverThreadId = -1;
     private ResponseFraming framing;
     private ResponseListener listener;
+    /** Commands written behind the running one ({@link #executeAll}): their responses follow its, in order. */
+    private ArrayDeque<Queued> queued;
     private Runnable onIdleClose = () -> { };
     private Runnable writableAgain;
     private boolean countedConnection;
@@ -176,6 +180,11 @@ public final class BackendConnection {
         return state == State.READY && channel.isActive();
     }
 
+    /** Whether the connection was closed (by Gantry, or after a failure): it runs nothing any more. */
+    public boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
     public boolean isBusy() {
         return state == State.IN_COMMAND;
     }
@@ -208,6 +217,51 @@ public final class BackendConnection {
         channel.writeAndFlush(command, channel.voidPromise());
     }
 
+    /**
+     * Sends several commands at once, in one write (pipelining: the server runs them in order and answers each, so
+     * all of them cost one round trip), and streams each response to its listener in turn. Each command must be
+     * one the server answers, and only the last listener may use the connection again once its response is
+     * complete. A connection failure fails the running command's listener and every one behind it.
+     */
+    public void executeAll(List<Packet> commands, List<? extends ResponseListener> listeners) {
+        if (commands.size() != listeners.size() || commands.isEmpty()) {
+            throw new IllegalArgumentException("one listener per command, at least one command");
+        }
+        if (state != State.READY) {
+            commands.forEach(Packet::release);
+            BackendFailure notReady = new BackendFailure(server.address(),
+                    "the connection to " + server.address() + " is not ready (" + state + ")", null);
+            listeners.forEach(each -> each.onFailure(notReady));
+            return;
+        }
+        for (int i = 0; i < commands.size(); i++) {
+            Packet command = commands.get(i);
+            ResponseFraming commandFraming = ResponseFraming.forCommand(CommandType.of(command.payload()),
+                    capabilities, mariaDbCapabilities);
+            if (commandFraming.isComplete()) {
+                for (int j = i; j < commands.size(); j++) {
+                    commands.get(j).release();
+                }
+                throw new IllegalArgumentException("a command without a response cannot be pipelined");
+            }
+            if (i == 0) {
+                framing = commandFraming;
+                listener = listeners.get(0);
+            } else {
+                if (queued == null) {
+                    queued = new ArrayDeque<>(commands.size());
+                }
+                queued.add(new Queued(commandFraming, listeners.get(i)));
+            }
+            channel.write(command, channel.voidPromise());
+        }
+        state = State.IN_COMMAND;
+        channel.flush();
+    }
+
+    private record Queued(ResponseFraming framing, ResponseListener listener) {
+    }
+
     /** Passes a client packet through while the server waits for the client (LOCAL INFILE contents). */
     public void forwardFromClient(Packet packet) {
         channel.writeAndFlush(packet);
@@ -238,6 +292,9 @@ public final class BackendConnection {
         boolean idle = state == State.READY;
         state = State.CLOSED;
         releaseCount();
+        if (queued != null) {
+            queued.clear(); // closed on purpose: those waiting for a pipelined response are not told
+        }
         if (channel == null) {
             return;
         }
@@ -272,6 +329,9 @@ public final class BackendConnection {
             ResponseListener current = listener;
             listener = null;
             current.onFailure(failure);
+            for (Queued behind; queued != null && (behind = queued.poll()) != null; ) {
+                behind.listener().onFailure(failure);
+            }
         } else if (before == State.READY) {
             onIdleClose.run();
         }
@@ -417,10 +477,17 @@ public final class BackendConnection {
             Packet packet = addExtendedMetadata ? withExtendedMetadata(received) : received;
             ResponseListener current = listener;
             if (progress == ResponseFraming.Progress.COMPLETE) {
-                state = State.READY;
-                listener = null;
-                current.onPacket(packet, framing);
-                current.onComplete(framing);
+                ResponseFraming completed = framing;
+                Queued next = queued == null ? null : queued.poll();
+                if (next == null) {
+                    state = State.READY;
+                    listener = null;
+                } else {
+                    framing = next.framing();
+                    listener = next.listener();
+                }
+                current.onPacket(packet, completed);
+                current.onComplete(completed);
             } else {
                 current.onPacket(packet, framing);
             }

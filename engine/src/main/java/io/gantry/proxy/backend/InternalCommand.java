@@ -62,31 +62,72 @@ public final class InternalCommand implements BackendConnection.ResponseListener
         connection.execute(new Packet(0, payload), new InternalCommand(done, null, failed));
     }
 
+    /** One command of {@link #runAll}: its payload (a whole command, ownership passes) and what to do with its outcome. */
+    public record Step(ByteBuf payload, Done done) {
+    }
+
     /**
-     * Runs commands one after the other (a session's settings, replayed on a connection that has not run them):
-     * {@code beforeEach} sees each first, {@code then} runs after the last; the first error stops the rest.
+     * Runs commands in one round trip (pipelined, see {@link BackendConnection#executeAll}): each outcome goes to
+     * its step's {@code done}, in order, then {@code then} runs once the last response is in. A step that closes the
+     * connection stops the rest (nothing more is called); a connection failure goes to {@code failed} once.
+     */
+    public static void runAll(BackendConnection connection, List<Step> steps, Runnable then,
+                              Consumer<BackendFailure> failed) {
+        if (steps.isEmpty()) {
+            then.run();
+            return;
+        }
+        Consumer<BackendFailure> once = new Consumer<>() {
+            private boolean told;
+
+            @Override
+            public void accept(BackendFailure failure) {
+                if (!told) {
+                    told = true;
+                    failed.accept(failure);
+                }
+            }
+        };
+        List<Packet> packets = new ArrayList<>(steps.size());
+        List<InternalCommand> listeners = new ArrayList<>(steps.size());
+        for (int i = 0; i < steps.size(); i++) {
+            Step step = steps.get(i);
+            Done done = i < steps.size() - 1 ? step.done() : (first, error) -> {
+                step.done().accept(first, error);
+                if (!connection.isClosed()) {
+                    then.run();
+                }
+            };
+            packets.add(new Packet(0, step.payload()));
+            listeners.add(new InternalCommand(done, null, once));
+        }
+        connection.executeAll(packets, listeners);
+    }
+
+    /**
+     * Runs commands in order, in one round trip (a session's settings, replayed on a connection that has not run
+     * them): {@code beforeEach} sees each first; {@code then} runs when all succeeded, else {@code refused} gets
+     * the first error (the commands behind it were sent with it and ran all the same).
      *
      * @param commands payloads, command byte included
      */
     public static void runInOrder(BackendConnection connection, List<byte[]> commands, Consumer<byte[]> beforeEach,
                            Runnable then, Consumer<ErrPacket> refused, Consumer<BackendFailure> failed) {
-        runFrom(connection, commands, 0, beforeEach, then, refused, failed);
-    }
-
-    private static void runFrom(BackendConnection connection, List<byte[]> commands, int index,
-                                Consumer<byte[]> beforeEach, Runnable then, Consumer<ErrPacket> refused,
-                                Consumer<BackendFailure> failed) {
-        if (index == commands.size()) {
-            then.run();
-            return;
+        ErrPacket[] firstError = new ErrPacket[1];
+        List<Step> steps = new ArrayList<>(commands.size());
+        for (byte[] command : commands) {
+            beforeEach.accept(command);
+            steps.add(new Step(Unpooled.wrappedBuffer(command), (first, error) -> {
+                if (firstError[0] == null) {
+                    firstError[0] = error;
+                }
+            }));
         }
-        byte[] command = commands.get(index);
-        beforeEach.accept(command);
-        run(connection, Unpooled.wrappedBuffer(command), (first, error) -> {
-            if (error != null) {
-                refused.accept(error);
+        runAll(connection, steps, () -> {
+            if (firstError[0] != null) {
+                refused.accept(firstError[0]);
             } else {
-                runFrom(connection, commands, index + 1, beforeEach, then, refused, failed);
+                then.run();
             }
         }, failed);
     }

@@ -17,6 +17,7 @@ import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -140,13 +141,26 @@ final class BackendStateSync {
 
     /**
      * Sends what {@code connection} lacks of the session's state, then hands it to {@code then}; a refusal of the
-     * held {@code SET TRANSACTION} or of a replayed setting goes to {@code refused} instead.
+     * held {@code SET TRANSACTION} or of a replayed setting goes to {@code refused} instead. Everything but the held
+     * {@code SET TRANSACTION} goes in one round trip (pipelined): a reset, the settings, the tracking, the last
+     * insert id.
      */
     void bringUpToDate(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
                        Consumer<ErrPacket> refused) {
-        resetIfPooledElsewhere(connection, () -> replaySettings(connection, () -> ensureTracking(connection,
-                () -> carryInsertId(connection, () -> withNextTransaction(connection, packet, then, refused))),
-                refused));
+        Applied state = applied.get(connection);
+        List<InternalCommand.Step> steps = new ArrayList<>(4);
+        ErrPacket[] settingRefused = new ErrPacket[1];
+        resetIfPooledElsewhere(connection, state, steps);
+        replaySettings(state, steps, settingRefused);
+        ensureTracking(connection, state, steps);
+        carryInsertId(connection, state, steps);
+        InternalCommand.runAll(connection, steps, () -> {
+            if (settingRefused[0] != null) {
+                refused.accept(settingRefused[0]);
+            } else {
+                withNextTransaction(connection, packet, then, refused);
+            }
+        }, failure -> session.backendFailed(connection.server(), failure));
     }
 
     /** A COM_RESET_CONNECTION of the client's succeeded on the connection: nothing of the session is left on it. */
@@ -270,30 +284,29 @@ final class BackendStateSync {
         return true;
     }
 
-    /** COM_RESET_CONNECTION on a pooled connection that served another session's settings, then {@code then}. */
-    private void resetIfPooledElsewhere(BackendConnection connection, Runnable then) {
-        Applied state = applied.get(connection);
+    /**
+     * COM_RESET_CONNECTION on a pooled connection that served another session's settings, first. A server that
+     * refuses it (one without COM_RESET_CONNECTION) gets the connection closed: the session's command goes on a
+     * connection of its own, and closing stops the commands sent behind the reset.
+     */
+    private void resetIfPooledElsewhere(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
         if (state == null || !state.resetFirst) {
-            then.run();
             return;
         }
         state.resetFirst = false;
         state.tracked = false;
         state.insertId = 0;
         ByteBuf reset = session.ctx().alloc().buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
-        InternalCommand.run(connection, reset, (first, error) -> {
+        steps.add(new InternalCommand.Step(reset, (first, error) -> {
             if (error != null) {
-                // Not reusable after all (a server without COM_RESET_CONNECTION): the session's command goes on
-                // a connection of its own next time, and this one is closed.
                 LOG.debug("session {}: {} refused COM_RESET_CONNECTION on a pooled connection ({}); closing it",
                         session.id(), connection.server().address(), error.message());
                 connection.close();
                 session.backendFailed(connection.server(), new java.io.IOException(
                         "a pooled connection could not be reset: " + error.message()));
-                return;
             }
-            restoreLoginSqlMode(connection, then);
-        }, failure -> session.backendFailed(connection.server(), failure));
+        }));
+        restoreLoginSqlMode(connection, steps);
     }
 
     /**
@@ -301,39 +314,34 @@ final class BackendStateSync {
      * and a COM_RESET_CONNECTION does not add it again: without this, a session on a reset connection would parse
      * {@code COUNT (*)} differently from one that logged in directly.
      */
-    private void restoreLoginSqlMode(BackendConnection connection, Runnable then) {
+    private void restoreLoginSqlMode(BackendConnection connection, List<InternalCommand.Step> steps) {
         if ((session.client().capabilities() & CapabilityFlags.CLIENT_IGNORE_SPACE) == 0) {
-            then.run();
             return;
         }
-        InternalCommand.run(connection, session.queryPayload(IGNORE_SPACE_AS_AT_LOGIN), (first, error) -> {
+        steps.add(new InternalCommand.Step(session.queryPayload(IGNORE_SPACE_AS_AT_LOGIN), (first, error) -> {
             if (error != null) {
                 LOG.warn("session {}: {} refused to restore IGNORE_SPACE on a reset pooled connection ({})",
                         session.id(), connection.server().address(), error.message());
             }
-            then.run();
-        }, failure -> session.backendFailed(connection.server(), failure));
+        }));
     }
 
     /**
      * {@code LAST_INSERT_ID()} follows the session, not the connection: a connection to the primary that does not
-     * hold the session's last insert id (a pooled one, or one opened after another was lost) is given it first
+     * hold the session's last insert id (a pooled one, or one opened after another was lost) is given it
      * ({@code SELECT LAST_INSERT_ID(n)}).
      */
-    private void carryInsertId(BackendConnection connection, Runnable then) {
-        Applied state = applied.get(connection);
+    private void carryInsertId(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
         if (!needsInsertId(connection, state)) {
-            then.run();
             return;
         }
         long insertId = session.lastInsertId();
-        InternalCommand.queryRow(connection, session.queryPayload("SELECT LAST_INSERT_ID(" + insertId + ")"),
-                (row, error) -> {
+        steps.add(new InternalCommand.Step(session.queryPayload("SELECT LAST_INSERT_ID(" + insertId + ")"),
+                (first, error) -> {
                     if (error == null) {
                         state.insertId = insertId;
                     }
-                    then.run();
-                }, failure -> session.backendFailed(connection.server(), failure));
+                }));
     }
 
     private boolean needsInsertId(BackendConnection connection, Applied state) {
@@ -341,47 +349,49 @@ final class BackendStateSync {
                 && session.services().upstreams().isPrimary(connection.server());
     }
 
-    /** Replays the session-state commands this connection has not run yet, one at a time. */
-    private void replaySettings(BackendConnection connection, Runnable then, Consumer<ErrPacket> onError) {
-        Applied state = applied.get(connection);
+    /**
+     * The session-state commands this connection has not run yet; the first refusal goes to {@code refused}, and
+     * the connection counts as having applied them only when none was refused (they are replayed again next time:
+     * settings are values, so running one twice changes nothing).
+     */
+    private void replaySettings(Applied state, List<InternalCommand.Step> steps, ErrPacket[] refused) {
         List<byte[]> missing = session.stateLog().since(state == null ? 0L : state.stateVersion);
-        if (missing.isEmpty()) {
-            then.run();
-            return;
+        long version = session.stateLog().version();
+        for (int i = 0; i < missing.size(); i++) {
+            byte[] command = missing.get(i);
+            if (state != null && SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
+                state.tracked = false; // the client's list replaced Gantry's: add its items back afterwards
+            }
+            boolean last = i == missing.size() - 1;
+            steps.add(new InternalCommand.Step(Unpooled.wrappedBuffer(command), (first, error) -> {
+                if (error != null && refused[0] == null) {
+                    refused[0] = error;
+                }
+                if (last && refused[0] == null && state != null) {
+                    state.stateVersion = version;
+                }
+            }));
         }
-        InternalCommand.runInOrder(connection, missing, command -> {
-            if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
-                trackingReset(connection); // the client's list replaced Gantry's: add its items back afterwards
-            }
-        }, () -> {
-            if (state != null) {
-                state.stateVersion = session.stateLog().version();
-            }
-            then.run();
-        }, onError, failure -> session.backendFailed(connection.server(), failure));
     }
 
     /**
-     * Turns Gantry's own session tracking on for a connection unless it is on, then runs {@code then}. A server
-     * that refuses it only costs the exact GTIDs: the session falls back on samples.
+     * Turns Gantry's own session tracking on for a connection unless it is on. A server that refuses it only costs
+     * the exact GTIDs: the session falls back on samples.
      */
-    private void ensureTracking(BackendConnection connection, Runnable then) {
-        Applied state = applied.get(connection);
+    private void ensureTracking(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
         if (!needsTracking(connection, state)) {
-            then.run();
             return;
         }
         state.tracked = true;
         String setup = SessionTracking.setupStatement(connection.serverVersion());
-        InternalCommand.run(connection, session.queryPayload(setup), (first, error) -> {
+        steps.add(new InternalCommand.Step(session.queryPayload(setup), (first, error) -> {
             if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
                 LOG.atWarn().addKeyValue("server", connection.server().address())
                         .log("backend {}: refused Gantry's session tracking ({}): read-your-writes waits for a sample "
                                 + "of the primary instead of the session's own GTIDs", connection.server().address(),
                                 error.message());
             }
-            then.run();
-        }, failure -> session.backendFailed(connection.server(), failure));
+        }));
     }
 
     /** Whether Gantry's session tracking is still to be set up on the connection. */

@@ -9,6 +9,9 @@ import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_CACHE_METADATA;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_PROGRESS;
 import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_STMT_BULK_OPERATIONS;
+import static io.gantry.proxy.backend.ScriptedBackend.bytes;
+import static io.gantry.proxy.backend.ScriptedBackend.read;
+import static io.gantry.proxy.backend.ScriptedBackend.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.proxy.backend.BackendChannels;
@@ -188,32 +191,6 @@ class BackendConnectionExtendedMetadataTest {
             loop.execute(connection::close);
             assertThat(packets).hasSize(5);
             return new Exchange(login.get(5, TimeUnit.SECONDS), seen[0], packets);
-        }
-    }
-
-    private static byte[] read(DataInputStream in) throws IOException {
-        byte[] header = new byte[4];
-        in.readFully(header);
-        byte[] payload = new byte[(header[0] & 0xFF) | (header[1] & 0xFF) << 8 | (header[2] & 0xFF) << 16];
-        in.readFully(payload);
-        return payload;
-    }
-
-    private static void write(OutputStream out, int sequence, Consumer<ByteBuf> writer) throws IOException {
-        byte[] payload = bytes(writer);
-        out.write(new byte[] {(byte) payload.length, (byte) (payload.length >> 8), (byte) (payload.length >> 16),
-                (byte) sequence});
-        out.write(payload);
-        out.flush();
-    }
-
-    private static byte[] bytes(Consumer<ByteBuf> writer) {
-        ByteBuf buf = Unpooled.buffer();
-        try {
-            writer.accept(buf);
-            return ByteBufUtil.getBytes(buf);
-        } finally {
-            buf.release();
         }
     }
 }
