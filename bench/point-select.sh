@@ -8,7 +8,8 @@
 # Gantry/HAProxy and Gantry/direct, with the targets of issue 17 (qps >= 0.95 x HAProxy, p95 <= 1.0 x
 # HAProxy, proxy CPU per query <= 1.1 x HAProxy's). With --cold-start SECONDS, the freshly started
 # Gantry first runs that long under the same load with qps reported each second, and the time it took
-# to reach steady throughput is printed. With --profile, one extra Gantry round is recorded with JFR and its hottest frames are
+# to reach steady throughput is printed. Each round also reads the CPU of the demo's three mariadbd processes: the
+# summary gives the servers' CPU per query behind each target (with --server-tls, the servers' own TLS work). With --profile, one extra Gantry round is recorded with JFR and its hottest frames are
 # summarised. Everything it starts is stopped on exit, also on failure or Ctrl-C. All traffic stays
 # on 127.0.0.1.
 #
