@@ -596,4 +596,72 @@ class MultiplexingIT {
                 .filter(f -> f.server().equals(server) && f.user().equals(topology.appAccount().user()))
                 .mapToLong(BackendPools.Figures::idle).sum();
     }
+
+    /**
+     * A setting the primary took and a replica refuses (a time zone name only the primary knows: its time zone
+     * tables were loaded there alone, as happens): the read on the replica fails with the replica's own error, the
+     * replica connection holding part of the settings never reaches another session, and setting the time zone
+     * again replaces the refused value, so the reads work again.
+     */
+    @Test
+    void aSettingAReplicaRefusesFailsThatReadOnlyAndLeaksToNoOtherSession() throws Exception {
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30)); // so that reads go to the replicas
+        try (Connection admin = topology.connectAsAdmin(topology.primary())) {
+            execute(admin, "SET sql_log_bin = 0");
+            execute(admin, "INSERT INTO mysql.time_zone (Use_leap_seconds) VALUES ('N')");
+            execute(admin, "SET @zone = LAST_INSERT_ID()");
+            execute(admin, "INSERT INTO mysql.time_zone_name (Name, Time_zone_id) VALUES ('Gantry/Test', @zone)");
+            execute(admin, "INSERT INTO mysql.time_zone_transition_type (Time_zone_id, Transition_type_id, `Offset`, "
+                    + "Is_DST, Abbreviation) VALUES (@zone, 0, 3600, 0, 'GT')");
+        }
+        try {
+            String defaultJoinSize;
+            try (Connection direct = topology.connectAsApp(topology.replicas().get(0))) {
+                defaultJoinSize = queryString(direct, "SELECT @@max_join_size");
+                assertThatThrownBy(() -> execute(direct, "SET time_zone = 'Gantry/Test'"))
+                        .as("the replicas do not know the name").isInstanceOf(SQLException.class);
+            }
+            try (Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                execute(session, "/*#mode=READWRITE*/ SET time_zone = 'Gantry/Test'");
+                execute(session, "SET max_join_size = 4242");
+                // A read may go to the primary (until the replicas are known to have what the session read
+                // there): it answers; on a replica the replayed time zone is refused, and only that read fails.
+                int refused = 0;
+                for (int i = 0; i < 6; i++) {
+                    try {
+                        assertThat(queryString(session, "SELECT CONCAT(@@time_zone, ' ', @@max_join_size)"))
+                                .isEqualTo("Gantry/Test 4242");
+                    } catch (SQLException e) {
+                        assertThat(e.getErrorCode()).isEqualTo(1298);
+                        assertThat(e.getMessage()).contains("Gantry/Test");
+                        refused++;
+                    }
+                }
+                assertThat(refused).as("reads that reached a replica").isGreaterThanOrEqualTo(3);
+            }
+            // The session ended with its replica connection holding max_join_size but not the time zone: closed,
+            // not pooled as a connection with no settings.
+            for (int i = 0; i < 8; i++) {
+                try (Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                    assertThat(queryString(other, "SELECT CONCAT(@@time_zone, ' ', @@max_join_size)"))
+                            .isEqualTo("SYSTEM " + defaultJoinSize);
+                }
+            }
+            try (Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+                execute(session, "/*#mode=READWRITE*/ SET time_zone = 'Gantry/Test'");
+                execute(session, "SET max_join_size = 4242");
+                execute(session, "SET time_zone = '+02:00'");
+                assertThat(queryString(session, "SELECT CONCAT(@@time_zone, ' ', @@max_join_size)"))
+                        .as("the newer time zone replaced the refused one").isEqualTo("+02:00 4242");
+            }
+        } finally {
+            try (Connection admin = topology.connectAsAdmin(topology.primary())) {
+                execute(admin, "SET sql_log_bin = 0");
+                String zone = queryString(admin, "SELECT Time_zone_id FROM mysql.time_zone_name WHERE Name = 'Gantry/Test'");
+                execute(admin, "DELETE FROM mysql.time_zone_transition_type WHERE Time_zone_id = " + zone);
+                execute(admin, "DELETE FROM mysql.time_zone_name WHERE Time_zone_id = " + zone);
+                execute(admin, "DELETE FROM mysql.time_zone WHERE Time_zone_id = " + zone);
+            }
+        }
+    }
 }

@@ -91,6 +91,8 @@ final class BackendReleaser {
             return "pinned: it holds long data sent for a prepared statement's next execution";
         } else if (session.stateLog().changedDatabase()) {
             return "pinned: the session changed its database (USE)";
+        } else if (stateSync.partlyApplied(connection)) {
+            return "pinned: a server refused one of the session's settings there, so it holds only some of them";
         } else if (stateSync.appliedState(connection) == null) {
             return "pinned: it holds settings the pool cannot carry";
         }

@@ -47,6 +47,12 @@ final class BackendStateSync {
         boolean resetFirst;
         /** What {@code LAST_INSERT_ID()} answers on the connection. */
         long insertId;
+        /**
+         * A replay was refused there part way (the settings behind the refused one ran all the same): the connection
+         * holds some of the session's settings, not a version of the log, so it cannot go to the pool as it is.
+         * Cleared by the next replay that succeeds whole.
+         */
+        boolean partlyApplied;
     }
 
     /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
@@ -94,13 +100,19 @@ final class BackendStateSync {
      */
     String appliedState(BackendConnection connection) {
         Applied state = applied.get(connection);
-        if (state == null || state.resetFirst) {
+        if (state == null || state.resetFirst || state.partlyApplied) {
             return null;
         }
         if (session.stateLog().upTo(state.stateVersion)) {
             return session.stateLog().contents();
         }
         return state.stateVersion == 0 ? "" : null;
+    }
+
+    /** Whether a replay was refused on {@code connection} part way, so it holds only some of the settings. */
+    boolean partlyApplied(BackendConnection connection) {
+        Applied state = applied.get(connection);
+        return state != null && state.partlyApplied;
     }
 
     boolean tracked(BackendConnection connection) {
@@ -238,8 +250,9 @@ final class BackendStateSync {
                                Runnable done, Consumer<String> notReplayable) {
         boolean noBackslashEscapes = session.noBackslashEscapes();
         SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
+        String replaces = sql == null ? null : SettingReplay.replacesKey(sql, noBackslashEscapes);
         if (replay instanceof SettingReplay.Verbatim) {
-            state.stateVersion = session.stateLog().record(command);
+            state.stateVersion = record(replaces, command);
             done.run();
         } else if (replay instanceof SettingReplay.NotReplayable cannot) {
             notReplayable.accept(cannot.why());
@@ -255,12 +268,17 @@ final class BackendStateSync {
                     for (InternalCommand.Value value : row) {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
-                    state.stateVersion = session.stateLog().record(
-                            ComQuery.payload(readBack.replayText(literals)));
+                    state.stateVersion = record(replaces, ComQuery.payload(readBack.replayText(literals)));
                 }
                 done.run();
             }, failure -> session.backendFailed(connection.server(), failure));
         }
+    }
+
+    /** Records a setting in the session's state log, in place of the older one it replaces when it has a key. */
+    private long record(String replaces, byte[] command) {
+        return replaces == null ? session.stateLog().record(command)
+                : session.stateLog().recordSetting(replaces, command);
     }
 
     /**
@@ -367,8 +385,11 @@ final class BackendStateSync {
                 if (error != null && refused[0] == null) {
                     refused[0] = error;
                 }
-                if (last && refused[0] == null && state != null) {
-                    state.stateVersion = version;
+                if (last && state != null) {
+                    state.partlyApplied = refused[0] != null;
+                    if (refused[0] == null) {
+                        state.stateVersion = version;
+                    }
                 }
             }));
         }

@@ -23,6 +23,8 @@ public final class SessionStateLog {
     private final Map<ByteBuffer, Long> versionByCommand = new HashMap<>();
     /** The command recorded last under each key ({@link #record(String, byte[])}): what a newer one replaces. */
     private final Map<String, ByteBuffer> commandByKey = new HashMap<>();
+    /** The setting recorded last for each variable ({@link #recordSetting}): what a newer one replaces. */
+    private final Map<String, ByteBuffer> settingByVariable = new HashMap<>();
     private long version;
     private boolean changedDatabase;
     private String contents = "";
@@ -64,6 +66,21 @@ public final class SessionStateLog {
         return record(commandPayload);
     }
 
+    /**
+     * Records a setting that replaces the one recorded before for the same {@code variable} (see
+     * {@code SettingReplay.replacesKey}): {@code SET time_zone = '+00:00'} after {@code SET time_zone = 'Europe/Paris'}
+     * leaves only the former to replay, so a connection that could not take the older value (a server without time
+     * zone names) is not refused it again. Unlike a user variable's, it stays part of {@link #settingsContents()}.
+     */
+    public long recordSetting(String variable, byte[] commandPayload) {
+        ByteBuffer command = ByteBuffer.wrap(commandPayload.clone());
+        ByteBuffer previous = settingByVariable.put(variable, command);
+        if (previous != null && !previous.equals(command)) {
+            versionByCommand.remove(previous);
+        }
+        return record(commandPayload);
+    }
+
     /** Whether a connection that applied {@code appliedVersion} has every setting (nothing {@link #since}). */
     public boolean upTo(long appliedVersion) {
         return appliedVersion >= version;
@@ -95,6 +112,7 @@ public final class SessionStateLog {
     public void clear() {
         versionByCommand.clear();
         commandByKey.clear();
+        settingByVariable.clear();
         changedDatabase = false;
         version++;
     }

@@ -119,6 +119,49 @@ public sealed interface SettingReplay {
         return new ReadBack(items);
     }
 
+    /**
+     * What a text assigns when it replaces whatever an earlier text assigned the same way, so that the session's
+     * state log keeps only the latest: {@code "@@name"} for a single {@code SET} of one session variable (in any of
+     * its spellings: {@code SET x = 1}, {@code SET SESSION x = 1}, {@code SET @@session.x = 1}), {@code "character
+     * set"} for {@code SET NAMES} and {@code SET CHARACTER SET} (each sets the same three variables); null for
+     * anything else (several assignments or statements, {@code SET TRANSACTION}, {@code USE}), which is kept as it
+     * is.
+     */
+    static String replacesKey(String sql, boolean noBackslashEscapes) {
+        List<List<Token>> statements = new ArrayList<>();
+        for (List<Token> statement : split(SqlTokenizer.tokenize(sql, noBackslashEscapes), sql, ';', false)) {
+            if (!statement.isEmpty()) {
+                statements.add(statement);
+            }
+        }
+        if (statements.size() != 1 || !statements.get(0).get(0).isWord(sql, "SET")) {
+            return null;
+        }
+        List<Token> body = statements.get(0).subList(1, statements.get(0).size());
+        List<List<Token>> assignments = split(body, sql, ',', true);
+        if (assignments.size() != 1 || takesTheRest(sql, body)) {
+            return null;
+        }
+        int i = 0;
+        while (i < body.size() && (body.get(i).isWord(sql, "SESSION") || body.get(i).isWord(sql, "LOCAL"))) {
+            i++;
+        }
+        if (i + 1 >= body.size()) {
+            return null;
+        }
+        Token target = body.get(i);
+        if (target.isWord(sql, "NAMES") || target.isWord(sql, "CHARSET")
+                || (target.isWord(sql, "CHARACTER") && body.get(i + 1).isWord(sql, "SET"))) {
+            return "character set";
+        }
+        String variable = isKeywordForm(sql, target) ? null : variableName(sql, target);
+        Token operator = body.get(i + 1);
+        if (variable == null || (!operator.isSymbol(sql, '=') && operator.type() != Type.ASSIGN)) {
+            return null;
+        }
+        return "@@" + variable.toLowerCase(java.util.Locale.ROOT);
+    }
+
     /** A SQL literal for a value read back, from its column's text and type. */
     static String literal(String value, boolean numeric, boolean noBackslashEscapes) {
         if (value == null) {

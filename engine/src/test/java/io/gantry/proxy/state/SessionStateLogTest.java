@@ -38,4 +38,23 @@ class SessionStateLogTest {
         assertThat(log.contents()).isEmpty();
         assertThat(log.since(0)).isEmpty();
     }
+
+    @Test
+    void aSettingReplacesTheOlderOneOfTheSameVariableAndStaysInTheFormat() {
+        SessionStateLog log = new SessionStateLog();
+        log.recordSetting("@@time_zone", ComQuery.payload("SET time_zone = 'Europe/Paris'"));
+        log.recordSetting("@@sql_mode", ComQuery.payload("SET sql_mode = 'ANSI'"));
+        long before = log.version();
+        log.recordSetting("@@time_zone", ComQuery.payload("SET time_zone = '+00:00'"));
+        assertThat(texts(log.since(0))).containsExactly("SET sql_mode = 'ANSI'", "SET time_zone = '+00:00'");
+        assertThat(texts(log.since(before))).containsExactly("SET time_zone = '+00:00'");
+        assertThat(log.settingsContents()).contains("+00:00").doesNotContain("Europe/Paris");
+        // The same text again moves it to the end, once.
+        log.recordSetting("@@sql_mode", ComQuery.payload("SET sql_mode = 'ANSI'"));
+        assertThat(texts(log.since(0))).containsExactly("SET time_zone = '+00:00'", "SET sql_mode = 'ANSI'");
+        assertThat(log.size()).isEqualTo(2);
+        log.clear();
+        log.recordSetting("@@time_zone", ComQuery.payload("SET time_zone = '+01:00'"));
+        assertThat(texts(log.since(0))).containsExactly("SET time_zone = '+01:00'");
+    }
 }

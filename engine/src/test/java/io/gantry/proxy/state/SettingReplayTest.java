@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class SettingReplayTest {
@@ -68,5 +69,28 @@ class SettingReplayTest {
         assertThat(SettingReplay.literal("it's", false, false)).isEqualTo("'it''s'");
         assertThat(SettingReplay.literal("a\\b", false, false)).isEqualTo("X'615c62'");
         assertThat(SettingReplay.literal("a\\b", false, true)).isEqualTo("'a\\b'");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "SET time_zone = '+00:00'|@@time_zone",
+            "set SESSION Time_Zone='Europe/Paris'|@@time_zone",
+            "SET @@session.time_zone = @@global.time_zone|@@time_zone",
+            "SET @@time_zone := '+01:00';|@@time_zone",
+            "SET LOCAL sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')|@@sql_mode",
+            "SET `max_join_size` = 1000|@@max_join_size",
+            "SET NAMES utf8mb4 COLLATE utf8mb4_bin|character set",
+            "SET CHARACTER SET latin1|character set",
+            "SET CHARSET latin1|character set"})
+    void aSingleSettingIsKeyedByWhatItAssigns(String sql, String key) {
+        assertThat(SettingReplay.replacesKey(sql, false)).isEqualTo(key);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"SET time_zone = '+00:00', sql_mode = ''", "SET time_zone = '+00:00'; SET sql_mode = ''",
+            "SET TRANSACTION ISOLATION LEVEL READ COMMITTED", "SET ROLE r", "SET @@global.time_zone = '+00:00'",
+            "SET @mine = 1", "USE app", "SET sql_mode"})
+    void anythingElseIsKeptAsItIs(String sql) {
+        assertThat(SettingReplay.replacesKey(sql, false)).isNull();
     }
 }
