@@ -59,6 +59,8 @@ public final class HealthChecker implements AutoCloseable {
     private final Upstreams upstreams;
     private final Duration checkTimeout;
     private final RoundSchedule schedule;
+    /** Set as Gantry stops: a round cut short by it (its checks interrupted) says nothing about the servers. */
+    private volatile boolean closing;
     private final ExecutorService probes;
     /** Each server's connection for pings and the check's queries, kept across rounds. */
     private final KeptConnections<Connection> kept = new KeptConnections<>(HealthChecker::closeQuietly);
@@ -98,6 +100,9 @@ public final class HealthChecker implements AutoCloseable {
         schedule.roundStarted();
         try {
             Map<UpstreamServer, Probe> results = probeAll(upstreams.servers());
+            if (closing) {
+                return;
+            }
             Upstreams.PrimaryChoice choice = choosePrimary(results);
             recordChecks(results, choice);
             upstreams.setPrimary(choice.primary(), choice.reasonWhenNone());
@@ -263,7 +268,9 @@ public final class HealthChecker implements AutoCloseable {
 
     private Optional<Probe> down(UpstreamServer server, SQLException e) {
         kept.drop(server);
-        upstreams.confirmDown(server, "health check failed: " + describe(e));
+        if (!closing) {
+            upstreams.confirmDown(server, "health check failed: " + describe(e));
+        }
         return Optional.empty();
     }
 
@@ -465,6 +472,7 @@ public final class HealthChecker implements AutoCloseable {
      */
     @Override
     public void close() {
+        closing = true;
         schedule.close();
         probes.shutdownNow();
         try {

@@ -217,6 +217,37 @@ class HealthLoopIT {
     }
 
     /**
+     * Gantry stopping in the middle of a round (its checks interrupted while they connect) marks no server down and
+     * chooses no primary: that round says nothing about the servers (it used to log every server DOWN and "no
+     * primary" at every such stop).
+     */
+    @Test
+    void aRoundCutShortByTheStopMarksNothingDown() throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "stop-mid-round", 1)) {
+            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+            HealthChecker checker = new HealthChecker(upstreams, Duration.ofSeconds(10));
+            DatabaseServer replica = topology.replicas().get(0);
+            UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
+            Thread round;
+            try {
+                checker.checkNow();
+                assertThat(seen.isUp()).isTrue();
+                topology.freeze(replica); // the next round's new connection to it waits for a greeting
+                round = new Thread(checker::checkNow, "round");
+                round.start();
+                Thread.sleep(500);
+            } finally {
+                checker.close();
+            }
+            round.join(15_000);
+            topology.thaw(replica);
+            assertThat(round.isAlive()).isFalse();
+            assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
+            assertThat(upstreams.primaryOrNull()).isNotNull();
+        }
+    }
+
+    /**
      * Once the proxy runs, a round's timed login is the proxy's own (its login code and TLS engine) for every server
      * that has a kept connection, instead of a new JDBC connection; its refusal (the server full) is not a death,
      * its failure to connect is.
