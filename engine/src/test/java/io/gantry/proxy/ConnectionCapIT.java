@@ -36,6 +36,11 @@ import org.junit.jupiter.api.Test;
 class ConnectionCapIT {
 
     private static final int CAP = 6;
+    /**
+     * How long a session waits for room (--backend-wait-timeout-ms, 5 s by default): the storm's p99 wait has been
+     * 130-980 ms on this project's CI machine (60 sessions for 6 connections), so 1 s failed a login now and then.
+     */
+    private static final Duration WAIT_TIMEOUT = Duration.ofSeconds(3);
 
     @Test
     void aStormOfLoginsIsServedWithinTheCapAndAWaitThatRunsOutNamesIt() throws Exception {
@@ -43,7 +48,7 @@ class ConnectionCapIT {
              ProxyHarness gantry = ProxyHarness.start(topology, config -> config
                      .withMaxClientConnections(1000)
                      .withPool(new BackendPool.Settings(true, Duration.ofSeconds(60), 64, CAP,
-                             Duration.ofSeconds(1))), list -> list)) {
+                             WAIT_TIMEOUT)), list -> list)) {
             ConnectionSlots slots = gantry.proxy.backendPools().slots();
             String primary = topology.primary().address();
             AtomicInteger mostOpen = new AtomicInteger();
@@ -107,7 +112,7 @@ class ConnectionCapIT {
                 long waitedMillis = (System.nanoTime() - waited) / 1_000_000;
                 System.out.printf("ConnectionCapIT: a session beyond the cap was refused after %d ms%n",
                         waitedMillis);
-                assertThat(waitedMillis).isBetween(900L, 5000L);
+                assertThat(waitedMillis).isBetween(WAIT_TIMEOUT.toMillis() - 100, WAIT_TIMEOUT.toMillis() + 4000);
                 UpstreamServer server = gantry.proxy.upstreams().find(primary).orElseThrow();
                 assertThat(server.isUp()).as("a cap reached is not a server down").isTrue();
                 // SHOW GANTRY POOLS counts the sessions that waited (in the storm above too) and their wait's p99.
