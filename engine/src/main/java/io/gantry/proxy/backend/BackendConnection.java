@@ -23,6 +23,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -234,25 +235,25 @@ public final class BackendConnection {
             listeners.forEach(each -> each.onFailure(notReady));
             return;
         }
-        for (int i = 0; i < commands.size(); i++) {
-            Packet command = commands.get(i);
+        List<ResponseFraming> framings = new ArrayList<>(commands.size());
+        for (Packet command : commands) {
             ResponseFraming commandFraming = ResponseFraming.forCommand(CommandType.of(command.payload()),
                     capabilities, mariaDbCapabilities);
             if (commandFraming.isComplete()) {
-                for (int j = i; j < commands.size(); j++) {
-                    commands.get(j).release();
-                }
+                commands.forEach(Packet::release);
                 throw new IllegalArgumentException("a command without a response cannot be pipelined");
             }
-            if (i == 0) {
-                framing = commandFraming;
-                listener = listeners.get(0);
-            } else {
-                if (queued == null) {
-                    queued = new ArrayDeque<>(commands.size());
-                }
-                queued.add(new Queued(commandFraming, listeners.get(i)));
-            }
+            framings.add(commandFraming);
+        }
+        framing = framings.get(0);
+        listener = listeners.get(0);
+        if (commands.size() > 1 && queued == null) {
+            queued = new ArrayDeque<>(commands.size());
+        }
+        for (int i = 1; i < commands.size(); i++) {
+            queued.add(new Queued(framings.get(i), listeners.get(i)));
+        }
+        for (Packet command : commands) {
             channel.write(command, channel.voidPromise());
         }
         state = State.IN_COMMAND;

@@ -142,10 +142,7 @@ public sealed interface SettingReplay {
         if (assignments.size() != 1 || takesTheRest(sql, body)) {
             return null;
         }
-        int i = 0;
-        while (i < body.size() && (body.get(i).isWord(sql, "SESSION") || body.get(i).isWord(sql, "LOCAL"))) {
-            i++;
-        }
+        int i = targetIndex(sql, body);
         if (i + 1 >= body.size()) {
             return null;
         }
@@ -155,8 +152,7 @@ public sealed interface SettingReplay {
             return "character set";
         }
         String variable = isKeywordForm(sql, target) ? null : variableName(sql, target);
-        Token operator = body.get(i + 1);
-        if (variable == null || (!operator.isSymbol(sql, '=') && operator.type() != Type.ASSIGN)) {
+        if (variable == null || !assigns(sql, body.get(i + 1))) {
             return null;
         }
         return "@@" + variable.toLowerCase(java.util.Locale.ROOT);
@@ -183,10 +179,7 @@ public sealed interface SettingReplay {
         if (tokens.isEmpty()) {
             return null;
         }
-        int i = 0;
-        while (i < tokens.size() && (tokens.get(i).isWord(sql, "SESSION") || tokens.get(i).isWord(sql, "LOCAL"))) {
-            i++;
-        }
+        int i = targetIndex(sql, tokens);
         if (i == tokens.size()) {
             return null;
         }
@@ -200,22 +193,32 @@ public sealed interface SettingReplay {
         if (variable == null || i + 1 >= tokens.size()) {
             return null;
         }
-        Token operator = tokens.get(i + 1);
-        if (!operator.isSymbol(sql, '=') && operator.type() != Type.ASSIGN) {
+        if (!assigns(sql, tokens.get(i + 1))) {
             return null;
         }
         List<Token> value = tokens.subList(i + 2, tokens.size());
         return isLiteral(sql, value) ? new ReadBack.Item(written, null) : new ReadBack.Item(written, variable);
     }
 
-    private static boolean takesTheRest(String sql, List<Token> assignment) {
-        for (Token token : assignment) {
-            if (token.isWord(sql, "SESSION") || token.isWord(sql, "LOCAL")) {
-                continue;
-            }
-            return token.isWord(sql, "TRANSACTION") || token.isWord(sql, "ROLE");
+    /** Where an assignment's target is: past its {@code SESSION}/{@code LOCAL} words (the size when none is). */
+    private static int targetIndex(String sql, List<Token> assignment) {
+        int i = 0;
+        while (i < assignment.size()
+                && (assignment.get(i).isWord(sql, "SESSION") || assignment.get(i).isWord(sql, "LOCAL"))) {
+            i++;
         }
-        return false;
+        return i;
+    }
+
+    /** {@code =} or {@code :=}. */
+    private static boolean assigns(String sql, Token operator) {
+        return operator.isSymbol(sql, '=') || operator.type() == Type.ASSIGN;
+    }
+
+    private static boolean takesTheRest(String sql, List<Token> assignment) {
+        int i = targetIndex(sql, assignment);
+        return i < assignment.size()
+                && (assignment.get(i).isWord(sql, "TRANSACTION") || assignment.get(i).isWord(sql, "ROLE"));
     }
 
     private static boolean isKeywordForm(String sql, Token word) {
