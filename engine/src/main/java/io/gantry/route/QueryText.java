@@ -68,6 +68,16 @@ public final class QueryText {
         return new QueryText().read(sql, mode);
     }
 
+    /**
+     * {@code sql}, sent in place of {@code asked} and taken for it: routed and followed as {@code asked}'s statement
+     * (a {@code GET DIAGNOSTICS} that Gantry answers with a {@code SET} of the same variables).
+     */
+    public static QueryText standingFor(String sql, QueryText asked) {
+        QueryText sent = of(sql, asked.mode);
+        sent.statementClass = asked.statementClass();
+        return sent;
+    }
+
     /** This value becomes {@code sql} under {@code mode}, as {@link #of} would make it; returns itself. */
     public QueryText read(String sql, SqlMode mode) {
         this.sql = sql;

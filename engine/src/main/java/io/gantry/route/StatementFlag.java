@@ -74,8 +74,9 @@ public enum StatementFlag {
      */
     CALC_FOUND_ROWS(Effect.NONE),
     /**
-     * {@code SHOW WARNINGS}, {@code SHOW ERRORS}, {@code SHOW COUNT(*) ...}, {@code SHOW PROFILE(S)}: they read the
-     * previous statement's diagnostics and leave what {@code ROW_COUNT()} and {@code FOUND_ROWS()} read as it was.
+     * {@code SHOW WARNINGS}, {@code SHOW ERRORS}, {@code SHOW COUNT(*) ...}, {@code SHOW PROFILE(S)},
+     * {@code GET DIAGNOSTICS}: they read the previous statement's diagnostics and leave them, and what
+     * {@code ROW_COUNT()} and {@code FOUND_ROWS()} read, as they were.
      */
     DIAGNOSTICS(Effect.NONE);
 

@@ -404,7 +404,7 @@ abstract sealed class StatementPhases extends StatementScan permits TextVerdict 
             case GET -> {
                 if (kw == Keyword.DIAGNOSTICS && tokenIndex() - verbIndex <= 2) {
                     kind = StatementKind.READ;
-                    addFlags(StatementFlag.PREVIOUS_STATEMENT.bit());
+                    addFlags(StatementFlag.PREVIOUS_STATEMENT.bit() | StatementFlag.DIAGNOSTICS.bit());
                 }
             }
             case DROP, LOAD, FLUSH -> addFlags(VerbFlags.ofBodyWord(verb, kw, tokenIndex() - verbIndex,

@@ -17,6 +17,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -277,6 +278,10 @@ class MultiplexingIT {
             assertThat(sessionRow(connection, "connections")).contains("kept until the next statement");
             assertThat(warningCodes(connection)).containsExactly(1365); // Division by 0
             Thread.sleep(RETENTION.toMillis() * 4);
+            // SHOW WARNINGS leaves them: still kept, until a statement that replaces them (one that reads a table).
+            assertThat(sessionRow(connection, "connections")).contains("kept until the next statement");
+            queryString(connection, "/*#mode=READWRITE*/ SELECT COUNT(*) FROM multiplexed");
+            Thread.sleep(RETENTION.toMillis() * 4);
             assertThat(sessionRow(connection, "connections")).startsWith("none");
 
             try (Statement statement = connection.createStatement()) {
@@ -417,6 +422,72 @@ class MultiplexingIT {
             }
             assertThat(sessionRow(connection, "connections")).contains("FOUND_ROWS() of an earlier SQL_CALC_FOUND_ROWS");
             assertThat(counts(connection, ask)).isEqualTo(directCount);
+        }
+    }
+
+    /**
+     * A statement that reads the previous statement's diagnostics ({@code SHOW WARNINGS}, which Connector/J sends by
+     * itself for {@code getWarnings()}, {@code SHOW COUNT(*) WARNINGS}, {@code GET DIAGNOSTICS}) leaves them, and
+     * what {@code ROW_COUNT()} reads, as they were, so the connection that has them stays with the session for the
+     * next statement; {@code GET DIAGNOSTICS ... ROW_COUNT} after that connection went to the pool is the session's
+     * own count. Each answer as a direct connection gives it, with another session using the pooled connection
+     * between the statements.
+     */
+    @Test
+    void diagnosticStatementsLeaveThePreviousStatementsDiagnostics() throws Exception {
+        try (Connection setup = topology.connectAsApp(topology.primary())) {
+            execute(setup, "CREATE OR REPLACE TABLE diagnosed (v TINYINT)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<String> statements = List.of(
+                "INSERT IGNORE INTO diagnosed VALUES (300)",
+                "SHOW WARNINGS",
+                "SHOW COUNT(*) WARNINGS",
+                "GET DIAGNOSTICS CONDITION 1 @code = MYSQL_ERRNO",
+                "SHOW WARNINGS",
+                "SELECT ROW_COUNT()",
+                "INSERT INTO diagnosed VALUES (1), (2), (3)",
+                "GET DIAGNOSTICS @rows = ROW_COUNT, @conditions = NUMBER",
+                "SELECT @rows, @conditions, ROW_COUNT(), @code");
+        List<String> direct = new ArrayList<>();
+        try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
+            for (String statement : statements) {
+                direct.add(statement + " -> " + answer(connection, statement));
+            }
+        }
+        List<String> through = new ArrayList<>();
+        try (Connection connection = gantry.connect(Driver.MARIADB_CONNECTOR_J);
+             Connection other = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
+            for (String statement : statements) {
+                through.add(statement + " -> " + answer(connection, statement));
+                Thread.sleep(RETENTION.toMillis() * 4);
+                // Another session takes a pooled connection: a statement that reads a table clears its warnings.
+                execute(other, "/*#mode=READWRITE*/ SELECT v FROM diagnosed");
+            }
+        }
+        assertThat(through).containsExactlyElementsOf(direct);
+    }
+
+    /** The rows of a statement's result ("a b; c d"), or its update count, and its warnings' codes. */
+    private static String answer(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            StringBuilder text = new StringBuilder();
+            if (statement.execute(sql)) {
+                try (ResultSet rows = statement.getResultSet()) {
+                    int columns = rows.getMetaData().getColumnCount();
+                    while (rows.next()) {
+                        for (int i = 1; i <= columns; i++) {
+                            text.append(rows.getString(i)).append(i < columns ? " " : "; ");
+                        }
+                    }
+                }
+            } else {
+                text.append("updated ").append(statement.getUpdateCount());
+            }
+            for (SQLWarning warning = statement.getWarnings(); warning != null; warning = warning.getNextWarning()) {
+                text.append(" warning ").append(warning.getErrorCode());
+            }
+            return text.toString();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.gantry.route;
 
+import static io.gantry.route.StatementFlag.DIAGNOSTICS;
 import static io.gantry.route.StatementFlag.INTO_FILE;
 import static io.gantry.route.StatementFlag.LOAD_DATA;
 import static io.gantry.route.StatementFlag.LOAD_DATA_LOCAL;
@@ -244,9 +245,9 @@ class StatementClassifierTest {
                 c("SELECT a INTO@a FROM t", WRITE, SETS_USER_VARIABLES),
                 c("SET @l = GET_LOCK('x', 1)", WRITE, SETS_USER_VARIABLES, USER_LOCK),
                 c("EXPLAIN FORMAT=JSON INTO @plan SELECT * FROM t", WRITE, SETS_USER_VARIABLES),
-                c("GET DIAGNOSTICS @n = NUMBER", WRITE, SETS_USER_VARIABLES, PREVIOUS_STATEMENT),
+                c("GET DIAGNOSTICS @n = NUMBER", WRITE, SETS_USER_VARIABLES, PREVIOUS_STATEMENT, DIAGNOSTICS),
                 c("GET CURRENT DIAGNOSTICS CONDITION 1 @e = MESSAGE_TEXT", WRITE, SETS_USER_VARIABLES,
-                        PREVIOUS_STATEMENT),
+                        PREVIOUS_STATEMENT, DIAGNOSTICS),
                 c("/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */", WRITE, SETS_USER_VARIABLES));
     }
 

@@ -107,14 +107,18 @@ public final class QueryCommand {
         String sql = text.sql();
         QueryText sent = text;
         PreviousCounts counts = countsToWriteIn(text);
-        String withValues = counts == null ? SessionIdentitySql.withSessionId(text, session.id())
+        String diagnosticsAnswered = counts == null ? null
+                : SessionIdentitySql.diagnosticsAsSet(text, counts.rowCount());
+        String withValues = diagnosticsAnswered != null ? diagnosticsAnswered
+                : counts == null ? SessionIdentitySql.withSessionId(text, session.id())
                 : SessionIdentitySql.withSessionValues(text, session.id(), counts.rowCount(), counts.foundRows());
         if (!withValues.equals(sql)) {
             // CONNECTION_ID() is the Gantry session's id, whichever backend runs the statement; ROW_COUNT() and
             // FOUND_ROWS() are the session's own once the connection that ran its previous statement has left it.
             command = new Packet(0, session.queryPayload(withValues));
             packet.release();
-            sent = QueryText.of(withValues, text.mode());
+            sent = diagnosticsAnswered != null ? QueryText.standingFor(withValues, text)
+                    : QueryText.of(withValues, text.mode());
         }
         CacheFill fill = cachedReads.text(text);
         if (fill == CacheFill.ANSWERED) {

@@ -34,8 +34,6 @@ import java.util.OptionalLong;
  */
 final class SessionIdentitySql {
 
-    /** Words without which a text cannot be a KILL (KILL itself, or dynamic SQL that may spell one). */
-
     /**
      * {@code KILL [HARD|SOFT] [CONNECTION|QUERY] n}.
      *
@@ -147,6 +145,55 @@ final class SessionIdentitySql {
             return sql;
         }
         return out.append(sql, copiedUpTo, sql.length()).toString();
+    }
+
+    /**
+     * {@code GET [CURRENT] DIAGNOSTICS @a = ROW_COUNT, @b = NUMBER}, the text's first statement, as
+     * {@code SET @a = rowCount, @b = 0}, for a session whose previous statement ran on a connection that has left it
+     * (the server of the connection that runs it would answer for the last statement run there). {@code NUMBER} is 0:
+     * a connection whose statement left warnings or an error stays with its session until the next statement, so
+     * one that left holds none of the session's. Null when the text is anything else: a {@code CONDITION} item, a
+     * target that is not a user variable, or a row count not known.
+     */
+    static String diagnosticsAsSet(QueryText text, OptionalLong rowCount) {
+        String sql = text.sql();
+        List<Token> tokens = text.tokens();
+        int i = 0;
+        if (rowCount.isEmpty() || tokens.size() < 5 || !is(sql, tokens.get(i++), "GET")) {
+            return null;
+        }
+        if (is(sql, tokens.get(i), "CURRENT")) {
+            i++;
+        }
+        if (!is(sql, tokens.get(i++), "DIAGNOSTICS")) {
+            return null;
+        }
+        StringBuilder set = new StringBuilder("SET ");
+        while (true) {
+            if (i + 2 >= tokens.size() || tokens.get(i).type() != Type.USER_VARIABLE
+                    || !tokens.get(i + 1).isSymbol(sql, '=')) {
+                return null;
+            }
+            Token item = tokens.get(i + 2);
+            String value = is(sql, item, "ROW_COUNT") ? Long.toString(rowCount.getAsLong())
+                    : is(sql, item, "NUMBER") ? "0" : null;
+            if (value == null) {
+                return null;
+            }
+            set.append(tokens.get(i).text(sql)).append(" = ").append(value);
+            i += 3;
+            if (i == tokens.size()) {
+                return set.toString();
+            }
+            if (tokens.get(i).isSymbol(sql, ';')) {
+                return set.append(sql, tokens.get(i).start(), sql.length()).toString();
+            }
+            if (!tokens.get(i).isSymbol(sql, ',')) {
+                return null;
+            }
+            set.append(", ");
+            i++;
+        }
     }
 
     /** A plain KILL of a number, or empty for anything else (see {@link #inspectKill}). */

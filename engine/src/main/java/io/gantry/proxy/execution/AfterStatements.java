@@ -141,16 +141,21 @@ final class AfterStatements {
             HeldState.afterStatement(held, statement, status, status != ResponseFraming.NO_STATUS);
             BackendConnection before = keptForNext;
             BackendConnection counted = countedFoundRows;
-            keptForNextBecause = framing.failed() || framing.warnings() > 0
-                    ? "it has the previous statement's warnings or error"
-                    : session.prepared().anyReadsPreviousStatement()
-                    ? "a prepared statement of the session reads what the previous statement left (ROW_COUNT(), "
-                    + "FOUND_ROWS()), which only this connection can answer" : null;
-            keptForNext = keptForNextBecause != null ? connection : null;
+            boolean diagnostic = statement != null && statement.has(StatementFlag.DIAGNOSTICS);
+            if (!(diagnostic && connection == before && !framing.failed())) {
+                // A diagnostic statement that read the kept connection left its diagnostics there (a driver's own
+                // SHOW WARNINGS after a warning must not end the pin for the client's).
+                keptForNextBecause = framing.failed() || framing.warnings() > 0
+                        ? "it has the previous statement's warnings or error"
+                        : session.prepared().anyReadsPreviousStatement()
+                        ? "a prepared statement of the session reads what the previous statement left (ROW_COUNT(), "
+                        + "FOUND_ROWS()), which only this connection can answer" : null;
+                keptForNext = keptForNextBecause != null ? connection : null;
+            }
             if (statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS) && !framing.failed()) {
                 countedFoundRows = connection;
             } else if (framing.rowsOfLastResultSet() != ResponseFraming.NO_RESULT_SET
-                    && (statement == null || !statement.has(StatementFlag.DIAGNOSTICS))) {
+                    && !diagnostic) {
                 countedFoundRows = null; // FOUND_ROWS() reads this result's rows now
             }
             if (before != null && before != keptForNext && before != countedFoundRows) {
@@ -160,9 +165,11 @@ final class AfterStatements {
                 mayRelease.accept(counted);
             }
             if ((framing.command() == CommandType.COM_QUERY || framing.command() == CommandType.COM_STMT_EXECUTE)
-                    && (statement == null || !statement.has(StatementFlag.DIAGNOSTICS))) {
+                    && !diagnostic) {
                 ranLast = connection;
                 counts.ran(framing, statement != null && statement.has(StatementFlag.CALC_FOUND_ROWS));
+            } else if (diagnostic) {
+                counts.diagnosticRan(framing);
             }
             if (statement != null && statement.has(StatementFlag.SETS_USER_VARIABLES)) {
                 userVariablesSet(connection, sql);

@@ -48,6 +48,38 @@ class SessionIdentitySqlTest {
                 OptionalLong.of(12))).isEqualTo(expected);
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "GET DIAGNOSTICS @r = ROW_COUNT|SET @r = 3",
+            "get current diagnostics @n=number, @`r 2` = row_count|SET @n = 0, @`r 2` = 3",
+            "GET /* why */ DIAGNOSTICS @r = ROW_COUNT; SELECT @r, ROW_COUNT()|SET @r = 3; SELECT @r, ROW_COUNT()",
+    })
+    void getDiagnosticsOfTheStatementItemsIsAnsweredWithTheSessionsValues(String sql, String expected) {
+        assertThat(SessionIdentitySql.diagnosticsAsSet(QueryText.of(sql, SqlMode.DEFAULT), OptionalLong.of(3)))
+                .isEqualTo(expected);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "GET DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT",  // the conditions are the server's to answer
+            "GET STACKED DIAGNOSTICS @r = ROW_COUNT",          // only inside a handler: the server's error
+            "GET DIAGNOSTICS r = ROW_COUNT",                   // a local variable: only inside a stored program
+            "GET DIAGNOSTICS @r = ROW_COUNT @n = NUMBER",
+            "GET DIAGNOSTICS @r = ROW_COUNT,",
+            "GET DIAGNOSTICS @r",
+            "SELECT ROW_COUNT()",
+    })
+    void anyOtherTextIsLeftToTheServer(String sql) {
+        assertThat(SessionIdentitySql.diagnosticsAsSet(QueryText.of(sql, SqlMode.DEFAULT), OptionalLong.of(3)))
+                .isNull();
+    }
+
+    @Test
+    void getDiagnosticsIsLeftToTheServerWhenTheRowCountIsNotKnown() {
+        assertThat(SessionIdentitySql.diagnosticsAsSet(QueryText.of("GET DIAGNOSTICS @n = NUMBER", SqlMode.DEFAULT),
+                OptionalLong.empty())).isNull();
+    }
+
     @Test
     void aNegativeCountIsWrittenInAsItIsAndAnUnknownOneIsLeftToTheServer() {
         QueryText text = QueryText.of("SELECT 10-ROW_COUNT(), FOUND_ROWS()", SqlMode.DEFAULT);
