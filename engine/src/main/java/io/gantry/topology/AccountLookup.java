@@ -70,7 +70,7 @@ public final class AccountLookup implements AutoCloseable {
                 }
                 return entries;
             } catch (SQLException e) {
-                String reason = HealthChecker.describe(e);
+                String reason = ServerErrors.describe(e);
                 boolean full = isFull(e);
                 allFull &= full;
                 failures.add(server.address() + (full ? " is full: " : " failed: ") + reason);

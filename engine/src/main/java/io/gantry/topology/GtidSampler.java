@@ -216,6 +216,11 @@ public final class GtidSampler implements AutoCloseable {
         }
     }
 
+    /** The query for a server's executed GTID set: MariaDB's {@code gtid_current_pos}, MySQL's {@code gtid_executed}. */
+    static String executedSetQuery(Flavour flavour) {
+        return flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_current_pos" : "SELECT @@GLOBAL.gtid_executed";
+    }
+
     private Sampling open(UpstreamServer server) throws SQLException {
         Connection connection = ServiceConnections.open(server.url(), connectTimeout);
         try {
@@ -226,9 +231,7 @@ public final class GtidSampler implements AutoCloseable {
                 rows.next();
                 flavour = rows.getString(1).contains("MariaDB") ? Flavour.MARIADB : Flavour.MYSQL;
             }
-            String query = flavour == Flavour.MARIADB ? "SELECT @@GLOBAL.gtid_current_pos"
-                    : "SELECT @@GLOBAL.gtid_executed";
-            return new Sampling(connection, statement, query, flavour);
+            return new Sampling(connection, statement, executedSetQuery(flavour), flavour);
         } catch (SQLException e) {
             connection.close();
             throw e;

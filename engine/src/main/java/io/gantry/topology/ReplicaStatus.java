@@ -48,7 +48,7 @@ record ReplicaStatus(String source, String brokenBecause) {
     }
 
     private static String oneLine(String text) {
-        String line = HealthChecker.firstLine(text).replaceAll("\\s+", " ");
+        String line = ServerErrors.firstLine(text).replaceAll("\\s+", " ");
         return line.length() > 600 ? line.substring(0, 600) + "..." : line;
     }
 }

@@ -119,7 +119,7 @@ public final class ServerValidator {
             } catch (SQLException e) {
                 // 28000: the server answered and refused the account; anything else: it did not answer.
                 if ("28000".equals(e.getSQLState()) || e.getErrorCode() == 1045) {
-                    return new Failed(url, "login", "the server refused '" + url.user() + "': " + HealthChecker.describe(e));
+                    return new Failed(url, "login", "the server refused '" + url.user() + "': " + ServerErrors.describe(e));
                 }
                 // A TLS refusal (no TLS offered, an untrusted certificate) is a wrong set-up, not an outage.
                 String tlsProblem = ServiceConnections.tlsProblem(url, e);
@@ -127,7 +127,7 @@ public final class ServerValidator {
                     return new Failed(url, "TLS", tlsProblem);
                 }
                 if (attempt >= retries) {
-                    return new Unreachable(url, HealthChecker.describe(e)
+                    return new Unreachable(url, ServerErrors.describe(e)
                             + (retries > 0 ? " (tried " + (retries + 1) + " times)" : ""));
                 }
                 pause(Math.min(2000L, 250L << attempt));
@@ -168,7 +168,7 @@ public final class ServerValidator {
                     single(statement, "SELECT @@GLOBAL.collation_server"));
             return new Passed(url, settings);
         } catch (SQLException e) {
-            return new Unreachable(url, "checks interrupted: " + HealthChecker.describe(e));
+            return new Unreachable(url, "checks interrupted: " + ServerErrors.describe(e));
         }
     }
 

@@ -39,18 +39,18 @@ class PrimaryChoiceTest {
 
     @Test
     void aServerThatRefusedTheCheckCountsWithWhatWasKnownOfIt() {
-        HealthChecker.Probe refused = new HealthChecker.Probe(a, true, "", null, null, -1, -1, true);
+        HealthProbe refused = new HealthProbe(a, true, "", null, null, -1, -1, true);
         assertThat(HealthChecker.choosePrimary(results(refused, probe(b, false, a.address()))).primary())
                 .isSameAs(a);
     }
 
-    private static HealthChecker.Probe probe(UpstreamServer server, boolean writable, String source) {
-        return new HealthChecker.Probe(server, writable, source, null, null, 100, 1000, false);
+    private static HealthProbe probe(UpstreamServer server, boolean writable, String source) {
+        return new HealthProbe(server, writable, source, null, null, 100, 1000, false);
     }
 
-    private static Map<UpstreamServer, HealthChecker.Probe> results(HealthChecker.Probe... probes) {
-        Map<UpstreamServer, HealthChecker.Probe> results = new LinkedHashMap<>();
-        for (HealthChecker.Probe probe : probes) {
+    private static Map<UpstreamServer, HealthProbe> results(HealthProbe... probes) {
+        Map<UpstreamServer, HealthProbe> results = new LinkedHashMap<>();
+        for (HealthProbe probe : probes) {
             results.put(probe.server(), probe);
         }
         return results;
