@@ -28,9 +28,11 @@ public final class QueryText {
         LAST,
         /** {@code SET [SESSION] TRANSACTION ...}, which Gantry holds for the next statement. */
         TRANSACTION,
-        /** A KILL, or dynamic SQL that could spell one ({@code PREPARE}, {@code EXECUTE IMMEDIATE}). */
+        /** A KILL. */
         KILL,
+        /** {@code PREPARE ... FROM}: its literal SQL may spell a KILL, or hold a {@code CONNECTION_ID()}. */
         PREPARE,
+        /** {@code EXECUTE IMMEDIATE}: its literal SQL may spell a KILL, or ask for the previous statement's counts. */
         IMMEDIATE,
         /** {@code CONNECTION_ID()}, answered with the Gantry session's id. */
         CONNECTION_ID,

@@ -430,7 +430,7 @@ class MultiplexingIT {
      * itself for {@code getWarnings()}, {@code SHOW COUNT(*) WARNINGS}, {@code GET DIAGNOSTICS}) leaves them, and
      * what {@code ROW_COUNT()} reads, as they were, so the connection that has them stays with the session for the
      * next statement; {@code GET DIAGNOSTICS ... ROW_COUNT} after that connection went to the pool is the session's
-     * own count. Each answer as a direct connection gives it, with another session using the pooled connection
+     * own count, and so are the counts the SQL of {@code EXECUTE IMMEDIATE} reads. Each answer as a direct connection gives it, with another session using the pooled connection
      * between the statements.
      */
     @Test
@@ -448,7 +448,9 @@ class MultiplexingIT {
                 "SELECT ROW_COUNT()",
                 "INSERT INTO diagnosed VALUES (1), (2), (3)",
                 "GET DIAGNOSTICS @rows = ROW_COUNT, @conditions = NUMBER",
-                "SELECT @rows, @conditions, ROW_COUNT(), @code");
+                "SELECT @rows, @conditions, ROW_COUNT(), @code",
+                "INSERT INTO diagnosed VALUES (4), (5)",
+                "EXECUTE IMMEDIATE 'SELECT ROW_COUNT(), FOUND_ROWS()'");
         List<String> direct = new ArrayList<>();
         try (Connection connection = gantry.connectDirect(Driver.MARIADB_CONNECTOR_J, topology.primary())) {
             for (String statement : statements) {

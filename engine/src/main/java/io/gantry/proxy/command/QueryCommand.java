@@ -297,7 +297,9 @@ public final class QueryCommand {
      */
     private PreviousCounts countsToWriteIn(QueryText text) {
         PreviousCounts counts = backends.countsToWriteIn();
-        return counts != null && text.statementClass().has(StatementFlag.PREVIOUS_STATEMENT) ? counts : null;
+        // EXECUTE IMMEDIATE's literal SQL may ask too: the classifier does not look into literals.
+        return counts != null && (text.statementClass().has(StatementFlag.PREVIOUS_STATEMENT)
+                || text.mentions(QueryText.Word.IMMEDIATE)) ? counts : null;
     }
 
     /**

@@ -116,6 +116,24 @@ final class SessionIdentitySql {
         for (int i = 0; i + 2 < tokens.size(); i++) {
             Token token = tokens.get(i);
             firstStatement &= !token.isSymbol(sql, ';');
+            int source = token.type() == Type.WORD ? dynamicSqlSource(sql, tokens, i) : -1;
+            if (source >= 0) {
+                // The SQL of EXECUTE IMMEDIATE runs now, as the statement: the same values, written into its literal;
+                // the SQL of PREPARE runs at an EXECUTE to come, when only its CONNECTION_ID() is known now.
+                boolean runsNow = is(sql, token, "EXECUTE");
+                SourceRewrite rewrite = dynamicSqlWithValues(text, source, sessionId,
+                        runsNow && firstStatement ? rowCount : OptionalLong.empty(),
+                        runsNow && firstStatement ? foundRows : OptionalLong.empty());
+                if (rewrite != null) {
+                    if (out == null) {
+                        out = new StringBuilder(sql.length() + 8);
+                    }
+                    out.append(sql, copiedUpTo, rewrite.start()).append(rewrite.literal());
+                    copiedUpTo = rewrite.end();
+                    i = rewrite.lastToken();
+                }
+                continue;
+            }
             if (token.type() != Type.WORD || i > 0 && tokens.get(i - 1).isSymbol(sql, '.')
                     || !tokens.get(i + 1).isSymbol(sql, '(') || !tokens.get(i + 2).isSymbol(sql, ')')) {
                 continue;
@@ -194,6 +212,45 @@ final class SessionIdentitySql {
             set.append(", ");
             i++;
         }
+    }
+
+    /** The string literals of a dynamic statement's SQL, from {@code start} to {@code end}, replaced by {@code literal}. */
+    private record SourceRewrite(int start, int end, int lastToken, String literal) {
+    }
+
+    /**
+     * The literal SQL of {@code PREPARE ... FROM} or {@code EXECUTE IMMEDIATE} whose tokens start at {@code source},
+     * with {@link #withSessionValues} applied to it, as one literal of the session's quoting; null when it is not a
+     * literal or nothing in it changes.
+     */
+    private static SourceRewrite dynamicSqlWithValues(QueryText text, int source, long sessionId,
+                                                      OptionalLong rowCount, OptionalLong foundRows) {
+        String sql = text.sql();
+        List<Token> tokens = text.tokens();
+        boolean escapes = !text.mode().noBackslashEscapes();
+        String value = concatenatedLiterals(sql, tokens, source, escapes);
+        if (value == null) {
+            return null;
+        }
+        String rewritten = withSessionValues(QueryText.of(value, text.mode()), sessionId, rowCount, foundRows);
+        if (rewritten.equals(value)) {
+            return null;
+        }
+        int first = tokens.get(source).type() == Type.STRING ? source : source + 1;
+        int last = first;
+        while (last + 1 < tokens.size() && tokens.get(last + 1).type() == Type.STRING) {
+            last++;
+        }
+        StringBuilder literal = new StringBuilder(rewritten.length() + 2).append('\'');
+        for (int c = 0; c < rewritten.length(); c++) {
+            char ch = rewritten.charAt(c);
+            if (ch == '\'' || ch == '\\' && escapes) {
+                literal.append(ch);
+            }
+            literal.append(ch);
+        }
+        return new SourceRewrite(tokens.get(first).start(), tokens.get(last).end(), last,
+                literal.append('\'').toString());
     }
 
     /** A plain KILL of a number, or empty for anything else (see {@link #inspectKill}). */

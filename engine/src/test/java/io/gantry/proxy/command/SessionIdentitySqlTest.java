@@ -80,6 +80,30 @@ class SessionIdentitySqlTest {
                 OptionalLong.empty())).isNull();
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+            "EXECUTE IMMEDIATE 'SELECT ROW_COUNT()'|EXECUTE IMMEDIATE 'SELECT IFNULL(3, ROW_COUNT())'",
+            "execute immediate \"SELECT FOUND_ROWS(), 'a''b'\"|execute immediate 'SELECT IFNULL(12, FOUND_ROWS()), ''a''''b'''",
+            "EXECUTE IMMEDIATE _latin1 'SELECT ' 'CONNECTION_ID(), ?' USING 1|EXECUTE IMMEDIATE _latin1 'SELECT 42, ?' USING 1",
+            "EXECUTE IMMEDIATE 'SELECT \\'x\\', ROW_COUNT()'|EXECUTE IMMEDIATE 'SELECT ''x'', IFNULL(3, ROW_COUNT())'",
+            "EXECUTE IMMEDIATE 'SELECT ''\\\\\\\\'', ROW_COUNT()'|EXECUTE IMMEDIATE 'SELECT ''\\\\\\\\'', IFNULL(3, ROW_COUNT())'",
+            "PREPARE s FROM 'SELECT ROW_COUNT(), CONNECTION_ID()'|PREPARE s FROM 'SELECT ROW_COUNT(), 42'",
+            "SELECT 1; EXECUTE IMMEDIATE 'SELECT ROW_COUNT()'|SELECT 1; EXECUTE IMMEDIATE 'SELECT ROW_COUNT()'",
+            "EXECUTE IMMEDIATE @q|EXECUTE IMMEDIATE @q",
+            "EXECUTE IMMEDIATE CONCAT('SELECT ', 'ROW_COUNT()')|EXECUTE IMMEDIATE CONCAT('SELECT ', 'ROW_COUNT()')",
+    })
+    void theSqlOfExecuteImmediateIsGivenTheValuesInItsLiteral(String sql, String expected) {
+        assertThat(SessionIdentitySql.withSessionValues(QueryText.of(sql, SqlMode.DEFAULT), 42, OptionalLong.of(3),
+                OptionalLong.of(12))).isEqualTo(expected);
+    }
+
+    @Test
+    void underNoBackslashEscapesABackslashInTheRewrittenLiteralStaysOne() {
+        QueryText text = QueryText.of("EXECUTE IMMEDIATE 'SELECT ''\\'', ROW_COUNT()'", SqlMode.of(true));
+        assertThat(SessionIdentitySql.withSessionValues(text, 42, OptionalLong.of(3), OptionalLong.empty()))
+                .isEqualTo("EXECUTE IMMEDIATE 'SELECT ''\\'', IFNULL(3, ROW_COUNT())'");
+    }
+
     @Test
     void aNegativeCountIsWrittenInAsItIsAndAnUnknownOneIsLeftToTheServer() {
         QueryText text = QueryText.of("SELECT 10-ROW_COUNT(), FOUND_ROWS()", SqlMode.DEFAULT);
