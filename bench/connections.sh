@@ -19,6 +19,7 @@
 #
 # Usage: bench/connections.sh [--idle N] [--active N] [--time SECONDS] [--storm N] [--cap N]
 #                             [--modes "on off"] [--base-port PORT] [--gantry-port PORT] [--out DIR] [--jar PATH]
+#                             [--gantry-java-opts "OPTIONS"]   (more JVM options for Gantry's JVM, after -Xmx2g)
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +34,7 @@ modes="on off"
 base_port=35061
 gantry_port=35070
 out=""
+gantry_java_opts=""
 
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; }
 
@@ -47,6 +49,7 @@ while (($#)); do
     --base-port) base_port="$2"; shift 2 ;;
     --gantry-port) gantry_port="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --gantry-java-opts) gantry_java_opts="$2"; shift 2 ;;
     --jar) jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; prebuilt_jar=true; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "connections.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -99,18 +102,22 @@ root_sql() { # port statement
   "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "$1" -u root -N -B -e "$2"
 }
 
-# Once a second: each server's client connections (Threads_connected less this query's own, less one
-# replication thread on each replica) and Gantry's RSS in MiB; one line per sample.
+# Once a second: each server's connections of the clients' account (app: what the sessions hold, what the cap
+# limits), Gantry's RSS in MiB, then each server's connections of every kind (Threads_connected less this
+# query's own: Gantry's service connections, the replicas' replication threads and the primary's binlog dumps
+# too); one line per sample.
 sample() { # file
   while true; do
-    local line="" port count
+    local line="" all="" port counts
     for port in "$base_port" "$((base_port + 1))" "$((base_port + 2))"; do
-      count="$(root_sql "$port" "SHOW GLOBAL STATUS LIKE 'Threads_connected'" 2>/dev/null | awk '{print $2}')"
-      count=$(( ${count:-1} - 1 - (port == base_port ? 0 : 1) ))
-      line+="$count "
+      counts="$(root_sql "$port" "SELECT SUM(USER = 'app'), COUNT(*) - 1 FROM information_schema.PROCESSLIST
+        WHERE COMMAND <> 'Daemon'" 2>/dev/null)"
+      read -r app every <<<"${counts:-0 0}"
+      line+="${app:-0} "
+      all+=" ${every:-0}"
     done
     line+="$(awk '/VmRSS/ {printf "%d", $2 / 1024}' "/proc/$gantry_pid/status" 2>/dev/null)"
-    echo "$line" >>"$1"
+    echo "$line$all" >>"$1"
     sleep 1
   done
 }
@@ -131,7 +138,8 @@ for mode in $modes; do
   [[ $mode == on ]] && mode_args+=(--max-backend-connections-per-server "$cap")
   rm -rf "$demo_dir"
   log "mode $mode: starting gantry demo (primary $base_port, Gantry $gantry_port) ${mode_args[*]}"
-  java -Xmx2g -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" --listen "127.0.0.1:$gantry_port" \
+  # shellcheck disable=SC2086 # the options are words
+  java -Xmx2g $gantry_java_opts -jar "$jar" demo --dir "$demo_dir" --base-port "$base_port" --listen "127.0.0.1:$gantry_port" \
     --no-console "${mode_args[@]}" --max-client-connections $((idle + storm + active + 100)) \
     >"$out/gantry-$mode.log" 2>&1 &
   gantry_pid=$!
@@ -152,13 +160,15 @@ for mode in $modes; do
   kill "$sampler_pid" 2>/dev/null; wait "$sampler_pid" 2>/dev/null || true
   sampler_pid=""
   value() { grep "^$1=" "$out/clients-$mode.txt" | cut -d= -f2; }
-  read -r max_primary max_r1 max_r2 max_rss < <(awk '{for (i = 1; i <= 4; i++) if ($i > m[i]) m[i] = $i}
-    END {print m[1]+0, m[2]+0, m[3]+0, m[4]+0}' "$samples")
+  read -r max_primary max_r1 max_r2 max_rss all_primary all_r1 all_r2 < <(awk '
+    {for (i = 1; i <= 7; i++) if ($i > m[i]) m[i] = $i}
+    END {print m[1]+0, m[2]+0, m[3]+0, m[4]+0, m[5]+0, m[6]+0, m[7]+0}' "$samples")
   qps[$mode]="$(value active_qps)"
   line="multiplex $mode: storm $(value storm_ok) of $storm logins ok ($(value storm_failed) failed) in $(value storm_ms) ms;"
   line+=" $(value idle_open) idle clients ($(value idle_failed) failed); $active active: $(value active_qps) qps,"
   line+=" p50 $(value p50_us) us, p95 $(value p95_us) us, p99 $(value p99_us) us ($(value active_failed) failed);"
-  line+=" most server connections: primary $max_primary, replicas $max_r1 and $max_r2; Gantry RSS at most $max_rss MiB"
+  line+=" most server connections of the clients' account: primary $max_primary, replicas $max_r1 and $max_r2"
+  line+=" (of every kind: $all_primary, $all_r1, $all_r2); Gantry RSS at most $max_rss MiB"
   log "$line"
   summary+=("$line")
   stop_pid "$gantry_pid" 60

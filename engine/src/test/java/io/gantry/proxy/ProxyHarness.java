@@ -115,6 +115,12 @@ final class ProxyHarness implements AutoCloseable {
         return DriverManager.getConnection(url, topology.appAccount().user(), topology.appAccount().password());
     }
 
+    /** A connection through Gantry as another account than the app's. */
+    Connection connect(Driver driver, String user, String password) throws SQLException {
+        String url = driver.prefix + "127.0.0.1:" + port() + "/" + topology.database() + "?" + driver.options;
+        return DriverManager.getConnection(url, user, password);
+    }
+
     /** A connection with the same driver and options straight to a server, to compare with. */
     Connection connectDirect(Driver driver, DatabaseServer server) throws SQLException {
         String url = driver.prefix + server.address() + "/" + topology.database() + "?" + driver.options;

@@ -26,6 +26,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One connection from Gantry to a backend server on behalf of one client session. It logs in as the session's
@@ -37,6 +39,9 @@ import java.util.List;
  * (writes, and the TLS handshake when it asks for one).
  */
 public final class BackendConnection {
+
+    /** How long a connection closed with COM_QUIT waits for the server to close it before Gantry does. */
+    private static final Duration QUIT_WAIT = Duration.ofSeconds(1);
 
     /** Receives the packets of one command's response. */
     public interface ResponseListener {
@@ -285,26 +290,38 @@ public final class BackendConnection {
         }
     }
 
-    /** Closes the connection politely (COM_QUIT) when idle, at once otherwise. */
+    /**
+     * Closes the connection politely (COM_QUIT) when idle, at once otherwise. After a COM_QUIT it still counts, and
+     * holds its slot of the per-server cap, until the server has closed it (at most {@link #QUIT_WAIT}): until then
+     * the server counts it against its {@code max_connections}, and a slot given on at once would let a storm of
+     * sessions hold more connections there than the cap.
+     */
     public void close() {
         if (state == State.CLOSED) {
             return;
         }
         boolean idle = state == State.READY;
         state = State.CLOSED;
-        releaseCount();
         if (queued != null) {
             queued.clear(); // closed on purpose: those waiting for a pipelined response are not told
         }
-        if (channel == null) {
+        if (channel == null || !idle || !channel.isActive()) {
+            releaseCount();
+            if (channel != null) {
+                channel.close();
+            }
             return;
         }
-        if (idle && channel.isActive()) {
-            ByteBuf quit = channel.alloc().buffer(1).writeByte(CommandType.COM_QUIT.code());
-            channel.writeAndFlush(new Packet(0, quit)).addListener(ChannelFutureListener.CLOSE);
-        } else {
-            channel.close();
-        }
+        Channel quitting = channel;
+        ScheduledFuture<?> bound = quitting.eventLoop().schedule(() -> {
+            quitting.close();
+        }, QUIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        quitting.closeFuture().addListener(closed -> {
+            bound.cancel(false);
+            releaseCount();
+        });
+        ByteBuf quit = quitting.alloc().buffer(1).writeByte(CommandType.COM_QUIT.code());
+        quitting.writeAndFlush(new Packet(0, quit)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
     /**
