@@ -102,15 +102,14 @@ root_sql() { # port statement
   "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "$1" -u root -N -B -e "$2"
 }
 
-# Once a second: each server's connections of the clients' account (app: what the sessions hold, what the cap
-# limits), Gantry's RSS in MiB, then each server's connections of every kind (Threads_connected less this
-# query's own: Gantry's service connections, the replicas' replication threads and the primary's binlog dumps
-# too); one line per sample.
+# Once a second: each server's connections of the clients' account (many: what the sessions hold, what the cap
+# limits), Gantry's RSS in MiB, then each server's connections of every kind (less this query's own: Gantry's
+# service connections, the replicas' replication threads and the primary's binlog dumps too); one line per sample.
 sample() { # file
   while true; do
     local line="" all="" port counts
     for port in "$base_port" "$((base_port + 1))" "$((base_port + 2))"; do
-      counts="$(root_sql "$port" "SELECT SUM(USER = 'app'), COUNT(*) - 1 FROM information_schema.PROCESSLIST
+      counts="$(root_sql "$port" "SELECT SUM(USER = 'many'), COUNT(*) - 1 FROM information_schema.PROCESSLIST
         WHERE COMMAND <> 'Daemon'" 2>/dev/null)"
       read -r app every <<<"${counts:-0 0}"
       line+="${app:-0} "
@@ -149,6 +148,8 @@ for mode in $modes; do
       root_sql "$port" "SET GLOBAL max_connections = $((clients + storm + active + 500))"
     done
   fi
+  # The clients' own account (bench/lib/ManyClients.java): on the servers, its connections are the sessions'.
+  root_sql "$base_port" "CREATE USER IF NOT EXISTS many@'%' IDENTIFIED BY 'many'; GRANT ALL ON app.* TO many@'%'"
   samples="$out/samples-$mode.txt"
   : >"$samples"
   sample "$samples" &

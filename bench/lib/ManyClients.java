@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>ACTIVE clients, each on a connection of its own, running point selects without pause for SECONDS while
  *       the idle ones stay connected.</li>
  * </ol>
- * The table (many_clients, 10 000 rows) is created on the primary first. Prints key=value lines on stdout:
+ * The clients log in as the account {@code many}. The table (many_clients, 10 000 rows) is created on the primary
+ * first. Prints key=value lines on stdout:
  * storm_ok, storm_failed, storm_ms, idle_open, idle_failed, active_queries, active_qps, p50_us, p95_us, p99_us,
  * active_failed; progress on stderr. Run with the Gantry jar on the class path (mysql-connector-j is in it):
  * java -Xmx6g -cp gantry.jar ManyClients.java PROXY_PORT PRIMARY_PORT IDLE ACTIVE SECONDS STORM
@@ -34,6 +35,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ManyClients {
 
     private static final int ROWS = 10_000;
+    /**
+     * The clients' account (password the same), made by bench/connections.sh: an account of their own, so that each
+     * server's count of its connections is the sessions' alone (the demo's app account is Gantry's service account).
+     */
+    private static final String CLIENT_USER = "many";
     private static final String OPTIONS = "/app?sslMode=DISABLED&allowPublicKeyRetrieval=true&useServerPrepStmts=false"
             + "&connectTimeout=30000&socketTimeout=120000";
 
@@ -92,7 +98,7 @@ public final class ManyClients {
         for (int i = 0; i < count; i++) {
             logins.add(threads.submit(() -> {
                 try {
-                    Connection connection = DriverManager.getConnection(url, "app", "app");
+                    Connection connection = DriverManager.getConnection(url, CLIENT_USER, CLIENT_USER);
                     held.add(connection);
                     try (Statement statement = connection.createStatement();
                          ResultSet rows = statement.executeQuery("SELECT 1")) {
@@ -129,7 +135,7 @@ public final class ManyClients {
         for (int i = 0; i < count; i++) {
             tasks.add(threads.submit(() -> {
                 try {
-                    Connection connection = DriverManager.getConnection(url, "app", "app");
+                    Connection connection = DriverManager.getConnection(url, CLIENT_USER, CLIENT_USER);
                     into.add(connection);
                     pointSelect(connection);
                     int n = opened.incrementAndGet();
@@ -164,7 +170,7 @@ public final class ManyClients {
             tasks.add(threads.submit(() -> {
                 long[] mine = new long[1 << 16];
                 int n = 0;
-                try (Connection connection = DriverManager.getConnection(url, "app", "app")) {
+                try (Connection connection = DriverManager.getConnection(url, CLIENT_USER, CLIENT_USER)) {
                     while (System.nanoTime() < deadline) {
                         long start = System.nanoTime();
                         pointSelect(connection);
