@@ -2,10 +2,11 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.TopologyKinds;
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.proxy.login.LoginLimits;
 import io.gantry.sandbox.Credentials;
-import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.wire.CapabilityFlags;
@@ -26,7 +27,10 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +46,12 @@ import org.slf4j.LoggerFactory;
  * Mutated handshakes and commands sent to a running Gantry over real sockets, in batches. Each probe is a complete
  * frame (a mutated HandshakeResponse41 before login, a mutated command after a real login) or a mutated byte stream
  * followed by a half-close; each must be answered or closed within {@link #PROBE_TIMEOUT}. After every batch a
- * normal JDBC login and {@code SELECT 1} still work, no session is left open, and the JVM's thread count, heap after
- * GC and Netty's pooled direct memory stay within bounds of where they started.
+ * normal JDBC login and {@code SELECT 1} still work, no session is left open, every server still answers, and the
+ * JVM's thread count, heap after GC and Netty's pooled direct memory stay within bounds of where they started.
+ *
+ * <p>The servers are the test's own: a command Gantry passes on may crash one (MariaDB 11.4.5 once died of a
+ * {@code SIGSEGV} in {@code insert_params} under this test, a server bug), and that must fail this test, naming the
+ * server and the last commands sent, rather than the tests that share servers after it.
  *
  * <p>{@code -Dgantry.fuzz.connections=N} sets how many connections the run makes in total (default 1000, in 10
  * batches); {@code -Dgantry.fuzz.seed=S} replays a run (the seed is logged and named in every failure).
@@ -61,15 +69,20 @@ class NetworkFuzzIT {
     private static final long MAX_EXTRA_HEAP = 64L << 20;
     private static final long MAX_EXTRA_DIRECT = 64L << 20;
 
-    private static Topology shared;
+    /** How many of the last command payloads sent a failure names. */
+    private static final int COMMANDS_REMEMBERED = 40;
+
+    private static Topology topology;
     private static ProxyHarness gantry;
+    /** The last command payloads sent after a login, in hex, oldest first. */
+    private static final ArrayDeque<String> lastCommands = new ArrayDeque<>();
 
     @BeforeAll
     static void startProxy() {
-        shared = Sandboxes.shared(TopologyKind.MARIADB);
+        topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "fuzz", 2);
         // Every probe comes from 127.0.0.1 and half of them fail their login on purpose: no host blocking here
         // (LoginDoorsIT tests it), and room for every probe that is logging in at once.
-        gantry = ProxyHarness.start(shared, c -> c.withMaxClientConnections(50).withMaxPacketSize(SMALL_PACKET_LIMIT)
+        gantry = ProxyHarness.start(topology, c -> c.withMaxClientConnections(50).withMaxPacketSize(SMALL_PACKET_LIMIT)
                 .withLogin(new LoginLimits(java.time.Duration.ofSeconds(10), 4096, 4096, 0,
                         java.time.Duration.ofSeconds(1), 0, java.time.Duration.ZERO)), l -> l);
     }
@@ -77,6 +90,7 @@ class NetworkFuzzIT {
     @AfterAll
     static void stopProxy() {
         gantry.close();
+        topology.close();
     }
 
     private record Baseline(int threads, long heap, long direct) {
@@ -114,6 +128,7 @@ class NetworkFuzzIT {
                 }
             }
             String where = "after batch " + (batch + 1) + " (seed " + SEED + ")";
+            everyServerAnswers(where);
             normalLoginWorks();
             Awaitility.await(where + ": every fuzz session closed").atMost(Duration.ofSeconds(15))
                     .until(() -> gantry.proxy.openSessions() == 0);
@@ -176,6 +191,7 @@ class NetworkFuzzIT {
             for (int i = 0; i < COMMANDS_PER_SESSION && !probe.closed; i++) {
                 counts.commandProbes++;
                 byte[] payload = Fuzzing.mutate(command(random), random);
+                remember(Fuzzing.hex(payload));
                 String marker = "fuzz-marker-" + counts.commandProbes;
                 // now and then a sequence id other than 0, which ends the session ("Got packets out of order")
                 probe.sendPacket(random.nextInt(30) == 0 ? random.nextInt(256) : 0, payload);
@@ -185,6 +201,27 @@ class NetworkFuzzIT {
                     counts.desynchronised++;
                     break;
                 }
+            }
+        }
+    }
+
+    private static void remember(String command) {
+        if (lastCommands.size() == COMMANDS_REMEMBERED) {
+            lastCommands.removeFirst();
+        }
+        lastCommands.addLast(command);
+    }
+
+    /** Each server still answers a query: none was crashed by a command Gantry passed on. */
+    private static void everyServerAnswers(String where) {
+        for (DatabaseServer server : topology.servers()) {
+            try (Connection connection = topology.connectAsAdmin(server);
+                 Statement statement = connection.createStatement()) {
+                statement.execute("SELECT 1");
+            } catch (SQLException e) {
+                throw new AssertionError(server.name() + " (" + server.address() + ") no longer answers " + where
+                        + ": " + e.getMessage() + "; see its error.log in the sandbox; the last commands sent, oldest "
+                        + "first: " + String.join(" ", lastCommands), e);
             }
         }
     }
@@ -200,7 +237,7 @@ class NetworkFuzzIT {
         byte[] text = query.getBytes(StandardCharsets.UTF_8);
         return switch (random.nextInt(12)) {
             case 0 -> new byte[] {0x0E};
-            case 1 -> concat(new byte[] {0x02}, shared.database().getBytes(StandardCharsets.UTF_8));
+            case 1 -> concat(new byte[] {0x02}, topology.database().getBytes(StandardCharsets.UTF_8));
             case 2 -> concat(new byte[] {0x16}, text);
             case 3 -> new byte[] {0x17, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 8, 0, 5, 0, 0, 0, 0, 0, 0, 0};
             case 4 -> new byte[] {0x19, 1, 0, 0, 0};
@@ -208,7 +245,7 @@ class NetworkFuzzIT {
             case 6 -> new byte[] {0x1A, 1, 0, 0, 0};
             case 7 -> new byte[] {0x1C, 1, 0, 0, 0, 10, 0, 0, 0};
             case 8 -> concat(new byte[] {0x04}, "t\0".getBytes(StandardCharsets.UTF_8));
-            case 9 -> Fuzzing.encode(new ChangeUser(shared.appAccount().user(), new byte[20], shared.database(), 45,
+            case 9 -> Fuzzing.encode(new ChangeUser(topology.appAccount().user(), new byte[20], topology.database(), 45,
                     NativePassword.PLUGIN_NAME)::encode);
             case 10 -> new byte[] {0x1B, 0, 0};
             default -> concat(new byte[] {0x03}, text);
@@ -216,7 +253,7 @@ class NetworkFuzzIT {
     }
 
     private static byte[] handshakeResponse(HandshakeV10 greeting, Random random) {
-        Credentials account = shared.appAccount();
+        Credentials account = topology.appAccount();
         byte[] seed = java.util.Arrays.copyOf(greeting.authPluginData(), NativePassword.SEED_LENGTH);
         int capabilities = CapabilityFlags.CLIENT_PROTOCOL_41 | CapabilityFlags.CLIENT_SECURE_CONNECTION
                 | CapabilityFlags.CLIENT_PLUGIN_AUTH | CapabilityFlags.CLIENT_LONG_PASSWORD
@@ -224,7 +261,7 @@ class NetworkFuzzIT {
                 | CapabilityFlags.CLIENT_CONNECT_ATTRS | CapabilityFlags.CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
                 | (random.nextBoolean() ? CapabilityFlags.CLIENT_DEPRECATE_EOF | CapabilityFlags.CLIENT_SESSION_TRACK : 0);
         HandshakeResponse41 response = new HandshakeResponse41(capabilities, 1 << 24, 45, 0, account.user(),
-                NativePassword.scramble(account.password().getBytes(StandardCharsets.UTF_8), seed), shared.database(),
+                NativePassword.scramble(account.password().getBytes(StandardCharsets.UTF_8), seed), topology.database(),
                 NativePassword.PLUGIN_NAME, Map.of("_client_name", "fuzz", "_pid", "1"), 0);
         return Fuzzing.encode(response::encode);
     }

@@ -44,9 +44,10 @@ public final class PreviousCounts {
      * {@code SHOW COUNT(*) ...} or {@code SHOW PROFILE(S)} leaves {@code ROW_COUNT()} at -1 (a result set) and
      * {@code FOUND_ROWS()} as it was (measured on MariaDB 11.4, but for {@code SHOW COUNT(*)}, which the server runs
      * as a one-row {@code SELECT}: its {@code FOUND_ROWS()} of 1 is not followed); {@code GET DIAGNOSTICS} leaves both.
+     * One that failed leaves -1, as any error does.
      */
     void diagnosticRan(ResponseFraming framing) {
-        if (!framing.failed() && framing.rowsOfLastResultSet() != ResponseFraming.NO_RESULT_SET) {
+        if (framing.failed() || framing.rowsOfLastResultSet() != ResponseFraming.NO_RESULT_SET) {
             rowCount = -1;
             rowCountKnown = true;
         }
