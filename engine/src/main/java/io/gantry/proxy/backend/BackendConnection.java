@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -313,9 +314,17 @@ public final class BackendConnection {
             return;
         }
         Channel quitting = channel;
-        ScheduledFuture<?> bound = quitting.eventLoop().schedule(() -> {
+        ScheduledFuture<?> bound;
+        try {
+            bound = quitting.eventLoop().schedule(() -> {
+                quitting.close();
+            }, QUIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // The I/O thread is stopping (Gantry stops): no waiting for the server then.
+            releaseCount();
             quitting.close();
-        }, QUIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        }
         quitting.closeFuture().addListener(closed -> {
             bound.cancel(false);
             releaseCount();
