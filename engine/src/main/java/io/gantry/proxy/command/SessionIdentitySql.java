@@ -108,9 +108,12 @@ final class SessionIdentitySql {
         if (!text.mentions(QueryText.Word.CONNECTION_ID) && rowCount.isEmpty() && foundRows.isEmpty()) {
             return sql;
         }
+        List<Token> tokens = text.tokens();
+        if (!tokens.isEmpty() && tokens.get(tokens.size() - 1).type() == Type.UNTERMINATED) {
+            return sql; // the server refuses it whatever it holds, and its error quotes the client's text
+        }
         StringBuilder out = null;
         int copiedUpTo = 0;
-        List<Token> tokens = text.tokens();
         // The counts are the previous statement's only for the text's first statement: the next ones read their own.
         boolean firstStatement = true;
         for (int i = 0; i + 2 < tokens.size(); i++) {

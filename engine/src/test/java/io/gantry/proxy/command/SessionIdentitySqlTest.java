@@ -90,6 +90,9 @@ class SessionIdentitySqlTest {
             "PREPARE s FROM 'SELECT ROW_COUNT(), CONNECTION_ID()'|PREPARE s FROM 'SELECT ROW_COUNT(), 42'",
             "SELECT 1; EXECUTE IMMEDIATE 'SELECT ROW_COUNT()'|SELECT 1; EXECUTE IMMEDIATE 'SELECT ROW_COUNT()'",
             "EXECUTE IMMEDIATE @q|EXECUTE IMMEDIATE @q",
+            // unterminated (the literal ends at ''a\'' and a quote is left open): the server's error quotes it as sent
+            "EXECUTE IMMEDIATE 'SELECT ''a\\'', ROW_COUNT()'|EXECUTE IMMEDIATE 'SELECT ''a\\'', ROW_COUNT()'",
+            "SELECT ROW_COUNT(), CONNECTION_ID(), 'open|SELECT ROW_COUNT(), CONNECTION_ID(), 'open",
             "EXECUTE IMMEDIATE CONCAT('SELECT ', 'ROW_COUNT()')|EXECUTE IMMEDIATE CONCAT('SELECT ', 'ROW_COUNT()')",
     })
     void theSqlOfExecuteImmediateIsGivenTheValuesInItsLiteral(String sql, String expected) {
