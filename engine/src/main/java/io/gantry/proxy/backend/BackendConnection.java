@@ -307,22 +307,16 @@ public final class BackendConnection {
             queued.clear(); // closed on purpose: those waiting for a pipelined response are not told
         }
         if (channel == null || !idle || !channel.isActive()) {
-            releaseCount();
-            if (channel != null) {
-                channel.close();
-            }
+            closeAtOnce();
             return;
         }
         Channel quitting = channel;
         ScheduledFuture<?> bound;
         try {
-            bound = quitting.eventLoop().schedule(() -> {
-                quitting.close();
-            }, QUIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            bound = quitting.eventLoop().schedule((Runnable) quitting::close, QUIT_WAIT.toMillis(),
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException stopping) {
-            // The I/O thread is stopping (Gantry stops): no waiting for the server then.
-            releaseCount();
-            quitting.close();
+            closeAtOnce(); // the I/O thread is stopping (Gantry stops): no waiting for the server then
             return;
         }
         quitting.closeFuture().addListener(closed -> {
@@ -331,6 +325,13 @@ public final class BackendConnection {
         });
         ByteBuf quit = quitting.alloc().buffer(1).writeByte(CommandType.COM_QUIT.code());
         quitting.writeAndFlush(new Packet(0, quit)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+
+    private void closeAtOnce() {
+        releaseCount();
+        if (channel != null) {
+            channel.close();
+        }
     }
 
     /**

@@ -142,9 +142,10 @@ final class AfterStatements {
             BackendConnection before = keptForNext;
             BackendConnection counted = countedFoundRows;
             boolean diagnostic = statement != null && statement.has(StatementFlag.DIAGNOSTICS);
-            if (!(diagnostic && connection == before && !framing.failed())) {
-                // A diagnostic statement that read the kept connection left its diagnostics there (a driver's own
-                // SHOW WARNINGS after a warning must not end the pin for the client's).
+            // A diagnostic statement that read the kept connection left its diagnostics there (a driver's own
+            // SHOW WARNINGS after a warning must not end the pin for the client's).
+            boolean pinStaysAsItWas = diagnostic && connection == before && !framing.failed();
+            if (!pinStaysAsItWas) {
                 keptForNextBecause = framing.failed() || framing.warnings() > 0
                         ? "it has the previous statement's warnings or error"
                         : session.prepared().anyReadsPreviousStatement()
