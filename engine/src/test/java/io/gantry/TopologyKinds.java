@@ -32,7 +32,7 @@ public final class TopologyKinds {
 
     /** Skips the test when this kind cannot run here. */
     public static void assumeAvailable(TopologyKind kind) {
-        Optional<String> reason = kind.unavailableBecause();
+        Optional<String> reason = kind.skipReason();
         assumeTrue(reason.isEmpty(), () -> "skipped: " + reason.orElse(""));
     }
 

@@ -70,7 +70,7 @@ class GtidServerAgreementIT {
 
     @Test
     void mySqlSubsetAndSubtractAreWhatTheServerComputes() throws Exception {
-        Optional<String> unavailable = TopologyKind.MYSQL.unavailableBecause();
+        Optional<String> unavailable = TopologyKind.MYSQL.skipReason();
         assumeTrue(unavailable.isEmpty(), () -> "skipped: " + unavailable.orElse(""));
         try (Topology topology = Sandboxes.startPrivate(TopologyKind.MYSQL, "gtid-agreement-mysql", 0);
              Connection primary = topology.connectAsApp(topology.primary())) {

@@ -9,7 +9,6 @@ import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.MariaDbTopology;
-import io.gantry.sandbox.MySqlInstallation;
 import io.gantry.sandbox.MySqlTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
@@ -18,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,7 +82,8 @@ class ServerValidationIT {
     @Test
     void mySqlServerWithoutGtidsFailsTheGtidCheck() {
         Topology mySql = TopologyKinds.shared(TopologyKind.MYSQL);
-        assumeTrue(MySqlInstallation.unavailableBecause().isEmpty(), "needs the local MySQL binaries");
+        Optional<String> unavailable = TopologyKind.MYSQL.skipReason();
+        assumeTrue(unavailable.isEmpty(), () -> "skipped: " + unavailable.orElse(""));
         try (MySqlTopology misfit = Sandboxes.startMySqlMisfit("mysql-no-gtid",
                 List.of("gtid-mode=OFF", "enforce-gtid-consistency=OFF"))) {
             List<UpstreamUrl> urls = new ArrayList<>(urls(mySql, "app"));

@@ -93,6 +93,14 @@ final class DemoCommand implements Callable<Integer> {
             default -> throw new CommandLine.ParameterException(spec.commandLine(),
                     "--flavour must be mariadb or mysql, not '" + flavour + "'");
         };
+        if (mySql) {
+            // Said in one line before anything starts, rather than as the loader's error from a server's log.
+            Optional<String> unavailable = MySqlInstallation.unavailableBecause();
+            if (unavailable.isPresent()) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--flavour mysql: " + unavailable.get());
+            }
+        }
         ProxyConfig config = proxy.toConfig(spec.commandLine());
         if (mySql && config.tls().isEmpty()) {
             // MySQL's accounts use caching_sha2_password, whose first login needs the password itself: over TLS, or

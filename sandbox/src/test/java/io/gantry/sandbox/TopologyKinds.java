@@ -16,7 +16,7 @@ final class TopologyKinds {
     }
 
     static void assumeAvailable(TopologyKind kind) {
-        Optional<String> reason = kind.unavailableBecause();
+        Optional<String> reason = kind.skipReason();
         assumeTrue(reason.isEmpty(), () -> "skipped: " + reason.orElse(""));
     }
 }
