@@ -179,7 +179,9 @@ final class ProxyOptions {
                         + maxAllowedPacket);
             }
             if ((tlsCertificate == null) != (tlsKey == null)) {
-                throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+                throw new IllegalArgumentException(tlsKey == null
+                        ? "--tls-cert " + tlsCertificate + " needs --tls-key, the certificate's private key"
+                        : "--tls-key " + tlsKey + " needs --tls-cert, the certificate it is the key of");
             }
             return ProxyConfig.defaults(listenAddress())
                     .withRouting(routing)

@@ -103,6 +103,23 @@ class CrossFlagRulesTest {
                         + "(twice --lag-sample-interval-ms, 500 ms)");
     }
 
+    // ---- pairs without a default to derive: the message names what was given --------------------------------------
+
+    @Test
+    void aHalfOfTheTlsPairIsRefusedNamingTheOtherHalf() {
+        assertThat(refusal("--tls-cert", "cert.pem")).isEqualTo("--tls-cert cert.pem needs --tls-key, the "
+                + "certificate's private key");
+        assertThat(refusal("--tls-key", "key.pem")).isEqualTo("--tls-key key.pem needs --tls-cert, the certificate "
+                + "it is the key of");
+    }
+
+    @Test
+    void noCdcIsRefusedWithWhatWasGivenOfTheChangeStream() {
+        assertThat(execute("demo", "--no-cdc", "--cdc-tables", "app.orders")).isEqualTo(2);
+        assertThat(err.toString()).contains("--no-cdc turns the change stream off: it cannot go with --cdc-tables "
+                + "app.orders");
+    }
+
     // ---- --help ----------------------------------------------------------------------------------------------------
 
     @Test
