@@ -138,7 +138,8 @@ final class CacheDefinitions {
             }
             register(cache);
         }
-        LOG.info("cache: {} created by {}: {} (tables {}{}{})", name, by, cache.shape().text(), cache.shape().tables(),
+        LOG.info("cache: {} created by {}: {} (tables {}{}{})", name, by, cache.shape().text(),
+                cache.shape().tables().stream().map(TableName::toString).collect(java.util.stream.Collectors.joining(", ")),
                 cache.shape().keyColumn() == null ? "" : ", evicted by " + cache.shape().keyColumn(),
                 create.shallow() ? ", shallow" : "");
         return "cache " + name + " created";

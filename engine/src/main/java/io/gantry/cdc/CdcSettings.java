@@ -23,7 +23,8 @@ public record CdcSettings(Duration connectTimeout, int connectRetries, Optional<
         Objects.requireNonNull(sink, "sink");
         Objects.requireNonNull(tables, "tables");
         if (connectTimeout.isNegative() || connectTimeout.isZero()) {
-            throw new IllegalArgumentException("the connect timeout must be positive, not " + connectTimeout);
+            throw new IllegalArgumentException("--upstream-connect-timeout must be positive, not "
+                    + connectTimeout.toMillis() + " ms");
         }
         if (connectRetries < 0) {
             throw new IllegalArgumentException("--upstream-connect-retries must be 0 or more, not " + connectRetries);

@@ -7,13 +7,24 @@ package io.gantry.route;
  */
 public enum ModeHint {
     /** No hint. */
-    NONE,
+    NONE("no hint"),
     /** <code>/*#mode=READWRITE*&#47;</code>: send this statement to the primary (rule 2). */
-    READ_WRITE,
+    READ_WRITE("hint mode=READWRITE"),
     /**
      * <code>/*#mode=READONLY*&#47;</code>: skip {@code --master-preferred} and the {@code --read-master-percentage} draw
      * (rules 3 and 4). It never sends a write, a read-write transaction or a pinned session to a replica, and never
      * overrides the consistency rules (rule 5).
      */
-    READ_ONLY
+    READ_ONLY("hint mode=READONLY");
+
+    private final String description;
+
+    ModeHint(String description) {
+        this.description = description;
+    }
+
+    /** The hint as an operator reads it: "no hint", "hint mode=READWRITE", "hint mode=READONLY". */
+    public String description() {
+        return description;
+    }
 }

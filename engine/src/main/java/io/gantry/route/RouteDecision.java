@@ -76,6 +76,26 @@ public record RouteDecision(
         return text.toString();
     }
 
+    /**
+     * Where and why in an operator's words, for {@code EXPLAIN GANTRY ROUTE}: "the replica db2:3306: read on a
+     * replica picked by weight", "the primary db1:3306: not a read, as it creates or drops a temporary table, ...; it
+     * pins the session to the primary from now on". {@link #describe()} is the compact form of the logs.
+     */
+    public String inWords() {
+        StringBuilder words = new StringBuilder(96)
+                .append(target == RouteTarget.PRIMARY ? "the primary " : "the replica ").append(server).append(": ")
+                .append(reason.description());
+        cause.ifPresent(flag -> words.append(reason == RouteReason.SESSION_PINNED ? " that " : ", as it ")
+                .append(flag.description()));
+        pinsSession.ifPresent(flag -> {
+            words.append("; it pins the session to the primary from now on");
+            if (!cause.equals(pinsSession)) {
+                words.append(", as it ").append(flag.description());
+            }
+        });
+        return words.toString();
+    }
+
     @Override
     public String toString() {
         return describe();

@@ -55,6 +55,20 @@ public record SessionRouteState(
         Objects.requireNonNull(previousServer, "previousServer");
     }
 
+    /**
+     * The session's routing state in an operator's words, for {@code EXPLAIN GANTRY ROUTE}: "autocommit on, no
+     * transaction, not pinned, no replica chosen yet, no statement run yet". {@link #toString()} stays the record's,
+     * for debugging.
+     */
+    public String inWords() {
+        return (autocommit ? "autocommit on" : "autocommit off") + ", " + transaction.inWords() + ", "
+                + pinnedBy.map(flag -> "pinned to the primary: an earlier statement " + flag.description())
+                        .orElse("not pinned")
+                + ", " + sessionReplica.map(replica -> "reads on the replica " + replica)
+                        .orElse("no replica chosen yet")
+                + ", " + previousServer.map(server -> "previous statement on " + server).orElse("no statement run yet");
+    }
+
     /** Whether the session is pinned to the primary. */
     public boolean pinned() {
         return pinnedBy.isPresent();

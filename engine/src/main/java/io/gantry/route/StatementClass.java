@@ -30,8 +30,8 @@ public record StatementClass(
         Objects.requireNonNull(flags, "flags");
         Objects.requireNonNull(hint, "hint");
         if (beginFlavor.isPresent() != (kind == StatementKind.TRANSACTION_BEGIN)) {
-            throw new IllegalArgumentException(
-                    "beginFlavor must be present exactly for TRANSACTION_BEGIN, got " + kind + " with " + beginFlavor);
+            throw new IllegalArgumentException("beginFlavor must be present exactly for TRANSACTION_BEGIN, got " + kind
+                    + " with " + beginFlavor.map(TransactionFlavor::name).orElse("no flavour"));
         }
         if (statementCount < 0) {
             throw new IllegalArgumentException("statementCount must be >= 0, got " + statementCount);
@@ -81,6 +81,38 @@ public record StatementClass(
     /** This classification with another hint. */
     public StatementClass withHint(ModeHint newHint) {
         return new StatementClass(kind, beginFlavor, flags, newHint, statementCount);
+    }
+
+    /**
+     * What the text is, in an operator's words, for {@code EXPLAIN GANTRY ROUTE}: "a read, 1 statement, no hint",
+     * "begins a read-only transaction, 1 statement, no hint", "a write, 2 statements, no hint; it sets a user
+     * variable". {@link #toString()} stays the record's, for debugging.
+     */
+    public String inWords() {
+        StringBuilder words = new StringBuilder(64);
+        if (statementCount == 0) {
+            words.append("taken for a write: no statement Gantry could read");
+        } else {
+            words.append(switch (kind) {
+                case READ -> "a read";
+                case SESSION_STATE -> "a session setting";
+                case TRANSACTION_SAVEPOINT -> "a savepoint";
+                case TRANSACTION_END -> "ends a transaction";
+                case TRANSACTION_BEGIN -> switch (beginFlavor.orElseThrow()) {
+                    case READ_ONLY -> "begins a read-only transaction";
+                    case DEFAULT -> "begins a transaction";
+                    case READ_WRITE -> "begins a read-write transaction";
+                };
+                case WRITE -> "a write";
+            }).append(", ").append(statementCount).append(statementCount == 1 ? " statement" : " statements");
+        }
+        words.append(", ").append(hint.description());
+        int i = 0;
+        for (StatementFlag flag : flags) {
+            words.append(i == 0 ? "; it " : i == flags.size() - 1 ? " and " : ", ").append(flag.description());
+            i++;
+        }
+        return words.toString();
     }
 
     /** Whether the text carries this flag. */

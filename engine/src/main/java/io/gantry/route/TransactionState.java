@@ -15,12 +15,23 @@ public sealed interface TransactionState
     /** In a read-write transaction (on the primary). */
     TransactionState READ_WRITE = new ReadWrite();
 
+    /** The state in an operator's words: "no transaction", "in a read-only transaction on db2:3306", ... */
+    String inWords();
+
     /** Not in a transaction. */
     record None() implements TransactionState {
+        @Override
+        public String inWords() {
+            return "no transaction";
+        }
     }
 
     /** In a transaction that may write: it runs on the primary. */
     record ReadWrite() implements TransactionState {
+        @Override
+        public String inWords() {
+            return "in a read-write transaction, on the primary";
+        }
     }
 
     /**
@@ -32,6 +43,11 @@ public sealed interface TransactionState
         /** Rejects a null server. */
         public ReadOnly {
             Objects.requireNonNull(server, "server");
+        }
+
+        @Override
+        public String inWords() {
+            return "in a read-only transaction on " + server;
         }
     }
 }

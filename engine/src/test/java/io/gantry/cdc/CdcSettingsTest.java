@@ -60,10 +60,10 @@ class CdcSettingsTest {
     void connectTimeoutMustBePositive() {
         assertThatThrownBy(() -> settings(Duration.ZERO, 2, 1024))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("the connect timeout must be positive, not PT0S");
+                .hasMessage("--upstream-connect-timeout must be positive, not 0 ms");
         assertThatThrownBy(() -> settings(Duration.ofMillis(-1), 2, 1024))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("the connect timeout must be positive, not PT-0.001S");
+                .hasMessage("--upstream-connect-timeout must be positive, not -1 ms");
         assertThat(settings(Duration.ofMillis(1), 2, 1024).connectTimeout()).isEqualTo(Duration.ofMillis(1));
     }
 

@@ -35,9 +35,19 @@ final class CdcOptions {
         try {
             boolean sinkGiven = CdcSettings.parseSink(sink).isPresent();
             if (noCdc) {
-                if (sinkGiven || snapshot || !tables.isBlank()) {
+                java.util.List<String> given = new java.util.ArrayList<>();
+                if (sinkGiven) {
+                    given.add("--cdc-sink " + sink);
+                }
+                if (snapshot) {
+                    given.add("--cdc-snapshot");
+                }
+                if (!tables.isBlank()) {
+                    given.add("--cdc-tables " + tables);
+                }
+                if (!given.isEmpty()) {
                     throw new IllegalArgumentException("--no-cdc turns the change stream off: it cannot go with "
-                            + "--cdc-sink, --cdc-snapshot or --cdc-tables");
+                            + String.join(", ", given));
                 }
                 return Optional.empty();
             }

@@ -27,10 +27,12 @@ final class PoolOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxIdle;
 
-    @Option(names = "--backend-min-idle", paramLabel = "N", defaultValue = "2",
+    /** Null when not given: then {@link BackendPool.Settings#defaultMinIdle} of {@code --backend-max-idle}. */
+    @Option(names = "--backend-min-idle", paramLabel = "N",
             description = "Idle pooled connections per server on each I/O thread that --backend-idle-timeout-ms does "
-                    + "not close, kept warm for the next burst; 0 to --backend-max-idle (default: ${DEFAULT-VALUE}).")
-    int minIdle;
+                    + "not close, kept warm for the next burst; 0 to --backend-max-idle (default: "
+                    + BackendPool.Settings.DEFAULT_MIN_IDLE + ", or --backend-max-idle when that is less).")
+    Integer minIdle;
 
     @Option(names = "--max-backend-connections-per-server", paramLabel = "N|auto", defaultValue = "auto",
             description = "The most connections the sessions may have open to one server at once, 1 to 1000000; "
@@ -64,7 +66,8 @@ final class PoolOptions {
                         + "and 1000000, not " + cap);
             }
         }
+        int warm = minIdle != null ? minIdle : BackendPool.Settings.defaultMinIdle(maxIdle);
         return new BackendPool.Settings(on, Duration.ofMillis(idleTimeoutMs), maxIdle, cap,
-                Duration.ofMillis(waitTimeoutMs), minIdle);
+                Duration.ofMillis(waitTimeoutMs), warm);
     }
 }

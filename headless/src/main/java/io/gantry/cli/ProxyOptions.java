@@ -118,10 +118,11 @@ final class ProxyOptions {
                     + "turns it off (default: ${DEFAULT-VALUE}).")
     int loginDelayAfter;
 
-    @Option(names = "--login-max-delay-ms", paramLabel = "MS", defaultValue = "5000",
-            description = "The longest delay of a refused login; less than --connect-timeout-secs "
-                    + "(default: ${DEFAULT-VALUE}).")
-    long loginMaxDelayMs;
+    /** Null when not given: then derived from {@code --connect-timeout-secs} ({@link LoginLimits#defaultMaxDelay}). */
+    @Option(names = "--login-max-delay-ms", paramLabel = "MS",
+            description = "The longest delay of a refused login; less than --connect-timeout-secs (default: "
+                    + LoginLimits.DEFAULT_MAX_DELAY_MS + ", or half of --connect-timeout-secs when that is less).")
+    Long loginMaxDelayMs;
 
     @Option(names = "--read-from-followers", paramLabel = "true|false", defaultValue = "true", arity = "1",
             description = "Whether reads may go to replicas at all; a session changes it with SET "
@@ -178,7 +179,9 @@ final class ProxyOptions {
                         + maxAllowedPacket);
             }
             if ((tlsCertificate == null) != (tlsKey == null)) {
-                throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+                throw new IllegalArgumentException(tlsKey == null
+                        ? "--tls-cert " + tlsCertificate + " needs --tls-key, the certificate's private key"
+                        : "--tls-key " + tlsKey + " needs --tls-cert, the certificate it is the key of");
             }
             return ProxyConfig.defaults(listenAddress())
                     .withRouting(routing)
@@ -195,13 +198,18 @@ final class ProxyOptions {
                             : eventLoopThreads)
                     .withSocketTransport(SocketTransport.parse(socketTransport))
                     .withFailover(failover.toSettings())
-                    .withLogin(new LoginLimits(Duration.ofSeconds(handshakeTimeoutSeconds),
-                            maxPendingLogins, maxPendingLoginsPerHost, maxHandshakeErrors,
-                            Duration.ofSeconds(authBlockSeconds), loginDelayAfter,
-                            Duration.ofMillis(loginMaxDelayMs)));
+                    .withLogin(loginLimits());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(commandLine, e.getMessage());
         }
+    }
+
+    private LoginLimits loginLimits() {
+        Duration handshakeTimeout = Duration.ofSeconds(handshakeTimeoutSeconds);
+        Duration maxDelay = loginMaxDelayMs != null ? Duration.ofMillis(loginMaxDelayMs)
+                : LoginLimits.defaultMaxDelay(handshakeTimeout);
+        return new LoginLimits(handshakeTimeout, maxPendingLogins, maxPendingLoginsPerHost, maxHandshakeErrors,
+                Duration.ofSeconds(authBlockSeconds), loginDelayAfter, maxDelay);
     }
 
     Duration healthInterval() {

@@ -187,7 +187,7 @@ class ConfigFileTest {
         if (type == boolean.class || type == Boolean.class) {
             return Boolean.toString(!Boolean.parseBoolean(option.defaultValue()));
         }
-        if (type == int.class || type == Integer.class || type == long.class) {
+        if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
             return "7";
         }
         if (type == double.class) {

@@ -92,6 +92,14 @@ class GantryCommandTest {
         assertThat(err.toString()).contains("--event-loop-threads").contains("'two' is not an int");
     }
 
+    /** Below a millisecond the timeout is 0 ms: said in milliseconds, not as a {@code Duration} ({@code PT0S}). */
+    @Test
+    void aConnectTimeoutBelowAMillisecondIsRefusedInMilliseconds() {
+        assertThat(run("demo", "--upstream-connect-timeout", "0.0001")).isEqualTo(2);
+        assertThat(err.toString()).contains("--upstream-connect-timeout must be positive, not 0 ms")
+                .doesNotContain("PT0S");
+    }
+
     @Test
     void badChangeStreamFlagsAreRefusedBeforeAnythingStarts() {
         assertThat(run("demo", "--cdc-sink", "kafka:orders")).isEqualTo(2);

@@ -98,9 +98,7 @@ public final class BlockedHostsViewModel implements EngineConnection.Listener {
     }
 
     private static String error(Reply reply, Throwable failure) {
-        return failure != null ? Failures.message(failure)
-                : reply instanceof Reply.Error refused ? refused.error() + ": " + refused.message()
-                : "unexpected answer " + reply;
+        return failure != null ? Failures.message(failure) : Failures.message(reply);
     }
 
     private static List<BlockedHost> read(Reply.Rows rows) {

@@ -110,8 +110,7 @@ public class StatementRows<T> implements EngineConnection.Listener {
             } else {
                 rows.clear();
                 message.set("cannot read " + what + ": " + (failure != null ? Failures.message(failure)
-                        : reply instanceof Reply.Error refused ? refused.error() + ": " + refused.message()
-                        : "unexpected answer " + reply));
+                        : Failures.message(reply)));
             }
         }));
     }

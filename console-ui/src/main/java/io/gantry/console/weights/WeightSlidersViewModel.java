@@ -81,9 +81,7 @@ public final class WeightSlidersViewModel implements EngineConnection.Listener {
             item.messageProperty().set(done.message());
             return;
         }
-        String error = failure != null ? Failures.message(failure)
-                : reply instanceof Reply.Error refused ? refused.error() + ": " + refused.message()
-                : "unexpected answer " + reply;
+        String error = failure != null ? Failures.message(failure) : Failures.message(reply);
         item.failedProperty().set(true);
         item.messageProperty().set("not changed: " + error);
         item.valueProperty().set(item.engineWeightProperty().get());

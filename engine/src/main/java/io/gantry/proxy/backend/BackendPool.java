@@ -82,14 +82,27 @@ public final class BackendPool {
      *                         server's {@code max_connections} ({@link ConnectionSlots})
      * @param maxWait          how long a session waits for one when all are taken ({@code --backend-wait-timeout-ms})
      * @param minIdlePerServer idle connections per server on each event loop that the idle timeout does not close
-     *                         ({@code --backend-min-idle}): kept warm for the next burst; the server's own
-     *                         {@code wait_timeout}, a restart or the server going down still close them, and the
-     *                         pool opens new ones once the server is up (as the account that last left one there)
+     *                         ({@code --backend-min-idle}; when not given, {@link #defaultMinIdle}): kept warm
+     *                         for the next burst; the server's own {@code wait_timeout}, a restart or the server
+     *                         going down still close them, and the pool opens new ones once the server is up (as
+     *                         the account that last left one there)
      */
     public record Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
                            Duration maxWait, int minIdlePerServer) {
+        /** The warm minimum when {@code --backend-min-idle} is not given and {@code --backend-max-idle} allows it. */
+        public static final int DEFAULT_MIN_IDLE = 2;
+
         public static final Settings DEFAULTS = new Settings(true, Duration.ofSeconds(60), 64, 0,
-                Duration.ofSeconds(5), 2);
+                Duration.ofSeconds(5), DEFAULT_MIN_IDLE);
+
+        /**
+         * The warm minimum when {@code --backend-min-idle} is not given: {@link #DEFAULT_MIN_IDLE}, or
+         * {@code maxIdlePerServer} when that is less. A minimum above the idle cap could never be kept (the cap closes
+         * the excess), so a smaller {@code --backend-max-idle} alone makes every idle connection it allows a warm one.
+         */
+        public static int defaultMinIdle(int maxIdlePerServer) {
+            return Math.min(DEFAULT_MIN_IDLE, maxIdlePerServer);
+        }
 
         /** The defaults of the cap, its wait and the warm minimum. */
         public Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer) {
@@ -99,14 +112,22 @@ public final class BackendPool {
         /** The default warm minimum (or fewer, with fewer idle connections kept at all). */
         public Settings(boolean multiplex, Duration idleTimeout, int maxIdlePerServer, int maxPerServer,
                         Duration maxWait) {
-            this(multiplex, idleTimeout, maxIdlePerServer, maxPerServer, maxWait,
-                    Math.min(DEFAULTS.minIdlePerServer(), maxIdlePerServer));
+            this(multiplex, idleTimeout, maxIdlePerServer, maxPerServer, maxWait, defaultMinIdle(maxIdlePerServer));
         }
 
         public Settings {
-            if (minIdlePerServer < 0 || minIdlePerServer > maxIdlePerServer) {
-                throw new IllegalArgumentException("--backend-min-idle must be between 0 and --backend-max-idle ("
-                        + maxIdlePerServer + "), not " + minIdlePerServer);
+            // The cap first: a warm minimum derived from a wrong cap is not the operator's mistake.
+            if (maxIdlePerServer < 0 || maxIdlePerServer > 100_000) {
+                throw new IllegalArgumentException("--backend-max-idle must be between 0 and 100000, not "
+                        + maxIdlePerServer);
+            }
+            if (minIdlePerServer < 0) {
+                throw new IllegalArgumentException("--backend-min-idle must be 0 or more, not " + minIdlePerServer);
+            }
+            if (minIdlePerServer > maxIdlePerServer) {
+                throw new IllegalArgumentException("--backend-min-idle " + minIdlePerServer + " must not be more than "
+                        + "--backend-max-idle " + maxIdlePerServer + ": idle connections beyond --backend-max-idle "
+                        + "are closed, so no more can be kept warm");
             }
             if (maxPerServer < 0 || maxPerServer > 1_000_000) {
                 throw new IllegalArgumentException("--max-backend-connections-per-server must be auto or between 1 "
@@ -119,10 +140,6 @@ public final class BackendPool {
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new IllegalArgumentException("--backend-idle-timeout-ms must be positive, not "
                         + idleTimeout.toMillis());
-            }
-            if (maxIdlePerServer < 0 || maxIdlePerServer > 100_000) {
-                throw new IllegalArgumentException("--backend-max-idle must be between 0 and 100000, not "
-                        + maxIdlePerServer);
             }
         }
     }

@@ -323,8 +323,8 @@ public final class SessionRouting {
         QueryText text = QueryText.of(sql, session.sqlMode());
         Routed routed = route(text, false, true, false);
         StatementClass statement = routed.refused() ? text.statementClass() : routed.statement();
-        rows.add(List.of("statement", statement.toString()));
-        rows.add(List.of("session", session.routeState().toString()));
+        rows.add(List.of("statement", statement.inWords()));
+        rows.add(List.of("session", session.routeState().inWords()));
         ReadGuarantees guarantees = session.settings().guarantees();
         rows.add(List.of("settings", "gantry_read_from_followers="
                 + (session.settings().routing().readFromFollowers() ? "ON" : "OFF")
@@ -359,7 +359,7 @@ public final class SessionRouting {
             rows.add(List.of(server.address(), detail.toString()));
         }
         rows.add(List.of("decision", routed.refused() ? "refused: " + describe(routed.refusal())
-                : routed.decision().describe() + " (" + routed.decision().reason().description() + ")"
+                : routed.decision().inWords()
                 + (routed.waits() ? "; waits for " + shown(routed.waitFor()) + " there, up to "
                 + guarantees.causalWaitTimeout().toMillis() + " ms, then the primary" : "")));
         return rows;
@@ -373,7 +373,9 @@ public final class SessionRouting {
         if (refusal instanceof Reply.Error error) {
             return error.error().message();
         }
-        return refusal instanceof Reply.Close close ? close.error().message() : refusal.toString();
+        // Only errors refuse a statement; anything else would be a bug, named here without the record's fields.
+        return refusal instanceof Reply.Close close ? close.error().message()
+                : "(" + refusal.getClass().getSimpleName().toLowerCase(Locale.ROOT) + ")";
     }
 
     /** Why each replica was refused, for the debug log. */

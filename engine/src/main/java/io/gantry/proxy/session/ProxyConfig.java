@@ -65,7 +65,8 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
             throw new IllegalArgumentException("--max-client-connections must be at least 1, not " + maxClientConnections);
         }
         if (connectTimeout.isNegative() || connectTimeout.isZero()) {
-            throw new IllegalArgumentException("--upstream-connect-timeout must be positive, not " + connectTimeout);
+            throw new IllegalArgumentException("--upstream-connect-timeout must be positive, not "
+                    + connectTimeout.toMillis() + " ms");
         }
         if (connectionRetention.isNegative()) {
             throw new IllegalArgumentException("--connection-retention-ms must not be negative");
