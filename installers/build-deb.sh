@@ -46,12 +46,14 @@ cp "$jar" "$target/jpackage-input/gantry.jar"
 
 root="$target/deb-root"
 install -d "$root/usr/lib" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/gantry" \
-  "$root/usr/share/doc/gantry" "$root/DEBIAN"
+  "$root/usr/share/doc/gantry/docs" "$root/DEBIAN"
 cp -a "$target/app-image/gantry" "$root/usr/lib/gantry"
 ln -s ../lib/gantry/bin/gantry "$root/usr/bin/gantry"
 install -m 0644 "$here/src/deb/gantry.service" "$root/lib/systemd/system/gantry.service"
 install -m 0644 "$here/../assets/gantry.conf" "$root/etc/gantry/gantry.conf"
 install -m 0644 "$here/../README.md" "$root/usr/share/doc/gantry/README.md"
+# The manual beside the front page, so that the README's relative links (docs/...) work where it is installed.
+install -m 0644 "$here"/../docs/*.md "$root/usr/share/doc/gantry/docs/"
 install -m 0644 "$here/src/deb/copyright" "$root/usr/share/doc/gantry/copyright"
 for script in postinst prerm postrm; do
   install -m 0755 "$here/src/deb/DEBIAN/$script" "$root/DEBIAN/$script"

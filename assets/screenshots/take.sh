@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Takes the README's console screenshots against the demo topology, under Xvfb:
+# Takes the console screenshots of the README and docs/console.md against the demo topology, under Xvfb:
 #   sliders.png   the weight sliders (weights set to 70 / 30 first)
 #   chart.png     lag and RTT over the last 5 minutes (--window 5m), with replica1 held back for a while
 #   timeline.png  the failover timeline after replica2 was killed (kill -9)

@@ -5,8 +5,8 @@ import java.util.Optional;
 
 /**
  * A statement Gantry answers itself instead of sending it to a server, as recognised by
- * {@link AdminStatements#parse(String)}. The README lists them ("Admin SQL"); docs/ARCHITECTURE.md says where a
- * new one is added.
+ * {@link AdminStatements#parse(String)}. docs/sql-reference.md lists them (DocDriftSqlReferenceTest fails when one is
+ * missing there); docs/ARCHITECTURE.md says where a new one is added.
  *
  * <p>{@link Invalid} is text that is clearly meant for Gantry but malformed; it is answered with
  * an ERR packet ({@link Invalid#ERROR_CODE}, {@link Invalid#SQL_STATE}) and never reaches a server.

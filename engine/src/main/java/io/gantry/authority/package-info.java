@@ -13,7 +13,7 @@
  *
  * <p>Tables, all in schema {@code GANTRY} (queried as {@code gantry.xxx}; H2 folds unquoted names to upper case):
  * {@code server_list}, {@code health_history}, {@code events}, {@code cdc_position}, {@code upstream_servers} and
- * {@code schema_version}. Two choices a reader of the README should know:
+ * {@code schema_version}. Two choices a reader of the manual should know:
  * <ul>
  *   <li>No password is ever stored: the lists keep host, port, database, user and weight; the password comes from
  *       the command line (or the statement that changed the list) at runtime.</li>

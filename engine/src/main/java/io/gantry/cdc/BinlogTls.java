@@ -21,7 +21,7 @@ import javax.net.ssl.SSLSocket;
  * the JVM's CAs; Gantry's trust the {@code ssl-ca} file alone, as everywhere else.
  *
  * <p>Unlike the other paths the library has no switch for asking a server for its RSA public key: without TLS a
- * {@code caching_sha2_password} full authentication (MySQL) always asks for it. See the README.
+ * {@code caching_sha2_password} full authentication (MySQL) always asks for it. See docs/tls.md.
  */
 final class BinlogTls {
 

@@ -280,7 +280,7 @@ public final class CdcStream implements AutoCloseable {
 
     // ---- status ----------------------------------------------------------------------------------------------
 
-    /** Whether the stream stopped for good: its sink or a position save failed (the README's "Exactly once"). */
+    /** Whether the stream stopped for good: its sink or a position save failed (docs/change-stream.md, "Limits"). */
     public boolean stoppedForGood() {
         return control.stoppedForGood();
     }

@@ -2,9 +2,10 @@ package io.gantry.route;
 
 /**
  * Why a statement went where it went: one value per routing rule, in the order {@link Router} checks them.
- * {@link #rule()} is the step of the README's "How statements are routed" the reason belongs to (0 for the
- * placement of a read-only transaction, which comes first; 6 for the replica choice; 7 for a read Gantry places after
- * the rules for a need of its own), and {@link #description()} is a sentence for logs and the admin surface.
+ * {@link #rule()} is the step of "How statements are routed" in docs/routing-and-guarantees.md the reason belongs to
+ * (0 for the placement of a read-only transaction, which comes first; 6 for the replica choice; 7 for a read Gantry
+ * places after the rules for a need of its own), and {@link #description()} is a sentence for logs and the admin
+ * surface.
  */
 public enum RouteReason {
     /** Inside a read-only transaction every statement (even its COMMIT) runs where the transaction runs. */
@@ -69,8 +70,9 @@ public enum RouteReason {
     }
 
     /**
-     * The routing rule (1 to 5, as the README's "How statements are routed" numbers them) of this reason; 0 is
-     * read-only transaction placement, 6 replica choice, 7 a placement of Gantry's own after the rules.
+     * The routing rule (1 to 6, as "How statements are routed" in docs/routing-and-guarantees.md numbers them, 6 being
+     * the replica choice) of this reason; 0 is read-only transaction placement, 7 a placement of Gantry's own after
+     * the rules.
      */
     public int rule() {
         return rule;

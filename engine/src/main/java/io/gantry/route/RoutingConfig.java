@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * The routing settings that apply to one session: the process flags, overridden by the session's own
- * {@code SET gantry_...} settings where the README's "Read guarantees" allows it.
+ * {@code SET gantry_...} settings where "Read guarantees" in docs/routing-and-guarantees.md allows it.
  *
  * @param masterPreferred {@code --master-preferred}: when true every read goes to the primary unless it carries
  *        the {@code READONLY} hint (rule 3). Default {@code false}.

@@ -7,7 +7,7 @@
  * a {@link io.gantry.route.RouteDecision} that carries its {@link io.gantry.route.RouteReason}. The package is pure
  * logic: no Netty, no JDBC, no other engine package.
  *
- * <p>Decisions a reader of the README should know:
+ * <p>Decisions a reader of the manual (docs/routing-and-guarantees.md) should know:
  * <ul>
  *   <li>Session pinning (user variables set, temporary tables, table locks, named locks, {@code LOAD DATA LOCAL},
  *       a multi-statement text mixing session state with other statements) lasts until the client disconnects;

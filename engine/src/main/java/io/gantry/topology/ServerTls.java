@@ -20,7 +20,7 @@ import java.util.Optional;
  */
 public record ServerTls(TlsMode mode, Path caFile, boolean getServerPublicKey) {
 
-    /** What a URL without {@code ssl-mode} gets (see the README for why). */
+    /** What a URL without {@code ssl-mode} gets (docs/tls.md, "Why PREFERRED by default", says why). */
     public static final TlsMode DEFAULT_MODE = TlsMode.PREFERRED;
 
     /** The settings of a URL without TLS parameters. */

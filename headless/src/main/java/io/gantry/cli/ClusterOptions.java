@@ -19,7 +19,8 @@ final class ClusterOptions {
 
     @Option(names = "--cluster-schema", paramLabel = "SCHEMA", defaultValue = ClusterSettings.DEFAULT_SCHEMA,
             description = "The schema on the primary that holds the cluster's configuration, created on first use; "
-                    + "the service account needs CREATE, SELECT, INSERT and UPDATE on it (default: ${DEFAULT-VALUE}).")
+                    + "the service account needs CREATE, SELECT, INSERT, UPDATE and DELETE on it "
+                    + "(default: ${DEFAULT-VALUE}).")
     String schema;
 
     @Option(names = "--cluster-instance", paramLabel = "NAME",

@@ -69,7 +69,8 @@ class DebPackageIT {
         assertThat(listing).contains("./usr/bin/gantry -> ../lib/gantry/bin/gantry")
                 .contains("./usr/lib/gantry/bin/gantry").contains("./usr/lib/gantry/lib/app/gantry.jar")
                 .contains("./usr/lib/gantry/lib/runtime/bin/java").contains("./lib/systemd/system/gantry.service")
-                .contains("./etc/gantry/gantry.conf").contains("./usr/share/doc/gantry/README.md");
+                .contains("./etc/gantry/gantry.conf").contains("./usr/share/doc/gantry/README.md")
+                .contains("./usr/share/doc/gantry/docs/README.md").contains("./usr/share/doc/gantry/docs/errors.md");
         for (String line : listing.split("\n")) {
             assertThat(line).as("owner of %s", line).contains(" root/root ");
         }

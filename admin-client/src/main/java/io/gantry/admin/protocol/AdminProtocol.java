@@ -36,7 +36,8 @@ import java.util.TreeSet;
 /**
  * The admin socket's protocol, version {@value #VERSION}: one JSON object per line (UTF-8, ending in {@code \n}),
  * each with a {@code type}. The client's first line is a {@code hello} with the protocol version it speaks; the
- * engine answers with its own {@code hello}. The README ("Admin socket") shows every message with an example.
+ * engine answers with its own {@code hello}. docs/console.md ("The socket's protocol") shows every message with an
+ * example.
  *
  * <p>Both sides use this class: the engine decodes requests and encodes replies, a client the other way round.
  * Decoding never throws: a line that is not a well-formed message becomes a {@link Decoded.Invalid} that says what is

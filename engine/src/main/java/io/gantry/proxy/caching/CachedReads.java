@@ -280,7 +280,7 @@ public final class CachedReads {
      * (what it wrote, under read-your-writes, and what it read, as settled by position samples), and be no staler
      * than the session's bounds. A write still waiting for a sample (its GTID was not reported) makes the floor unknown: no
      * hit then. A read still waiting for one does not hold hits back: every miss is such a read, and a session that
-     * reads without pause would otherwise never hit again (see the README's limits).
+     * reads without pause would otherwise never hit again (see "Limits" in docs/caches.md).
      */
     private boolean newEnough(QueryCaches caches, CachedResult entry, long now, GtidSet streamPosition) {
         ReadGuarantees guarantees = session.settings().guarantees();
