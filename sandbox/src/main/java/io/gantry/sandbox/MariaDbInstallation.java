@@ -197,6 +197,10 @@ public record MariaDbInstallation(Path home, Path mariadbd, Path client, Path in
                 // No TLS: MariaDB 11.4 otherwise generates a certificate at every start, seconds of CPU each time.
                 "skip-ssl",
                 "innodb-buffer-pool-size=32M",
+                // No Linux native AIO: each server would reserve thousands of the kernel's asynchronous I/O events
+                // (fs.aio-max-nr, 65536 for the whole machine), and test JVMs running side by side start enough
+                // servers to run out ("io_setup() failed", the server exits). Sandbox data fits the buffer pool.
+                "innodb-use-native-aio=OFF",
                 "innodb-log-file-size=8M",
                 "innodb-flush-log-at-trx-commit=2",
                 "sync-binlog=0",

@@ -272,6 +272,10 @@ public record MySqlInstallation(Path home, Path mysqld, String version, String l
                 // down waits 8 s more for its dump threads (8.0.15: eight 1 s retries until no thread is left).
                 "event-scheduler=OFF",
                 "innodb-buffer-pool-size=32M",
+                // No Linux native AIO: each server would reserve thousands of the kernel's asynchronous I/O events
+                // (fs.aio-max-nr, 65536 for the whole machine), and test JVMs running side by side start enough
+                // servers to run out ("io_setup() failed", the server exits). Sandbox data fits the buffer pool.
+                "innodb-use-native-aio=OFF",
                 "innodb-log-file-size=8M",
                 "innodb-flush-log-at-trx-commit=2",
                 "sync-binlog=0");

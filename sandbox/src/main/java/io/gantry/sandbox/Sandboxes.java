@@ -21,6 +21,7 @@ public final class Sandboxes {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sandboxes.class);
     private static final Map<TopologyKind, Topology> SHARED = new EnumMap<>(TopologyKind.class);
+    private static final Map<TopologyKind, Path> SHARED_DIRECTORIES = new EnumMap<>(TopologyKind.class);
     private static final AtomicInteger PRIVATE_COUNT = new AtomicInteger();
     private static boolean swept;
 
@@ -41,30 +42,34 @@ public final class Sandboxes {
     public static synchronized Topology shared(TopologyKind kind) {
         Topology topology = SHARED.get(kind);
         if (topology == null) {
-            topology = startPrivate(kind, "shared-" + kind.name().toLowerCase(), 2);
+            Path directory = privateDirectory("shared-" + kind.name().toLowerCase());
+            topology = kind.start(directory, 2);
             SHARED.put(kind, topology);
+            SHARED_DIRECTORIES.put(kind, directory);
         }
         return topology;
     }
 
     /** A topology of its own for a test that changes it; the caller closes it. */
     public static Topology startPrivate(TopologyKind kind, String name, int replicas) {
+        return kind.start(privateDirectory(name), replicas);
+    }
+
+    /** A new directory name under this JVM's run directory (after sweeping what dead JVMs left). */
+    private static Path privateDirectory(String name) {
         sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
-        return kind.start(directory, replicas);
+        return runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
     }
 
     /** A private MariaDB topology of {@code installation}'s servers; the caller closes it. */
     public static MariaDbTopology startPrivate(MariaDbInstallation installation, String name, int replicas) {
-        sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        Path directory = privateDirectory(name);
         return MariaDbTopology.start(installation, directory, replicas, 0);
     }
 
     /** A private MariaDB topology whose primary commits semi-synchronously; the caller closes it. */
     public static MariaDbTopology startSemiSync(String name, int replicas) {
-        sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        Path directory = privateDirectory(name);
         return MariaDbTopology.startSemiSync(MariaDbInstallation.locate(), directory, replicas);
     }
 
@@ -73,8 +78,7 @@ public final class Sandboxes {
      * wrongly on purpose; the caller closes it.
      */
     public static MariaDbTopology startMisfit(String name, List<String> extraOptions) {
-        sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        Path directory = privateDirectory(name);
         return MariaDbTopology.start(MariaDbInstallation.locate(), directory, 0, 0, extraOptions);
     }
 
@@ -83,8 +87,7 @@ public final class Sandboxes {
      * {@code my.cnf} lines, for tests of servers that are set up wrongly on purpose; the caller closes it.
      */
     public static MySqlTopology startMySqlMisfit(String name, List<String> extraOptions) {
-        sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        Path directory = privateDirectory(name);
         return MySqlTopology.start(MySqlInstallation.locate(), directory, 0, 0, extraOptions);
     }
 
@@ -93,8 +96,7 @@ public final class Sandboxes {
      * otherwise run without TLS); the caller closes it.
      */
     public static MariaDbTopology startWithTls(String name, int replicas) {
-        sweepOnce();
-        Path directory = runDirectory().resolve(name + "-" + PRIVATE_COUNT.incrementAndGet());
+        Path directory = privateDirectory(name);
         return MariaDbTopology.start(MariaDbInstallation.locate(), directory, replicas, 0,
                 SandboxCertificates.obtain().serverOptions());
     }
@@ -103,6 +105,16 @@ public final class Sandboxes {
     public static synchronized void closeShared() {
         SHARED.values().forEach(Topology::close);
         SHARED.clear();
+        SHARED_DIRECTORIES.clear();
+    }
+
+    /**
+     * Process ids of servers started by this JVM that are still running and belong to no shared topology: after a
+     * test class is done, what it started and did not stop.
+     */
+    public static synchronized List<Long> liveServersOutsideShared() {
+        List<Long> shared = SHARED_DIRECTORIES.values().stream().flatMap(d -> liveServersUnder(d).stream()).toList();
+        return liveServersOfThisRun().stream().filter(pid -> !shared.contains(pid)).toList();
     }
 
     /** Process ids of {@code mariadbd} and {@code mysqld} servers started by this JVM that are still running. */
