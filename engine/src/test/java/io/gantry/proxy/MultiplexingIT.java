@@ -107,6 +107,32 @@ class MultiplexingIT {
         }
     }
 
+    /**
+     * A session that only reads never runs a statement on the primary connection it logged in with (sysbench and
+     * libmysqlclient clients send nothing at login): that connection goes to the pool one retention after the
+     * login, as after a statement, instead of staying with the session for its whole life.
+     */
+    @Test
+    void aSessionThatOnlyReadsGivesItsLoginConnectionToThePool() throws Exception {
+        long before = appConnectionsOnPrimary();
+        List<Connection> readers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                Connection connection = gantry.connect(Driver.MYSQL_CONNECTOR_J);
+                readers.add(connection);
+                assertThat(queryString(connection, "SELECT 1")).isEqualTo("1");
+                Thread.sleep(RETENTION.toMillis() * 3);
+            }
+            assertThat(appConnectionsOnPrimary() - before)
+                    .as("connections on the primary for 10 sessions that logged in one after another and only read")
+                    .isLessThanOrEqualTo(3);
+        } finally {
+            for (Connection connection : readers) {
+                connection.close();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = Driver.class, names = {"MARIADB_CONNECTOR_J", "MYSQL_CONNECTOR_J"})
     void aPooledConnectionCarriesNothingOfTheSessionBefore(Driver driver) throws Exception {

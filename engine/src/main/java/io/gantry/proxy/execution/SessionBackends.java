@@ -329,6 +329,15 @@ public final class SessionBackends {
         releaser.scheduleRetentionClose(connection);
     }
 
+    /**
+     * The client has been told it is logged in, and {@code connection}, the one the login was checked on, is idle:
+     * it leaves the session one retention later, as after a statement. Without this a session whose statements all
+     * ran elsewhere (a client that only reads, and sends nothing at login) kept it for its whole life.
+     */
+    public void loginDone(BackendConnection connection) {
+        releaser.scheduleRetentionClose(connection);
+    }
+
     /** Commits the read-only transaction the session holds on {@code server}, if its connection is still there. */
     void endTransactionOn(ServerId server) {
         BackendConnection connection = usable(server);

@@ -4,6 +4,7 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 import static io.gantry.proxy.session.LogText.printable;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.login.ClientAuthentication;
@@ -30,6 +31,7 @@ import io.gantry.wire.SslRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.Future;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Optional;
@@ -319,7 +321,8 @@ final class ClientLogin {
             session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
             return;
         }
-        backends.obtain(first.get()).addListener(future -> {
+        Future<BackendConnection> opening = backends.obtain(first.get());
+        opening.addListener(future -> {
             if (!future.isSuccess()) {
                 if (mayTryAnother && future.cause() instanceof BackendFailure failure && failure.serverUnreachable()
                         && !first.get().isReachable() && !session.isClosed()) {
@@ -341,6 +344,7 @@ final class ClientLogin {
             session.writeOk(okSequence);
             ctx.flush();
             session.commandDone();
+            backends.loginDone(opening.getNow());
         });
     }
 
