@@ -1,5 +1,6 @@
 package io.gantry.proxy;
 
+import static io.gantry.proxy.ProxyHarness.execute;
 import static io.gantry.proxy.ProxyHarness.queryString;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,6 +58,10 @@ class ProxyFailureIT {
         try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "replica-death", 2);
              ProxyHarness proxy = ProxyHarness.start(topology)) {
             Connection victimSession = proxy.connect(Driver.MYSQL_CONNECTOR_J);
+            // In a read-only transaction the session holds its replica connection whatever the time between its
+            // statements (an idle autocommit session's connection goes to the pool after the retention, and its
+            // next read then simply runs elsewhere), so the server's death reaches the session.
+            execute(victimSession, "START TRANSACTION READ ONLY");
             DatabaseServer replica = proxy.whereRuns(victimSession, "SELECT @@server_id");
             assertThat(topology.replicas()).contains(replica);
 
