@@ -63,9 +63,11 @@ public final class PreparedStatements {
      *                    then (the server parsed the text then too), not at every execution
      * @param paramCount  {@code num_params} of the first backend's COM_STMT_PREPARE_OK
      * @param columnCount {@code num_columns} of the first backend's COM_STMT_PREPARE_OK
+     * @param answersCorrected whether Gantry may correct its answers in passing (status variables, the process
+     *                    list): noted once, so that an execution of any other statement builds nothing for it
      */
     public record Statement(long clientId, String sql, StatementClass statementClass, int paramCount,
-                            int columnCount) {
+                            int columnCount, boolean answersCorrected) {
 
         /**
          * @throws IllegalArgumentException if a value is out of range or {@code sql} has a char
@@ -88,6 +90,11 @@ public final class PreparedStatements {
                 throw new IllegalArgumentException("paramCount and columnCount must be 0 to 65535, were "
                         + paramCount + " and " + columnCount);
             }
+        }
+
+        /** A statement whose answers Gantry leaves alone. */
+        public Statement(long clientId, String sql, StatementClass statementClass, int paramCount, int columnCount) {
+            this(clientId, sql, statementClass, paramCount, columnCount, false);
         }
 
         /** The statement text as the client's bytes. */
@@ -160,6 +167,7 @@ public final class PreparedStatements {
      *
      * @param sql       the statement text of the client's COM_STMT_PREPARE (after the command byte), one char per
      *                  byte (ISO-8859-1)
+     * @param answersCorrected see {@link Statement#answersCorrected}
      * @param statementClass what the text is, for routing its executions
      * @param hostPort  the backend that prepared it
      * @param backendOk that backend's COM_STMT_PREPARE_OK
@@ -167,13 +175,14 @@ public final class PreparedStatements {
      *         {@link Statement#clientPrepareOk} of the backend's packet
      * @throws IllegalStateException if the session used up all 2^32 - 2 ids
      */
-    public Statement register(String sql, StatementClass statementClass, String hostPort, StmtPrepareOk backendOk) {
+    public Statement register(String sql, boolean answersCorrected, StatementClass statementClass, String hostPort,
+                              StmtPrepareOk backendOk) {
         Objects.requireNonNull(hostPort, "hostPort");
         if (nextId > MAX_CLIENT_ID) {
             throw new IllegalStateException("this session used up all " + MAX_CLIENT_ID + " statement ids");
         }
         Statement statement = new Statement(nextId, sql, statementClass, backendOk.paramCount(),
-                backendOk.columnCount());
+                backendOk.columnCount(), answersCorrected);
         Entry entry = new Entry(statement);
         entry.backendIds.put(hostPort, backendOk.statementId());
         statements.put(statement.clientId(), entry);
@@ -182,6 +191,11 @@ public final class PreparedStatements {
         }
         lastPrepared = nextId++;
         return statement;
+    }
+
+    /** {@link #register(String, boolean, StatementClass, String, StmtPrepareOk)} of a statement left alone. */
+    public Statement register(String sql, StatementClass statementClass, String hostPort, StmtPrepareOk backendOk) {
+        return register(sql, false, statementClass, hostPort, backendOk);
     }
 
     /**
