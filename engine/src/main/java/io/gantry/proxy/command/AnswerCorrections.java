@@ -5,16 +5,16 @@ import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
-import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerVersion;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.ssl.SslHandler;
 
 /**
  * The answers Gantry corrects in passing, made in one place for a statement sent as text (COM_QUERY: text rows) and
- * for a prepared one (COM_STMT_EXECUTE's and COM_STMT_FETCH's binary rows): a direct connection answers both forms
- * alike, so both are corrected alike. The corrections: the columns of values
+ * for a prepared one (COM_STMT_PREPARE's column definitions; COM_STMT_EXECUTE's and COM_STMT_FETCH's binary rows): a
+ * direct connection answers both forms alike, so both are corrected alike. The corrections: the columns of values
  * written into the text, named and typed as the client wrote them ({@link SessionValueColumns}); Gantry session ids
  * in a process list ({@link ProcesslistIds}); the {@code Ssl_*} status rows of the client's own connection
  * ({@link SslStatusRows}). A statement whose text has none of their words costs one bit test each and gets
@@ -66,16 +66,20 @@ final class AnswerCorrections {
                 .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
     }
 
-    /** Column definitions named and typed as direct for the calls written in (see {@link SessionValueColumns}). */
+    /**
+     * Column definitions named and typed as direct for the calls written in (see {@link SessionValueColumns}): for
+     * an answer with rows, and for COM_STMT_PREPARE's, which describes the columns of the executions to come.
+     */
     static ResponseRewriter columnsOf(SessionContext session, QueryText asked, QueryText sent) {
         if (sent == asked) {
             return ResponseRewriter.NONE;
         }
-        SessionValueColumns columns = SessionValueColumns.of(asked.sql(), sent.sql(), session.noBackslashEscapes());
+        SessionValueColumns columns = SessionValueColumns.of(asked.sql(), sent.sql(), session.noBackslashEscapes(),
+                mariaDb(session));
         return (response, framing) -> {
-            ResponseFraming.PacketKind kind = framing.lastPacketKind();
-            ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,
-                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, session.ctx().alloc());
+            boolean binary = framing.command() != CommandType.COM_QUERY;
+            ByteBuf payload = columns.rewrite(response.payload(), framing.lastPacketKind(), binary,
+                    session.ctx().alloc());
             return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
         };
     }

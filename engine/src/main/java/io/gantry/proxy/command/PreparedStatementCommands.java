@@ -18,6 +18,7 @@ import io.gantry.route.QueryText;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
@@ -83,12 +84,16 @@ public final class PreparedStatementCommands {
             packet.release();
             return Reply.error(kill.get());
         }
+        // CONNECTION_ID() is the Gantry session's id, as in a COM_QUERY: written into the text the servers prepare.
         QueryText asked = QueryText.of(text, session.sqlMode());
-        StatementClass statementClass = asked.statementClass();
-        boolean answersCorrected = AnswerCorrections.mayCorrect(asked, asked);
+        String withId = SessionIdentitySql.withSessionId(asked, session.id());
+        QueryText sent = withId.equals(text) ? asked : QueryText.of(withId, asked.mode());
+        StatementClass statementClass = sent.statementClass();
+        boolean answersCorrected = AnswerCorrections.mayCorrect(asked, sent);
+        ResponseForwarder.ResponseRewriter columns = AnswerCorrections.columnsOf(session, asked, sent);
         Optional<UpstreamServer> target = session.services().upstreams().primary();
         if (target.isEmpty()) {
-            SessionRouting.Routed routed = routing.route(statementClass, text, false);
+            SessionRouting.Routed routed = routing.route(statementClass, withId, false);
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
@@ -96,18 +101,34 @@ public final class PreparedStatementCommands {
             target = Optional.of(routed.server());
         }
         String hostPort = target.get().address();
-        backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
-                AfterResponse.NOTHING_MORE, (response, framing) -> {
-                    if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
-                        PreparedStatements.Statement statement = prepared.register(text, answersCorrected,
-                                statementClass, hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
-                        StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
-                    } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
-                        prepared.prepareFailed();
-                    }
-                    return response;
-                }));
+        Packet command = packet;
+        if (sent != asked) {
+            command = new Packet(packet.sequenceId(), prepareCommand(withId));
+            packet.release();
+        }
+        Packet prepare = command;
+        ResponseForwarder.ResponseRewriter registering = (response, framing) -> {
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
+                PreparedStatements.Statement statement = prepared.register(text, withId, answersCorrected,
+                        statementClass, hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
+                StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
+            } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                prepared.prepareFailed();
+            }
+            return response;
+        };
+        ResponseForwarder.ResponseRewriter rewriter = AnswerCorrections.then(registering, columns);
+        backends.run(prepare, target.get(), connection -> forwarder.forward(prepare, connection,
+                AfterResponse.NOTHING_MORE, rewriter));
         return Reply.LATER;
+    }
+
+    /** A COM_STMT_PREPARE of {@code sql}, one char per byte. */
+    private ByteBuf prepareCommand(String sql) {
+        ByteBuf payload = session.ctx().alloc().buffer(sql.length() + 1);
+        payload.writeByte(CommandType.COM_STMT_PREPARE.code());
+        payload.writeCharSequence(sql, StandardCharsets.ISO_8859_1);
+        return payload;
     }
 
     public Reply execute(Packet packet) {
@@ -206,7 +227,9 @@ public final class PreparedStatementCommands {
             return ResponseForwarder.ResponseRewriter.NONE;
         }
         QueryText asked = QueryText.of(statement.sql(), session.sqlMode());
-        ResponseForwarder.ResponseRewriter corrections = AnswerCorrections.of(session, asked, asked,
+        QueryText sent = statement.sentSql().equals(statement.sql()) ? asked
+                : QueryText.of(statement.sentSql(), asked.mode());
+        ResponseForwarder.ResponseRewriter corrections = AnswerCorrections.of(session, asked, sent,
                 statement.statementClass().kind(), target);
         cursorAnswers.put(statement.clientId(), corrections);
         return corrections;
