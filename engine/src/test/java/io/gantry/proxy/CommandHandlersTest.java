@@ -84,6 +84,18 @@ class CommandHandlersTest {
     }
 
     @Test
+    void aPreparedConnectionIdIsTheSessionsOwnOnEveryServerThatPreparesIt() throws InterruptedException {
+        long statement = session.prepare("SELECT CONNECTION_ID() FROM t WHERE id = ?");
+        assertThat(sentTo(session.primaryAddress())).singleElement().asString()
+                .matches("SELECT \\d+ FROM t WHERE id = \\?");
+        Thread.sleep(5);
+        session.samplePositions();
+        // A read with the id written in: it may run on the replica, which prepares the same text first.
+        assertThat(answers(session.executeFrame(statement, 1, true))).first().isEqualTo("ROWS");
+        assertThat(sentTo(session.replicaAddress())).first().asString().matches("SELECT \\d+ FROM t WHERE id = \\?");
+    }
+
+    @Test
     void anUnknownCommandIsAnErrorAndTheSessionGoesOn() {
         assertThat(answers(session.commandFrame(CommandType.COM_BINLOG_DUMP_GTID, new byte[8]))).singleElement()
                 .isEqualTo("ERR 1047");

@@ -133,6 +133,75 @@ class KillTranslationIT {
         }
     }
 
+    /**
+     * A statement prepared on the server (COM_STMT_PREPARE, binary rows) sees the ids a text statement sees:
+     * {@code CONNECTION_ID()} is the session's id, named and typed as direct, and the process list shows the sessions'
+     * ids, so that the id it shows reaches that session's KILL.
+     */
+    @Test
+    void aPreparedStatementSeesTheSessionIdsATextOneSees() throws SQLException {
+        String serverPrepared = "useServerPrepStmts=true";
+        try (Connection victim = viaGantry(""); Connection operator = viaGantry(serverPrepared);
+             Connection direct = DriverManager.getConnection("jdbc:mysql://" + topology.primary().address() + "/"
+                     + topology.database() + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&" + serverPrepared,
+                     topology.appAccount().user(), topology.appAccount().password())) {
+            String victimId = queryString(victim, "SELECT CONNECTION_ID()");
+            String operatorId = queryString(operator, "SELECT CONNECTION_ID()");
+            for (String sql : List.of("SELECT CONNECTION_ID()", "SELECT CONNECTION_ID() AS id, ? AS n")) {
+                for (boolean prepared : new boolean[] {false, true}) {
+                    List<String> seen = idColumn(operator, sql, prepared);
+                    List<String> directly = idColumn(direct, sql, prepared);
+                    assertThat(seen.get(0)).as(sql).isEqualTo(operatorId);
+                    assertThat(seen.subList(1, seen.size())).as("%s (%s): label, type, precision, as direct", sql,
+                            prepared ? "prepared" : "text").isEqualTo(directly.subList(1, directly.size()));
+                }
+            }
+            execute(victim, "START TRANSACTION"); // holds its primary connection, as a busy session does
+            execute(victim, "SELECT 1");
+            assertThat(preparedIds(operator, "SHOW FULL PROCESSLIST")).contains(victimId, operatorId);
+            assertThat(preparedIds(operator, "/*#mode=READWRITE*/ SELECT ID, USER FROM information_schema.PROCESSLIST "
+                    + "WHERE ID > ? ORDER BY ID")).contains(victimId, operatorId);
+            execute(operator, "KILL " + victimId);
+            assertThat((Throwable) catchThrowableOfType(() -> queryString(victim, "SELECT 1"), SQLException.class))
+                    .as("the session the prepared list showed was killed").isNotNull();
+        }
+    }
+
+    /**
+     * The first column of {@code sql}'s one row, then its label, type name and precision; prepared on the server, or
+     * sent as text (its parameter written in).
+     */
+    private static List<String> idColumn(Connection connection, String sql, boolean prepared) throws SQLException {
+        try (Statement statement = prepared ? connection.prepareStatement(sql) : connection.createStatement()) {
+            if (prepared && sql.contains("?")) {
+                ((PreparedStatement) statement).setInt(1, 7);
+            }
+            try (ResultSet rows = prepared ? ((PreparedStatement) statement).executeQuery()
+                    : statement.executeQuery(sql.replace("?", "7"))) {
+                assertThat(rows.next()).isTrue();
+                java.sql.ResultSetMetaData columns = rows.getMetaData();
+                return List.of(rows.getString(1), columns.getColumnLabel(1), columns.getColumnTypeName(1),
+                        Integer.toString(columns.getPrecision(1)));
+            }
+        }
+    }
+
+    /** The first column of every row of a prepared {@code sql} (its one parameter, if any, is 0). */
+    private static List<String> preparedIds(Connection connection, String sql) throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            if (sql.contains("?")) {
+                statement.setInt(1, 0);
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getString(1));
+                }
+            }
+        }
+        return ids;
+    }
+
     private static List<String> ids(Connection connection, String sql) throws SQLException {
         List<String> ids = new java.util.ArrayList<>();
         try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {

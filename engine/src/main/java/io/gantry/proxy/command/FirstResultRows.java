@@ -2,66 +2,76 @@ package io.gantry.proxy.command;
 
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.wire.Buffers;
+import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
+import io.gantry.wire.RowFormat;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A rewriter of the text rows of an answer's first result set, for the few answers Gantry corrects in passing (the
- * {@code Ssl_*} status, the process list): it reads the column count and each column's name as they go by, and a
- * subclass decides from them whether the rows are of the shape it rewrites. Every other packet, and every row of a
- * shape it does not want, passes unchanged.
+ * A rewriter of the rows of an answer's first result set, for the few answers Gantry corrects in passing (the
+ * {@code Ssl_*} status, the process list): it reads the column count and each column's definition as they go by, and
+ * a subclass decides from them whether the rows are of the shape it rewrites. The rows are text rows after COM_QUERY
+ * and binary rows after COM_STMT_EXECUTE and COM_STMT_FETCH; the subclass reads and replaces their values through
+ * the {@link RowFormat} of the answer, the same for both. Every other packet, and every row of a shape it does not
+ * want, passes unchanged. A statement's rewriter serves the fetches from its cursor too: their rows come without
+ * column definitions, as the first result set's.
  */
 abstract class FirstResultRows implements ResponseForwarder.ResponseRewriter {
 
+    /** The MariaDB extended capabilities the client negotiated: the layout of the column definitions it is sent. */
+    private final int mariaDbCapabilities;
+    private final List<ColumnDefinition> definitions = new ArrayList<>();
     private int resultSets;
-    private int column;
     private boolean wanted;
+    private RowFormat format;
+
+    FirstResultRows(int mariaDbCapabilities) {
+        this.mariaDbCapabilities = mariaDbCapabilities;
+    }
 
     /** The first result set starts with {@code columns} columns: whether its rows may be wanted. */
     abstract boolean columns(int columns);
 
-    /** Column {@code index} is named {@code name}: whether the rows are still wanted. */
-    abstract boolean column(int index, String name);
+    /** Column {@code index} is {@code definition}: whether the rows are still wanted. */
+    abstract boolean column(int index, ColumnDefinition definition);
 
-    /** A row of a wanted result set: the packet to send instead (the same one when it stays as it is). */
-    abstract Packet row(Packet row);
+    /**
+     * A row of a wanted result set, of {@code format}: the packet to send instead (the same one when it stays as it
+     * is; a row replaced is released).
+     */
+    abstract Packet row(Packet row, RowFormat format);
 
     @Override
     public final Packet rewrite(Packet response, ResponseFraming framing) {
         switch (framing.lastPacketKind()) {
             case COLUMN_COUNT -> {
                 resultSets++;
-                column = 0;
+                definitions.clear();
+                format = null;
                 wanted = resultSets == 1 && columns(count(response.payload()));
             }
             case COLUMN_DEFINITION -> {
                 if (wanted) {
-                    wanted = column(column, columnName(response.payload()));
+                    ColumnDefinition definition = definition(response.payload());
+                    wanted = definition != null && column(definitions.size(), definition);
+                    definitions.add(definition);
                 }
-                column++;
             }
             case ROW -> {
                 if (wanted) {
-                    return row(response);
+                    if (format == null) {
+                        format = RowFormat.of(framing.command(), definitions);
+                    }
+                    return row(response, format);
                 }
             }
             default -> { }
         }
         return response;
-    }
-
-    /** The first value of a text row as a string, or null for NULL or a row of another shape; the index stays. */
-    static String firstValue(ByteBuf payload) {
-        int at = payload.readerIndex();
-        try {
-            return Buffers.isNullMarker(payload) ? null : Buffers.readLenEncString(payload, "row value");
-        } catch (MalformedPacketException e) {
-            return null;
-        } finally {
-            payload.readerIndex(at);
-        }
     }
 
     private static int count(ByteBuf payload) {
@@ -75,18 +85,12 @@ abstract class FirstResultRows implements ResponseForwarder.ResponseRewriter {
         }
     }
 
-    /** A column definition's name: its fifth field (the fields after it differ with MariaDB's extended metadata). */
-    private static String columnName(ByteBuf payload) {
-        int at = payload.readerIndex();
+    /** A column definition as the client is sent it, or null for one that cannot be read. */
+    private ColumnDefinition definition(ByteBuf payload) {
         try {
-            for (String field : new String[] {"catalog", "schema", "table", "org_table"}) {
-                Buffers.readLenEncSlice(payload, "column definition " + field);
-            }
-            return Buffers.readLenEncString(payload, "column definition name");
+            return ColumnDefinition.decode(payload.duplicate(), mariaDbCapabilities);
         } catch (MalformedPacketException e) {
-            return "";
-        } finally {
-            payload.readerIndex(at);
+            return null;
         }
     }
 }

@@ -14,16 +14,18 @@ import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
+import io.gantry.route.QueryText;
 import io.gantry.route.StatementClass;
-import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.collection.LongObjectHashMap;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -54,6 +56,12 @@ public final class PreparedStatementCommands {
     private int runningExecuteLength;
     private int runningExecuteSequence;
     private final Runnable executeElsewhere = this::executeElsewhere;
+    /**
+     * By client statement id, the corrections of the latest execution of each statement that has some
+     * ({@link #corrections}): its cursor's rows, fetched later, are corrected by the same rewriter, which has read
+     * their column definitions.
+     */
+    private final LongObjectHashMap<ResponseForwarder.ResponseRewriter> cursorAnswers = new LongObjectHashMap<>();
 
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
                               ResponseForwarder forwarder, CachedReads cachedReads) {
@@ -76,10 +84,16 @@ public final class PreparedStatementCommands {
             packet.release();
             return Reply.error(kill.get());
         }
-        StatementClass statementClass = StatementClassifier.classify(text, session.sqlMode());
+        // CONNECTION_ID() is the Gantry session's id, as in a COM_QUERY: written into the text the servers prepare.
+        QueryText asked = QueryText.of(text, session.sqlMode());
+        String withId = SessionIdentitySql.withSessionId(asked, session.id());
+        QueryText sent = withId.equals(text) ? asked : QueryText.of(withId, asked.mode());
+        StatementClass statementClass = sent.statementClass();
+        boolean answersCorrected = AnswerCorrections.mayCorrect(asked, sent);
+        ResponseForwarder.ResponseRewriter columns = AnswerCorrections.columnsOf(session, asked, sent);
         Optional<UpstreamServer> target = session.services().upstreams().primary();
         if (target.isEmpty()) {
-            SessionRouting.Routed routed = routing.route(statementClass, text, false);
+            SessionRouting.Routed routed = routing.route(statementClass, withId, false);
             if (routed.refused()) {
                 packet.release();
                 return routed.refusal();
@@ -87,18 +101,34 @@ public final class PreparedStatementCommands {
             target = Optional.of(routed.server());
         }
         String hostPort = target.get().address();
-        backends.run(packet, target.get(), connection -> forwarder.forward(packet, connection,
-                AfterResponse.NOTHING_MORE, (response, framing) -> {
-                    if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
-                        PreparedStatements.Statement statement = prepared.register(text, statementClass,
-                                hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
-                        StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
-                    } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
-                        prepared.prepareFailed();
-                    }
-                    return response;
-                }));
+        Packet command = packet;
+        if (sent != asked) {
+            command = new Packet(packet.sequenceId(), prepareCommand(withId));
+            packet.release();
+        }
+        Packet prepare = command;
+        ResponseForwarder.ResponseRewriter registering = (response, framing) -> {
+            if (framing.lastPacketKind() == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
+                PreparedStatements.Statement statement = prepared.register(text, withId, answersCorrected,
+                        statementClass, hostPort, StmtPrepareOk.decode(response.payload().duplicate()));
+                StmtPrepareOk.rewriteStatementId(response.payload(), statement.clientId());
+            } else if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR) {
+                prepared.prepareFailed();
+            }
+            return response;
+        };
+        ResponseForwarder.ResponseRewriter rewriter = AnswerCorrections.then(registering, columns);
+        backends.run(prepare, target.get(), connection -> forwarder.forward(prepare, connection,
+                AfterResponse.NOTHING_MORE, rewriter));
         return Reply.LATER;
+    }
+
+    /** A COM_STMT_PREPARE of {@code sql}, one char per byte. */
+    private ByteBuf prepareCommand(String sql) {
+        ByteBuf payload = session.ctx().alloc().buffer(sql.length() + 1);
+        payload.writeByte(CommandType.COM_STMT_PREPARE.code());
+        payload.writeCharSequence(sql, StandardCharsets.ISO_8859_1);
+        return payload;
     }
 
     public Reply execute(Packet packet) {
@@ -170,8 +200,8 @@ public final class PreparedStatementCommands {
         CacheFill executeFill = fill;
         Runnable readOnly = onReadOnly;
         AfterResponse afterExecute = fill == null ? after : fill.completing(after);
-        ResponseForwarder.ResponseRewriter rewriter = fill == null ? ResponseForwarder.ResponseRewriter.NONE
-                : fill.capturing(ResponseForwarder.ResponseRewriter.NONE);
+        ResponseForwarder.ResponseRewriter corrections = corrections(statement, target);
+        ResponseForwarder.ResponseRewriter rewriter = fill == null ? corrections : fill.capturing(corrections);
         BackendConnection ready = backends.readyConnection(target);
         long known = ready == null ? PreparedStatements.NOT_PREPARED
                 : prepared.backendIdOrNone(statement.clientId(), ready.server().address());
@@ -184,6 +214,25 @@ public final class PreparedStatementCommands {
                     readOnly));
         }
         return Reply.LATER;
+    }
+
+    /**
+     * What the answers of this execution need before they go to the client, as the same text's would after a
+     * COM_QUERY ({@link AnswerCorrections}): kept for the fetches from its cursor, whose rows come without column
+     * definitions. Nothing for a statement that noted at prepare that it needs none.
+     */
+    private ResponseForwarder.ResponseRewriter corrections(PreparedStatements.Statement statement,
+                                                           UpstreamServer target) {
+        if (!statement.answersCorrected()) {
+            return ResponseForwarder.ResponseRewriter.NONE;
+        }
+        QueryText asked = QueryText.of(statement.sql(), session.sqlMode());
+        QueryText sent = statement.sentSql().equals(statement.sql()) ? asked
+                : QueryText.of(statement.sentSql(), asked.mode());
+        ResponseForwarder.ResponseRewriter corrections = AnswerCorrections.of(session, asked, sent,
+                statement.statementClass().kind(), target);
+        cursorAnswers.put(statement.clientId(), corrections);
+        return corrections;
     }
 
     /**
@@ -322,6 +371,7 @@ public final class PreparedStatementCommands {
         long clientId = StmtExecutePayloads.statementId(packet.payload());
         Optional<PreparedStatements.Statement> found = prepared.find(clientId);
         if (found.isPresent()) {
+            cursorAnswers.remove(found.get().clientId());
             for (Map.Entry<String, Long> backend : prepared.close(found.get().clientId()).entrySet()) {
                 // Never open a connection just to close a statement: a closed connection took it along.
                 BackendConnection connection = backends.usable(backend.getKey());
@@ -348,8 +398,10 @@ public final class PreparedStatementCommands {
         }
         StmtExecutePayloads.setStatementId(packet.payload(), backendId.getAsLong());
         AfterResponse after = backends.afterStatement(null, null, null);
-        backends.run(packet, connection.server(), c -> forwarder.forward(packet, c, after,
-                ResponseForwarder.ResponseRewriter.NONE));
+        ResponseForwarder.ResponseRewriter corrections = cursorAnswers.isEmpty()
+                ? ResponseForwarder.ResponseRewriter.NONE
+                : cursorAnswers.getOrDefault(found.get().clientId(), ResponseForwarder.ResponseRewriter.NONE);
+        backends.run(packet, connection.server(), c -> forwarder.forward(packet, c, after, corrections));
         return Reply.LATER;
     }
 

@@ -1,8 +1,9 @@
 package io.gantry.proxy.command;
 
-import io.gantry.wire.Buffers;
+import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
+import io.gantry.wire.RowFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Map;
@@ -14,7 +15,8 @@ import java.util.function.Supplier;
  * {@code CONNECTION_ID()} does, so that the id an operator copies from the list into {@code KILL} reaches that session
  * (Gantry's KILL takes session ids). Rows of other threads (other clients, Gantry's own service connections, pooled
  * connections no session holds) keep the server's id: they are killed on the server itself. Only the first result
- * set's text rows are read, and only when it has a column named {@code Id}.
+ * set's rows are read, text or binary (a prepared statement's), and only when it has a column named {@code Id} of an
+ * integer or string type.
  */
 final class ProcesslistIds extends FirstResultRows {
 
@@ -28,7 +30,9 @@ final class ProcesslistIds extends FirstResultRows {
     /** The position of the {@code Id} column, or -1. */
     private int idColumn = -1;
 
-    ProcesslistIds(Supplier<Map<Long, Long>> threads, ByteBufAllocator alloc) {
+    /** @param mariaDbCapabilities the MariaDB extended capabilities the client negotiated */
+    ProcesslistIds(Supplier<Map<Long, Long>> threads, int mariaDbCapabilities, ByteBufAllocator alloc) {
+        super(mariaDbCapabilities);
         this.threads = threads;
         this.alloc = alloc;
     }
@@ -41,55 +45,31 @@ final class ProcesslistIds extends FirstResultRows {
     }
 
     @Override
-    boolean column(int index, String name) {
-        if (idColumn < 0 && name.equalsIgnoreCase("Id")) {
+    boolean column(int index, ColumnDefinition definition) {
+        if (idColumn < 0 && definition.name().equalsIgnoreCase("Id") && RowFormat.readsAsText(definition)) {
             idColumn = index;
         }
         return true;
     }
 
     @Override
-    Packet row(Packet response) {
+    Packet row(Packet response, RowFormat format) {
         if (idColumn < 0) {
             return response;
         }
         ByteBuf payload = response.payload();
-        int at = payload.readerIndex();
-        int idStart;
-        int idEnd;
-        Long session;
+        ByteBuf rewritten;
         try {
-            for (int i = 0; i < idColumn; i++) {
-                skipValue(payload);
-            }
-            idStart = payload.readerIndex();
-            if (Buffers.isNullMarker(payload)) {
+            String id = format.value(payload, idColumn);
+            Long session = id == null ? null : sessionsByThread.get(Long.parseLong(id));
+            if (session == null) {
                 return response;
             }
-            String id = Buffers.readLenEncString(payload, "processlist Id");
-            idEnd = payload.readerIndex();
-            session = sessionsByThread.get(Long.parseLong(id));
-        } catch (MalformedPacketException | NumberFormatException e) {
-            return response; // not a row of the shape looked for: as the server sent it
-        } finally {
-            payload.readerIndex(at);
+            rewritten = format.withValue(payload, idColumn, Long.toString(session), alloc);
+        } catch (MalformedPacketException | IllegalArgumentException e) {
+            return response; // not a row of the shape looked for (NumberFormatException too): as the server sent it
         }
-        if (session == null) {
-            return response;
-        }
-        ByteBuf rewritten = alloc.buffer(payload.readableBytes() + 8);
-        rewritten.writeBytes(payload, at, idStart - at);
-        Buffers.writeLenEncString(rewritten, Long.toString(session));
-        rewritten.writeBytes(payload, idEnd, payload.writerIndex() - idEnd);
         response.release();
         return new Packet(response.sequenceId(), rewritten);
-    }
-
-    private static void skipValue(ByteBuf payload) {
-        if (Buffers.isNullMarker(payload)) {
-            payload.skipBytes(1);
-        } else {
-            Buffers.readLenEncSlice(payload, "processlist column");
-        }
     }
 }

@@ -31,11 +31,8 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
-import io.gantry.wire.ResponseFraming;
-import io.gantry.wire.ServerVersion;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.handler.ssl.SslHandler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -220,7 +217,8 @@ public final class QueryCommand {
                 backends.afterStatement(routed.statement(), withId, stateCommand));
         AfterResponse after = stitch == null ? sampled : stitch.after(sampled);
         cachedReads.routed(fill, routed);
-        ResponseForwarder.ResponseRewriter own = rewriter(text, sent, routed);
+        ResponseForwarder.ResponseRewriter own = AnswerCorrections.of(session, text, sent, routed.statement().kind(),
+                routed.server());
         ResponseForwarder.ResponseRewriter rewriter = stitch == null ? own : stitch.rewriter(own);
         // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
         // marks it down and the read is routed again, once, instead of ending the session.
@@ -356,49 +354,5 @@ public final class QueryCommand {
             command.release(); // not sent: a read that may run elsewhere is made again from its text
             session.backendFailed(connection.server(), failure);
         });
-    }
-
-    /**
-     * What the answer needs before it goes to the client: the columns of values written in as the client wrote
-     * them, Gantry session ids in a process list ({@link ProcesslistIds}), and the {@code Ssl_*} status rows of the
-     * client's own connection ({@link SslStatusRows}).
-     */
-    private ResponseForwarder.ResponseRewriter rewriter(QueryText text, QueryText sent, SessionRouting.Routed routed) {
-        ResponseForwarder.ResponseRewriter rewriter = sent == text ? ResponseForwarder.ResponseRewriter.NONE
-                : sessionValueColumns(text.sql(), sent.sql());
-        if (routed.statement().kind() != StatementKind.READ) {
-            return rewriter;
-        }
-        if (text.mentions(QueryText.Word.PROCESSLIST)) {
-            String server = routed.server().address();
-            rewriter = then(rewriter, new ProcesslistIds(() -> session.services().sessions()
-                    .sessionsByThreadOn(server), session.ctx().alloc()));
-        }
-        if (text.mentions(QueryText.Word.STATUS)) {
-            boolean mariaDb = ServerVersion.parse(session.services().login().greetings()
-                    .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
-            rewriter = then(rewriter, SslStatusRows.of(session.ctx().pipeline().get(SslHandler.class), mariaDb,
-                    session.ctx().alloc()));
-        }
-        return rewriter;
-    }
-
-    private static ResponseForwarder.ResponseRewriter then(ResponseForwarder.ResponseRewriter first,
-                                                           ResponseForwarder.ResponseRewriter second) {
-        if (first == ResponseForwarder.ResponseRewriter.NONE) {
-            return second;
-        }
-        return (response, framing) -> second.rewrite(first.rewrite(response, framing), framing);
-    }
-
-    /** Column definitions named and typed as direct for the calls written in (see {@link SessionValueColumns}). */
-    private ResponseForwarder.ResponseRewriter sessionValueColumns(String original, String rewritten) {
-        SessionValueColumns columns = SessionValueColumns.of(original, rewritten, session.noBackslashEscapes());
-        return (response, framing) -> {
-            ResponseFraming.PacketKind kind = framing.lastPacketKind();
-            ByteBuf payload = columns.rewrite(response.payload(), kind == ResponseFraming.PacketKind.COLUMN_COUNT,
-                    kind == ResponseFraming.PacketKind.COLUMN_DEFINITION, session.ctx().alloc());
-            return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
-        };
     }
 }

@@ -5,6 +5,7 @@ import io.gantry.route.SqlTokenizer.Type;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.wire.Buffers;
 import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
@@ -20,13 +21,17 @@ import java.util.Set;
  * at times with the session's own counts, by writing the value into the statement text (see
  * {@link SessionIdentitySql#withSessionValues}). This puts back in the result's column definitions what a direct
  * connection shows: the column named as the client wrote the select item, and a bare {@code CONNECTION_ID()} typed as
- * the server types it ({@code INT UNSIGNED}, 10 digits) rather than as a number literal. The counts need no type:
+ * the server types it (MariaDB: {@code INT UNSIGNED} of 10 digits; MySQL: {@code BIGINT UNSIGNED} of 21) rather than
+ * as a number literal. The counts need no type:
  * they are written in as {@code IFNULL(value, ROW_COUNT())}, which the server types as the function
  * ({@code BIGINT}, 21).
  *
  * <p>Only the first result set of the text is touched, and types only for items before any {@code *}, whose
  * column position is then known. A {@code CONNECTION_ID()} inside a larger expression keeps the type the expression
- * has with a literal.
+ * has with a literal. A statement prepared on the server gets the same: the column definitions of its
+ * COM_STMT_PREPARE_OK and of each execution's answer; there the binary rows carry the literal as wide as the server
+ * typed it, so it is retyped only when that is as wide as the function's type (MariaDB types a literal of under 10
+ * digits {@code INT}, as its {@code CONNECTION_ID()}; MySQL types every integer literal {@code BIGINT}).
  */
 final class SessionValueColumns {
 
@@ -64,18 +69,27 @@ final class SessionValueColumns {
     private final Map<String, String> names;
     /** The positions of the select items that are a bare {@code CONNECTION_ID()}. */
     private final Set<Integer> bareConnectionIds;
+    /** The type the server gives {@code CONNECTION_ID()}, and its column length. */
+    private final int connectionIdType;
+    private final int connectionIdLength;
     private int resultSets;
     private int column;
 
     private SessionValueColumns(Map<Integer, String> namesByPosition, Map<String, String> names,
-                                Set<Integer> bareConnectionIds) {
+                                Set<Integer> bareConnectionIds, boolean mariaDb) {
         this.namesByPosition = namesByPosition;
         this.names = names;
         this.bareConnectionIds = bareConnectionIds;
+        this.connectionIdType = (mariaDb ? ColumnDefinition.FieldType.LONG : ColumnDefinition.FieldType.LONGLONG).code();
+        this.connectionIdLength = mariaDb ? 10 : 21;
     }
 
-    /** What to put back for a text whose calls were replaced by their values. */
-    static SessionValueColumns of(String original, String rewritten, boolean noBackslashEscapes) {
+    /**
+     * What to put back for a text whose calls were replaced by their values.
+     *
+     * @param mariaDb whether the servers are MariaDB's (else MySQL's), which type {@code CONNECTION_ID()} apart
+     */
+    static SessionValueColumns of(String original, String rewritten, boolean noBackslashEscapes, boolean mariaDb) {
         List<List<Token>> originalItems = selectItems(original, noBackslashEscapes);
         List<List<Token>> rewrittenItems = selectItems(rewritten, noBackslashEscapes);
         Map<Integer, String> namesByPosition = new HashMap<>();
@@ -103,29 +117,35 @@ final class SessionValueColumns {
                 }
             }
         }
-        return new SessionValueColumns(namesByPosition, names, bareConnectionIds);
+        return new SessionValueColumns(namesByPosition, names, bareConnectionIds, mariaDb);
     }
 
     /**
      * Rewrites one response packet if it is a column definition of the first result set that needs it; returns
-     * the packet's payload to send (the same buffer when nothing changed).
+     * the packet's payload to send (the same buffer when nothing changed). The column definitions of a
+     * COM_STMT_PREPARE_OK ({@code prepareOk} starts them) are the first result set's too.
+     *
+     * @param binary whether the rows are binary (a prepared statement's), whose values are as wide as their type
      */
-    ByteBuf rewrite(ByteBuf payload, boolean columnCount, boolean columnDefinition, ByteBufAllocator alloc) {
-        if (columnCount) {
+    ByteBuf rewrite(ByteBuf payload, ResponseFraming.PacketKind kind, boolean binary, ByteBufAllocator alloc) {
+        if (kind == ResponseFraming.PacketKind.COLUMN_COUNT || kind == ResponseFraming.PacketKind.STMT_PREPARE_OK) {
             resultSets++;
             column = 0;
             return payload;
         }
-        if (!columnDefinition || resultSets != 1) {
+        if (kind != ResponseFraming.PacketKind.COLUMN_DEFINITION || resultSets != 1) {
             return payload;
         }
         int position = column++;
-        if (bareConnectionIds.contains(position)) {
-            int end = payload.writerIndex();
-            // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2);
-            // INT UNSIGNED of 10 digits, as the server types CONNECTION_ID()
-            payload.setIntLE(end - 10, 10);
-            payload.setByte(end - 6, ColumnDefinition.FieldType.LONG.code());
+        int end = payload.writerIndex();
+        // fixed fields from the end: charset(2) length(4) type(1) flags(2) decimals(1) filler(2)
+        int type = payload.getUnsignedByte(end - 6);
+        // A binary row carries the literal as wide as the server typed it (on MariaDB a literal of 10 digits is a
+        // BIGINT, whose 8 bytes an INT column would misread): there only a literal of the function's width is retyped.
+        if (bareConnectionIds.contains(position) && (!binary || type == connectionIdType)) {
+            // as the server types CONNECTION_ID(): unsigned, of its type and length
+            payload.setIntLE(end - 10, connectionIdLength);
+            payload.setByte(end - 6, connectionIdType);
             payload.setShortLE(end - 5, payload.getUnsignedShortLE(end - 5) | ColumnDefinition.UNSIGNED_FLAG);
         }
         return renamed(payload, position, alloc);

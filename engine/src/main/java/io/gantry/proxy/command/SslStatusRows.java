@@ -1,7 +1,9 @@
 package io.gantry.proxy.command;
 
-import io.gantry.wire.Buffers;
+import io.gantry.wire.ColumnDefinition;
+import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
+import io.gantry.wire.RowFormat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.SslHandler;
@@ -26,7 +28,8 @@ import javax.net.ssl.SSLSession;
  * GLOBAL] STATUS}, {@code information_schema.SESSION_STATUS}, {@code performance_schema.session_status}) whose name
  * is one of them get the value a direct connection would show: the plaintext values for a plaintext client, the
  * TLS session's for a TLS client. The server-wide counters ({@code Ssl_accepts}, the session cache) stay the
- * server's. Only text result sets are read; other shapes (one value column selected alone) pass unchanged.
+ * server's. Text and binary rows alike (a prepared {@code SHOW STATUS}, as node mysql2's {@code connection.execute}
+ * sends it); other shapes (one value column selected alone) pass unchanged.
  */
 final class SslStatusRows extends FirstResultRows {
 
@@ -40,7 +43,8 @@ final class SslStatusRows extends FirstResultRows {
     private final Map<String, String> values;
     private final ByteBufAllocator alloc;
 
-    private SslStatusRows(Map<String, String> values, ByteBufAllocator alloc) {
+    private SslStatusRows(Map<String, String> values, int mariaDbCapabilities, ByteBufAllocator alloc) {
+        super(mariaDbCapabilities);
         this.values = values;
         this.alloc = alloc;
     }
@@ -49,14 +53,16 @@ final class SslStatusRows extends FirstResultRows {
      * For a client whose channel has {@code tls} (null: plaintext), of servers of the flavour given. MySQL shows its
      * own certificate's dates ({@code Ssl_server_not_before}, {@code _after}) to every connection, plaintext ones too,
      * so those rows are its own there; MariaDB shows them only to an encrypted connection.
+     *
+     * @param mariaDbCapabilities the MariaDB extended capabilities the client negotiated
      */
-    static SslStatusRows of(SslHandler tls, boolean mariaDb, ByteBufAllocator alloc) {
+    static SslStatusRows of(SslHandler tls, boolean mariaDb, int mariaDbCapabilities, ByteBufAllocator alloc) {
         Map<String, String> values = tls == null ? PLAINTEXT : encrypted(tls.engine());
         if (!mariaDb) {
             values = new LinkedHashMap<>(values);
             values.keySet().removeAll(Set.of("ssl_server_not_before", "ssl_server_not_after"));
         }
-        return new SslStatusRows(values, alloc);
+        return new SslStatusRows(values, mariaDbCapabilities, alloc);
     }
 
     @Override
@@ -65,21 +71,27 @@ final class SslStatusRows extends FirstResultRows {
     }
 
     @Override
-    boolean column(int index, String name) {
-        return index == 0 ? name.equalsIgnoreCase("Variable_name")
+    boolean column(int index, ColumnDefinition definition) {
+        String name = definition.name();
+        boolean named = index == 0 ? name.equalsIgnoreCase("Variable_name")
                 : name.equalsIgnoreCase("Value") || name.equalsIgnoreCase("VARIABLE_VALUE");
+        return named && RowFormat.readsAsText(definition);
     }
 
     @Override
-    Packet row(Packet response) {
-        String name = firstValue(response.payload());
-        String value = name == null ? null : values.get(name.toLowerCase(Locale.ROOT));
-        if (value == null) {
-            return response;
+    Packet row(Packet response, RowFormat format) {
+        ByteBuf payload = response.payload();
+        ByteBuf rewritten;
+        try {
+            String name = format.value(payload, 0);
+            String value = name == null ? null : values.get(name.toLowerCase(Locale.ROOT));
+            if (value == null) {
+                return response;
+            }
+            rewritten = format.withValue(payload, 1, value, alloc);
+        } catch (MalformedPacketException | IllegalArgumentException e) {
+            return response; // not a row of the shape looked for: as the server sent it
         }
-        ByteBuf rewritten = alloc.buffer(name.length() + value.length() + 4);
-        Buffers.writeLenEncString(rewritten, name);
-        Buffers.writeLenEncString(rewritten, value);
         response.release();
         return new Packet(response.sequenceId(), rewritten);
     }

@@ -63,9 +63,14 @@ public final class PreparedStatements {
      *                    then (the server parsed the text then too), not at every execution
      * @param paramCount  {@code num_params} of the first backend's COM_STMT_PREPARE_OK
      * @param columnCount {@code num_columns} of the first backend's COM_STMT_PREPARE_OK
+     * @param sentSql     the text the servers prepare, one char per byte: {@code sql} with the Gantry session's id
+     *                    written in for {@code CONNECTION_ID()} (the same string when it has none)
+     * @param answersCorrected whether Gantry may correct its answers in passing (values written into
+     *                    {@code sentSql}, status variables, the process list): noted once, so that an execution of
+     *                    any other statement builds nothing for it
      */
     public record Statement(long clientId, String sql, StatementClass statementClass, int paramCount,
-                            int columnCount) {
+                            int columnCount, String sentSql, boolean answersCorrected) {
 
         /**
          * @throws IllegalArgumentException if a value is out of range or {@code sql} has a char
@@ -78,21 +83,32 @@ public final class PreparedStatements {
             }
             Objects.requireNonNull(sql, "sql");
             Objects.requireNonNull(statementClass, "statementClass");
-            for (int i = 0; i < sql.length(); i++) {
-                if (sql.charAt(i) > 0xFF) {
-                    throw new IllegalArgumentException("sql must hold one byte per char (ISO-8859-1); char "
-                            + i + " is U+" + Integer.toHexString(sql.charAt(i)).toUpperCase());
-                }
-            }
+            Objects.requireNonNull(sentSql, "sentSql");
+            requireBytes("sql", sql);
+            requireBytes("sentSql", sentSql);
             if (paramCount < 0 || paramCount > 0xFFFF || columnCount < 0 || columnCount > 0xFFFF) {
                 throw new IllegalArgumentException("paramCount and columnCount must be 0 to 65535, were "
                         + paramCount + " and " + columnCount);
             }
         }
 
-        /** The statement text as the client's bytes. */
+        /** A statement whose text is prepared as the client sent it, and whose answers Gantry leaves alone. */
+        public Statement(long clientId, String sql, StatementClass statementClass, int paramCount, int columnCount) {
+            this(clientId, sql, statementClass, paramCount, columnCount, sql, false);
+        }
+
+        private static void requireBytes(String name, String text) {
+            for (int i = 0; i < text.length(); i++) {
+                if (text.charAt(i) > 0xFF) {
+                    throw new IllegalArgumentException(name + " must hold one byte per char (ISO-8859-1); char "
+                            + i + " is U+" + Integer.toHexString(text.charAt(i)).toUpperCase());
+                }
+            }
+        }
+
+        /** The statement text as the servers prepare it ({@link #sentSql}), in the client's bytes. */
         public byte[] sqlBytes() {
-            return sql.getBytes(StandardCharsets.ISO_8859_1);
+            return sentSql.getBytes(StandardCharsets.ISO_8859_1);
         }
 
         /** Writes the COM_STMT_PREPARE that prepares this statement on another backend. */
@@ -160,6 +176,8 @@ public final class PreparedStatements {
      *
      * @param sql       the statement text of the client's COM_STMT_PREPARE (after the command byte), one char per
      *                  byte (ISO-8859-1)
+     * @param sentSql   the text the servers prepare ({@link Statement#sentSql})
+     * @param answersCorrected see {@link Statement#answersCorrected}
      * @param statementClass what the text is, for routing its executions
      * @param hostPort  the backend that prepared it
      * @param backendOk that backend's COM_STMT_PREPARE_OK
@@ -167,13 +185,14 @@ public final class PreparedStatements {
      *         {@link Statement#clientPrepareOk} of the backend's packet
      * @throws IllegalStateException if the session used up all 2^32 - 2 ids
      */
-    public Statement register(String sql, StatementClass statementClass, String hostPort, StmtPrepareOk backendOk) {
+    public Statement register(String sql, String sentSql, boolean answersCorrected, StatementClass statementClass,
+                              String hostPort, StmtPrepareOk backendOk) {
         Objects.requireNonNull(hostPort, "hostPort");
         if (nextId > MAX_CLIENT_ID) {
             throw new IllegalStateException("this session used up all " + MAX_CLIENT_ID + " statement ids");
         }
         Statement statement = new Statement(nextId, sql, statementClass, backendOk.paramCount(),
-                backendOk.columnCount());
+                backendOk.columnCount(), sentSql, answersCorrected);
         Entry entry = new Entry(statement);
         entry.backendIds.put(hostPort, backendOk.statementId());
         statements.put(statement.clientId(), entry);
@@ -182,6 +201,11 @@ public final class PreparedStatements {
         }
         lastPrepared = nextId++;
         return statement;
+    }
+
+    /** {@link #register(String, String, boolean, StatementClass, String, StmtPrepareOk)} of a text sent as it is. */
+    public Statement register(String sql, StatementClass statementClass, String hostPort, StmtPrepareOk backendOk) {
+        return register(sql, sql, false, statementClass, hostPort, backendOk);
     }
 
     /**
