@@ -127,12 +127,13 @@ public final class SessionErrors {
 
     /**
      * The server's own refusal of a write in a read-only transaction, in the words of the server the client sees
-     * ({@code server}, from the mirrored greeting): MySQL and MariaDB 11 end the sentence with a period, MariaDB 10
-     * does not (10.11 and 11.4 compared with a direct connection; the releases between are not tested).
+     * ({@code server}, from the mirrored greeting): MySQL ends the sentence with a period, MariaDB does not (the
+     * message files of MySQL 8.0.15, MariaDB 10.11 and 11.4.5, and SessionTrackingIT's comparison with a direct
+     * 11.4 connection when the transaction ran on a replica).
      */
     public static ErrPacket writeInReadOnlyTransaction(ServerVersion server) {
         String message = "Cannot execute statement in a READ ONLY transaction";
-        return ErrPacket.of(1792, "25006", server.mariaDb() && !server.atLeast(11, 0, 0) ? message : message + ".");
+        return ErrPacket.of(1792, "25006", server.mariaDb() ? message : message + ".");
     }
 
     public static ErrPacket unknownThread(long sessionId) {

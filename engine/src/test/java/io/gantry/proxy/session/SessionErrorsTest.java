@@ -56,8 +56,8 @@ class SessionErrorsTest {
     void aWriteInAReadOnlyTransactionIsRefusedInTheWordsOfTheServerTheClientSees() {
         assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("5.5.5-10.11.18-MariaDB-0+deb12u1"))
                 .message()).isEqualTo("Cannot execute statement in a READ ONLY transaction");
-        assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("11.4.5-MariaDB-log")).message())
-                .isEqualTo("Cannot execute statement in a READ ONLY transaction.");
+        assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("5.5.5-11.4.5-MariaDB-log")).message())
+                .isEqualTo("Cannot execute statement in a READ ONLY transaction");
         assertThat(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse("8.0.15"))).isEqualTo(
                 ErrPacket.of(1792, "25006", "Cannot execute statement in a READ ONLY transaction."));
     }
