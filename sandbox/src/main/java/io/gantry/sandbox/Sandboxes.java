@@ -28,9 +28,36 @@ public final class Sandboxes {
     private Sandboxes() {
     }
 
-    /** The root of every test JVM's sandbox directories. */
+    /** Free memory {@code /dev/shm} must have for the servers' files to go there (a whole test run's at once). */
+    private static final long MEMORY_ROOT_MIN_FREE = 8L << 30;
+    private static final Path ROOT = chooseRoot();
+
+    /**
+     * The root of every test JVM's sandbox directories: {@code -Dgantry.sandbox.dir} if given; else {@code
+     * /dev/shm/gantry-sandbox} where {@code /dev/shm} is a memory file system with at least 8 GiB free; else {@code
+     * $java.io.tmpdir/gantry-sandbox}. In memory, the servers' files cost no disk writes: a run of the engine's
+     * tests starts over a hundred servers, each from a copy of a 26-74 MB template, and on disk the test JVMs
+     * spent a third of their time waiting for those writes (iowait 20-68 % in vmstat).
+     */
     public static Path testRoot() {
+        return ROOT;
+    }
+
+    private static Path chooseRoot() {
+        String explicit = System.getProperty("gantry.sandbox.dir");
+        if (explicit != null && !explicit.isBlank()) {
+            return Path.of(explicit);
+        }
+        Path memory = Path.of("/dev/shm");
+        if (Files.isDirectory(memory) && Files.isWritable(memory)
+                && memory.toFile().getUsableSpace() >= MEMORY_ROOT_MIN_FREE) {
+            return memory.resolve("gantry-sandbox");
+        }
         return Path.of(System.getProperty("java.io.tmpdir"), "gantry-sandbox");
+    }
+
+    private static boolean inMemory() {
+        return ROOT.startsWith("/dev/shm");
     }
 
     /** This JVM's own directory under {@link #testRoot()}. */
@@ -135,6 +162,10 @@ public final class Sandboxes {
             return;
         }
         swept = true;
+        if (inMemory()) {
+            // Memory is not left holding a finished run's files; on disk they stay until the next run's sweep.
+            ServerProcesses.afterServersOnExit(() -> deleteQuietly(runDirectory()));
+        }
         Path root = testRoot();
         List<Path> orphans = ServerProcesses.sweepOrphans(root);
         if (!orphans.isEmpty()) {

@@ -34,6 +34,8 @@ final class ServerProcesses {
      * user's own hook would race this one: its proxy would see its servers vanish while it is still stopping.
      */
     private static final List<Runnable> STOP_FIRST = new CopyOnWriteArrayList<>();
+    /** What runs in the JVM's shutdown once every registered server has stopped. */
+    private static final List<Runnable> AFTER_SERVERS = new CopyOnWriteArrayList<>();
 
     static {
         Thread hook = new Thread(ServerProcesses::stopAllRegistered, "gantry-sandbox-shutdown");
@@ -100,6 +102,11 @@ final class ServerProcesses {
         STOP_FIRST.add(stop);
     }
 
+    /** Runs {@code then} in the JVM's shutdown, after every registered server has stopped. */
+    static void afterServersOnExit(Runnable then) {
+        AFTER_SERVERS.add(then);
+    }
+
     /** Takes back {@link #stopFirstOnExit}; false when the shutdown has already taken it (it runs or has run). */
     static boolean cancelStopFirstOnExit(Runnable stop) {
         return STOP_FIRST.remove(stop);
@@ -121,6 +128,7 @@ final class ServerProcesses {
         for (Process process : processes) {
             terminate(process, Duration.ofSeconds(5));
         }
+        AFTER_SERVERS.forEach(Runnable::run);
     }
 
     /**

@@ -30,6 +30,9 @@ public enum SystemPackage {
             "the sandbox's TLS certificates"),
     /** {@code kill}, which sends a sandbox server SIGSTOP and SIGCONT (a frozen server). */
     PROCPS("procps", Optional.empty(), List.of(), Optional.of(Path.of("/bin/kill")), "freezing a sandbox server"),
+    /** GTK 3, which JavaFX opens a window with: the console's launcher test of a missing library behind it. */
+    GTK3("libgtk-3-0", Optional.of("libgtk-3-0t64"), List.of("libgtk-3.so.0"), Optional.empty(),
+            "the console's window (JavaFX's GTK glass)"),
     /** An X server for the console's launcher test. */
     XVFB("xvfb", Optional.empty(), List.of(), Optional.of(Path.of("/usr/bin/Xvfb")), "the console in a real X display"),
     /** {@code systemd-analyze verify} checks the package's unit file. */
