@@ -2,12 +2,10 @@ package io.gantry.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.ManualPage;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +23,7 @@ class DocDriftMetricsTest {
 
     @Test
     void everyLabelValueOfTheRoutingReasonsHasARow() throws IOException {
-        String page = Files.readString(root().resolve(PAGE), StandardCharsets.UTF_8);
+        String page = ManualPage.read(PAGE);
         List<String> missing = new ArrayList<>();
         for (RouteReason reason : RouteReason.values()) {
             String value = reason.name().toLowerCase(Locale.ROOT);
@@ -39,15 +37,5 @@ class DocDriftMetricsTest {
             }
         }
         assertThat(missing).as("%s has no row for these values of a reason label: %s", PAGE, missing).isEmpty();
-    }
-
-    private static Path root() {
-        Path dir = Path.of("").toAbsolutePath();
-        for (Path at = dir; at != null; at = at.getParent()) {
-            if (Files.isRegularFile(at.resolve(PAGE)) && Files.isRegularFile(at.resolve("pom.xml"))) {
-                return at;
-            }
-        }
-        throw new IllegalStateException("no " + PAGE + " above " + dir);
     }
 }

@@ -2,6 +2,7 @@ package io.gantry.proxy.command;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.ManualPage;
 import io.gantry.admin.AdminStatement;
 import io.gantry.admin.AdminStatements;
 import io.gantry.authority.EventKind;
@@ -57,7 +58,7 @@ class DocDriftSqlReferenceTest {
 
     @BeforeAll
     static void readThePage() throws IOException {
-        page = Files.readString(root().resolve(PAGE), StandardCharsets.UTF_8);
+        page = ManualPage.read(PAGE);
         examples = sqlExamples(page);
     }
 
@@ -194,16 +195,5 @@ class DocDriftSqlReferenceTest {
             }
         }
         return lines;
-    }
-
-    /** The repository's root, above the module the tests run in. */
-    private static Path root() {
-        Path dir = Path.of("").toAbsolutePath();
-        for (Path at = dir; at != null; at = at.getParent()) {
-            if (Files.isRegularFile(at.resolve(PAGE)) && Files.isRegularFile(at.resolve("pom.xml"))) {
-                return at;
-            }
-        }
-        throw new IllegalStateException("no " + PAGE + " above " + dir);
     }
 }
