@@ -41,7 +41,7 @@ cp "$jar" "$target/jpackage-input/gantry.jar"
   --description "Gantry MySQL/MariaDB proxy" --vendor "Gantry" \
   --input "$target/jpackage-input" --main-jar gantry.jar --main-class io.gantry.cli.GantryCommand \
   --add-modules "$modules" --jlink-options "--strip-debug --no-man-pages --no-header-files --generate-cds-archive" \
-  --java-options "-XX:+ExitOnOutOfMemoryError" \
+  --java-options "-XX:+ExitOnOutOfMemoryError -Dfile.encoding=UTF-8" \
   --dest "$target/app-image"
 
 root="$target/deb-root"

@@ -17,6 +17,7 @@ import io.gantry.cache.CacheInvalidation;
 import io.gantry.cache.CacheSettings;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cache.TableCatalog;
+import io.gantry.cdc.BinlogNameCharset;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.CdcStream;
 import io.gantry.cdc.TableFilter;
@@ -34,6 +35,7 @@ import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -190,6 +192,9 @@ public final class Gantry implements AutoCloseable {
      */
     public static Gantry start(Options options) throws InterruptedException {
         ListenAddresses.requireFree("--listen", options.proxy().listen());
+        if (options.cdc().isPresent()) {
+            BinlogNameCharset.requireUtf8(Charset.defaultCharset());
+        }
         options.metricsListen().ifPresent(listen -> ListenAddresses.requireFree("--metrics-listen", listen));
         Startup parts = new Startup();
         try {

@@ -51,7 +51,9 @@ class ClientIdentityIT {
 
     @AfterAll
     void stopProxy() {
-        gantry.close();
+        if (gantry != null) { // null when the class was skipped: its kind of server cannot run here
+            gantry.close();
+        }
     }
 
     @Test

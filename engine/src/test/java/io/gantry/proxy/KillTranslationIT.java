@@ -45,7 +45,9 @@ class KillTranslationIT {
 
     @AfterAll
     void stopProxy() {
-        gantry.close();
+        if (gantry != null) { // null when the class was skipped: its kind of server cannot run here
+            gantry.close();
+        }
     }
 
     @Test

@@ -56,7 +56,9 @@ class PreparedStatementIT {
 
     @AfterAll
     void stopProxy() {
-        gantry.close();
+        if (gantry != null) { // null when the class was skipped: its kind of server cannot run here
+            gantry.close();
+        }
     }
 
     @ParameterizedTest

@@ -47,7 +47,9 @@ class SessionStateIT {
 
     @AfterAll
     void stopProxy() {
-        gantry.close();
+        if (gantry != null) { // null when the class was skipped: its kind of server cannot run here
+            gantry.close();
+        }
     }
 
     @ParameterizedTest
