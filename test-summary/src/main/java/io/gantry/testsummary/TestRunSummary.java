@@ -34,6 +34,10 @@ public final class TestRunSummary {
     record Skip(String test, String reason) {
     }
 
+    /** A test class skipped as a whole, which the reports do not show (see the engine's SkippedClassesReport). */
+    record SkippedClass(String module, String className, String reason) {
+    }
+
     private static final int SLOWEST = 10;
 
     private TestRunSummary() {
@@ -46,7 +50,25 @@ public final class TestRunSummary {
         }
         Path root = Path.of(args[0]).toAbsolutePath().normalize();
         Instant started = Instant.parse(args[1]);
-        print(read(root, started), System.out);
+        print(read(root, started), readSkippedClasses(root, started), System.out);
+    }
+
+    /** The lines of each module's {@code target/skipped-classes.txt} written at or after {@code started}. */
+    static List<SkippedClass> readSkippedClasses(Path root, Instant started) throws IOException {
+        List<SkippedClass> skipped = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(root, 4)) {
+            for (Path file : files.filter(f -> f.endsWith(Path.of("target", "skipped-classes.txt"))).sorted()
+                    .toList()) {
+                String module = root.relativize(file.getParent().getParent()).toString();
+                for (String line : Files.readAllLines(file)) {
+                    String[] fields = line.split("\t", 3);
+                    if (fields.length == 3 && !Instant.parse(fields[0]).isBefore(started)) {
+                        skipped.add(new SkippedClass(module, fields[1], fields[2]));
+                    }
+                }
+            }
+        }
+        return skipped;
     }
 
     /** Every report under {@code root}'s modules written at or after {@code started}. */
@@ -112,7 +134,7 @@ public final class TestRunSummary {
         return value.isBlank() ? 0 : Double.parseDouble(value);
     }
 
-    static void print(List<ClassReport> reports, PrintStream out) {
+    static void print(List<ClassReport> reports, List<SkippedClass> skippedClasses, PrintStream out) {
         if (reports.isEmpty()) {
             out.println("[summary] no test reports from this build");
             return;
@@ -122,9 +144,16 @@ public final class TestRunSummary {
         int skipped = reports.stream().mapToInt(ClassReport::skipped).sum();
         double seconds = reports.stream().mapToDouble(ClassReport::seconds).sum();
         long modules = reports.stream().map(ClassReport::module).distinct().count();
-        out.printf(Locale.ROOT, "[summary] %d tests in %d classes of %d modules: %d failed, %d skipped"
-                + " (%.0f s of test time, classes run in parallel count in full)%n",
-                tests, reports.size(), modules, failed, skipped, seconds);
+        out.printf(Locale.ROOT, "[summary] %d tests in %d classes of %d modules: %d failed, %d skipped, %d classes"
+                + " skipped whole (%.0f s of test time, classes run in parallel count in full)%n",
+                tests, reports.size(), modules, failed, skipped, skippedClasses.size(), seconds);
+        if (!skippedClasses.isEmpty()) {
+            out.println("[summary] classes skipped whole, and why:");
+            for (SkippedClass skippedClass : skippedClasses) {
+                out.printf("[summary]   %s %s: %s%n", skippedClass.module(), simpleName(skippedClass.className()),
+                        skippedClass.reason());
+            }
+        }
         List<ClassReport> withSkips = reports.stream().filter(r -> !r.skips().isEmpty()).toList();
         if (!withSkips.isEmpty()) {
             out.println("[summary] skipped, and why:");

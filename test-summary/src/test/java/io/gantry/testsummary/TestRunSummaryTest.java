@@ -41,12 +41,22 @@ class TestRunSummaryTest {
         Files.writeString(stale, REPORT.formatted("StaleIT", "9999"));
         Files.setLastModifiedTime(stale, FileTime.from(Instant.parse("2020-01-01T00:00:00Z")));
 
-        List<TestRunSummary.ClassReport> read = TestRunSummary.read(root, Instant.parse("2021-01-01T00:00:00Z"));
+        Files.writeString(root.resolve("engine/target/skipped-classes.txt"), """
+                2020-06-01T00:00:00Z	io.gantry.proxy.OldMySqlIT	an earlier build's
+                2022-06-01T00:00:00Z	io.gantry.proxy.KillTranslationMySqlIT	skipped: MySQL (bundled) cannot start
+                """);
+
+        Instant started = Instant.parse("2021-01-01T00:00:00Z");
+        List<TestRunSummary.ClassReport> read = TestRunSummary.read(root, started);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        TestRunSummary.print(read, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        TestRunSummary.print(read, TestRunSummary.readSkippedClasses(root, started),
+                new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String printed = bytes.toString(StandardCharsets.UTF_8);
 
-        assertThat(printed).contains("[summary] 8 tests in 2 classes of 1 modules: 0 failed, 4 skipped")
+        assertThat(printed).contains("[summary] 8 tests in 2 classes of 1 modules: 0 failed, 4 skipped, 1 classes"
+                        + " skipped whole")
+                .contains("[summary]   engine KillTranslationMySqlIT: skipped: MySQL (bundled) cannot start")
+                .doesNotContain("OldMySqlIT")
                 .contains("[summary]   engine FastIT.onMySql: skipped: MySQL (bundled) cannot start here: it needs"
                         + " libaio.so.1")
                 .contains("[summary]   engine FastIT.onDocker: no Docker engine")
