@@ -152,7 +152,7 @@ public final class PreparedStatementCommands {
         UpstreamServer target;
         AfterResponse after;
         CacheFill fill = null;
-        Runnable onReadOnly = null;
+        ResponseForwarder.ReadOnlyFallback onReadOnly = null;
         if (longData.isPresent()) {
             if (longData.get().lost()) {
                 prepared.reset(statement.clientId());
@@ -198,7 +198,7 @@ public final class PreparedStatementCommands {
             target = routed.server();
         }
         CacheFill executeFill = fill;
-        Runnable readOnly = onReadOnly;
+        ResponseForwarder.ReadOnlyFallback readOnly = onReadOnly;
         AfterResponse afterExecute = fill == null ? after : fill.completing(after);
         ResponseForwarder.ResponseRewriter corrections = corrections(statement, target);
         ResponseForwarder.ResponseRewriter rewriter = fill == null ? corrections : fill.capturing(corrections);
@@ -265,7 +265,7 @@ public final class PreparedStatementCommands {
     private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
                                                   PreparedStatements.Statement statement, CacheFill fill,
                                                   AfterResponse after,
-                                                  ResponseForwarder.ResponseRewriter rewriter, Runnable onReadOnly) {
+                                                  ResponseForwarder.ResponseRewriter rewriter, ResponseForwarder.ReadOnlyFallback onReadOnly) {
         return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
                 statement, connection, backendId, fill, after, rewriter, onReadOnly), error -> {
                     SessionContext.releaseIfHeld(packet);
@@ -276,7 +276,7 @@ public final class PreparedStatementCommands {
     private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
                                 BackendConnection connection, long backendId, CacheFill fill,
                                 AfterResponse after, ResponseForwarder.ResponseRewriter rewriter,
-                                Runnable onReadOnly) {
+                                ResponseForwarder.ReadOnlyFallback onReadOnly) {
         Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
                 backendId);
         prepared.executed(statement.clientId(), connection.server().address());
