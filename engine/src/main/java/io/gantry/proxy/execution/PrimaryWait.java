@@ -8,7 +8,6 @@ import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.Packet;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.util.concurrent.TimeUnit;
 
@@ -81,18 +80,6 @@ public final class PrimaryWait {
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), deadline)),
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), OFF)),
                 () -> { });
-    }
-
-    /** As {@link #deadlineAfterRefusal} and {@link #afterRefusal} together, the command's bytes kept now. */
-    public ResponseForwarder.ReadOnlyFallback afterReadOnlyRefusal(Packet command, UpstreamServer refusedBy,
-                                                                   long holdUntil, Retry retry) {
-        long deadline = deadlineAfterRefusal(holdUntil);
-        if (deadline == OFF) {
-            return null;
-        }
-        int sequenceId = command.sequenceId();
-        byte[] payload = ByteBufUtil.getBytes(command.payload());
-        return () -> afterRefusal(refusedBy, deadline, sequenceId, payload, retry);
     }
 
     /** The deadline of a statement's wait: set now if it has not waited yet, 0 when statements do not wait. */

@@ -109,7 +109,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         CachedReads cachedReads = new CachedReads(session);
         StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads);
         queries = new QueryCommand(session, backends, routing, pipeline, cachedReads);
-        statements = new PreparedStatementCommands(session, backends, routing, forwarder, cachedReads);
+        statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
             backends.releaseAll();

@@ -126,6 +126,7 @@ public final class StatementPipeline {
      */
     private void fallbacks(StatementTrip trip, SessionRouting.Routed routed) {
         if (routed.statement().kind() == StatementKind.WRITE) {
+            lostTrip = null;
             session.mayRunElsewhere(null);
             long deadline = primaryWait.deadlineAfterRefusal(trip.holdUntil());
             if (deadline == PrimaryWait.OFF) {
@@ -142,6 +143,7 @@ public final class StatementPipeline {
             lostTrip = trip;
             session.mayRunElsewhere(runLostElsewhere);
         } else {
+            lostTrip = null; // no earlier trip (and its capture) is kept past its statement
             session.mayRunElsewhere(null);
         }
     }

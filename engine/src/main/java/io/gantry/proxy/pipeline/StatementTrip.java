@@ -45,7 +45,10 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     private ResponseForwarder.ResponseRewriter rewriter;
     /** The deadline of the wait after a read-only refusal, {@link PrimaryWait#OFF} when this try may not wait. */
     private long refusalDeadline = PrimaryWait.OFF;
-    /** The command as the client sent it, kept for a run after a read-only refusal (the buffer sent goes). */
+    /**
+     * This try's command as it stood before the send (an execution's still with the client's statement id), kept for
+     * a run after a read-only refusal: the buffer sent goes with the send.
+     */
     private byte[] refusedPayload;
     private int refusedSequence;
 
