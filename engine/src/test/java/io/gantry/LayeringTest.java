@@ -180,9 +180,10 @@ class LayeringTest {
     @Test
     void theSessionsRoomsStackOneWay() {
         // From the top: the client channel and its login (frontend), one handler per command family (command), the
-        // query caches' glue (caching), where a statement runs and how its answer comes back (execution), the
-        // session and what it is given (session). Each may use the ones below it, never one above.
-        String[] stack = {"frontend", "command", "caching", "execution", "session"};
+        // one way every statement goes to a server, whatever command carried it (pipeline), the query caches' glue
+        // (caching), where a statement runs and how its answer comes back (execution), the session and what it is
+        // given (session). Each may use the ones below it, never one above.
+        String[] stack = {"frontend", "command", "pipeline", "caching", "execution", "session"};
         for (int below = 1; below < stack.length; below++) {
             for (int above = 0; above < below; above++) {
                 noClasses().that().resideInAPackage("io.gantry.proxy." + stack[below] + "..")
@@ -195,8 +196,8 @@ class LayeringTest {
                         "io.gantry.proxy.prepared..", "io.gantry.proxy.state..", "io.gantry.proxy.routing..",
                         "io.gantry.proxy.login..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.session..",
-                        "io.gantry.proxy.execution..", "io.gantry.proxy.caching..", "io.gantry.proxy.command..",
-                        "io.gantry.proxy.frontend..")
+                        "io.gantry.proxy.execution..", "io.gantry.proxy.caching..", "io.gantry.proxy.pipeline..",
+                        "io.gantry.proxy.command..", "io.gantry.proxy.frontend..")
                 .check(ENGINE);
     }
 

@@ -108,6 +108,40 @@ class CommandHandlersTest {
         assertThat(session.received(session.primaryAddress())).isEmpty();
     }
 
+    @Test
+    void aReadWhoseReplicaIsFoundDownBeforeItAnsweredRunsAgainOnThePrimary() throws InterruptedException {
+        Thread.sleep(5);
+        session.samplePositions();
+        assertThat(answers(query("SELECT c FROM t WHERE id = 1"))).first().isEqualTo("ROWS");
+        assertThat(sentTo(session.replicaAddress())).containsExactly("SELECT c FROM t WHERE id = 1");
+        ByteBuf read = query("SELECT c FROM t WHERE id = 2");
+        session.send(read);
+        read.release();
+        assertThat(sentTo(session.replicaAddress())).isEmpty(); // recorded only once answered: it is in flight
+        session.replicaFoundDown();
+        assertThat(describe(session.served())).first().isEqualTo("ROWS");
+        assertThat(sentTo(session.primaryAddress())).containsExactly("SELECT c FROM t WHERE id = 2");
+        assertThat(answers(query("SELECT c FROM t WHERE id = 3"))).first().isEqualTo("ROWS");
+    }
+
+    @Test
+    void anExecutionWhoseReplicaIsFoundDownBeforeItAnsweredRunsAgainOnThePrimary() throws InterruptedException {
+        long statement = session.prepare("SELECT c FROM t WHERE id = ?");
+        Thread.sleep(5);
+        session.samplePositions();
+        assertThat(answers(session.executeFrame(statement, 1, true))).first().isEqualTo("ROWS");
+        assertThat(sentTo(session.replicaAddress())).containsExactly("SELECT c FROM t WHERE id = ?",
+                "COM_STMT_EXECUTE");
+        session.received(session.primaryAddress());
+        ByteBuf execute = session.executeFrame(statement, 2, false);
+        session.send(execute);
+        execute.release();
+        session.replicaFoundDown();
+        assertThat(describe(session.served())).first().isEqualTo("ROWS");
+        // Prepared there at the client's prepare: the execution goes as it is, with the types the replica had got.
+        assertThat(sentTo(session.primaryAddress())).containsExactly("COM_STMT_EXECUTE");
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------------------------
 
     /** What the server at {@code address} was sent for the client, without Gantry's own tracking set-up. */
@@ -122,22 +156,27 @@ class CommandHandlersTest {
 
     /** What the client got for one command: "OK", "ERR <code>", or "ROWS" for a result set, a line a packet. */
     private List<String> answers(ByteBuf frames) {
-        List<String> out = new ArrayList<>();
         try {
-            for (ByteBuf written : session.command(frames)) {
-                try {
-                    while (written.readableBytes() >= Packet.HEADER_SIZE) {
-                        int length = written.readUnsignedMediumLE();
-                        written.readByte(); // sequence id
-                        ByteBuf payload = written.readSlice(length);
-                        out.add(describe(payload));
-                    }
-                } finally {
-                    written.release();
-                }
-            }
+            return describe(session.command(frames));
         } finally {
             frames.release();
+        }
+    }
+
+    /** What Gantry wrote to the client, as {@link #answers} says it (the buffers are released). */
+    private static List<String> describe(List<ByteBuf> writes) {
+        List<String> out = new ArrayList<>();
+        for (ByteBuf written : writes) {
+            try {
+                while (written.readableBytes() >= Packet.HEADER_SIZE) {
+                    int length = written.readUnsignedMediumLE();
+                    written.readByte(); // sequence id
+                    ByteBuf payload = written.readSlice(length);
+                    out.add(describe(payload));
+                }
+            } finally {
+                written.release();
+            }
         }
         return out.isEmpty() ? out : collapseResultSet(out);
     }

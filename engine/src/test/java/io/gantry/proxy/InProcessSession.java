@@ -164,6 +164,31 @@ public final class InProcessSession implements AutoCloseable {
         return takeClientPackets();
     }
 
+    /** Sends framed client bytes (a copy), and no server answers yet: the command is in flight. */
+    public void send(ByteBuf frames) {
+        client.writeInbound(frames.copy());
+    }
+
+    /**
+     * A health check finds the replica down while the session may have a command in flight there: the session leaves
+     * it on its loop, and what the replica was sent is never answered.
+     */
+    public void replicaFoundDown() {
+        InProcessTopology.confirmDown(upstreams, upstreams.servers().get(1), "the test stopped it");
+        client.runPendingTasks();
+        for (EmbeddedChannel channel : backends.getOrDefault(replicaAddress(), List.of())) {
+            for (ByteBuf unanswered; (unanswered = channel.readOutbound()) != null; ) {
+                unanswered.release();
+            }
+        }
+    }
+
+    /** Lets the servers answer what they were sent; returns what Gantry then wrote to the client. */
+    public List<ByteBuf> served() {
+        serveBackends();
+        return takeClientPackets();
+    }
+
     /** The session's connection to the replica, once a read has opened it. */
     public EmbeddedChannel replica() {
         return backends.get(upstreams.servers().get(1).address()).get(0);

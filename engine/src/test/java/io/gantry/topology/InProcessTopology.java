@@ -16,6 +16,11 @@ public final class InProcessTopology {
     private InProcessTopology() {
     }
 
+    /** A health check found {@code server} not answering: it is down, and the proxy's sessions are told. */
+    public static void confirmDown(Upstreams upstreams, UpstreamServer server, String reason) {
+        upstreams.confirmDown(server, reason);
+    }
+
     /** The two servers, up, with the first as the primary; positions sampled now. */
     public static Upstreams primaryAndReplica(UpstreamUrl primary, UpstreamUrl replica) {
         Upstreams upstreams = new Upstreams(List.of(primary, replica), Clock.systemUTC());

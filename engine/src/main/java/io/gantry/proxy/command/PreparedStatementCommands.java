@@ -9,6 +9,8 @@ import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.pipeline.StatementPipeline;
+import io.gantry.proxy.pipeline.StatementTrip;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.proxy.session.Reply;
@@ -37,7 +39,8 @@ import java.util.function.LongConsumer;
 /**
  * The binary protocol's commands (COM_STMT_PREPARE, _EXECUTE, _SEND_LONG_DATA, _RESET, _CLOSE, _FETCH). A statement
  * is prepared where the client first prepares it (the primary), and lazily on any other backend an execution is
- * routed to; the client sees Gantry's own statement ids ({@link PreparedStatements}).
+ * routed to; the client sees Gantry's own statement ids ({@link PreparedStatements}). An execution goes through the
+ * session's {@link StatementPipeline} as an {@link ExecuteTrip}, as a text does.
  */
 public final class PreparedStatementCommands {
 
@@ -47,15 +50,15 @@ public final class PreparedStatementCommands {
     private final ResponseForwarder forwarder;
     private final PreparedStatements prepared;
     private final CachedReads cachedReads;
-    private final PrimaryWait primaryWait;
+    private final StatementPipeline pipeline;
     /**
      * The running execution's bytes, kept in a buffer of the session's (no allocation per execution) so that a read
-     * whose server is marked down before it answered can run again elsewhere ({@link SessionContext#mayRunElsewhere}).
+     * whose server is marked down before it answered can run again elsewhere ({@link SessionContext#mayRunElsewhere}):
+     * its {@link ExecuteTrip}'s, which only the running execution has.
      */
     private byte[] runningExecute = new byte[64];
     private int runningExecuteLength;
     private int runningExecuteSequence;
-    private final Runnable executeElsewhere = this::executeElsewhere;
     /**
      * By client statement id, the corrections of the latest execution of each statement that has some
      * ({@link #corrections}): its cursor's rows, fetched later, are corrected by the same rewriter, which has read
@@ -64,14 +67,15 @@ public final class PreparedStatementCommands {
     private final LongObjectHashMap<ResponseForwarder.ResponseRewriter> cursorAnswers = new LongObjectHashMap<>();
 
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
-                              ResponseForwarder forwarder, CachedReads cachedReads) {
+                                     ResponseForwarder forwarder, StatementPipeline pipeline,
+                                     CachedReads cachedReads) {
         this.session = session;
         this.cachedReads = cachedReads;
         this.backends = backends;
         this.routing = routing;
         this.forwarder = forwarder;
+        this.pipeline = pipeline;
         this.prepared = session.prepared();
-        this.primaryWait = new PrimaryWait(session);
     }
 
     public Reply prepare(Packet packet) {
@@ -132,11 +136,6 @@ public final class PreparedStatementCommands {
     }
 
     public Reply execute(Packet packet) {
-        return execute(packet, PrimaryWait.NOT_STARTED);
-    }
-
-    /** @param holdUntil when the execution's wait for a primary ends ({@link PrimaryWait}) */
-    private Reply execute(Packet packet, long holdUntil) {
         long clientId = StmtExecutePayloads.statementId(packet.payload());
         Optional<PreparedStatements.Statement> found = prepared.find(clientId);
         if (found.isEmpty()) {
@@ -149,71 +148,18 @@ public final class PreparedStatementCommands {
                 && StmtExecutePayloads.bindsNewTypes(packet.payload(), statement.paramCount())
                 ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()).paramTypes() : null;
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
-        UpstreamServer target;
-        AfterResponse after;
-        CacheFill fill = null;
-        Runnable onReadOnly = null;
-        if (longData.isPresent()) {
-            if (longData.get().lost()) {
-                prepared.reset(statement.clientId());
-                packet.release();
-                return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
-            }
-            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
-            after = backends.afterStatement(null, null, null);
-        } else {
-            fill = cachedReads.execute(statement, packet.payload(), boundTypes);
-            if (fill == CacheFill.ANSWERED) {
-                if (boundTypes != null) {
-                    // The client binds types once; the backend that runs its next execution must get them.
-                    prepared.typesBound(statement.clientId(), boundTypes);
-                }
-                packet.release();
-                return Reply.DONE;
-            }
-            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true,
-                    fill != null && fill.checksAccount());
-            if (routed.refused()) {
-                if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(packet, holdUntil, this::execute)) {
-                    return Reply.LATER;
-                }
-                packet.release();
-                return routed.refusal();
-            }
-            if (routed.statement().kind() == StatementKind.WRITE) {
-                onReadOnly = primaryWait.afterReadOnlyRefusal(packet, routed.server(), holdUntil, this::execute);
-            }
-            mayRunElsewhere(packet, routed.statement(), holdUntil);
-            cachedReads.routed(fill, routed);
-            AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
-            if (routed.statement().kind() == StatementKind.SESSION_STATE) {
-                // A setting made through a prepared statement cannot be replayed on other backends.
-                after = (connection, framing, done) -> {
-                    backends.keepOnThisConnection(connection, "a session setting made by a prepared statement");
-                    tracked.run(connection, framing, done);
-                };
-            } else {
-                after = tracked;
-            }
-            target = routed.server();
+        if (longData.isEmpty()) {
+            return new ExecuteTrip(packet, statement, boundTypes).cachedOrRouted();
         }
-        CacheFill executeFill = fill;
-        Runnable readOnly = onReadOnly;
-        AfterResponse afterExecute = fill == null ? after : fill.completing(after);
-        ResponseForwarder.ResponseRewriter corrections = corrections(statement, target);
-        ResponseForwarder.ResponseRewriter rewriter = fill == null ? corrections : fill.capturing(corrections);
-        BackendConnection ready = backends.readyConnection(target);
-        long known = ready == null ? PreparedStatements.NOT_PREPARED
-                : prepared.backendIdOrNone(statement.clientId(), ready.server().address());
-        if (known != PreparedStatements.NOT_PREPARED) {
-            // The usual execution: a ready connection where the statement is prepared, no closure.
-            forwardExecute(packet, boundTypes, statement, ready, known, executeFill, afterExecute, rewriter,
-                    readOnly);
-        } else {
-            backends.run(packet, target, execution(packet, boundTypes, statement, executeFill, afterExecute, rewriter,
-                    readOnly));
+        if (longData.get().lost()) {
+            prepared.reset(statement.clientId());
+            packet.release();
+            return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
         }
-        return Reply.LATER;
+        // The long data went to one server: the execution must go there too, unrouted.
+        UpstreamServer target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
+        return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes), target,
+                backends.afterStatement(null, null, null));
     }
 
     /**
@@ -236,54 +182,105 @@ public final class PreparedStatementCommands {
     }
 
     /**
-     * An execution that may run again ({@link SessionRouting#mayRunAgain}) does so, once, elsewhere if its server
-     * is found down before it answered: its bytes are kept for that. A retried execution ({@code holdUntil}
-     * {@link PrimaryWait#OFF}) is not kept again.
+     * A COM_STMT_EXECUTE's trip through the {@link StatementPipeline}: routed by the class its statement got at
+     * prepare, looked up in the cache on each try, prepared on a connection that does not have it yet and sent there
+     * with that connection's statement id (and the parameter types, if that connection never got them), made again
+     * from its bytes to run elsewhere. It runs elsewhere or waits for a primary while it may still do both.
      */
-    private void mayRunElsewhere(Packet packet, StatementClass statement, long holdUntil) {
-        if (holdUntil == PrimaryWait.OFF || !routing.mayRunAgain(statement)) {
-            session.mayRunElsewhere(null);
-            return;
-        }
-        ByteBuf payload = packet.payload();
-        int length = payload.readableBytes();
-        if (runningExecute.length < length) {
-            runningExecute = new byte[Math.max(length, 2 * runningExecute.length)];
-        }
-        payload.getBytes(payload.readerIndex(), runningExecute, 0, length);
-        runningExecuteLength = length;
-        runningExecuteSequence = packet.sequenceId();
-        session.mayRunElsewhere(executeElsewhere);
-    }
+    private final class ExecuteTrip extends StatementTrip {
+        private final PreparedStatements.Statement statement;
+        /** The types the execution binds, or null when it binds none. */
+        private final byte[] boundTypes;
 
-    private void executeElsewhere() {
-        byte[] bytes = Arrays.copyOf(runningExecute, runningExecuteLength);
-        session.finish(execute(new Packet(runningExecuteSequence, Unpooled.wrappedBuffer(bytes)), PrimaryWait.OFF));
-    }
-
-    /** An execution on a connection it is not known to be prepared on: prepares it there first when it is not. */
-    private Consumer<BackendConnection> execution(Packet packet, byte[] boundTypes,
-                                                  PreparedStatements.Statement statement, CacheFill fill,
-                                                  AfterResponse after,
-                                                  ResponseForwarder.ResponseRewriter rewriter, Runnable onReadOnly) {
-        return connection -> ensurePrepared(connection, statement, backendId -> forwardExecute(packet, boundTypes,
-                statement, connection, backendId, fill, after, rewriter, onReadOnly), error -> {
-                    SessionContext.releaseIfHeld(packet);
-                    session.finish(Reply.error(error));
-                });
-    }
-
-    private void forwardExecute(Packet packet, byte[] boundTypes, PreparedStatements.Statement statement,
-                                BackendConnection connection, long backendId, CacheFill fill,
-                                AfterResponse after, ResponseForwarder.ResponseRewriter rewriter,
-                                Runnable onReadOnly) {
-        Packet command = withBackendTypesAndId(packet, boundTypes, statement, connection.server().address(),
-                backendId);
-        prepared.executed(statement.clientId(), connection.server().address());
-        if (fill != null) {
-            fill.start(connection);
+        ExecuteTrip(Packet command, PreparedStatements.Statement statement, byte[] boundTypes) {
+            super(pipeline, command, null, true, PrimaryWait.NOT_STARTED, true);
+            this.statement = statement;
+            this.boundTypes = boundTypes;
         }
-        forwarder.forward(command, connection, after, rewriter, onReadOnly);
+
+        /** Answered by a cache, or routed through the pipeline with the cache's capture. */
+        Reply cachedOrRouted() {
+            CacheFill fill = cachedReads.execute(statement, command().payload(), boundTypes);
+            if (fill == CacheFill.ANSWERED) {
+                if (boundTypes != null) {
+                    // The client binds types once; the backend that runs its next execution must get them.
+                    prepared.typesBound(statement.clientId(), boundTypes);
+                }
+                command().release();
+                return Reply.DONE;
+            }
+            fill(fill);
+            return pipeline.run(this);
+        }
+
+        @Override
+        protected Reply retried() {
+            return cachedOrRouted();
+        }
+
+        @Override
+        protected SessionRouting.Routed route(SessionRouting routing, boolean accountCheck) {
+            return routing.route(statement.statementClass(), statement.sql(), true, accountCheck);
+        }
+
+        @Override
+        protected AfterResponse after(SessionRouting.Routed routed) {
+            AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
+            if (routed.statement().kind() != StatementKind.SESSION_STATE) {
+                return tracked;
+            }
+            // A setting made through a prepared statement cannot be replayed on other backends.
+            return (connection, framing, done) -> {
+                backends.keepOnThisConnection(connection, "a session setting made by a prepared statement");
+                tracked.run(connection, framing, done);
+            };
+        }
+
+        @Override
+        protected ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server) {
+            return corrections(statement, server);
+        }
+
+        /** On a connection it is not known to be prepared on, the statement is prepared there first. */
+        @Override
+        protected void send(Packet command, BackendConnection connection) {
+            long known = prepared.backendIdOrNone(statement.clientId(), connection.server().address());
+            if (known != PreparedStatements.NOT_PREPARED) {
+                sendPrepared(command, connection, known); // the usual execution: no closure
+                return;
+            }
+            ensurePrepared(connection, statement, backendId -> sendPrepared(command, connection, backendId),
+                    error -> {
+                        SessionContext.releaseIfHeld(command);
+                        session.finish(Reply.error(error));
+                    });
+        }
+
+        private void sendPrepared(Packet command, BackendConnection connection, long backendId) {
+            String hostPort = connection.server().address();
+            Packet withId = withBackendTypesAndId(command, boundTypes, statement, hostPort, backendId);
+            prepared.executed(statement.clientId(), hostPort);
+            forward(withId, connection);
+        }
+
+        /** The execution's bytes, in a buffer of the session's: no allocation per execution. */
+        @Override
+        protected void keepForElsewhere() {
+            ByteBuf payload = command().payload();
+            int length = payload.readableBytes();
+            if (runningExecute.length < length) {
+                runningExecute = new byte[Math.max(length, 2 * runningExecute.length)];
+            }
+            payload.getBytes(payload.readerIndex(), runningExecute, 0, length);
+            runningExecuteLength = length;
+            runningExecuteSequence = command().sequenceId();
+        }
+
+        @Override
+        protected Packet again() {
+            byte[] bytes = Arrays.copyOf(runningExecute, runningExecuteLength);
+            return new Packet(runningExecuteSequence, Unpooled.wrappedBuffer(bytes));
+        }
     }
 
     /**

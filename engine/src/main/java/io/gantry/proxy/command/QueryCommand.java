@@ -1,32 +1,24 @@
 package io.gantry.proxy.command;
 
-import static io.gantry.proxy.session.SessionContext.LOG;
-
 import io.gantry.admin.AdminResult;
 import io.gantry.cache.CacheStatements;
-import io.gantry.proxy.backend.BackendConnection;
-import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
 import io.gantry.proxy.execution.AfterResponse;
-import io.gantry.proxy.execution.CausalWait;
 import io.gantry.proxy.execution.PreviousCounts;
 import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
-import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.pipeline.StatementPipeline;
+import io.gantry.proxy.pipeline.StatementTrip;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
-import io.gantry.proxy.session.SessionErrors;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
-import io.gantry.route.ReplicaRefusal;
-import io.gantry.route.RouteReason;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
-import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.ErrPacket;
@@ -34,24 +26,21 @@ import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * COM_QUERY, one pipeline over one {@link QueryText}: the session's {@code gantry_...} settings are answered by
+ * COM_QUERY, its steps over one {@link QueryText}: the session's {@code gantry_...} settings are answered by
  * {@link GantrySettingsCommand}, Gantry's own admin SQL by the admin handler, a KILL of a Gantry session by
- * {@link KillCommand}; everything else is routed and forwarded, with {@code CONNECTION_ID()} read as the Gantry
- * session's id.
+ * {@link KillCommand}, a cached answer by the cache; everything else, with {@code CONNECTION_ID()} read as the Gantry
+ * session's id, goes through the session's {@link StatementPipeline} as a {@link TextTrip}.
  */
 public final class QueryCommand {
 
     private final SessionContext session;
     private final SessionBackends backends;
-    private final SessionRouting routing;
-    private final ResponseForwarder forwarder;
+    private final StatementPipeline pipeline;
     private final KillCommand kill;
     private final AdminCommand admin;
     private final GantrySettingsCommand settings;
@@ -61,30 +50,16 @@ public final class QueryCommand {
     private byte[] textScratch = new byte[256];
     /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
     private final QueryText statement = new QueryText();
-    private final PrimaryWait primaryWait;
-    /**
-     * What a read outside a transaction does when its server is marked down before it answered: it runs again
-     * elsewhere, once ({@link SessionContext#mayRunElsewhere}). One per session, with the read's text kept in the
-     * fields below, so that a read costs no closure for it.
-     */
-    private final Runnable readElsewhere = this::runLostReadElsewhere;
-    /** The part of a multi-statement text {@link #runPart} runs now, or null. */
-    private MultiStatementRun.Stitch stitch;
-    private QueryText lostReadText;
-    private QueryText lostReadSent;
-    private long lostReadHold;
 
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
-                 ResponseForwarder forwarder, CachedReads cachedReads) {
+                        StatementPipeline pipeline, CachedReads cachedReads) {
         this.session = session;
         this.cachedReads = cachedReads;
         this.backends = backends;
-        this.routing = routing;
-        this.forwarder = forwarder;
+        this.pipeline = pipeline;
         this.kill = new KillCommand(session, backends);
         this.admin = new AdminCommand(session);
         this.settings = new GantrySettingsCommand(session, routing);
-        this.primaryWait = new PrimaryWait(session);
     }
 
     /**
@@ -122,7 +97,7 @@ public final class QueryCommand {
             command.release();
             return Reply.DONE;
         }
-        return runQuery(command, text, sent, true, fill, PrimaryWait.NOT_STARTED);
+        return pipeline.run(new TextTrip(command, text, sent, fill, true, PrimaryWait.NOT_STARTED, null));
     }
 
     /**
@@ -190,106 +165,6 @@ public final class QueryCommand {
     }
 
     /**
-     * Routes and runs a COM_QUERY.
-     *
-     * @param text the client's text; {@code sent} the text as sent (with the session id in place of
-     *        {@code CONNECTION_ID()}), the same value when there is none
-     * @param mayGoElsewhere whether a plain read may be routed again when its replica turns out unreachable
-     * @param fill           captures the answer for a cache that has the statement's shape, or null
-     * @param holdUntil      when the statement's wait for a primary ends ({@link PrimaryWait})
-     */
-    private Reply runQuery(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
-                           CacheFill fill, long holdUntil) {
-        String sql = text.sql();
-        String withId = sent.sql();
-        SessionRouting.Routed routed = routing.route(sent, true, true, fill != null && fill.checksAccount());
-        if (routed.refused()) {
-            if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(command, holdUntil,
-                    (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, fill, deadline))) {
-                return Reply.LATER;
-            }
-            command.release();
-            return routed.refusal();
-        }
-        byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
-                ? ByteBufUtil.getBytes(command.payload()) : null;
-        AfterResponse sampled = cachedReads.sampled(text,
-                backends.afterStatement(routed.statement(), withId, stateCommand));
-        AfterResponse after = stitch == null ? sampled : stitch.after(sampled);
-        cachedReads.routed(fill, routed);
-        ResponseForwarder.ResponseRewriter own = AnswerCorrections.of(session, text, sent, routed.statement().kind(),
-                routed.server());
-        ResponseForwarder.ResponseRewriter rewriter = stitch == null ? own : stitch.rewriter(own);
-        // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
-        // marks it down and the read is routed again, once, instead of ending the session.
-        boolean fresh = mayGoElsewhere && routed.statement().kind() == StatementKind.READ
-                && routed.server().role() == Role.REPLICA && !backends.isConnectedTo(routed.server());
-        Runnable elsewhere = fresh ? () -> {
-            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
-                    .log("session {}: {} cannot be reached; routing the read again", session.id(),
-                            routed.server().address());
-            session.finish(runQuery(command, text, sent, false, fill, holdUntil));
-        } : null;
-        Runnable onReadOnly = fallbacks(command, text, sent, mayGoElsewhere, routed, holdUntil);
-        if (routed.waits()) {
-            backends.run(command, routed.server(), connection -> waitThenForward(command, connection, routed, after,
-                    rewriter), elsewhere);
-            return Reply.LATER;
-        }
-        if (fill != null) {
-            AfterResponse filling = fill.completing(after);
-            ResponseForwarder.ResponseRewriter capturing = fill.capturing(rewriter);
-            backends.run(command, routed.server(), connection -> {
-                fill.start(connection);
-                forwarder.forward(command, connection, filling, capturing, onReadOnly);
-            }, elsewhere);
-            return Reply.LATER;
-        }
-        BackendConnection ready = backends.readyConnection(routed.server());
-        if (ready != null) {
-            forwarder.forward(command, ready, after, rewriter, onReadOnly); // the usual read or write: no closure
-            return Reply.LATER;
-        }
-        backends.run(command, routed.server(), connection -> forwarder.forward(command, connection, after, rewriter,
-                onReadOnly), elsewhere);
-        return Reply.LATER;
-    }
-
-    /**
-     * What the statement does instead of failing when its first try shows it can run again. A write outside a
-     * transaction refused as read-only waits for the new primary ({@link PrimaryWait}): returned, for the
-     * forwarder. A read outside a transaction (a session setting too) whose server is marked down before it
-     * answered runs again elsewhere, once: told to the session.
-     */
-    private Runnable fallbacks(Packet command, QueryText text, QueryText sent, boolean mayGoElsewhere,
-                               SessionRouting.Routed routed, long holdUntil) {
-        StatementKind kind = routed.statement().kind();
-        if (kind == StatementKind.WRITE) {
-            session.mayRunElsewhere(null);
-            return primaryWait.afterReadOnlyRefusal(command, routed.server(), holdUntil,
-                    (again, deadline) -> runQuery(again, text, sent, mayGoElsewhere, null, deadline));
-        }
-        if (mayGoElsewhere && routing.mayRunAgain(routed.statement())) {
-            lostReadText = text;
-            lostReadSent = sent;
-            lostReadHold = holdUntil;
-            session.mayRunElsewhere(readElsewhere);
-        } else {
-            session.mayRunElsewhere(null);
-        }
-        return null;
-    }
-
-    private void runLostReadElsewhere() {
-        QueryText text = lostReadText;
-        QueryText sent = lostReadSent;
-        lostReadText = null;
-        lostReadSent = null;
-        session.finish(runQuery(new Packet(0, session.queryPayload(sent.sql())), text, sent, false, null,
-                lostReadHold));
-    }
-
-    /**
      * What the session's previous statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()}, when {@code text}
      * may ask for them and only the session still knows them (the connection that ran it went to the pool); else null.
      */
@@ -309,50 +184,59 @@ public final class QueryCommand {
         QueryText text = QueryText.of(sql, session.sqlMode());
         String withId = SessionIdentitySql.withSessionId(text, session.id());
         QueryText sent = withId.equals(sql) ? text : QueryText.of(withId, text.mode());
-        stitch = part;
-        try {
-            return runQuery(new Packet(0, session.queryPayload(withId)), text, sent, false, null, PrimaryWait.OFF);
-        } finally {
-            stitch = null;
-        }
+        return pipeline.run(new TextTrip(new Packet(0, session.queryPayload(withId)), text, sent, null, false,
+                PrimaryWait.OFF, part));
     }
 
     /**
-     * Waits on the read's replica until it has applied what the session needs ({@code MASTER_GTID_WAIT},
-     * {@code WAIT_FOR_EXECUTED_GTID_SET}), then reads there; after {@code --causal-wait-timeout-ms}, the read goes
-     * to the primary instead, never to another replica.
+     * A COM_QUERY's trip through the {@link StatementPipeline}: routed by its text, the answer corrected as the text
+     * asks ({@link AnswerCorrections}) and, for a part of a multi-statement text, stitched into the text's answer;
+     * made again from its text to run elsewhere.
      */
-    private void waitThenForward(Packet command, BackendConnection connection, SessionRouting.Routed routed,
-                                 AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
-        long started = System.nanoTime();
-        Duration timeout = session.settings().guarantees().causalWaitTimeout();
-        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), timeout);
-        InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
-            ReadCounters counters = session.services().readCounters();
-            counters.waited(System.nanoTime() - started);
-            if (CausalWait.caughtUp(row, error)) {
-                counters.servedByReplica();
-                forwarder.forward(command, connection, after, rewriter);
-                return;
-            }
-            counters.servedByPrimary();
-            counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
-            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id(),
-                    connection.server().address(), routed.waitFor(),
-                    timeout.toMillis(), error == null ? "" : " (" + error.message() + ")");
-            Optional<UpstreamServer> primary = session.services().upstreams().primary();
-            if (primary.isEmpty()) {
-                command.release();
-                session.finish(Reply.error(SessionErrors.noPrimary("read",
-                        session.services().upstreams().noPrimaryReason())));
-                return;
-            }
-            session.readOn(session.serverId(primary.get()));
-            backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
-                    after, rewriter));
-        }, failure -> {
-            command.release(); // not sent: a read that may run elsewhere is made again from its text
-            session.backendFailed(connection.server(), failure);
-        });
+    private final class TextTrip extends StatementTrip {
+        /** The client's text, and the text as sent (with the session's values written in), the same when none is. */
+        private final QueryText text;
+        private final QueryText sent;
+        /** The part of a multi-statement text this text is, or null. */
+        private final MultiStatementRun.Stitch stitch;
+
+        TextTrip(Packet command, QueryText text, QueryText sent, CacheFill fill, boolean mayGoElsewhere,
+                 long holdUntil, MultiStatementRun.Stitch stitch) {
+            super(pipeline, command, fill, mayGoElsewhere, holdUntil, false);
+            this.text = text;
+            this.sent = sent;
+            this.stitch = stitch;
+        }
+
+        @Override
+        protected SessionRouting.Routed route(SessionRouting routing, boolean accountCheck) {
+            return routing.route(sent, true, true, accountCheck);
+        }
+
+        @Override
+        protected AfterResponse after(SessionRouting.Routed routed) {
+            byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
+                    ? ByteBufUtil.getBytes(command().payload()) : null;
+            AfterResponse sampled = cachedReads.sampled(text,
+                    backends.afterStatement(routed.statement(), sent.sql(), stateCommand));
+            return stitch == null ? sampled : stitch.after(sampled);
+        }
+
+        @Override
+        protected ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server) {
+            ResponseForwarder.ResponseRewriter own = AnswerCorrections.of(session, text, sent,
+                    routed().statement().kind(), server);
+            return stitch == null ? own : stitch.rewriter(own);
+        }
+
+        @Override
+        protected Packet again() {
+            return new Packet(0, session.queryPayload(sent.sql()));
+        }
+
+        @Override
+        protected boolean reroutesUnreachableReplica() {
+            return true;
+        }
     }
 }

@@ -8,7 +8,6 @@ import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.Packet;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.util.concurrent.TimeUnit;
 
@@ -58,22 +57,26 @@ public final class PrimaryWait {
     }
 
     /**
-     * What a write outside a transaction does when the primary refuses it as read-only (so it did not run): it
-     * waits for the primary the health loop finds now, and runs again there; null when it may not wait (waiting is
-     * off or ran out, or the session is in a transaction or has autocommit off, where the statement cannot move
-     * alone). The command's bytes are kept on the heap for that, as the buffer sent goes with the send.
+     * The deadline until which a write outside a transaction waits if the primary refuses it as read-only (so it did
+     * not run), for the primary the health loop finds then; {@link #OFF} when it may not wait (waiting is off or ran
+     * out, or the session is in a transaction or has autocommit off, where the statement cannot move alone). Asked
+     * before the write is sent, as its bytes must be kept on the heap for the wait ({@link #afterRefusal}).
      */
-    public Runnable afterReadOnlyRefusal(Packet command, UpstreamServer refusedBy, long holdUntil, Retry retry) {
+    public long deadlineAfterRefusal(long holdUntil) {
         if (holdUntil == OFF) {
-            return null;
+            return OFF;
         }
         long deadline = deadline(holdUntil);
-        if (!allowed(deadline) || !session.routeState().autocommit()) {
-            return null;
-        }
-        int sequenceId = command.sequenceId();
-        byte[] payload = ByteBufUtil.getBytes(command.payload());
-        return () -> await(refusedBy, deadline,
+        return allowed(deadline) && session.routeState().autocommit() ? deadline : OFF;
+    }
+
+    /**
+     * The primary {@code refusedBy} refused a write as read-only: it waits for the primary the health loop finds now,
+     * and runs again there as {@code payload} (the command as the client sent it, with {@code sequenceId}) through
+     * {@code retry}; at {@code deadline} ({@link #deadlineAfterRefusal}) it runs again as it would have without waiting.
+     */
+    public void afterRefusal(UpstreamServer refusedBy, long deadline, int sequenceId, byte[] payload, Retry retry) {
+        await(refusedBy, deadline,
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), deadline)),
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), OFF)),
                 () -> { });

@@ -27,6 +27,15 @@ public final class ResponseForwarder {
         ResponseRewriter NONE = (response, framing) -> response;
     }
 
+    /**
+     * What a command does instead of its answer when the server refuses it as read-only before anything else
+     * ({@link ReadOnlyRefusal}: it certainly did not run): the command is then the fallback's to run again.
+     */
+    @FunctionalInterface
+    public interface ReadOnlyFallback {
+        void refusedAsReadOnly();
+    }
+
     /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
     private static final int BATCH_COPY_LIMIT = 8 * 1024;
 
@@ -61,12 +70,12 @@ public final class ResponseForwarder {
     /**
      * As {@link #forward(Packet, BackendConnection, AfterResponse, ResponseRewriter)}, but when the server refuses
      * the command as read-only before anything else ({@link ReadOnlyRefusal}: it certainly did not run), the client
-     * is not told: {@code onReadOnly} runs instead, and the command is the caller's to run again or to answer.
+     * is not told: {@code onReadOnly} runs instead, and the command is its to run again or to answer.
      *
      * @param onReadOnly null to forward every answer
      */
     public void forward(Packet command, BackendConnection connection, AfterResponse after,
-                 ResponseRewriter rewriter, Runnable onReadOnly) {
+                 ResponseRewriter rewriter, ReadOnlyFallback onReadOnly) {
         Forwarding forwarding = idle;
         if (forwarding == null) {
             forwarding = new Forwarding();
@@ -87,12 +96,12 @@ public final class ResponseForwarder {
         private ResponseRewriter rewriter;
         private long sentAt;
         /** Runs instead of the answer when the server refuses the command as read-only first; null: forwarded. */
-        private Runnable onReadOnly;
+        private ReadOnlyFallback onReadOnly;
         private boolean answered;
         private boolean refusedAsReadOnly;
 
         void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter,
-                   Runnable onReadOnly) {
+                   ReadOnlyFallback onReadOnly) {
             this.connection = connection;
             this.after = after;
             this.rewriter = rewriter;
@@ -153,7 +162,7 @@ public final class ResponseForwarder {
             awaitingClientData = null;
             noteStatus(done, framing.serverStatus());
             backends.scheduleRetentionClose(done);
-            Runnable readOnly = refusedAsReadOnly ? onReadOnly : null;
+            ReadOnlyFallback readOnly = refusedAsReadOnly ? onReadOnly : null;
             // Free for the next command before this one's last step, which may start it.
             connection = null;
             after = null;
@@ -161,7 +170,7 @@ public final class ResponseForwarder {
             onReadOnly = null;
             idle = this;
             if (readOnly != null) {
-                readOnly.run();
+                readOnly.refusedAsReadOnly();
                 return;
             }
             then.run(done, framing, commandDone);

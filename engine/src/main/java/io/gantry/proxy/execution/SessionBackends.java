@@ -231,7 +231,7 @@ public final class SessionBackends {
     /**
      * {@code server} was marked down (it stopped answering, or could not be connected to): the session leaves it at
      * once instead of waiting on it. A command running there fails, or runs again elsewhere when it is a read that
-     * may ({@link ResponseForwarder.Fallbacks}); an idle connection holding nothing is let go, so the session's
+     * may ({@link SessionContext#mayRunElsewhere}); an idle connection holding nothing is let go, so the session's
      * next statement goes elsewhere; one holding what replay cannot rebuild ends the session, naming the server.
      */
     public void serverDown(UpstreamServer server, String reason) {

@@ -9,6 +9,7 @@ import io.gantry.proxy.command.SessionCommands;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.pipeline.StatementPipeline;
 import io.gantry.proxy.session.LiveSession;
 import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.Reply;
@@ -106,8 +107,9 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         SessionRouting routing = new SessionRouting(session, backends);
         login = new ClientLogin(session, backends);
         CachedReads cachedReads = new CachedReads(session);
-        queries = new QueryCommand(session, backends, routing, forwarder, cachedReads);
-        statements = new PreparedStatementCommands(session, backends, routing, forwarder, cachedReads);
+        StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads);
+        queries = new QueryCommand(session, backends, routing, pipeline, cachedReads);
+        statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
             backends.releaseAll();

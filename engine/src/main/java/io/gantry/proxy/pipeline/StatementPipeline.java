@@ -1,0 +1,223 @@
+package io.gantry.proxy.pipeline;
+
+import static io.gantry.proxy.session.SessionContext.LOG;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.caching.CacheFill;
+import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.execution.AfterResponse;
+import io.gantry.proxy.execution.CausalWait;
+import io.gantry.proxy.execution.PrimaryWait;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.session.Reply;
+import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionErrors;
+import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.StatementKind;
+import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufUtil;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The one way a session's statement goes to a server, whatever command carried it (a text, an execution of a prepared
+ * statement, a part of a multi-statement text): route ({@link SessionRouting}); without a primary, wait for one
+ * ({@link PrimaryWait}); note where the cache's capture went ({@link CachedReads#routed}); say what the statement may
+ * do if its first try fails harmlessly (a read outside a transaction runs again elsewhere, once; a write outside one
+ * that the primary refuses as read-only waits for the new primary); take a connection ({@link SessionBackends}); for a
+ * read that must first see the session's writes, wait on its replica ({@link CausalWait}); forward
+ * ({@link ResponseForwarder}). Each statement's state through all of it is its {@link StatementTrip}; every retry comes
+ * back here with it.
+ */
+public final class StatementPipeline {
+
+    private final SessionContext session;
+    private final SessionBackends backends;
+    private final SessionRouting routing;
+    private final ResponseForwarder forwarder;
+    private final CachedReads cachedReads;
+    private final PrimaryWait primaryWait;
+    /**
+     * What a read outside a transaction does when its server is marked down before it answered: it runs again
+     * elsewhere, once ({@link SessionContext#mayRunElsewhere}). One per session, with the running trip in
+     * {@link #lostTrip}, so that a read costs no closure for it.
+     */
+    private final Runnable runLostElsewhere = this::runLostElsewhere;
+    private StatementTrip lostTrip;
+
+    public StatementPipeline(SessionContext session, SessionBackends backends, SessionRouting routing,
+                             ResponseForwarder forwarder, CachedReads cachedReads) {
+        this.session = session;
+        this.backends = backends;
+        this.routing = routing;
+        this.forwarder = forwarder;
+        this.cachedReads = cachedReads;
+        this.primaryWait = new PrimaryWait(session);
+    }
+
+    /** Routes the trip's statement and runs this try of it; every later try comes back here. */
+    public Reply run(StatementTrip trip) {
+        CacheFill fill = trip.fill();
+        Packet command = trip.command();
+        SessionRouting.Routed routed = trip.route(routing, fill != null && fill.checksAccount());
+        if (routed.refused()) {
+            if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(command, trip.holdUntil(), trip)) {
+                return Reply.LATER;
+            }
+            command.release();
+            return routed.refusal();
+        }
+        trip.routed(routed);
+        AfterResponse after = trip.after(routed);
+        cachedReads.routed(fill, routed);
+        ResponseForwarder.ResponseRewriter rewriter = trip.rewriter(routed.server());
+        if (fill == null || routed.waits()) {
+            trip.answerWith(after, rewriter); // a read that waits on its replica first is not captured
+        } else {
+            trip.answerWith(fill.completing(after), fill.capturing(rewriter));
+        }
+        // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
+        // marks it down and the read is routed again, once, instead of ending the session.
+        Runnable unreachable = trip.reroutesUnreachableReplica() && trip.mayGoElsewhere()
+                && routed.statement().kind() == StatementKind.READ && routed.server().role() == Role.REPLICA
+                && !backends.isConnectedTo(routed.server()) ? () -> {
+                    LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
+                            .log("session {}: {} cannot be reached; routing the read again", session.id(),
+                                    routed.server().address());
+                    session.finish(trip.rerouted());
+                } : null;
+        fallbacks(trip, routed);
+        BackendConnection ready = backends.readyConnection(routed.server());
+        if (ready != null) {
+            connected(trip, ready); // the usual read or write: no closure
+        } else {
+            backends.run(command, routed.server(), trip, unreachable);
+        }
+        return Reply.LATER;
+    }
+
+    /**
+     * Runs a trip on the server it must take, unrouted (an execution whose long data went there): {@code after}
+     * follows its answer; it neither waits for a primary nor runs again elsewhere.
+     */
+    public Reply runOn(StatementTrip trip, UpstreamServer server, AfterResponse after) {
+        trip.answerWith(after, trip.rewriter(server));
+        trip.mayNotWaitAfterRefusal();
+        BackendConnection ready = backends.readyConnection(server);
+        if (ready != null) {
+            connected(trip, ready);
+        } else {
+            backends.run(trip.command(), server, trip);
+        }
+        return Reply.LATER;
+    }
+
+    /**
+     * What the statement does instead of failing when its first try shows it can run again. A write outside a
+     * transaction refused as read-only waits for the new primary ({@link PrimaryWait}), with its bytes kept for that:
+     * the trip is the forwarder's fallback. A read outside a transaction (a session setting too) whose server is
+     * marked down before it answered runs again elsewhere, once: told to the session.
+     */
+    private void fallbacks(StatementTrip trip, SessionRouting.Routed routed) {
+        if (routed.statement().kind() == StatementKind.WRITE) {
+            lostTrip = null;
+            session.mayRunElsewhere(null);
+            long deadline = primaryWait.deadlineAfterRefusal(trip.holdUntil());
+            if (deadline == PrimaryWait.OFF) {
+                trip.mayNotWaitAfterRefusal();
+            } else {
+                Packet command = trip.command();
+                trip.mayWaitAfterRefusal(deadline, ByteBufUtil.getBytes(command.payload()), command.sequenceId());
+            }
+            return;
+        }
+        trip.mayNotWaitAfterRefusal();
+        if (trip.mayGoElsewhere() && routing.mayRunAgain(routed.statement())) {
+            trip.keepForElsewhere();
+            lostTrip = trip;
+            session.mayRunElsewhere(runLostElsewhere);
+        } else {
+            lostTrip = null; // no earlier trip (and its capture) is kept past its statement
+            session.mayRunElsewhere(null);
+        }
+    }
+
+    private void runLostElsewhere() {
+        StatementTrip trip = lostTrip;
+        lostTrip = null;
+        session.finish(trip.elsewhere());
+    }
+
+    /** The primary refused the trip's write as read-only: it waits for the new one, then runs again there. */
+    void awaitAfterRefusal(StatementTrip trip) {
+        primaryWait.afterRefusal(trip.routed().server(), trip.refusalDeadline(), trip.refusedSequence(),
+                trip.refusedPayload(), trip);
+    }
+
+    /** The trip's connection is ready: a read that must first see the session's writes waits there; else it goes. */
+    void connected(StatementTrip trip, BackendConnection connection) {
+        SessionRouting.Routed routed = trip.routed();
+        if (routed != null && routed.waits()) {
+            waitThenForward(trip, connection); // only a text waits: an execution is routed with mayWait off
+            return;
+        }
+        trip.send(trip.command(), connection);
+    }
+
+    /** The last step of every try: the command goes, and its answer comes back through the forwarder. */
+    void forward(StatementTrip trip, Packet command, BackendConnection connection) {
+        CacheFill fill = trip.fill();
+        if (fill != null) {
+            fill.start(connection);
+        }
+        forwarder.forward(command, connection, trip.after(), trip.rewriter(), trip.readOnlyFallback());
+    }
+
+    /**
+     * Waits on the read's replica until it has applied what the session needs ({@code MASTER_GTID_WAIT},
+     * {@code WAIT_FOR_EXECUTED_GTID_SET}), then reads there; after {@code --causal-wait-timeout-ms}, the read goes
+     * to the primary instead, never to another replica.
+     */
+    private void waitThenForward(StatementTrip trip, BackendConnection connection) {
+        Packet command = trip.command();
+        SessionRouting.Routed routed = trip.routed();
+        AfterResponse after = trip.after();
+        ResponseForwarder.ResponseRewriter rewriter = trip.rewriter();
+        long started = System.nanoTime();
+        Duration timeout = session.settings().guarantees().causalWaitTimeout();
+        String wait = CausalWait.query(connection.flavour(), routed.waitFor(), timeout);
+        InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
+            ReadCounters counters = session.services().readCounters();
+            counters.waited(System.nanoTime() - started);
+            if (CausalWait.caughtUp(row, error)) {
+                counters.servedByReplica();
+                forwarder.forward(command, connection, after, rewriter);
+                return;
+            }
+            counters.servedByPrimary();
+            counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
+            LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id(),
+                    connection.server().address(), routed.waitFor(),
+                    timeout.toMillis(), error == null ? "" : " (" + error.message() + ")");
+            Optional<UpstreamServer> primary = session.services().upstreams().primary();
+            if (primary.isEmpty()) {
+                command.release();
+                session.finish(Reply.error(SessionErrors.noPrimary("read",
+                        session.services().upstreams().noPrimaryReason())));
+                return;
+            }
+            session.readOn(session.serverId(primary.get()));
+            backends.run(command, primary.get(), primaryConnection -> forwarder.forward(command, primaryConnection,
+                    after, rewriter));
+        }, failure -> {
+            command.release(); // not sent: a read that may run elsewhere is made again from its text
+            session.backendFailed(connection.server(), failure);
+        });
+    }
+}

@@ -1,0 +1,226 @@
+package io.gantry.proxy.pipeline;
+
+import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.caching.CacheFill;
+import io.gantry.proxy.execution.AfterResponse;
+import io.gantry.proxy.execution.PrimaryWait;
+import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.session.Reply;
+import io.gantry.topology.UpstreamServer;
+import io.gantry.wire.Packet;
+import java.util.function.Consumer;
+
+/**
+ * One statement's trip through the {@link StatementPipeline}, from its first try to its answer: the command of this
+ * try, where it went ({@link #routed()}), the cache's capture of its answer, whether it may still run elsewhere and
+ * how it is made again for that ({@link #again()}), the deadline of its wait for a primary, and what it does after the
+ * primary refused it as read-only (it waits for the new primary with the bytes it kept). vertx-sql-client gives each
+ * command's trip one object; so does Gantry: what a statement's retries need lives here, per statement, never in a
+ * handler's fields.
+ *
+ * <p>Made by the handler of its command ({@code QueryCommand}: a text, or one part of a multi-statement text;
+ * {@code PreparedStatementCommands}: an execution), which says in the methods below what is particular to its command:
+ * how it is routed, what follows its answer, what its answer needs, how it goes on a connection and how it is made
+ * again. Everything else, every retry included, is the pipeline's. The trip is also the pipeline's callback where one
+ * is needed ({@link PrimaryWait.Retry}, {@link ResponseForwarder.ReadOnlyFallback}, the connection's
+ * {@link Consumer}), so a statement costs this one object and no closure on its usual way.
+ */
+public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwarder.ReadOnlyFallback,
+        Consumer<BackendConnection> {
+
+    private final StatementPipeline pipeline;
+    /**
+     * Whether running elsewhere and waiting for a primary are one allowance (an execution: it does either while it
+     * may still do both, and neither once one was used up) or two (a text: a read run elsewhere may still wait for a
+     * primary, one whose wait ran out may still run elsewhere), as each handler had them.
+     */
+    private final boolean oneAllowance;
+    private Packet command;
+    private CacheFill fill;
+    private boolean mayGoElsewhere;
+    private long holdUntil;
+    private SessionRouting.Routed routed;
+    private AfterResponse after;
+    private ResponseForwarder.ResponseRewriter rewriter;
+    /** The deadline of the wait after a read-only refusal, {@link PrimaryWait#OFF} when this try may not wait. */
+    private long refusalDeadline = PrimaryWait.OFF;
+    /**
+     * This try's command as it stood before the send (an execution's still with the client's statement id), kept for
+     * a run after a read-only refusal: the buffer sent goes with the send.
+     */
+    private byte[] refusedPayload;
+    private int refusedSequence;
+
+    /**
+     * @param command        the command of the first try
+     * @param fill           the capture of its answer for a cache that has the statement's shape, or null
+     * @param mayGoElsewhere whether a read may be routed again when its server turns out unreachable or down
+     * @param holdUntil      when its wait for a primary ends ({@link PrimaryWait#NOT_STARTED}, {@link PrimaryWait#OFF})
+     * @param oneAllowance   see the field of that name
+     */
+    protected StatementTrip(StatementPipeline pipeline, Packet command, CacheFill fill, boolean mayGoElsewhere,
+                            long holdUntil, boolean oneAllowance) {
+        this.pipeline = pipeline;
+        this.command = command;
+        this.fill = fill;
+        this.mayGoElsewhere = mayGoElsewhere;
+        this.holdUntil = holdUntil;
+        this.oneAllowance = oneAllowance;
+    }
+
+    // ---- what is particular to the command -------------------------------------------------------------------
+
+    /** Where this try goes, routed as the command routes (committing the session's routing state). */
+    protected abstract SessionRouting.Routed route(SessionRouting routing, boolean accountCheck);
+
+    /** What follows the answer on its connection (a setting recorded, held state noted, the next part run). */
+    protected abstract AfterResponse after(SessionRouting.Routed routed);
+
+    /** What the answer's packets need on their way to the client, from {@code server}. */
+    protected abstract ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server);
+
+    /**
+     * Sends the command on {@code connection}: as it is by default; an execution is prepared there first and gets
+     * that connection's statement id. Ends in {@link #forward}.
+     */
+    protected void send(Packet command, BackendConnection connection) {
+        forward(command, connection);
+    }
+
+    /** Keeps what {@link #again()} needs, before the command is sent (its buffer goes with the send). */
+    protected void keepForElsewhere() {
+    }
+
+    /** The command made again from what the trip kept, for its run elsewhere. */
+    protected abstract Packet again();
+
+    /** The next try, routed anew: the pipeline's run by default (an execution looks its cache up again first). */
+    protected Reply retried() {
+        return pipeline.run(this);
+    }
+
+    /** Whether a read that would open a new connection to a replica is routed again if that replica is gone. */
+    protected boolean reroutesUnreachableReplica() {
+        return false;
+    }
+
+    // ---- what the handlers read ------------------------------------------------------------------------------
+
+    /** The command of this try. */
+    protected final Packet command() {
+        return command;
+    }
+
+    /** Where this try went; null for a trip run on a server it must take ({@link StatementPipeline#runOn}). */
+    protected final SessionRouting.Routed routed() {
+        return routed;
+    }
+
+    protected final CacheFill fill() {
+        return fill;
+    }
+
+    /** The capture of a later try's own cache look-up, or null. */
+    protected final void fill(CacheFill next) {
+        fill = next;
+    }
+
+    /** Sends {@code command} (this try's, made ready for {@code connection}) with what the pipeline made for it. */
+    protected final void forward(Packet command, BackendConnection connection) {
+        pipeline.forward(this, command, connection);
+    }
+
+    // ---- the pipeline's callbacks ----------------------------------------------------------------------------
+
+    /** {@link PrimaryWait.Retry}: the statement runs again with the deadline of its wait. */
+    @Override
+    public final Reply run(Packet again, long deadline) {
+        command = again;
+        holdUntil = deadline;
+        return retried();
+    }
+
+    /** {@link ResponseForwarder.ReadOnlyFallback}: the write waits for the new primary, then runs again there. */
+    @Override
+    public final void refusedAsReadOnly() {
+        fill = null;
+        pipeline.awaitAfterRefusal(this);
+    }
+
+    /** The connection of this try is ready. */
+    @Override
+    public final void accept(BackendConnection connection) {
+        pipeline.connected(this, connection);
+    }
+
+    // ---- the pipeline's state --------------------------------------------------------------------------------
+
+    boolean mayGoElsewhere() {
+        return oneAllowance ? holdUntil != PrimaryWait.OFF : mayGoElsewhere;
+    }
+
+    /** Its server went down before it answered: it runs again elsewhere, once. */
+    Reply elsewhere() {
+        Packet next = again();
+        mayGoElsewhere = false;
+        fill = null;
+        return run(next, oneAllowance ? PrimaryWait.OFF : holdUntil);
+    }
+
+    /** Its new connection's replica could not be reached: it is routed again, once, as it is. */
+    Reply rerouted() {
+        mayGoElsewhere = false;
+        return pipeline.run(this);
+    }
+
+    long holdUntil() {
+        return holdUntil;
+    }
+
+    void routed(SessionRouting.Routed routed) {
+        this.routed = routed;
+    }
+
+    void answerWith(AfterResponse after, ResponseForwarder.ResponseRewriter rewriter) {
+        this.after = after;
+        this.rewriter = rewriter;
+    }
+
+    AfterResponse after() {
+        return after;
+    }
+
+    ResponseForwarder.ResponseRewriter rewriter() {
+        return rewriter;
+    }
+
+    /** This try may wait after a read-only refusal until {@code deadline}, with the command's bytes kept. */
+    void mayWaitAfterRefusal(long deadline, byte[] payload, int sequenceId) {
+        refusalDeadline = deadline;
+        refusedPayload = payload;
+        refusedSequence = sequenceId;
+    }
+
+    void mayNotWaitAfterRefusal() {
+        refusalDeadline = PrimaryWait.OFF;
+        refusedPayload = null;
+    }
+
+    /** This trip as the forwarder's fallback after a read-only refusal, or null when it may not wait. */
+    ResponseForwarder.ReadOnlyFallback readOnlyFallback() {
+        return refusalDeadline != PrimaryWait.OFF ? this : null;
+    }
+
+    long refusalDeadline() {
+        return refusalDeadline;
+    }
+
+    byte[] refusedPayload() {
+        return refusedPayload;
+    }
+
+    int refusedSequence() {
+        return refusedSequence;
+    }
+}
