@@ -277,11 +277,12 @@ public final class RunningProxy implements AutoCloseable {
 
     @Override
     public void close() {
-        health.timeLoginsWith(null); // the proxy's logins stop with it; the last rounds open JDBC connections
-        server.close();
-        sampler.close();
-        health.close();
+        // The health loop first: its checks log in through the proxy's event loops, and a check cut off by their
+        // shutdown would mark every server down on the way out (seen in the demo's goodbye).
         greetingRefresh.close();
+        health.close();
+        sampler.close();
+        server.close();
         if (ownBus != null) {
             ownBus.close();
         }

@@ -35,6 +35,8 @@ public final class GtidSampler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GtidSampler.class);
     /** The shortest time between two samples, however often sessions ask for one. */
     public static final Duration NUDGE_MIN_GAP = Duration.ofMillis(5);
+    /** How long {@link #close} lets a sample in flight finish before it cuts the connections. */
+    private static final Duration ABORT_AFTER = Duration.ofMillis(500);
 
     private final Upstreams upstreams;
     private final Duration interval;
@@ -61,6 +63,15 @@ public final class GtidSampler implements AutoCloseable {
                 connection.close();
             } catch (SQLException ignored) {
                 // closing a connection that failed anyway
+            }
+        }
+
+        /** Closes the socket at once: {@link #close} would wait for a read that a hung server never answers. */
+        void abort() {
+            try {
+                connection.abort(Runnable::run);
+            } catch (SQLException ignored) {
+                // the socket is closed either way
             }
         }
     }
@@ -243,7 +254,13 @@ public final class GtidSampler implements AutoCloseable {
         closed = true;
         thread.interrupt();
         try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
+            thread.join(ABORT_AFTER.toMillis());
+            if (thread.isAlive()) {
+                // Still waiting for a server that does not answer (stopped, a hung host): closing its connection
+                // would wait for the read's lock, up to the connect timeout, so the sockets are cut instead.
+                connections.forEach(Sampling::abort);
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

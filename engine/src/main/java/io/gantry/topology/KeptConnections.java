@@ -52,6 +52,11 @@ final class KeptConnections<T> implements AutoCloseable {
         }
     }
 
+    /** Applies {@code action} to every kept connection, from any thread (see {@link GtidSampler#close}). */
+    void forEach(Consumer<T> action) {
+        kept.values().forEach(action);
+    }
+
     /** Closes the connections of servers no longer in {@code servers}. */
     void retain(List<UpstreamServer> servers) {
         for (UpstreamServer server : List.copyOf(kept.keySet())) {

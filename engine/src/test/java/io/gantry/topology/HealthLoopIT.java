@@ -248,6 +248,37 @@ class HealthLoopIT {
     }
 
     /**
+     * The same for the whole proxy: its health checks log in through the proxy's event loops, so stopping the proxy
+     * while a check waits for a server's greeting must end the health loop before those loops (the demo's goodbye once
+     * logged every server DOWN and "no primary" when a round was in flight at Ctrl-C).
+     */
+    @Test
+    void stoppingTheProxyDuringARoundMarksNothingDown() throws Exception {
+        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "proxy-stop-mid-round", 1)) {
+            ProxyConfig patient = config().withConnectTimeout(Duration.ofSeconds(10));
+            RunningProxy proxy = RunningProxy.start(patient, ServerValidationIT.urls(topology, "app"),
+                    Duration.ofMillis(200));
+            DatabaseServer replica = topology.replicas().get(0);
+            UpstreamServer seen = proxy.upstreams().find(replica.address()).orElseThrow();
+            Duration stoppedWithin;
+            try {
+                Thread.sleep(500); // a round or two: the replica has a kept connection, so the next login is the proxy's
+                topology.freeze(replica);
+                Thread.sleep(500); // the next round's login to it waits for a greeting
+            } finally {
+                long stopping = System.nanoTime();
+                proxy.close();
+                stoppedWithin = Duration.ofNanos(System.nanoTime() - stopping);
+                topology.thaw(replica);
+            }
+            assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
+            assertThat(proxy.upstreams().primaryOrNull()).isNotNull();
+            // Nor does it wait for the hung server's answers (the position sampler's close once waited 30 s for it).
+            assertThat(stoppedWithin).isLessThan(Duration.ofSeconds(10));
+        }
+    }
+
+    /**
      * Once the proxy runs, a round's timed login is the proxy's own (its login code and TLS engine) for every server
      * that has a kept connection, instead of a new JDBC connection; its refusal (the server full) is not a death,
      * its failure to connect is.
