@@ -9,6 +9,8 @@ import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ReadBalance;
 import io.gantry.wire.CommandType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,9 +24,14 @@ final class BackendReleaser {
     private final SessionBackends backends;
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
+    /** The session's event loop, where its timers run. */
+    private final EventLoop loop;
+    private final ByteBufAllocator alloc;
 
     BackendReleaser(SessionContext session, SessionBackends backends, BackendStateSync stateSync,
-                    AfterStatements afterStatements) {
+                    AfterStatements afterStatements, EventLoop loop, ByteBufAllocator alloc) {
+        this.loop = loop;
+        this.alloc = alloc;
         this.session = session;
         this.backends = backends;
         this.stateSync = stateSync;
@@ -60,7 +67,7 @@ final class BackendReleaser {
      */
     private void closePreparedStatements(SessionBackend backend) {
         for (long backendId : session.prepared().backendIdsOn(backend.server.hostPort())) {
-            ByteBuf close = session.ctx().alloc().buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
+            ByteBuf close = alloc.buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
                     .writeIntLE((int) backendId);
             InternalCommand.run(backend.connection, close, (first, error) -> { }, failure -> { });
         }
@@ -113,7 +120,7 @@ final class BackendReleaser {
         if (waitersFor(connection) && !backend.releaseCheckPending) {
             backend.releaseCheckPending = true;
             long lastUse = backend.lastCommand;
-            session.ctx().executor().execute(() -> {
+            loop.execute(() -> {
                 backend.releaseCheckPending = false;
                 if (!session.isClosed() && backends.has(backend) && backend.lastCommand == lastUse
                         && poolable(backend)) {
@@ -139,7 +146,7 @@ final class BackendReleaser {
 
     /** @param lastUse the session's command that used the connection last when the timer was set */
     private void scheduleRetention(SessionBackend backend, long lastUse) {
-        session.ctx().executor().schedule(() -> {
+        loop.schedule(() -> {
             backend.retentionPending = false;
             if (session.isClosed() || !backends.has(backend)) {
                 return;

@@ -17,6 +17,7 @@ import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -45,9 +46,11 @@ final class BackendStateSync {
             + "@@session.sql_mode), @@session.sql_mode, CONCAT_WS(',', NULLIF(@@session.sql_mode, ''), 'IGNORE_SPACE'))";
 
     private final SessionContext session;
+    private final ByteBufAllocator alloc;
 
-    BackendStateSync(SessionContext session) {
+    BackendStateSync(SessionContext session, ByteBufAllocator alloc) {
         this.session = session;
+        this.alloc = alloc;
     }
 
     /**
@@ -236,7 +239,7 @@ final class BackendStateSync {
         BackendConnection connection = backend.connection;
         backend.resetFirst = false;
         serverReset(backend);
-        ByteBuf reset = session.ctx().alloc().buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
+        ByteBuf reset = alloc.buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
         steps.add(new InternalCommand.Step(reset, (first, error) -> {
             if (error != null) {
                 LOG.debug("session {}: {} refused COM_RESET_CONNECTION on a pooled connection ({}); closing it",

@@ -16,6 +16,8 @@ import io.gantry.route.StatementClass;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +37,7 @@ import java.util.function.Predicate;
 public final class SessionBackends {
 
     private final SessionContext session;
+    private final EventLoop loop;
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
     private final BackendOpener opener;
@@ -42,12 +45,17 @@ public final class SessionBackends {
     /** Concurrent because another session's KILL reads the thread ids ({@link #threads}); the rest is this loop's. */
     private final Map<ServerId, SessionBackend> backends = new ConcurrentHashMap<>();
 
-    public SessionBackends(SessionContext session) {
+    /**
+     * @param loop  the session's event loop: its connections run there, and take from its pool
+     * @param alloc the client channel's allocator, for the commands Gantry sends on them
+     */
+    public SessionBackends(SessionContext session, EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
-        this.stateSync = new BackendStateSync(session);
-        this.opener = new BackendOpener(session);
+        this.loop = loop;
+        this.stateSync = new BackendStateSync(session, alloc);
+        this.opener = new BackendOpener(session, loop);
         this.afterStatements = new AfterStatements(session, stateSync, this::of, this::scheduleRetentionClose);
-        this.releaser = new BackendReleaser(session, this, stateSync, afterStatements);
+        this.releaser = new BackendReleaser(session, this, stateSync, afterStatements, loop, alloc);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -156,12 +164,12 @@ public final class SessionBackends {
         ServerId key = session.serverId(server);
         SessionBackend existing = backends.get(key);
         if (existing != null && existing.connection.isUsable()) {
-            return session.ctx().executor().newSucceededFuture(existing.connection);
+            return loop.newSucceededFuture(existing.connection);
         }
         if (existing != null) {
             drop(existing);
             if (!existing.held.isEmpty()) {
-                return session.ctx().executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
+                return loop.newFailedFuture(new BackendFailure(server.address(), "the connection "
                         + "to " + server.address() + " was lost, and with it " + HeldState.describe(existing.held),
                         null));
             }
@@ -171,7 +179,7 @@ public final class SessionBackends {
             BackendPool.Idle pooled = pool.take(session.client().poolKey(server.address()));
             if (pooled != null) {
                 stateSync.adopted(keep(key, pooled.connection()), pooled);
-                return session.ctx().executor().newSucceededFuture(pooled.connection());
+                return loop.newSucceededFuture(pooled.connection());
             }
         }
         return opener.open(server, connection -> keep(key, connection));
@@ -189,7 +197,7 @@ public final class SessionBackends {
     BackendPool pool() {
         BackendPools pools = session.services().backendPools();
         return pools == null || !pools.settings().multiplex() ? null
-                : pools.of(session.ctx().channel().eventLoop());
+                : pools.of(loop);
     }
 
     /**
