@@ -13,6 +13,7 @@ import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReadGuarantees;
@@ -53,6 +54,7 @@ public final class CachedReads {
     }
 
     private final SessionContext session;
+    private final ClientWriter client;
     private final Function<ServerId, SampledPosition> positions;
     private final StringBuilder shape = new StringBuilder(128);
     private final StringBuilder literals = new StringBuilder(32);
@@ -75,8 +77,9 @@ public final class CachedReads {
     /** When the previous statement checked the account's right to a cached answer: why it ran where it ran. */
     private RouteReason lastAccountCheck;
 
-    public CachedReads(SessionContext session) {
+    public CachedReads(SessionContext session, ClientWriter client) {
         this.session = session;
+        this.client = client;
         this.positions = id -> {
             UpstreamServer server = session.services().serverIds().find(id);
             return server == null ? null : server.position();
@@ -246,7 +249,8 @@ public final class CachedReads {
         }
         caches.refreshIfDue(entryKey, entry, now);
         session.consistency().readAt(entry.filledAt());
-        session.ctx().writeAndFlush(Unpooled.wrappedBuffer(entry.packets()), session.ctx().voidPromise());
+        client.writeFramed(Unpooled.wrappedBuffer(entry.packets()));
+        client.flush();
         lastAnswer = Answer.CACHE_HIT;
         lastCache = cache;
         lastServer = null;

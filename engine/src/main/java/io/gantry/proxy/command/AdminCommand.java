@@ -3,6 +3,7 @@ package io.gantry.proxy.command;
 import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.admin.AdminResult;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
@@ -10,6 +11,8 @@ import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.Packet;
 import io.gantry.wire.TextResultSet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -20,14 +23,21 @@ import java.util.concurrent.CompletionStage;
 public final class AdminCommand {
 
     private final SessionContext session;
+    private final ClientWriter client;
+    /** The session's event loop: the answer is written there, whichever thread ran the statement. */
+    private final EventLoop loop;
+    private final ByteBufAllocator alloc;
 
-    AdminCommand(SessionContext session) {
+    AdminCommand(SessionContext session, ClientWriter client, EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
+        this.client = client;
+        this.loop = loop;
+        this.alloc = alloc;
     }
 
     Reply answer(CompletionStage<AdminResult> reply) {
         session.markRunning();
-        reply.whenComplete((answer, failure) -> session.ctx().executor().execute(() -> {
+        reply.whenComplete((answer, failure) -> loop.execute(() -> {
             if (failure != null) {
                 LOG.atError().addKeyValue("session", session.id())
                         .log("session {}: admin statement failed: {}", session.id(), failure.toString(), failure);
@@ -48,10 +58,10 @@ public final class AdminCommand {
                     .map(column -> ColumnDefinition.text("gantry", "", column.name())).toList();
             int sequence = 1;
             for (ByteBuf payload : TextResultSet.encode(columns, rows.text(), session.client().capabilities(),
-                    session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
-                session.ctx().write(new Packet(sequence++ & 0xFF, payload));
+                    session.client().mariaDbCapabilities(), session.localStatus(), alloc)) {
+                client.write(new Packet(sequence++ & 0xFF, payload));
             }
-            session.ctx().flush();
+            client.flush();
             return Reply.DONE;
         }
         if (result instanceof AdminResult.Done done) {
@@ -59,7 +69,7 @@ public final class AdminCommand {
             LOG.atInfo().addKeyValue("session", session.id())
                     .log("session {}: admin statement done: {}", session.id(), done.message());
             session.writeOk(1, done.affectedRows());
-            session.ctx().flush();
+            client.flush();
             return Reply.DONE;
         }
         return Reply.error(SessionErrors.adminStatementRefused((AdminResult.Failed) result));

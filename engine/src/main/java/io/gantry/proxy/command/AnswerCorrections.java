@@ -1,15 +1,19 @@
 package io.gantry.proxy.command;
 
 import io.gantry.proxy.execution.ResponseForwarder.ResponseRewriter;
+import io.gantry.proxy.session.ClientWriter;
+import io.gantry.proxy.session.LoginDoor;
 import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ServerVersion;
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.ssl.SslHandler;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * The answers Gantry corrects in passing, made in one place for a statement sent as text (COM_QUERY: text rows) and
@@ -20,9 +24,27 @@ import io.netty.handler.ssl.SslHandler;
  * ({@link SslStatusRows}). A statement whose text has none of their words costs one bit test each and gets
  * {@link ResponseRewriter#NONE}.
  */
-final class AnswerCorrections {
+public final class AnswerCorrections {
 
-    private AnswerCorrections() {
+    private final SessionContext session;
+    private final SessionRegistry sessions;
+    private final LoginDoor login;
+    private final Upstreams upstreams;
+    private final ClientWriter client;
+    private final ByteBufAllocator alloc;
+
+    /**
+     * @param login  whose greetings say whether the servers are MariaDB's
+     * @param client the client's connection, whose TLS the {@code Ssl_*} rows describe
+     */
+    public AnswerCorrections(SessionContext session, SessionRegistry sessions, LoginDoor login, Upstreams upstreams,
+                             ClientWriter client, ByteBufAllocator alloc) {
+        this.session = session;
+        this.sessions = sessions;
+        this.login = login;
+        this.upstreams = upstreams;
+        this.client = client;
+        this.alloc = alloc;
     }
 
     /**
@@ -41,45 +63,41 @@ final class AnswerCorrections {
      * @param kind   what the statement was routed as: only a read's rows are corrected
      * @param server where it runs
      */
-    static ResponseRewriter of(SessionContext session, QueryText asked, QueryText sent, StatementKind kind,
-                               UpstreamServer server) {
-        ResponseRewriter rewriter = columnsOf(session, asked, sent);
+    ResponseRewriter of(QueryText asked, QueryText sent, StatementKind kind, UpstreamServer server) {
+        ResponseRewriter rewriter = columnsOf(asked, sent);
         if (kind != StatementKind.READ) {
             return rewriter;
         }
         int mariaDbCapabilities = session.client().mariaDbCapabilities();
         if (asked.mentions(QueryText.Word.PROCESSLIST)) {
             String address = server.address();
-            rewriter = then(rewriter, new ProcesslistIds(() -> session.services().sessions()
-                    .sessionsByThreadOn(address), mariaDbCapabilities, session.ctx().alloc()));
+            rewriter = then(rewriter, new ProcesslistIds(() -> sessions.sessionsByThreadOn(address),
+                    mariaDbCapabilities, alloc));
         }
         if (asked.mentions(QueryText.Word.STATUS)) {
-            rewriter = then(rewriter, SslStatusRows.of(session.ctx().pipeline().get(SslHandler.class),
-                    mariaDb(session), mariaDbCapabilities, session.ctx().alloc()));
+            rewriter = then(rewriter, SslStatusRows.of(client.tls(), mariaDb(), mariaDbCapabilities, alloc));
         }
         return rewriter;
     }
 
     /** Whether the servers are MariaDB's, as the greeting Gantry mirrors from them says. */
-    private static boolean mariaDb(SessionContext session) {
-        return ServerVersion.parse(session.services().login().greetings()
-                .source(session.services().upstreams().primary()).serverVersion()).mariaDb();
+    private boolean mariaDb() {
+        return ServerVersion.parse(login.greetings().source(upstreams.primary()).serverVersion()).mariaDb();
     }
 
     /**
      * Column definitions named and typed as direct for the calls written in (see {@link SessionValueColumns}): for
      * an answer with rows, and for COM_STMT_PREPARE's, which describes the columns of the executions to come.
      */
-    static ResponseRewriter columnsOf(SessionContext session, QueryText asked, QueryText sent) {
+    ResponseRewriter columnsOf(QueryText asked, QueryText sent) {
         if (sent == asked) {
             return ResponseRewriter.NONE;
         }
         SessionValueColumns columns = SessionValueColumns.of(asked.sql(), sent.sql(), session.noBackslashEscapes(),
-                mariaDb(session));
+                mariaDb());
         return (response, framing) -> {
             boolean binary = framing.command() != CommandType.COM_QUERY;
-            ByteBuf payload = columns.rewrite(response.payload(), framing.lastPacketKind(), binary,
-                    session.ctx().alloc());
+            ByteBuf payload = columns.rewrite(response.payload(), framing.lastPacketKind(), binary, alloc);
             return payload == response.payload() ? response : new Packet(response.sequenceId(), payload);
         };
     }

@@ -2,6 +2,7 @@ package io.gantry.proxy.command;
 
 import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
@@ -12,6 +13,7 @@ import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.TextResultSet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,10 +29,15 @@ final class GantrySettingsCommand {
 
     private final SessionContext session;
     private final SessionRouting routing;
+    private final ClientWriter client;
+    private final ByteBufAllocator alloc;
 
-    GantrySettingsCommand(SessionContext session, SessionRouting routing) {
+    GantrySettingsCommand(SessionContext session, SessionRouting routing, ClientWriter client,
+                          ByteBufAllocator alloc) {
         this.session = session;
         this.routing = routing;
+        this.client = client;
+        this.alloc = alloc;
     }
 
     /** The answer to a statement about the settings, or null when the statement is not one. */
@@ -136,10 +143,10 @@ final class GantrySettingsCommand {
                 .map(name -> ColumnDefinition.text("", "", name)).toList();
         int sequence = 1;
         for (ByteBuf payload : TextResultSet.encode(columns, rows, session.client().capabilities(),
-                session.client().mariaDbCapabilities(), session.localStatus(), session.ctx().alloc())) {
-            session.ctx().write(new Packet(sequence++ & 0xFF, payload));
+                session.client().mariaDbCapabilities(), session.localStatus(), alloc)) {
+            client.write(new Packet(sequence++ & 0xFF, payload));
         }
-        session.ctx().flush();
+        client.flush();
         return Reply.DONE;
     }
 

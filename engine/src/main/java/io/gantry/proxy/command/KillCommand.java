@@ -3,6 +3,7 @@ package io.gantry.proxy.command;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.LiveSession;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
@@ -23,10 +24,12 @@ public final class KillCommand {
 
     private final SessionContext session;
     private final SessionBackends backends;
+    private final ClientWriter client;
 
-    KillCommand(SessionContext session, SessionBackends backends) {
+    KillCommand(SessionContext session, SessionBackends backends, ClientWriter client) {
         this.session = session;
         this.backends = backends;
+        this.client = client;
     }
 
     Reply run(SessionIdentitySql.Kill kill) {
@@ -48,7 +51,7 @@ public final class KillCommand {
         LiveSession target = found.get();
         if (target.context() == session && !kill.queryOnly()) {
             session.writeOk(1);
-            session.ctx().flush();
+            client.flush();
             session.closeSession();
             return Reply.LATER;
         }

@@ -2,6 +2,7 @@ package io.gantry.proxy.command;
 
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.ResponseForwarder;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.wire.ErrPacket;
@@ -27,6 +28,7 @@ final class MultiStatementRun {
     }
 
     private final SessionContext session;
+    private final ClientWriter client;
     private final KillCommand kill;
     private final SqlRunner sql;
     private final List<SessionIdentitySql.Part> parts;
@@ -34,8 +36,10 @@ final class MultiStatementRun {
     /** The sequence id of the response's next packet. */
     private int nextSequence = 1;
 
-    MultiStatementRun(SessionContext session, KillCommand kill, SqlRunner sql, List<SessionIdentitySql.Part> parts) {
+    MultiStatementRun(SessionContext session, ClientWriter client, KillCommand kill, SqlRunner sql,
+                      List<SessionIdentitySql.Part> parts) {
         this.session = session;
+        this.client = client;
         this.kill = kill;
         this.sql = sql;
         this.parts = parts;
@@ -81,7 +85,7 @@ final class MultiStatementRun {
             return;
         }
         if (!more()) {
-            session.ctx().flush();
+            client.flush();
             session.finish(Reply.DONE);
             return;
         }
@@ -91,7 +95,7 @@ final class MultiStatementRun {
 
     private void fail(ErrPacket error) {
         session.writeError(nextSequence, error);
-        session.ctx().flush();
+        client.flush();
         session.finish(Reply.DONE);
     }
 

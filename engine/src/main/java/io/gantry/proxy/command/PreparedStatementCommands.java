@@ -20,12 +20,14 @@ import io.gantry.route.QueryText;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.util.collection.LongObjectHashMap;
 import java.nio.charset.StandardCharsets;
@@ -45,6 +47,9 @@ import java.util.function.LongConsumer;
 public final class PreparedStatementCommands {
 
     private final SessionContext session;
+    private final AnswerCorrections answers;
+    private final Upstreams upstreams;
+    private final ByteBufAllocator alloc;
     private final SessionBackends backends;
     private final SessionRouting routing;
     private final ResponseForwarder forwarder;
@@ -66,10 +71,15 @@ public final class PreparedStatementCommands {
      */
     private final LongObjectHashMap<ResponseForwarder.ResponseRewriter> cursorAnswers = new LongObjectHashMap<>();
 
+    /** @param alloc the client channel's allocator, for the commands Gantry sends */
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
                                      ResponseForwarder forwarder, StatementPipeline pipeline,
-                                     CachedReads cachedReads) {
+                                     CachedReads cachedReads, AnswerCorrections answers, Upstreams upstreams,
+                                     ByteBufAllocator alloc) {
         this.session = session;
+        this.answers = answers;
+        this.upstreams = upstreams;
+        this.alloc = alloc;
         this.cachedReads = cachedReads;
         this.backends = backends;
         this.routing = routing;
@@ -94,8 +104,8 @@ public final class PreparedStatementCommands {
         QueryText sent = withId.equals(text) ? asked : QueryText.of(withId, asked.mode());
         StatementClass statementClass = sent.statementClass();
         boolean answersCorrected = AnswerCorrections.mayCorrect(asked, sent);
-        ResponseForwarder.ResponseRewriter columns = AnswerCorrections.columnsOf(session, asked, sent);
-        Optional<UpstreamServer> target = session.services().upstreams().primary();
+        ResponseForwarder.ResponseRewriter columns = answers.columnsOf(asked, sent);
+        Optional<UpstreamServer> target = upstreams.primary();
         if (target.isEmpty()) {
             SessionRouting.Routed routed = routing.route(statementClass, withId, false);
             if (routed.refused()) {
@@ -129,7 +139,7 @@ public final class PreparedStatementCommands {
 
     /** A COM_STMT_PREPARE of {@code sql}, one char per byte. */
     private ByteBuf prepareCommand(String sql) {
-        ByteBuf payload = session.ctx().alloc().buffer(sql.length() + 1);
+        ByteBuf payload = alloc.buffer(sql.length() + 1);
         payload.writeByte(CommandType.COM_STMT_PREPARE.code());
         payload.writeCharSequence(sql, StandardCharsets.ISO_8859_1);
         return payload;
@@ -157,7 +167,7 @@ public final class PreparedStatementCommands {
             return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
         }
         // The long data went to one server: the execution must go there too, unrouted.
-        UpstreamServer target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
+        UpstreamServer target = upstreams.find(longData.get().hostPort()).orElseThrow();
         return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes), target,
                 backends.afterStatement(null, null, null));
     }
@@ -175,7 +185,7 @@ public final class PreparedStatementCommands {
         QueryText asked = QueryText.of(statement.sql(), session.sqlMode());
         QueryText sent = statement.sentSql().equals(statement.sql()) ? asked
                 : QueryText.of(statement.sentSql(), asked.mode());
-        ResponseForwarder.ResponseRewriter corrections = AnswerCorrections.of(session, asked, sent,
+        ResponseForwarder.ResponseRewriter corrections = answers.of(asked, sent,
                 statement.statementClass().kind(), target);
         cursorAnswers.put(statement.clientId(), corrections);
         return corrections;
@@ -320,7 +330,7 @@ public final class PreparedStatementCommands {
         PreparedStatements.Statement statement = found.get();
         UpstreamServer target;
         if (longData.isPresent()) {
-            target = session.services().upstreams().find(longData.get().hostPort()).orElseThrow();
+            target = upstreams.find(longData.get().hostPort()).orElseThrow();
         } else {
             SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), false);
             if (routed.refused()) {
@@ -411,7 +421,7 @@ public final class PreparedStatementCommands {
             then.accept(known);
             return;
         }
-        ByteBuf prepare = session.ctx().alloc().buffer();
+        ByteBuf prepare = alloc.buffer();
         statement.writePrepare(prepare);
         InternalCommand.run(connection, prepare, (first, error) -> {
             if (error != null) {

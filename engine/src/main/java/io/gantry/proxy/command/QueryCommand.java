@@ -1,6 +1,7 @@
 package io.gantry.proxy.command;
 
 import io.gantry.admin.AdminResult;
+import io.gantry.admin.AdminSql;
 import io.gantry.cache.CacheStatements;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
@@ -12,6 +13,7 @@ import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.pipeline.StatementPipeline;
 import io.gantry.proxy.pipeline.StatementTrip;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.state.NextTransaction;
@@ -24,7 +26,9 @@ import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.EventLoop;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +43,9 @@ import java.util.concurrent.CompletionStage;
 public final class QueryCommand {
 
     private final SessionContext session;
+    private final AnswerCorrections answers;
+    private final AdminSql adminSql;
+    private final ClientWriter client;
     private final SessionBackends backends;
     private final StatementPipeline pipeline;
     private final KillCommand kill;
@@ -51,15 +58,24 @@ public final class QueryCommand {
     /** The running statement's text: one value per session, read anew for each statement (see QueryText). */
     private final QueryText statement = new QueryText();
 
+    /**
+     * @param adminSql Gantry's own SQL, asked about each text that names Gantry
+     * @param loop     the session's event loop, where an admin statement's answer is written
+     * @param alloc    the client channel's allocator, for the result sets Gantry makes
+     */
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
-                        StatementPipeline pipeline, CachedReads cachedReads) {
+                        StatementPipeline pipeline, CachedReads cachedReads, AnswerCorrections answers,
+                        AdminSql adminSql, ClientWriter client, EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
+        this.answers = answers;
+        this.adminSql = adminSql;
+        this.client = client;
         this.cachedReads = cachedReads;
         this.backends = backends;
         this.pipeline = pipeline;
-        this.kill = new KillCommand(session, backends);
-        this.admin = new AdminCommand(session);
-        this.settings = new GantrySettingsCommand(session, routing);
+        this.kill = new KillCommand(session, backends, client);
+        this.admin = new AdminCommand(session, client, loop, alloc);
+        this.settings = new GantrySettingsCommand(session, routing, client, alloc);
     }
 
     /**
@@ -113,7 +129,7 @@ public final class QueryCommand {
         if (CacheStatements.isExplainLastStatement(text)) {
             return admin.answer(CompletableFuture.completedFuture(cachedReads.explainLastStatement()));
         }
-        Optional<CompletionStage<AdminResult>> adminReply = session.services().adminSql()
+        Optional<CompletionStage<AdminResult>> adminReply = adminSql
                 .handle(text, session.client().user());
         if (adminReply.isPresent()) {
             return admin.answer(adminReply.get());
@@ -138,7 +154,7 @@ public final class QueryCommand {
                         + "did not enable multi-statements (CLIENT_MULTI_STATEMENTS); "
                         + SessionIdentitySql.SEND_ALONE));
             }
-            return new MultiStatementRun(session, kill, this::runPart, several.parts()).start();
+            return new MultiStatementRun(session, client, kill, this::runPart, several.parts()).start();
         }
         if (killText instanceof SessionIdentitySql.KillText.Refused refused) {
             // Never forwarded: the server would take a Gantry session id for one of its thread ids.
@@ -224,7 +240,7 @@ public final class QueryCommand {
 
         @Override
         protected ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server) {
-            ResponseForwarder.ResponseRewriter own = AnswerCorrections.of(session, text, sent,
+            ResponseForwarder.ResponseRewriter own = answers.of(text, sent,
                     routed().statement().kind(), server);
             return stitch == null ? own : stitch.rewriter(own);
         }

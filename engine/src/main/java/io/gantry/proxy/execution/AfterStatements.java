@@ -32,8 +32,8 @@ final class AfterStatements {
     private final SessionContext session;
     private final BackendStateSync stateSync;
     private final ConsistencyRecorder consistency;
-    /** What a connection of the session holds; null for a connection the session no longer has. */
-    private final Function<BackendConnection, Set<HeldState>> heldOf;
+    /** What the session knows of a connection; null for a connection the session no longer has. */
+    private final Function<BackendConnection, SessionBackend> backendOf;
     /** Told of a connection the session may now give back (see {@link #whyKeptForNextStatement}). */
     private final Consumer<BackendConnection> mayRelease;
     /**
@@ -65,11 +65,11 @@ final class AfterStatements {
     private StatementClass lastClass;
 
     AfterStatements(SessionContext session, BackendStateSync stateSync,
-                    Function<BackendConnection, Set<HeldState>> heldOf, Consumer<BackendConnection> mayRelease) {
+                    Function<BackendConnection, SessionBackend> backendOf, Consumer<BackendConnection> mayRelease) {
         this.session = session;
         this.stateSync = stateSync;
         this.consistency = new ConsistencyRecorder(session);
-        this.heldOf = heldOf;
+        this.backendOf = backendOf;
         this.mayRelease = mayRelease;
     }
 
@@ -132,11 +132,12 @@ final class AfterStatements {
     private AfterResponse run(StatementClass statement, String sql, byte[] stateCommand) {
         return (connection, framing, done) -> {
             consistency.completedOn(connection.server(), statement);
-            Set<HeldState> held = heldOf.apply(connection);
-            if (held == null) {
+            SessionBackend backend = backendOf.apply(connection);
+            if (backend == null) {
                 done.run();
                 return;
             }
+            Set<HeldState> held = backend.held;
             int status = framing.serverStatus();
             HeldState.afterStatement(held, statement, status, status != ResponseFraming.NO_STATUS);
             BackendConnection before = keptForNext;
@@ -179,7 +180,7 @@ final class AfterStatements {
             if (stateCommand == null || framing.failed()) {
                 next.run();
             } else {
-                stateSync.settingSucceeded(connection, sql, stateCommand, next,
+                stateSync.settingSucceeded(backend, sql, stateCommand, next,
                         why -> keepOnThisConnection(connection, why));
             }
         };
@@ -220,7 +221,8 @@ final class AfterStatements {
                 session.queryPayload(UserVariables.captureQuery(names)), (row, error) -> {
                     Optional<Map<String, String>> replays = error != null ? Optional.empty()
                             : UserVariables.replays(names, captured(row));
-                    if (replays.isPresent() && stateSync.userVariablesSet(connection, replays.get())) {
+                    SessionBackend backend = backendOf.apply(connection);
+                    if (replays.isPresent() && backend != null && stateSync.userVariablesSet(backend, replays.get())) {
                         variablesToRead.clear();
                         variablesOn = null;
                         held.remove(HeldState.USER_VARIABLES);
@@ -257,9 +259,9 @@ final class AfterStatements {
     void keepOnThisConnection(BackendConnection connection, String why) {
         LOG.atInfo().addKeyValue("session", session.id())
                 .log("session {}: {}; the session stays on the primary", session.id(), why);
-        Set<HeldState> held = heldOf.apply(connection);
-        if (held != null) {
-            held.add(HeldState.UNREPLAYED_SETTINGS);
+        SessionBackend backend = backendOf.apply(connection);
+        if (backend != null) {
+            backend.held.add(HeldState.UNREPLAYED_SETTINGS);
         }
         session.pin(StatementFlag.MIXED_SESSION_STATE);
     }

@@ -7,6 +7,7 @@ import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.topology.UpstreamServer;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
 import java.util.function.Consumer;
@@ -18,9 +19,12 @@ import java.util.function.Consumer;
 final class BackendOpener {
 
     private final SessionContext session;
+    /** The session's event loop: a new connection runs there. */
+    private final EventLoop loop;
 
-    BackendOpener(SessionContext session) {
+    BackendOpener(SessionContext session, EventLoop loop) {
         this.session = session;
+        this.loop = loop;
     }
 
     /**
@@ -29,14 +33,14 @@ final class BackendOpener {
      * that arrives then is closed).
      */
     Future<BackendConnection> open(UpstreamServer server, Consumer<BackendConnection> opened) {
-        Promise<BackendConnection> ready = session.ctx().executor().newPromise();
+        Promise<BackendConnection> ready = loop.newPromise();
         BackendPools pools = session.services().backendPools();
         if (pools == null) {
             login(server, ready, opened, null);
             return ready;
         }
         ConnectionSlots slots = pools.slots();
-        slots.acquire(server, session.ctx().channel().eventLoop()).addListener(granted -> {
+        slots.acquire(server, loop).addListener(granted -> {
             if (!granted.isSuccess()) {
                 ready.tryFailure(granted.cause());
             } else if (session.isClosed()) {
@@ -53,7 +57,7 @@ final class BackendOpener {
     private void login(UpstreamServer server, Promise<BackendConnection> ready, Consumer<BackendConnection> opened,
                        Runnable releaseSlot) {
         ProxyConfig config = session.services().config();
-        BackendConnection.open(server, session.client().backendLogin(), session.ctx().channel().eventLoop(),
+        BackendConnection.open(server, session.client().backendLogin(), loop,
                 config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
                 session.services().backendChannels(), releaseSlot).addListener(future -> {
             if (future.isSuccess()) {

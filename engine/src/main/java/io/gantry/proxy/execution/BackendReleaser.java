@@ -7,30 +7,34 @@ import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ReadBalance;
-import io.gantry.route.ServerId;
 import io.gantry.wire.CommandType;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import java.util.concurrent.TimeUnit;
 
 /**
  * When one of a session's connections ({@link SessionBackends}) leaves it, to the pool or closed, and why one
  * stays: the counterpart of {@link BackendOpener}. It hears of every completed statement, so the state of its timers
- * lives in the connection's {@link BackendUses.Use} and a statement sets no new timer while one is pending.
+ * lives in the connection's {@link SessionBackend} and a statement sets no new timer while one is pending.
  */
 final class BackendReleaser {
 
     private final SessionContext session;
     private final SessionBackends backends;
     private final BackendStateSync stateSync;
-    private final BackendUses uses;
     private final AfterStatements afterStatements;
+    /** The session's event loop, where its timers run. */
+    private final EventLoop loop;
+    private final ByteBufAllocator alloc;
 
-    BackendReleaser(SessionContext session, SessionBackends backends, BackendStateSync stateSync, BackendUses uses,
-                    AfterStatements afterStatements) {
+    BackendReleaser(SessionContext session, SessionBackends backends, BackendStateSync stateSync,
+                    AfterStatements afterStatements, EventLoop loop, ByteBufAllocator alloc) {
+        this.loop = loop;
+        this.alloc = alloc;
         this.session = session;
         this.backends = backends;
         this.stateSync = stateSync;
-        this.uses = uses;
         this.afterStatements = afterStatements;
     }
 
@@ -40,20 +44,18 @@ final class BackendReleaser {
      * execution), in the session's initial database, and with the session's settings all applied; the session's
      * prepared statements there are closed first. Otherwise it is closed. Either way the session forgets it.
      */
-    void release(ServerId key, BackendConnection connection) {
-        boolean poolable = poolable(key, connection);
-        String appliedState = stateSync.appliedState(connection);
-        boolean tracked = stateSync.tracked(connection);
-        long insertId = stateSync.insertId(connection);
+    void release(SessionBackend backend) {
+        boolean poolable = poolable(backend);
+        String appliedState = stateSync.appliedState(backend);
         if (poolable) {
-            closePreparedStatements(key, connection);
+            closePreparedStatements(backend);
         }
-        backends.drop(key, connection);
+        backends.drop(backend);
         if (poolable) {
-            backends.pool().give(session.client().poolKey(key.hostPort()), connection, appliedState, tracked,
-                    insertId, session.client().backendLogin());
+            backends.pool().give(session.client().poolKey(backend.server.hostPort()), backend.connection,
+                    appliedState, backend.tracked, backend.insertId, session.client().backendLogin());
         } else {
-            connection.close();
+            backend.connection.close();
         }
     }
 
@@ -63,37 +65,34 @@ final class BackendReleaser {
      * statements ({@code max_prepared_stmt_count}) must not grow with every session that passed. The session
      * prepares them again, lazily, on the next connection that executes them.
      */
-    private void closePreparedStatements(ServerId key, BackendConnection connection) {
-        for (long backendId : session.prepared().backendIdsOn(key.hostPort())) {
-            ByteBuf close = session.ctx().alloc().buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
+    private void closePreparedStatements(SessionBackend backend) {
+        for (long backendId : session.prepared().backendIdsOn(backend.server.hostPort())) {
+            ByteBuf close = alloc.buffer(5).writeByte(CommandType.COM_STMT_CLOSE.code())
                     .writeIntLE((int) backendId);
-            InternalCommand.run(connection, close, (first, error) -> { }, failure -> { });
+            InternalCommand.run(backend.connection, close, (first, error) -> { }, failure -> { });
         }
     }
 
-    /** Whether {@code connection} can serve another session of the same login as it is (see {@link #release}). */
-    private boolean poolable(ServerId key, BackendConnection connection) {
-        return whyKept(key, connection) == null && connection.isUsable() && !connection.isBusy();
+    /** Whether {@code backend} can serve another session of the same login as it is (see {@link #release}). */
+    private boolean poolable(SessionBackend backend) {
+        return whyKept(backend) == null && backend.connection.isUsable() && !backend.connection.isBusy();
     }
 
-    /** Why {@code connection} stays with the session when idle instead of going to the pool, or null if it goes. */
-    String whyKept(ServerId key, BackendConnection connection) {
-        BackendUses.Use use = uses.get(connection);
+    /** Why {@code backend} stays with the session when idle instead of going to the pool, or null if it goes. */
+    String whyKept(SessionBackend backend) {
         if (backends.pool() == null) {
             return "its own for the session's life (--multiplex off)";
-        } else if (use == null) {
-            return "not the session's";
-        } else if (!use.held.isEmpty()) {
-            return "pinned: it holds " + HeldState.describe(use.held);
-        } else if (afterStatements.whyKeptForNextStatement(connection) != null) {
-            return afterStatements.whyKeptForNextStatement(connection);
-        } else if (session.prepared().longDataWaitsOn(key.hostPort())) {
+        } else if (!backend.held.isEmpty()) {
+            return "pinned: it holds " + HeldState.describe(backend.held);
+        } else if (afterStatements.whyKeptForNextStatement(backend.connection) != null) {
+            return afterStatements.whyKeptForNextStatement(backend.connection);
+        } else if (session.prepared().longDataWaitsOn(backend.server.hostPort())) {
             return "pinned: it holds long data sent for a prepared statement's next execution";
         } else if (session.stateLog().changedDatabase()) {
             return "pinned: the session changed its database (USE)";
-        } else if (stateSync.partlyApplied(connection)) {
+        } else if (backend.partlyApplied) {
             return "pinned: a server refused one of the session's settings there, so it holds only some of them";
-        } else if (stateSync.appliedState(connection) == null) {
+        } else if (stateSync.appliedState(backend) == null) {
             return "pinned: it holds settings the pool cannot carry";
         }
         return null;
@@ -114,25 +113,24 @@ final class BackendReleaser {
                 || services.upstreams().primary().map(p -> p == connection.server()).orElse(false))) {
             return;
         }
-        BackendUses.Use use = uses.get(connection);
-        if (use == null) {
+        SessionBackend backend = backends.of(connection);
+        if (backend == null) {
             return;
         }
-        if (waitersFor(connection) && !use.releaseCheckPending) {
-            use.releaseCheckPending = true;
-            long lastUse = use.lastCommand;
-            session.ctx().executor().execute(() -> {
-                use.releaseCheckPending = false;
-                ServerId key = session.serverId(connection.server());
-                if (!session.isClosed() && backends.has(key, connection) && use.lastCommand == lastUse
-                        && poolable(key, connection)) {
-                    release(key, connection);
+        if (waitersFor(connection) && !backend.releaseCheckPending) {
+            backend.releaseCheckPending = true;
+            long lastUse = backend.lastCommand;
+            loop.execute(() -> {
+                backend.releaseCheckPending = false;
+                if (!session.isClosed() && backends.has(backend) && backend.lastCommand == lastUse
+                        && poolable(backend)) {
+                    release(backend);
                 }
             });
         }
-        if (!use.retentionPending) {
-            use.retentionPending = true;
-            scheduleRetention(connection, use, use.lastCommand);
+        if (!backend.retentionPending) {
+            backend.retentionPending = true;
+            scheduleRetention(backend, backend.lastCommand);
         }
     }
 
@@ -147,23 +145,22 @@ final class BackendReleaser {
     }
 
     /** @param lastUse the session's command that used the connection last when the timer was set */
-    private void scheduleRetention(BackendConnection connection, BackendUses.Use use, long lastUse) {
-        session.ctx().executor().schedule(() -> {
-            use.retentionPending = false;
-            ServerId key = session.serverId(connection.server());
-            if (session.isClosed() || !backends.has(key, connection)) {
+    private void scheduleRetention(SessionBackend backend, long lastUse) {
+        loop.schedule(() -> {
+            backend.retentionPending = false;
+            if (session.isClosed() || !backends.has(backend)) {
                 return;
             }
             // Only a use of this connection counts: statements Gantry answers itself (SHOW GANTRY SESSION, a cache
             // hit) or that ran on another server leave it idle.
-            if (use.lastCommand != lastUse || connection.isBusy()) {
-                use.retentionPending = true;
-                scheduleRetention(connection, use, use.lastCommand);
+            if (backend.lastCommand != lastUse || backend.connection.isBusy()) {
+                backend.retentionPending = true;
+                scheduleRetention(backend, backend.lastCommand);
             } else if (backends.pool() == null) {
-                backends.drop(key, connection);
-                connection.close();
-            } else if (poolable(key, connection)) {
-                release(key, connection);
+                backends.drop(backend);
+                backend.connection.close();
+            } else if (poolable(backend)) {
+                release(backend);
             }
         }, session.services().config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
     }

@@ -17,10 +17,10 @@ import io.gantry.wire.CommandType;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -33,27 +33,10 @@ import java.util.function.Consumer;
  * session settings it has not applied yet (replayed from the {@link SessionStateLog}, as values), Gantry's own
  * session tracking ({@link SessionTracking}), and a held {@code SET TRANSACTION} ({@link NextTransaction}); and
  * records a setting that succeeded so the other connections replay it. Which connections a session has is
- * {@link SessionBackends}' business; this class only knows what each has applied.
+ * {@link SessionBackends}' business; this class reads and writes what each has applied, in its
+ * {@link SessionBackend}.
  */
 final class BackendStateSync {
-
-    /** What one connection has applied of the session's state. */
-    private static final class Applied {
-        /** The session-state log version this connection has applied. */
-        long stateVersion;
-        /** Whether Gantry's own tracking is on; off again after the client's own {@code SET session_track_...}. */
-        boolean tracked;
-        /** A pooled connection that served another session's settings: COM_RESET_CONNECTION before the replay. */
-        boolean resetFirst;
-        /** What {@code LAST_INSERT_ID()} answers on the connection. */
-        long insertId;
-        /**
-         * A replay was refused there part way (the settings behind the refused one ran all the same): the connection
-         * holds some of the session's settings, not a version of the log, so it cannot go to the pool as it is.
-         * Cleared by the next replay that succeeds whole.
-         */
-        boolean partlyApplied;
-    }
 
     /** Servers already reported as refusing Gantry's session tracking: said once per server, not per connection. */
     private static final Set<String> TRACKING_REFUSED = ConcurrentHashMap.newKeySet();
@@ -63,15 +46,11 @@ final class BackendStateSync {
             + "@@session.sql_mode), @@session.sql_mode, CONCAT_WS(',', NULLIF(@@session.sql_mode, ''), 'IGNORE_SPACE'))";
 
     private final SessionContext session;
-    private final Map<BackendConnection, Applied> applied = new IdentityHashMap<>();
+    private final ByteBufAllocator alloc;
 
-    BackendStateSync(SessionContext session) {
+    BackendStateSync(SessionContext session, ByteBufAllocator alloc) {
         this.session = session;
-    }
-
-    /** A new connection of the session: it has applied nothing yet. */
-    void opened(BackendConnection connection) {
-        applied.put(connection, new Applied());
+        this.alloc = alloc;
     }
 
     /**
@@ -79,93 +58,54 @@ final class BackendStateSync {
      * all; if it served none, it has applied none; otherwise it is reset first (COM_RESET_CONNECTION drops the
      * other session's settings) and the session's are replayed.
      */
-    void adopted(BackendPool.Idle pooled) {
-        Applied state = new Applied();
-        state.insertId = pooled.insertId();
+    void adopted(SessionBackend backend, BackendPool.Idle pooled) {
+        backend.insertId = pooled.insertId();
         if (pooled.appliedState().equals(session.stateLog().contents())) {
-            state.stateVersion = session.stateLog().version();
-            state.tracked = pooled.tracked();
+            backend.stateVersion = session.stateLog().version();
+            backend.tracked = pooled.tracked();
         } else if (pooled.appliedState().isEmpty()) {
-            state.tracked = pooled.tracked();
+            backend.tracked = pooled.tracked();
         } else {
-            state.resetFirst = true;
+            backend.resetFirst = true;
         }
-        applied.put(pooled.connection(), state);
     }
 
     /**
-     * What the pool keeps with {@code connection} when the session gives it back: the settings it has applied (the
-     * session's, as one text, when it has applied them all; none, when it ran only commands that need none, such as
-     * a prepare on a replica), or null when it applied some and cannot go to the pool as it is.
+     * What the pool keeps with {@code backend}'s connection when the session gives it back: the settings it has
+     * applied (the session's, as one text, when it has applied them all; none, when it ran only commands that need
+     * none, such as a prepare on a replica), or null when it applied some and cannot go to the pool as it is.
      */
-    String appliedState(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        if (state == null || state.resetFirst || state.partlyApplied) {
+    String appliedState(SessionBackend backend) {
+        if (backend.resetFirst || backend.partlyApplied) {
             return null;
         }
-        if (session.stateLog().upTo(state.stateVersion)) {
+        if (session.stateLog().upTo(backend.stateVersion)) {
             return session.stateLog().contents();
         }
-        return state.stateVersion == 0 ? "" : null;
+        return backend.stateVersion == 0 ? "" : null;
     }
 
-    /** Whether a replay was refused on {@code connection} part way, so it holds only some of the settings. */
-    boolean partlyApplied(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        return state != null && state.partlyApplied;
-    }
-
-    boolean tracked(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        return state != null && state.tracked;
-    }
-
-    long insertId(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        return state == null ? 0 : state.insertId;
-    }
-
-    /** A statement on {@code connection} generated {@code insertId}: the session's LAST_INSERT_ID() now. */
-    void generated(BackendConnection connection, long insertId) {
-        Applied state = applied.get(connection);
-        if (state != null) {
-            state.insertId = insertId;
-        }
-    }
-
-    /** A connection the session no longer has. */
-    void forget(BackendConnection connection) {
-        applied.remove(connection);
-    }
-
-    /** The session has no connection any more. */
-    void clear() {
-        applied.clear();
-    }
-
-    /** Whether {@code connection} can run the session's next command as it is, with nothing to send first. */
-    boolean upToDate(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        return session.settings().nextTransaction() == null
-                && session.stateLog().upTo(state == null ? 0L : state.stateVersion)
-                && !needsTracking(connection, state) && !needsInsertId(connection, state);
+    /** Whether {@code backend} can run the session's next command as it is, with nothing to send first. */
+    boolean upToDate(SessionBackend backend) {
+        return session.settings().nextTransaction() == null && session.stateLog().upTo(backend.stateVersion)
+                && !needsTracking(backend) && !needsInsertId(backend);
     }
 
     /**
-     * Sends what {@code connection} lacks of the session's state, then hands it to {@code then}; a refusal of the
+     * Sends what {@code backend} lacks of the session's state, then hands it to {@code then}; a refusal of the
      * held {@code SET TRANSACTION} or of a replayed setting goes to {@code refused} instead. Everything but the held
      * {@code SET TRANSACTION} goes in one round trip (pipelined): a reset, the settings, the tracking, the last
      * insert id.
      */
-    void bringUpToDate(BackendConnection connection, Packet packet, Consumer<BackendConnection> then,
+    void bringUpToDate(SessionBackend backend, Packet packet, Consumer<BackendConnection> then,
                        Consumer<ErrPacket> refused) {
-        Applied state = applied.get(connection);
+        BackendConnection connection = backend.connection;
         List<InternalCommand.Step> steps = new ArrayList<>(4);
         ErrPacket[] settingRefused = new ErrPacket[1];
-        resetIfPooledElsewhere(connection, state, steps);
-        replaySettings(state, steps, settingRefused);
-        ensureTracking(connection, state, steps);
-        carryInsertId(connection, state, steps);
+        resetIfPooledElsewhere(backend, steps);
+        replaySettings(backend, steps, settingRefused);
+        ensureTracking(backend, steps);
+        carryInsertId(backend, steps);
         InternalCommand.runAll(connection, steps, () -> {
             if (settingRefused[0] != null) {
                 refused.accept(settingRefused[0]);
@@ -176,24 +116,13 @@ final class BackendStateSync {
     }
 
     /** A COM_RESET_CONNECTION of the client's succeeded on the connection: nothing of the session is left on it. */
-    void serverReset(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        if (state != null) {
-            state.tracked = false;
-            state.insertId = 0;
-        }
-    }
-
-    /** The client replaced the tracked variables' list: Gantry's own items are to be added back. */
-    void trackingReset(BackendConnection connection) {
-        Applied state = applied.get(connection);
-        if (state != null) {
-            state.tracked = false;
-        }
+    void serverReset(SessionBackend backend) {
+        backend.tracked = false;
+        backend.insertId = 0;
     }
 
     /**
-     * A session setting succeeded on {@code connection}: records how to replay it on the session's other
+     * A session setting succeeded on {@code backend}: records how to replay it on the session's other
      * connections, as values (a setting made from an expression is read back first, see {@link SettingReplay}).
      * After the client's own {@code SET session_track_...}, what it tracks is read first and Gantry's items are
      * added back before the connection's next command. A setting that cannot be replayed goes to
@@ -201,19 +130,15 @@ final class BackendStateSync {
      *
      * @param sql the text, or null when the command has no text (COM_INIT_DB, COM_SET_OPTION)
      */
-    void settingSucceeded(BackendConnection connection, String sql, byte[] command, Runnable done,
+    void settingSucceeded(SessionBackend backend, String sql, byte[] command, Runnable done,
                           Consumer<String> notReplayable) {
-        Applied state = applied.get(connection);
-        if (state == null) {
-            done.run();
-            return;
-        }
+        BackendConnection connection = backend.connection;
         Runnable recorded = sql != null && setsWaitTimeout(sql) ? () -> readWaitTimeout(connection, done) : done;
         if (sql == null || !SessionTracking.setsTracking(sql)) {
-            recordSetting(connection, state, sql, command, recorded, notReplayable);
+            recordSetting(backend, sql, command, recorded, notReplayable);
             return;
         }
-        state.tracked = false;
+        backend.tracked = false;
         InternalCommand.queryRow(connection,
                 session.queryPayload(SessionTracking.clientTrackingQuery(connection.flavour())),
                 (row, error) -> {
@@ -224,7 +149,7 @@ final class BackendStateSync {
                         }
                         session.tracking().clientTracks(values);
                     }
-                    recordSetting(connection, state, sql, command, recorded, notReplayable);
+                    recordSetting(backend, sql, command, recorded, notReplayable);
                 }, failure -> session.backendFailed(connection.server(), failure));
     }
 
@@ -246,19 +171,20 @@ final class BackendStateSync {
         }, failure -> session.backendFailed(connection.server(), failure));
     }
 
-    private void recordSetting(BackendConnection connection, Applied state, String sql, byte[] command,
-                               Runnable done, Consumer<String> notReplayable) {
+    private void recordSetting(SessionBackend backend, String sql, byte[] command, Runnable done,
+                               Consumer<String> notReplayable) {
         boolean noBackslashEscapes = session.noBackslashEscapes();
         SettingReplay replay = sql == null ? new SettingReplay.Verbatim() : SettingReplay.of(sql, noBackslashEscapes);
         String replaces = sql == null ? null : SettingReplay.replacesKey(sql, noBackslashEscapes);
         if (replay instanceof SettingReplay.Verbatim) {
-            state.stateVersion = record(replaces, command);
+            backend.stateVersion = record(replaces, command);
             done.run();
         } else if (replay instanceof SettingReplay.NotReplayable cannot) {
             notReplayable.accept(cannot.why());
             done.run();
         } else {
             SettingReplay.ReadBack readBack = (SettingReplay.ReadBack) replay;
+            BackendConnection connection = backend.connection;
             InternalCommand.queryRow(connection, session.queryPayload(readBack.query()), (row, error) -> {
                 if (error != null) {
                     notReplayable.accept("reading back '" + LogText.abbreviate(sql) + "' failed: "
@@ -268,7 +194,7 @@ final class BackendStateSync {
                     for (InternalCommand.Value value : row) {
                         literals.add(SettingReplay.literal(value.text(), value.numeric(), noBackslashEscapes));
                     }
-                    state.stateVersion = record(replaces, ComQuery.payload(readBack.replayText(literals)));
+                    backend.stateVersion = record(replaces, ComQuery.payload(readBack.replayText(literals)));
                 }
                 done.run();
             }, failure -> session.backendFailed(connection.server(), failure));
@@ -282,22 +208,21 @@ final class BackendStateSync {
     }
 
     /**
-     * The user variables a statement on {@code connection} set, carried by value from now on: each replay
+     * The user variables a statement on {@code backend} set, carried by value from now on: each replay
      * ({@code SET @a = <literal>}, by the variable's key) replaces the variable's older one in the session's state,
-     * and {@code connection}, which holds the values already, is up to date with it. False, and nothing recorded,
+     * and {@code backend}, which holds the values already, is up to date with it. False, and nothing recorded,
      * when the session's state holds too many commands to take them.
      */
-    boolean userVariablesSet(BackendConnection connection, Map<String, String> replays) {
-        Applied state = applied.get(connection);
-        if (state == null || session.stateLog().isFull()
+    boolean userVariablesSet(SessionBackend backend, Map<String, String> replays) {
+        if (session.stateLog().isFull()
                 || session.stateLog().size() + replays.size() > SessionStateLog.MAX_DISTINCT_COMMANDS) {
             return false;
         }
-        boolean upToDate = session.stateLog().upTo(state.stateVersion);
+        boolean upToDate = session.stateLog().upTo(backend.stateVersion);
         replays.forEach((key, replay) -> session.stateLog().record("user variable " + key,
                 ComQuery.payload(replay)));
         if (upToDate) {
-            state.stateVersion = session.stateLog().version();
+            backend.stateVersion = session.stateLog().version();
         }
         return true;
     }
@@ -307,14 +232,14 @@ final class BackendStateSync {
      * refuses it (one without COM_RESET_CONNECTION) gets the connection closed: the session's command goes on a
      * connection of its own, and closing stops the commands sent behind the reset.
      */
-    private void resetIfPooledElsewhere(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
-        if (state == null || !state.resetFirst) {
+    private void resetIfPooledElsewhere(SessionBackend backend, List<InternalCommand.Step> steps) {
+        if (!backend.resetFirst) {
             return;
         }
-        state.resetFirst = false;
-        state.tracked = false;
-        state.insertId = 0;
-        ByteBuf reset = session.ctx().alloc().buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
+        BackendConnection connection = backend.connection;
+        backend.resetFirst = false;
+        serverReset(backend);
+        ByteBuf reset = alloc.buffer(1).writeByte(CommandType.COM_RESET_CONNECTION.code());
         steps.add(new InternalCommand.Step(reset, (first, error) -> {
             if (error != null) {
                 LOG.debug("session {}: {} refused COM_RESET_CONNECTION on a pooled connection ({}); closing it",
@@ -349,22 +274,22 @@ final class BackendStateSync {
      * hold the session's last insert id (a pooled one, or one opened after another was lost) is given it
      * ({@code SELECT LAST_INSERT_ID(n)}).
      */
-    private void carryInsertId(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
-        if (!needsInsertId(connection, state)) {
+    private void carryInsertId(SessionBackend backend, List<InternalCommand.Step> steps) {
+        if (!needsInsertId(backend)) {
             return;
         }
         long insertId = session.lastInsertId();
         steps.add(new InternalCommand.Step(session.queryPayload("SELECT LAST_INSERT_ID(" + insertId + ")"),
                 (first, error) -> {
                     if (error == null) {
-                        state.insertId = insertId;
+                        backend.insertId = insertId;
                     }
                 }));
     }
 
-    private boolean needsInsertId(BackendConnection connection, Applied state) {
-        return state != null && state.insertId != session.lastInsertId()
-                && session.services().upstreams().isPrimary(connection.server());
+    private boolean needsInsertId(SessionBackend backend) {
+        return backend.insertId != session.lastInsertId()
+                && session.services().upstreams().isPrimary(backend.connection.server());
     }
 
     /**
@@ -372,23 +297,23 @@ final class BackendStateSync {
      * the connection counts as having applied them only when none was refused (they are replayed again next time:
      * settings are values, so running one twice changes nothing).
      */
-    private void replaySettings(Applied state, List<InternalCommand.Step> steps, ErrPacket[] refused) {
-        List<byte[]> missing = session.stateLog().since(state == null ? 0L : state.stateVersion);
+    private void replaySettings(SessionBackend backend, List<InternalCommand.Step> steps, ErrPacket[] refused) {
+        List<byte[]> missing = session.stateLog().since(backend.stateVersion);
         long version = session.stateLog().version();
         for (int i = 0; i < missing.size(); i++) {
             byte[] command = missing.get(i);
-            if (state != null && SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
-                state.tracked = false; // the client's list replaced Gantry's: add its items back afterwards
+            if (SessionTracking.setsTracking(new String(command, StandardCharsets.ISO_8859_1))) {
+                backend.tracked = false; // the client's list replaced Gantry's: add its items back afterwards
             }
             boolean last = i == missing.size() - 1;
             steps.add(new InternalCommand.Step(Unpooled.wrappedBuffer(command), (first, error) -> {
                 if (error != null && refused[0] == null) {
                     refused[0] = error;
                 }
-                if (last && state != null) {
-                    state.partlyApplied = refused[0] != null;
+                if (last) {
+                    backend.partlyApplied = refused[0] != null;
                     if (refused[0] == null) {
-                        state.stateVersion = version;
+                        backend.stateVersion = version;
                     }
                 }
             }));
@@ -399,11 +324,12 @@ final class BackendStateSync {
      * Turns Gantry's own session tracking on for a connection unless it is on. A server that refuses it only costs
      * the exact GTIDs: the session falls back on samples.
      */
-    private void ensureTracking(BackendConnection connection, Applied state, List<InternalCommand.Step> steps) {
-        if (!needsTracking(connection, state)) {
+    private void ensureTracking(SessionBackend backend, List<InternalCommand.Step> steps) {
+        if (!needsTracking(backend)) {
             return;
         }
-        state.tracked = true;
+        BackendConnection connection = backend.connection;
+        backend.tracked = true;
         String setup = SessionTracking.setupStatement(connection.serverVersion());
         steps.add(new InternalCommand.Step(session.queryPayload(setup), (first, error) -> {
             if (error != null && TRACKING_REFUSED.add(connection.server().address())) {
@@ -416,9 +342,9 @@ final class BackendStateSync {
     }
 
     /** Whether Gantry's session tracking is still to be set up on the connection. */
-    private static boolean needsTracking(BackendConnection connection, Applied state) {
-        return state != null && !state.tracked
-                && CapabilityFlags.has(connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK);
+    private static boolean needsTracking(SessionBackend backend) {
+        return !backend.tracked
+                && CapabilityFlags.has(backend.connection.capabilities(), CapabilityFlags.CLIENT_SESSION_TRACK);
     }
 
     /**

@@ -9,6 +9,8 @@ import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.Packet;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,6 +33,11 @@ public final class PrimaryWait {
     private static final long POLL_MS = 10;
 
     private final SessionContext session;
+    private final Upstreams upstreams;
+    /** {@code --switchover-hold-ms}: how long a statement waits at most; zero refuses at once. */
+    private final Duration switchoverHold;
+    /** The session's event loop, where the wait polls. */
+    private final EventLoop loop;
 
     /** How a held statement runs again: routed anew with the deadline of its wait. */
     @FunctionalInterface
@@ -38,8 +45,11 @@ public final class PrimaryWait {
         Reply run(Packet command, long holdUntil);
     }
 
-    public PrimaryWait(SessionContext session) {
+    public PrimaryWait(SessionContext session, Upstreams upstreams, Duration switchoverHold, EventLoop loop) {
         this.session = session;
+        this.upstreams = upstreams;
+        this.switchoverHold = switchoverHold;
+        this.loop = loop;
     }
 
     /**
@@ -87,7 +97,7 @@ public final class PrimaryWait {
         if (holdUntil != NOT_STARTED) {
             return holdUntil;
         }
-        long hold = session.services().config().failover().switchoverHold().toNanos();
+        long hold = switchoverHold.toNanos();
         return hold == 0 ? OFF : System.nanoTime() + hold;
     }
 
@@ -107,7 +117,6 @@ public final class PrimaryWait {
      */
     private void await(UpstreamServer refusedBy, long deadlineNanos, Runnable ready, Runnable expired,
                        Runnable abandoned) {
-        Upstreams upstreams = session.services().upstreams();
         String why = refusedBy != null ? "the primary " + refusedBy.address() + " refused a statement as read-only"
                 : "no primary: " + upstreams.noPrimaryReason();
         long ticket = upstreams.requestCheck(why);
@@ -123,7 +132,6 @@ public final class PrimaryWait {
             abandoned.run();
             return;
         }
-        Upstreams upstreams = session.services().upstreams();
         UpstreamServer primary = upstreams.primaryOrNull();
         boolean routeAgain = primary != null && (primary != refusedBy || upstreams.checkedSince(ticket));
         if (routeAgain) {
@@ -134,7 +142,7 @@ public final class PrimaryWait {
             expired.run();
             return;
         }
-        session.ctx().executor().schedule(() -> poll(refusedBy, ticket, deadlineNanos, ready, expired, abandoned),
+        loop.schedule(() -> poll(refusedBy, ticket, deadlineNanos, ready, expired, abandoned),
                 POLL_MS, TimeUnit.MILLISECONDS);
     }
 }

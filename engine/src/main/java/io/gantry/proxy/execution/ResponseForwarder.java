@@ -2,6 +2,7 @@ package io.gantry.proxy.execution;
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.RouteTarget;
 import io.gantry.topology.Role;
@@ -11,7 +12,7 @@ import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.ByteBufAllocator;
 
 /**
  * Sends a client's command to a backend and streams the response back packet by packet, never decoding rows. The
@@ -41,7 +42,8 @@ public final class ResponseForwarder {
 
     private final SessionContext session;
     private final SessionBackends backends;
-    private final ChannelHandlerContext ctx;
+    private final ClientWriter client;
+    private final ByteBufAllocator alloc;
     /** The listener of the last completed command, for the next one. */
     private Forwarding idle;
     private final Runnable commandDone;
@@ -50,10 +52,13 @@ public final class ResponseForwarder {
     private BackendConnection throttledBackend;
     private BackendConnection awaitingClientData;
 
-    public ResponseForwarder(SessionContext session, SessionBackends backends) {
+    /** @param alloc the client channel's allocator, for the buffer a read burst is framed into */
+    public ResponseForwarder(SessionContext session, SessionBackends backends, ClientWriter client,
+                             ByteBufAllocator alloc) {
         this.session = session;
         this.backends = backends;
-        this.ctx = session.ctx();
+        this.client = client;
+        this.alloc = alloc;
         this.commandDone = session::commandDone;
     }
 
@@ -133,14 +138,14 @@ public final class ResponseForwarder {
                     backends.insertIdGenerated(connection, insertId);
                 }
                 response = session.tracking().onOk(packet, framing.serverStatus(), connection.capabilities(),
-                        session.client().capabilities(), ctx.alloc());
+                        session.client().capabilities(), alloc);
             }
             writeToClient(rewriter.rewrite(response, framing));
             if (framing.awaitingClient()) {
                 // LOCAL INFILE: the client now sends the file, ending with an empty packet.
                 awaitingClientData = connection;
                 flushBatch();
-            } else if (!ctx.channel().isWritable()) {
+            } else if (!client.isWritable()) {
                 throttledBackend = connection;
                 connection.setAutoRead(false);
                 flushBatch();
@@ -198,8 +203,8 @@ public final class ResponseForwarder {
         if (last) {
             awaitingClientData = null;
         } else if (!backend.isWritable()) {
-            ctx.channel().config().setAutoRead(false);
-            backend.whenWritable(() -> ctx.channel().config().setAutoRead(true));
+            client.readClient(false);
+            backend.whenWritable(() -> client.readClient(true));
         }
     }
 
@@ -227,11 +232,11 @@ public final class ResponseForwarder {
         int length = response.payload().readableBytes();
         if (length > BATCH_COPY_LIMIT) {
             flushBatch();
-            ctx.write(response);
+            client.write(response);
             return;
         }
         if (batch == null) {
-            batch = ctx.alloc().ioBuffer(Math.max(256, length + Packet.HEADER_SIZE));
+            batch = alloc.ioBuffer(Math.max(256, length + Packet.HEADER_SIZE));
         }
         PacketFrameEncoder.writeFramed(response, batch);
         response.release();
@@ -241,10 +246,9 @@ public final class ResponseForwarder {
         if (batch != null) {
             ByteBuf out = batch;
             batch = null;
-            // No promise per write: a failed write reaches ClientSession.exceptionCaught, which closes the session.
-            ctx.write(out, ctx.voidPromise());
+            client.writeFramed(out);
         }
-        ctx.flush();
+        client.flush();
     }
 
     /** The server's status after a response: the session's transaction state and mode flags follow it. */

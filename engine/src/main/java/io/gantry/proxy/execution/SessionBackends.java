@@ -16,50 +16,66 @@ import io.gantry.route.StatementClass;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
- * A session's connections to the servers, opened on first use and logged in as the client, and what each of them
- * holds that replay cannot rebuild ({@link HeldState}), which decides what losing the connection means. Before a
- * connection runs the session's command, {@link BackendStateSync} brings it to the session's state; when one leaves
- * the session is {@link BackendReleaser}'s business.
+ * A session's connections to the servers, one {@link SessionBackend} per server, opened on first use and logged in
+ * as the client; what each of them holds that replay cannot rebuild ({@link HeldState}) decides what losing it
+ * means. Before a connection runs the session's command, {@link BackendStateSync} brings it to the session's state;
+ * when one leaves the session is {@link BackendReleaser}'s business.
  */
 public final class SessionBackends {
 
     private final SessionContext session;
+    private final EventLoop loop;
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
     private final BackendOpener opener;
     private final BackendReleaser releaser;
-    private final Map<ServerId, BackendConnection> connections = new HashMap<>();
-    private final BackendUses uses = new BackendUses();
-    /** Server thread id of each backend connection, by {@code host:port}; read by other sessions' KILL. */
-    private final Map<String, Long> threads = new ConcurrentHashMap<>();
+    /** Concurrent because another session's KILL reads the thread ids ({@link #threads}); the rest is this loop's. */
+    private final Map<ServerId, SessionBackend> backends = new ConcurrentHashMap<>();
 
-    public SessionBackends(SessionContext session) {
+    /**
+     * @param loop  the session's event loop: its connections run there, and take from its pool
+     * @param alloc the client channel's allocator, for the commands Gantry sends on them
+     */
+    public SessionBackends(SessionContext session, EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
-        this.stateSync = new BackendStateSync(session);
-        this.opener = new BackendOpener(session);
-        this.afterStatements = new AfterStatements(session, stateSync, uses::heldOf, this::scheduleRetentionClose);
-        this.releaser = new BackendReleaser(session, this, stateSync, uses, afterStatements);
+        this.loop = loop;
+        this.stateSync = new BackendStateSync(session, alloc);
+        this.opener = new BackendOpener(session, loop);
+        this.afterStatements = new AfterStatements(session, stateSync, this::of, this::scheduleRetentionClose);
+        this.releaser = new BackendReleaser(session, this, stateSync, afterStatements, loop, alloc);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
     public List<Map.Entry<String, Long>> threads() {
-        return new ArrayList<>(threads.entrySet());
+        List<Map.Entry<String, Long>> threads = new ArrayList<>(backends.size());
+        for (SessionBackend backend : backends.values()) {
+            threads.add(Map.entry(backend.server.hostPort(), backend.threadId));
+        }
+        return threads;
     }
 
     /** Whether the session has a connection to {@code server} (open or not yet known to be lost). */
     public boolean isConnectedTo(UpstreamServer server) {
-        return connections.containsKey(session.serverId(server));
+        return backends.containsKey(session.serverId(server));
+    }
+
+    /** What the session knows of {@code connection}, or null when it is not (or no longer) the session's. */
+    SessionBackend of(BackendConnection connection) {
+        SessionBackend backend = backends.get(session.serverId(connection.server()));
+        return backend != null && backend.connection == connection ? backend : null;
     }
 
     /** The session's usable connection to the server with this address, or null. */
@@ -68,8 +84,8 @@ public final class SessionBackends {
     }
 
     public BackendConnection usable(ServerId server) {
-        BackendConnection connection = connections.get(server);
-        return connection != null && connection.isUsable() ? connection : null;
+        SessionBackend backend = backends.get(server);
+        return backend != null && backend.connection.isUsable() ? backend.connection : null;
     }
 
     /**
@@ -101,7 +117,7 @@ public final class SessionBackends {
                 session.backendFailed(server, future.cause());
                 return;
             }
-            proceed((BackendConnection) future.getNow(), packet, then);
+            proceed(server, (BackendConnection) future.getNow(), packet, then);
         });
     }
 
@@ -111,29 +127,32 @@ public final class SessionBackends {
      * {@code SET TRANSACTION}), marked as running the session's command; null when {@link #run} must get it ready.
      */
     public BackendConnection readyConnection(UpstreamServer server) {
-        BackendConnection open = connections.get(session.serverId(server));
-        if (open == null || !open.isUsable() || !stateSync.upToDate(open)) {
+        SessionBackend open = backends.get(session.serverId(server));
+        if (open == null || !open.connection.isUsable() || !stateSync.upToDate(open)) {
             return null;
         }
         session.markRunning();
-        BackendUses.Use use = uses.get(open);
-        if (use != null) {
-            use.lastCommand = session.commands();
-        }
-        return open;
+        open.lastCommand = session.commands();
+        return open.connection;
     }
 
     /** Brings the connection's session state up to date, then hands it to {@code then}. */
-    private void proceed(BackendConnection connection, Packet packet, Consumer<BackendConnection> then) {
-        BackendUses.Use use = uses.get(connection);
-        if (use != null) {
-            use.lastCommand = session.commands();
+    private void proceed(UpstreamServer server, BackendConnection connection, Packet packet,
+                         Consumer<BackendConnection> then) {
+        SessionBackend backend = of(connection);
+        if (backend == null) {
+            // Left the session (closed or abandoned) while this listener waited its turn on the loop.
+            packet.release();
+            session.backendFailed(server, new BackendFailure(server.address(), "the connection to "
+                    + server.address() + " closed before the command was sent", null));
+            return;
         }
+        backend.lastCommand = session.commands();
         Consumer<ErrPacket> refused = error -> {
             SessionContext.releaseIfHeld(packet);
             session.finish(Reply.error(error));
         };
-        stateSync.bringUpToDate(connection, packet, then, refused);
+        stateSync.bringUpToDate(backend, packet, then, refused);
     }
 
     public void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then) {
@@ -143,47 +162,42 @@ public final class SessionBackends {
     /** The session's connection to a server, opened and logged in on first use. */
     public Future<BackendConnection> obtain(UpstreamServer server) {
         ServerId key = session.serverId(server);
-        BackendConnection existing = connections.get(key);
-        if (existing != null && existing.isUsable()) {
-            return session.ctx().executor().newSucceededFuture(existing);
+        SessionBackend existing = backends.get(key);
+        if (existing != null && existing.connection.isUsable()) {
+            return loop.newSucceededFuture(existing.connection);
         }
         if (existing != null) {
-            BackendUses.Use lost = uses.get(existing);
-            drop(key, existing);
-            if (lost != null && !lost.held.isEmpty()) {
-                return session.ctx().executor().newFailedFuture(new BackendFailure(server.address(), "the connection "
-                        + "to " + server.address() + " was lost, and with it " + HeldState.describe(lost.held), null));
+            drop(existing);
+            if (!existing.held.isEmpty()) {
+                return loop.newFailedFuture(new BackendFailure(server.address(), "the connection "
+                        + "to " + server.address() + " was lost, and with it " + HeldState.describe(existing.held),
+                        null));
             }
         }
         BackendPool pool = pool();
         if (pool != null) {
             BackendPool.Idle pooled = pool.take(session.client().poolKey(server.address()));
             if (pooled != null) {
-                BackendConnection connection = pooled.connection();
-                keep(key, server, connection);
-                stateSync.adopted(pooled);
-                return session.ctx().executor().newSucceededFuture(connection);
+                stateSync.adopted(keep(key, pooled.connection()), pooled);
+                return loop.newSucceededFuture(pooled.connection());
             }
         }
-        return opener.open(server, connection -> {
-            keep(key, server, connection);
-            stateSync.opened(connection);
-        });
+        return opener.open(server, connection -> keep(key, connection));
     }
 
-    /** The session's connection to {@code server} from now on (opened for it, or taken from the pool). */
-    private void keep(ServerId key, UpstreamServer server, BackendConnection connection) {
-        connections.put(key, connection);
-        uses.add(connection);
-        threads.put(server.address(), connection.serverThreadId());
-        connection.onIdleClose(() -> closedByServer(key, connection));
+    /** The session's connection to the server {@code key} names from now on (opened for it, or from the pool). */
+    private SessionBackend keep(ServerId key, BackendConnection connection) {
+        SessionBackend backend = new SessionBackend(key, connection);
+        backends.put(key, backend);
+        connection.onIdleClose(() -> closedByServer(backend));
+        return backend;
     }
 
     /** This event loop's pool of idle connections, or null with {@code --multiplex off}. */
     BackendPool pool() {
         BackendPools pools = session.services().backendPools();
         return pools == null || !pools.settings().multiplex() ? null
-                : pools.of(session.ctx().channel().eventLoop());
+                : pools.of(loop);
     }
 
     /**
@@ -191,12 +205,12 @@ public final class SessionBackends {
      * GANTRY SESSION} and {@code EXPLAIN GANTRY ROUTE}.
      */
     public String describeConnections() {
-        if (connections.isEmpty()) {
+        if (backends.isEmpty()) {
             return pool() == null ? "none" : "none: the next statement takes a pooled connection";
         }
         StringJoiner described = new StringJoiner("; ");
-        connections.forEach((key, connection) -> {
-            String kept = releaser.whyKept(key, connection);
+        backends.forEach((key, backend) -> {
+            String kept = releaser.whyKept(backend);
             described.add(key.hostPort() + " " + (kept != null ? kept : "pooled after "
                     + session.services().config().connectionRetention().toMillis() + " ms idle"));
         });
@@ -209,23 +223,23 @@ public final class SessionBackends {
      * server's idle timeout is the session's own), the session ends as a direct one would; otherwise the
      * connection is forgotten and reopened on next use.
      */
-    private void closedByServer(ServerId key, BackendConnection connection) {
-        BackendUses.Use use = uses.get(connection);
-        if (use != null && !session.isClosed()) {
-            if (!use.held.isEmpty()) {
-                endLosing(key.hostPort(), key.hostPort() + " closed this session's connection", use.held);
+    private void closedByServer(SessionBackend backend) {
+        String hostPort = backend.server.hostPort();
+        if (has(backend) && !session.isClosed()) {
+            if (!backend.held.isEmpty()) {
+                endLosing(hostPort, hostPort + " closed this session's connection", backend.held);
                 return;
             }
-            if (use.lastCommand == session.commands()) {
-                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", key.hostPort())
+            if (backend.lastCommand == session.commands()) {
+                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", hostPort)
                         .log("session {}: {} closed the session's connection while the session was idle (its "
                                 + "wait_timeout, or the server went away); ending the session, as the server would",
-                                session.id(), key.hostPort());
-                session.endSession(SessionErrors.closedWhileIdle(key.hostPort()), this::closeAll);
+                                session.id(), hostPort);
+                session.endSession(SessionErrors.closedWhileIdle(hostPort), this::closeAll);
                 return;
             }
         }
-        drop(key, connection);
+        drop(backend);
     }
 
     /**
@@ -235,21 +249,19 @@ public final class SessionBackends {
      * next statement goes elsewhere; one holding what replay cannot rebuild ends the session, naming the server.
      */
     public void serverDown(UpstreamServer server, String reason) {
-        ServerId key = session.serverId(server);
-        BackendConnection connection = connections.get(key);
-        if (connection == null || session.isClosed()) {
+        SessionBackend backend = backends.get(session.serverId(server));
+        if (backend == null || session.isClosed()) {
             return;
         }
         BackendFailure failure = BackendFailure.serverDown(server.address(), reason);
-        if (connection.isBusy()) {
-            connection.abandon(failure);
+        if (backend.connection.isBusy()) {
+            backend.connection.abandon(failure);
             return;
         }
-        BackendUses.Use use = uses.get(connection);
-        drop(key, connection);
-        connection.abandon(failure);
-        if (use != null && !use.held.isEmpty()) {
-            endLosing(server.address(), failure.getMessage(), use.held);
+        drop(backend);
+        backend.connection.abandon(failure);
+        if (!backend.held.isEmpty()) {
+            endLosing(server.address(), failure.getMessage(), backend.held);
         }
     }
 
@@ -263,19 +275,16 @@ public final class SessionBackends {
                 + "held " + lost + ", which is lost; this session is closed"), this::closeAll);
     }
 
-    /** Whether {@code connection} is still the session's connection to {@code key}. */
-    boolean has(ServerId key, BackendConnection connection) {
-        return connections.get(key) == connection;
+    /** Whether {@code backend} is still the session's connection to its server. */
+    boolean has(SessionBackend backend) {
+        return backends.get(backend.server) == backend;
     }
 
     /** Forgets a connection that closed or is being closed, with everything the session knew about it. */
-    void drop(ServerId key, BackendConnection connection) {
-        if (connections.remove(key, connection)) {
-            afterStatements.left(connection);
-            threads.remove(key.hostPort(), connection.serverThreadId());
-            uses.remove(connection);
-            stateSync.forget(connection);
-            session.prepared().forgetBackend(key.hostPort());
+    void drop(SessionBackend backend) {
+        if (backends.remove(backend.server, backend)) {
+            afterStatements.left(backend.connection);
+            session.prepared().forgetBackend(backend.server.hostPort());
         }
     }
 
@@ -289,31 +298,28 @@ public final class SessionBackends {
             return;
         }
         afterStatements.forgetKeptForNextStatement(); // nobody will ask
-        for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
-            releaser.release(entry.getKey(), entry.getValue());
+        for (SessionBackend backend : new ArrayList<>(backends.values())) {
+            releaser.release(backend);
         }
         closeAll();
     }
 
     /** Closes every backend connection of the session and forgets what it knew about them. */
     public void closeAll() {
-        for (BackendConnection connection : connections.values()) {
-            connection.close();
+        for (SessionBackend backend : backends.values()) {
+            backend.connection.close();
         }
-        connections.clear();
-        threads.clear();
-        uses.clear();
-        stateSync.clear();
+        backends.clear();
         afterStatements.userVariablesDropped();
         session.prepared().clear();
     }
 
     /** Closes every connection but the one to {@code keep} (a COM_RESET_CONNECTION keeps the primary's). */
     public void closeAllBut(ServerId keep) {
-        for (Map.Entry<ServerId, BackendConnection> entry : new ArrayList<>(connections.entrySet())) {
-            if (!entry.getKey().equals(keep)) {
-                drop(entry.getKey(), entry.getValue());
-                entry.getValue().close();
+        for (SessionBackend backend : new ArrayList<>(backends.values())) {
+            if (!backend.server.equals(keep)) {
+                drop(backend);
+                backend.connection.close();
             }
         }
     }
@@ -321,7 +327,10 @@ public final class SessionBackends {
     /** A statement on {@code connection} generated {@code insertId}: the session's LAST_INSERT_ID() from now on. */
     void insertIdGenerated(BackendConnection connection, long insertId) {
         session.insertIdGenerated(insertId);
-        stateSync.generated(connection, insertId);
+        SessionBackend backend = of(connection);
+        if (backend != null) {
+            backend.insertId = insertId;
+        }
     }
 
     /** A statement on {@code connection} completed: see {@link BackendReleaser#scheduleRetentionClose}. */
@@ -357,17 +366,28 @@ public final class SessionBackends {
      * @param tyingOnly only state that ties the whole session to that server (not a transaction or a cursor)
      */
     public BackendConnection holding(boolean tyingOnly) {
-        return uses.holding(tyingOnly ? HeldState::tiesSession : held -> !held.isEmpty());
+        return holding(tyingOnly ? HeldState::tiesSession : held -> !held.isEmpty());
     }
 
     /** The connection that holds the session's open transaction, or null. */
     public BackendConnection holdingTransaction() {
-        return uses.holding(held -> held.contains(HeldState.TRANSACTION));
+        return holding(held -> held.contains(HeldState.TRANSACTION));
+    }
+
+    /** A connection whose held state matches {@code what}, or null. */
+    private BackendConnection holding(Predicate<Set<HeldState>> what) {
+        for (SessionBackend backend : backends.values()) {
+            if (what.test(backend.held)) {
+                return backend.connection;
+            }
+        }
+        return null;
     }
 
     /** What {@code connection} holds, in words ("a transaction, user variables"). */
     String describeHeld(BackendConnection connection) {
-        return uses.describeHeld(connection);
+        SessionBackend backend = of(connection);
+        return backend == null ? "nothing" : HeldState.describe(backend.held);
     }
 
     /**
@@ -375,11 +395,11 @@ public final class SessionBackends {
      * variables, what is tracked among them, back to their defaults.
      */
     public void serverReset(BackendConnection connection) {
-        BackendUses.Use use = uses.get(connection);
-        if (use != null) {
-            use.held.clear();
+        SessionBackend backend = of(connection);
+        if (backend != null) {
+            backend.held.clear();
+            stateSync.serverReset(backend);
         }
-        stateSync.serverReset(connection);
         afterStatements.userVariablesDropped();
     }
 

@@ -57,10 +57,11 @@ final class ClientLogin {
     /** Whether the login waits on Gantry's side (a server, a refusal's delay) rather than on the client. */
     private boolean waitingForServer;
 
-    ClientLogin(SessionContext session, SessionBackends backends) {
+    /** @param ctx the client channel: the login greets, upgrades to TLS and replaces the login's framing there */
+    ClientLogin(SessionContext session, SessionBackends backends, ChannelHandlerContext ctx) {
         this.session = session;
         this.backends = backends;
-        this.ctx = session.ctx();
+        this.ctx = ctx;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.gantry.proxy.frontend;
 
 import io.gantry.proxy.caching.CachedReads;
 import io.gantry.proxy.command.AdminCommand;
+import io.gantry.proxy.command.AnswerCorrections;
 import io.gantry.proxy.command.KillCommand;
 import io.gantry.proxy.command.PreparedStatementCommands;
 import io.gantry.proxy.command.QueryCommand;
@@ -10,6 +11,7 @@ import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.pipeline.StatementPipeline;
+import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.LiveSession;
 import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.Reply;
@@ -20,7 +22,9 @@ import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.topology.UpstreamServer;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +43,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     private final ProxyServices services;
     private final long id;
     private SessionContext session;
+    /** The client channel: only this class and the login's channel side ({@link ClientLogin}) touch it. */
+    private ChannelHandlerContext ctx;
     private SessionBackends backends;
     private ResponseForwarder forwarder;
     private ClientLogin login;
@@ -66,18 +72,17 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         // A KILL ended the session's server threads: none of its connections may go to the pool. The client's
         // connection closes at once, as a killed direct connection does (a pool that checks an idle connection
         // right after the KILL must find it gone; closeSession alone would leave it open a second).
-        session.ctx().channel().eventLoop().execute(() -> {
+        ctx.channel().eventLoop().execute(() -> {
             backends.closeAll();
             session.closeSession();
-            session.ctx().close();
+            ctx.close();
         });
     }
 
     @Override
     public void serverDownOnItsLoop(UpstreamServer server, String reason) {
-        SessionContext context = session;
-        if (context != null) {
-            context.ctx().channel().eventLoop().execute(() -> {
+        if (session != null) {
+            ctx.channel().eventLoop().execute(() -> {
                 if (backends != null) {
                     backends.serverDown(server, reason);
                 }
@@ -88,7 +93,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     /** See {@link SessionContext#endIfIdleForDrain}. */
     @Override
     public void endOnItsLoopIfIdle() {
-        session.ctx().channel().eventLoop().execute(session::endIfIdleForDrain);
+        ctx.channel().eventLoop().execute(session::endIfIdleForDrain);
     }
 
     @Override
@@ -101,15 +106,24 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         java.net.SocketAddress address = context.channel().remoteAddress();
         String host = address instanceof java.net.InetSocketAddress inet ? inet.getHostString()
                 : String.valueOf(address);
-        session = new SessionContext(services, id, context, host);
-        backends = new SessionBackends(session);
-        forwarder = new ResponseForwarder(session, backends);
+        ctx = context;
+        EventLoop loop = context.channel().eventLoop();
+        ByteBufAllocator alloc = context.alloc();
+        ClientWriter client = new ClientWriter(context);
+        session = new SessionContext(services, id, client, loop, alloc, host);
+        backends = new SessionBackends(session, loop, alloc);
+        forwarder = new ResponseForwarder(session, backends, client, alloc);
         SessionRouting routing = new SessionRouting(session, backends);
-        login = new ClientLogin(session, backends);
-        CachedReads cachedReads = new CachedReads(session);
-        StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads);
-        queries = new QueryCommand(session, backends, routing, pipeline, cachedReads);
-        statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads);
+        login = new ClientLogin(session, backends, context);
+        CachedReads cachedReads = new CachedReads(session, client);
+        StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads,
+                services.upstreams(), services.readCounters(), services.config().failover().switchoverHold(), loop);
+        AnswerCorrections answers = new AnswerCorrections(session, services.sessions(), services.login(),
+                services.upstreams(), client, alloc);
+        queries = new QueryCommand(session, backends, routing, pipeline, cachedReads, answers, services.adminSql(),
+                client, loop, alloc);
+        statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads,
+                answers, services.upstreams(), alloc);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
             backends.releaseAll();
@@ -201,7 +215,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             session.sendErrorAndClose(packet.sequenceId() + 1, SessionErrors.packetsOutOfOrder());
             return;
         }
-        if (session.services().sessions().isDraining()) {
+        if (services.sessions().isDraining()) {
             // A command read before the drain's own task reached this session's loop is refused as well.
             session.endIfIdleForDrain();
         }

@@ -20,8 +20,10 @@ import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -43,6 +45,8 @@ public final class StatementPipeline {
     private final ResponseForwarder forwarder;
     private final CachedReads cachedReads;
     private final PrimaryWait primaryWait;
+    private final Upstreams upstreams;
+    private final ReadCounters readCounters;
     /**
      * What a read outside a transaction does when its server is marked down before it answered: it runs again
      * elsewhere, once ({@link SessionContext#mayRunElsewhere}). One per session, with the running trip in
@@ -51,14 +55,21 @@ public final class StatementPipeline {
     private final Runnable runLostElsewhere = this::runLostElsewhere;
     private StatementTrip lostTrip;
 
+    /**
+     * @param switchoverHold how long a statement waits for a primary ({@code --switchover-hold-ms})
+     * @param loop           the session's event loop, where that wait polls
+     */
     public StatementPipeline(SessionContext session, SessionBackends backends, SessionRouting routing,
-                             ResponseForwarder forwarder, CachedReads cachedReads) {
+                             ResponseForwarder forwarder, CachedReads cachedReads, Upstreams upstreams,
+                             ReadCounters readCounters, Duration switchoverHold, EventLoop loop) {
         this.session = session;
         this.backends = backends;
         this.routing = routing;
         this.forwarder = forwarder;
         this.cachedReads = cachedReads;
-        this.primaryWait = new PrimaryWait(session);
+        this.upstreams = upstreams;
+        this.readCounters = readCounters;
+        this.primaryWait = new PrimaryWait(session, upstreams, switchoverHold, loop);
     }
 
     /** Routes the trip's statement and runs this try of it; every later try comes back here. */
@@ -193,23 +204,22 @@ public final class StatementPipeline {
         Duration timeout = session.settings().guarantees().causalWaitTimeout();
         String wait = CausalWait.query(connection.flavour(), routed.waitFor(), timeout);
         InternalCommand.queryRow(connection, session.queryPayload(wait), (row, error) -> {
-            ReadCounters counters = session.services().readCounters();
-            counters.waited(System.nanoTime() - started);
+            readCounters.waited(System.nanoTime() - started);
             if (CausalWait.caughtUp(row, error)) {
-                counters.servedByReplica();
+                readCounters.servedByReplica();
                 forwarder.forward(command, connection, after, rewriter);
                 return;
             }
-            counters.servedByPrimary();
-            counters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
+            readCounters.servedByPrimary();
+            readCounters.consistentPrefixFailed(ReplicaRefusal.WAIT_TIMED_OUT);
             LOG.debug("session {}: {} did not apply {} within {} ms{}; reading from the primary", session.id(),
                     connection.server().address(), routed.waitFor(),
                     timeout.toMillis(), error == null ? "" : " (" + error.message() + ")");
-            Optional<UpstreamServer> primary = session.services().upstreams().primary();
+            Optional<UpstreamServer> primary = upstreams.primary();
             if (primary.isEmpty()) {
                 command.release();
                 session.finish(Reply.error(SessionErrors.noPrimary("read",
-                        session.services().upstreams().noPrimaryReason())));
+                        upstreams.noPrimaryReason())));
                 return;
             }
             session.readOn(session.serverId(primary.get()));

@@ -1,7 +1,6 @@
 package io.gantry.proxy.session;
 
 import io.gantry.wire.Packet;
-import io.netty.channel.Channel;
 import java.util.ArrayDeque;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -16,13 +15,13 @@ final class CommandQueue {
     private static final int MAX_COMMANDS = 16;
     private static final int MAX_BYTES = 1 << 20;
 
-    private final Channel client;
+    private final ClientWriter client;
     private final ArrayDeque<Packet> queued = new ArrayDeque<>();
     private long queuedBytes;
     /** Whether {@link #runQueued} is on the stack: a command it runs that completes at once returns to its loop. */
     private boolean running;
 
-    CommandQueue(Channel client) {
+    CommandQueue(ClientWriter client) {
         this.client = client;
     }
 
@@ -30,7 +29,7 @@ final class CommandQueue {
         queued.add(packet);
         queuedBytes += packet.payload().readableBytes();
         if (queued.size() > MAX_COMMANDS || queuedBytes > MAX_BYTES) {
-            client.config().setAutoRead(false);
+            client.readClient(false);
         }
     }
 
@@ -52,8 +51,8 @@ final class CommandQueue {
         } finally {
             running = false;
         }
-        if (ready.getAsBoolean() && !client.config().isAutoRead()) {
-            client.config().setAutoRead(true);
+        if (ready.getAsBoolean() && !client.readsClient()) {
+            client.readClient(true);
         }
     }
 

@@ -2,6 +2,7 @@ package io.gantry.proxy.session;
 
 import static io.gantry.proxy.session.SessionContext.LOG;
 
+import io.netty.channel.EventLoop;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -12,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 final class IdleLimit {
 
     private final SessionContext session;
+    private final EventLoop loop;
+    private final ClientWriter client;
     /** The limit in ms (0: none set, the server's default applies). */
     private long limitMillis;
     /** When the session last became ready for a command (System.nanoTime). */
@@ -19,8 +22,10 @@ final class IdleLimit {
     /** Whether a check is scheduled. */
     private boolean checkPending;
 
-    IdleLimit(SessionContext session) {
+    IdleLimit(SessionContext session, EventLoop loop, ClientWriter client) {
         this.session = session;
+        this.loop = loop;
+        this.client = client;
     }
 
     /** The limit as a server read it back after the session set it; 0 or less: none. */
@@ -40,7 +45,7 @@ final class IdleLimit {
 
     private void schedule(long delayMillis) {
         checkPending = true;
-        session.ctx().executor().schedule(this::check, delayMillis, TimeUnit.MILLISECONDS);
+        loop.schedule(this::check, delayMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Closes the session if it has waited for a command for longer than the limit, or looks again later. */
@@ -62,6 +67,6 @@ final class IdleLimit {
                 .log("session {}: closing: idle for {} s, longer than its wait_timeout of {} s, as the server would",
                         session.id(), idleMillis / 1000, limitMillis / 1000);
         session.closeSession();
-        session.ctx().close();
+        client.close();
     }
 }

@@ -26,9 +26,8 @@ import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ServerStatus;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -40,9 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One client session's state, shared by its login, its command handlers, its backends and its response forwarding:
  * who the client is and what it negotiated, the session's routing state, its settings and prepared statements, the
- * phase it is in, and the client's queued commands. It is also the one way out to the client for answers Gantry
- * makes itself: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs on the
- * client channel's event loop, so nothing here needs a lock.
+ * phase it is in, and the client's queued commands. Gantry's own answers go out through it, to its
+ * {@link ClientWriter}: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs
+ * on the client channel's event loop, so nothing here needs a lock.
  */
 public final class SessionContext {
 
@@ -56,7 +55,9 @@ public final class SessionContext {
 
     private final ProxyServices services;
     private final long id;
-    private final ChannelHandlerContext ctx;
+    private final ClientWriter writer;
+    private final EventLoop loop;
+    private final ByteBufAllocator alloc;
     private final String host;
     private final SessionStateLog stateLog = new SessionStateLog();
     private final PreparedStatements prepared = new PreparedStatements();
@@ -73,7 +74,7 @@ public final class SessionContext {
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
-    private final IdleLimit idleLimit = new IdleLimit(this);
+    private final IdleLimit idleLimit;
     /** What {@code LAST_INSERT_ID()} answers in this session: the last id a statement of its generated. */
     private long lastInsertId;
     /** Set when the session's server side is gone: the answer to the client's next command, before the close. */
@@ -91,11 +92,19 @@ public final class SessionContext {
     /** What the running command does if its server is marked down before it answered ({@link #mayRunElsewhere}). */
     private Runnable elsewhereIfServerDown;
 
-    public SessionContext(ProxyServices services, long id, ChannelHandlerContext ctx, String host) {
+    /**
+     * @param loop  the client channel's event loop, which runs everything of the session
+     * @param alloc the client channel's allocator, for the packets and commands Gantry makes
+     */
+    public SessionContext(ProxyServices services, long id, ClientWriter writer, EventLoop loop, ByteBufAllocator alloc,
+                          String host) {
         this.services = services;
         this.id = id;
-        this.ctx = ctx;
-        this.queued = new CommandQueue(ctx.channel());
+        this.writer = writer;
+        this.loop = loop;
+        this.alloc = alloc;
+        this.idleLimit = new IdleLimit(this, loop, writer);
+        this.queued = new CommandQueue(writer);
         this.host = host;
         this.counts = new LoginCounts(services, host);
         this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
@@ -109,11 +118,6 @@ public final class SessionContext {
 
     public long id() {
         return id;
-    }
-
-    /** The client channel's context: its allocator, its event loop, the way out to the client. */
-    public ChannelHandlerContext ctx() {
-        return ctx;
     }
 
     /** The client's address, as logs and the login gate name it. */
@@ -317,11 +321,11 @@ public final class SessionContext {
         }
         if (reply instanceof Reply.Ok) {
             writeOk(1);
-            ctx.flush();
+            writer.flush();
         } else if (reply instanceof Reply.Error error) {
             services.metrics().gantryError(error.error().errorCode());
             writeError(1, error.error());
-            ctx.flush();
+            writer.flush();
         }
         commandDone();
     }
@@ -362,15 +366,15 @@ public final class SessionContext {
 
     /** @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS}) */
     public void writeOk(int sequenceId, long affectedRows, int moreStatus) {
-        ByteBuf out = ctx.alloc().buffer(16);
+        ByteBuf out = alloc.buffer(16);
         OkPacket.of(affectedRows, 0, localStatus() | moreStatus, 0).encode(out, client.capabilities());
-        ctx.write(new Packet(sequenceId & 0xFF, out));
+        writer.write(new Packet(sequenceId & 0xFF, out));
     }
 
     public void writeError(int sequenceId, ErrPacket error) {
-        ByteBuf out = ctx.alloc().buffer(32 + error.message().length());
+        ByteBuf out = alloc.buffer(32 + error.message().length());
         error.encode(out);
-        ctx.write(new Packet(sequenceId & 0xFF, out));
+        writer.write(new Packet(sequenceId & 0xFF, out));
     }
 
     public void sendErrorAndClose(int sequenceId, ErrPacket error) {
@@ -378,7 +382,7 @@ public final class SessionContext {
             return;
         }
         writeError(sequenceId, error);
-        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        writer.closeAfterFlush();
         closeSession();
     }
 
@@ -444,7 +448,7 @@ public final class SessionContext {
         sessionLost = error;
         released = true;
         services.sessions().released();
-        ctx.executor().schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        loop.schedule(this::closeSession, LOST_SESSION_GRACE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -478,9 +482,9 @@ public final class SessionContext {
         services.sessions().unregister(id);
         services.sessions().released();
         counts.closed();
-        if (ctx.channel().isActive()) {
+        if (writer.isOpen()) {
             // Let a pending error reach the client first; the write's listener closes the channel.
-            ctx.channel().eventLoop().schedule(() -> ctx.close(), 1, TimeUnit.SECONDS);
+            loop.schedule(writer::close, 1, TimeUnit.SECONDS);
         }
     }
 
@@ -489,7 +493,7 @@ public final class SessionContext {
     /** A COM_QUERY payload for text Gantry made or changed ({@link ComQuery}). */
     public ByteBuf queryPayload(String sql) {
         byte[] command = ComQuery.payload(sql);
-        return ctx.alloc().buffer(command.length).writeBytes(command);
+        return alloc.buffer(command.length).writeBytes(command);
     }
 
     public static void releaseIfHeld(Packet packet) {
