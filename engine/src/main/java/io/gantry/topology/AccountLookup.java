@@ -173,11 +173,12 @@ public final class AccountLookup implements AutoCloseable {
 
     /**
      * MariaDB's {@code mysql.user} is a view of {@code mysql.global_priv} that leaves out the lock and the password's
-     * lifetime: they are read from the JSON ({@code password_lifetime} -1 or absent: the server's default; a
+     * lifetime: they are read from the JSON ({@code account_locked} reads as 1 when true, 11.4 at least;
+     * {@code password_lifetime} -1 or absent: the server's default; a
      * {@code password_last_changed} of 0, shown as {@code password_expired}, is {@code PASSWORD EXPIRE}).
      */
     static final String MARIADB_QUERY = "SELECT u.Host, u.plugin, u.authentication_string, "
-            + "JSON_VALUE(g.Priv, '$.account_locked') = 'true', "
+            + "IFNULL(JSON_VALUE(g.Priv, '$.account_locked'), '0') IN ('1', 'true'), "
             + "u.password_expired = 'Y' OR COALESCE(NULLIF(CAST(JSON_VALUE(g.Priv, '$.password_lifetime') AS SIGNED),"
             + " -1), @@GLOBAL.default_password_lifetime) > 0 "
             + "FROM mysql.user u JOIN mysql.global_priv g ON g.User = u.User AND g.Host = u.Host WHERE u.User = ?";
