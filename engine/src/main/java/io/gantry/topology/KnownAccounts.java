@@ -68,11 +68,6 @@ public final class KnownAccounts {
         this.entries = Caffeine.newBuilder().maximumSize(MAX_ACCOUNTS).expireAfterWrite(MAX_AGE).build();
     }
 
-    /** The longest time an account change can go unseen by a login checked here. */
-    public Duration window() {
-        return window;
-    }
-
     /** The account's entries, when they are kept and the change stream vouches for them now; else empty. */
     public Optional<List<AccountEntry>> current(String user) {
         List<AccountEntry> known = entries.getIfPresent(user);

@@ -8,6 +8,7 @@ import io.gantry.TopologyKinds;
 import io.gantry.authority.Retention;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
+import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Topology;
@@ -29,6 +30,7 @@ import java.util.Set;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,9 +38,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Logins checked on accounts Gantry knows from earlier logins: a second login asks no server, and an account changed
- * on the primary (straight on the server, or through Gantry) is refused or accepted by the very next login through
- * Gantry exactly as a direct login is. The next login comes right after the change, as soon as a client can make it.
+ * Logins checked on accounts Gantry knows from earlier logins: a later login asks no server, and once the change
+ * stream has passed an account change made on the primary (straight on the server, or through Gantry), the next
+ * login through Gantry is refused or accepted exactly as a direct login is. A login in the window before the stream
+ * passes it may be checked on the facts before the change (docs/clients-and-protocol.md, "The window"): seen here
+ * with an in-process client that logs in within a millisecond or two of its own ALTER USER.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KnownAccountsIT {
@@ -95,18 +99,9 @@ class KnownAccountsIT {
     }
 
     @Test
-    void aSecondLoginOfAnAccountAsksNoServer() throws Exception {
+    void aLoginOfAKnownAccountAsksNoServer() throws Exception {
         createUser("known_repeat", "pw");
-        assertThat(loginThroughGantry("known_repeat", "pw")).isEqualTo(Login.ACCEPTED);
-        Map<String, Long> before = accountStatus();
-
-        for (int i = 0; i < 5; i++) {
-            assertThat(loginThroughGantry("known_repeat", "pw")).isEqualTo(Login.ACCEPTED);
-        }
-
-        Map<String, Long> after = accountStatus();
-        assertThat(after.get("Account_lookups")).as("no look-up on a server").isEqualTo(before.get("Account_lookups"));
-        assertThat(after.get("Account_cache_hits") - before.get("Account_cache_hits")).isEqualTo(5);
+        loginUntilKnown("known_repeat", "pw");
     }
 
     @Test
@@ -125,7 +120,7 @@ class KnownAccountsIT {
     void aNewPasswordIsSeenByTheNextLogin(ChangedOn where) throws Exception {
         String user = "known_pw_" + where.name().toLowerCase();
         createUser(user, "old");
-        knownAfterTwoLogins(user, "old");
+        loginUntilKnown(user, "old");
 
         change(where, "ALTER USER '" + user + "'@'%' " + identifiedBy("new"));
         Login oldThroughGantry = loginThroughGantry(user, "old");
@@ -140,7 +135,7 @@ class KnownAccountsIT {
     void aDroppedAccountIsRefusedByTheNextLogin(ChangedOn where) throws Exception {
         String user = "known_drop_" + where.name().toLowerCase();
         createUser(user, "pw");
-        knownAfterTwoLogins(user, "pw");
+        loginUntilKnown(user, "pw");
 
         change(where, "DROP USER '" + user + "'@'%'");
         Login throughGantry = loginThroughGantry(user, "pw");
@@ -153,7 +148,7 @@ class KnownAccountsIT {
     void aLockedAccountIsRefusedByTheNextLoginAndLetInOnceUnlocked(ChangedOn where) throws Exception {
         String user = "known_lock_" + where.name().toLowerCase();
         createUser(user, "pw");
-        knownAfterTwoLogins(user, "pw");
+        loginUntilKnown(user, "pw");
 
         change(where, "ALTER USER '" + user + "'@'%' ACCOUNT LOCK");
         Login lockedThroughGantry = loginThroughGantry(user, "pw");
@@ -189,25 +184,52 @@ class KnownAccountsIT {
     }
 
     /**
-     * Two logins through Gantry, a statement each: the first looks the account up and leaves a pooled connection of
-     * it, the second is let in on the known entries.
+     * Logins through Gantry, a statement each, until one is let in on the known entries without a look-up: the
+     * first looks the account up and leaves a pooled connection of it. (A look-up that ran before the stream passed
+     * the account's own CREATE USER is forgotten by it, so there may be more than two.)
      */
-    private void knownAfterTwoLogins(String user, String password) throws SQLException {
-        long hits = accountStatus().get("Account_cache_hits");
-        for (int i = 0; i < 2; i++) {
-            try (Connection connection = throughGantry(user, password); Statement statement = connection.createStatement()) {
+    private void loginUntilKnown(String user, String password) {
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            Map<String, Long> before = accountStatus();
+            try (Connection connection = throughGantry(user, password);
+                 Statement statement = connection.createStatement()) {
                 statement.execute("SELECT 1");
             }
-        }
-        assertThat(accountStatus().get("Account_cache_hits")).as("the second login was checked locally")
-                .isEqualTo(hits + 1);
+            Map<String, Long> after = accountStatus();
+            return after.get("Account_lookups").equals(before.get("Account_lookups"))
+                    && after.get("Account_cache_hits") == before.get("Account_cache_hits") + 1;
+        });
     }
 
+    /** Before each test: the stream vouches for known accounts (a loaded machine may sample late for a while). */
+    @BeforeEach
+    void streamCurrent() {
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> gantry.caches().freshness().live());
+    }
+
+    /** Makes the change, and waits until the change stream has applied it (and so forgotten the known accounts). */
     private void change(ChangedOn where, String sql) throws SQLException {
         try (Connection dba = where == ChangedOn.SERVER ? topology.connectAsAdmin(topology.primary())
                 : throughGantry("known_dba", "dba-pw")) {
             execute(dba, sql);
         }
+        GtidSet executed = GtidSet.parseAnyFlavour(topology.executedGtids(topology.primary()));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            String applied = statusValue("CDC Position");
+            return !applied.isBlank() && GtidSet.parseAnyFlavour(applied).contains(executed);
+        });
+    }
+
+    private String statusValue(String name) throws SQLException {
+        try (Statement statement = admin.createStatement();
+             ResultSet status = statement.executeQuery("SHOW GANTRY STATUS")) {
+            while (status.next()) {
+                if (status.getString(1).equals(name)) {
+                    return status.getString(2);
+                }
+            }
+        }
+        throw new AssertionError("no " + name + " in SHOW GANTRY STATUS");
     }
 
     private Login loginThroughGantry(String user, String password) {
