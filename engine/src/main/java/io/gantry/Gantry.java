@@ -14,6 +14,7 @@ import io.gantry.authority.Purpose;
 import io.gantry.authority.Retention;
 import io.gantry.authority.StoredServer;
 import io.gantry.cache.CacheInvalidation;
+import io.gantry.cdc.AccountEviction;
 import io.gantry.cache.CacheSettings;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cache.TableCatalog;
@@ -254,6 +255,8 @@ public final class Gantry implements AutoCloseable {
                 throw e;
             }
             status.listening(proxy);
+            cdc.ifPresent(stream -> stream.addListener(new AccountEviction(proxy.knownAccounts(),
+                    stream::positionText)));
             admin.useHostBlocks(proxy.hostBlocks());
             admin.usePoolFigures(proxy.poolFigures());
             // After the proxy's first health round: the catalogue checks need a known primary.

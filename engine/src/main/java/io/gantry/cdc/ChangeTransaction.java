@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param commitTime when the transaction committed on its origin (binlog timestamps have whole seconds)
  * @param changes    the row changes of the selected tables; may be empty when the transaction touched none
  * @param changesAccounts whether it changed accounts or privileges ({@code GRANT}, {@code REVOKE},
- *                   {@code DROP USER}, ...: {@link AccountStatements}); not part of the sink's lines
+ *                   {@code DROP USER}, ..., or a row of a grant table: {@link AccountStatements}); not part of the
+ *                   sink's lines
  * @param changesWatched whether it changed a row of a table the filter watches ({@link TableFilter#watching});
  *                   not part of the sink's lines
  */

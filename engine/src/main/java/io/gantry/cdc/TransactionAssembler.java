@@ -83,7 +83,7 @@ final class TransactionAssembler {
         } else if (current == null) {
             return; // outside a transaction: nothing of ours
         } else if (data instanceof WriteRowsEventData write) {
-            TableMapEventData table = table(write.getTableId());
+            TableMapEventData table = changedTable(write.getTableId());
             if (!selected(table)) {
                 noticeWatched(table);
             } else {
@@ -94,7 +94,7 @@ final class TransactionAssembler {
                 }
             }
         } else if (data instanceof UpdateRowsEventData update) {
-            TableMapEventData table = table(update.getTableId());
+            TableMapEventData table = changedTable(update.getTableId());
             if (!selected(table)) {
                 noticeWatched(table);
             } else {
@@ -107,7 +107,7 @@ final class TransactionAssembler {
                 }
             }
         } else if (data instanceof DeleteRowsEventData delete) {
-            TableMapEventData table = table(delete.getTableId());
+            TableMapEventData table = changedTable(delete.getTableId());
             if (!selected(table)) {
                 noticeWatched(table);
             } else {
@@ -161,6 +161,15 @@ final class TransactionAssembler {
         changesAccounts = false;
         rows.clear();
         output.onTransaction(gtid, transaction);
+    }
+
+    /** The table a row event changes, noting whether it is a grant table (a DBA's write to accounts). */
+    private TableMapEventData changedTable(long id) {
+        TableMapEventData table = table(id);
+        if (AccountStatements.isGrantTable(table.getDatabase(), table.getTable())) {
+            changesAccounts = true;
+        }
+        return table;
     }
 
     private TableMapEventData table(long id) {

@@ -216,6 +216,12 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         FunctionCounter.builder("gantry.position.samples", proxy,
                         p -> Double.parseDouble(p.readStatus().get("Position_samples_sent")))
                 .description("GTID position samples sent to the servers").register(registry);
+        FunctionCounter.builder("gantry.account.lookups", proxy,
+                        p -> Double.parseDouble(p.readStatus().get("Account_lookups")))
+                .description("Logins whose account was looked up on a server").register(registry);
+        FunctionCounter.builder("gantry.account.cache.hits", proxy,
+                        p -> Double.parseDouble(p.readStatus().get("Account_cache_hits")))
+                .description("Logins let in on known accounts, without asking a server").register(registry);
     }
 
     private void readCounter(RunningProxy proxy, String name, String row, Tags tags, String description) {

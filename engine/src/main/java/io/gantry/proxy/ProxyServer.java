@@ -19,6 +19,7 @@ import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.GtidSampler;
+import io.gantry.topology.KnownAccounts;
 import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
@@ -44,6 +45,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -156,6 +158,11 @@ public final class ProxyServer implements AutoCloseable {
     /** The hosts refused for failed handshakes, and lifting their blocks. */
     LoginGate loginGate() {
         return services.login().gate();
+    }
+
+    /** The accounts known from earlier logins; see {@link io.gantry.proxy.session.LoginDoor#acceptKnown}. */
+    KnownAccounts knownAccounts() {
+        return services.login().knownAccounts();
     }
 
     /** Binds the listening socket; returns the address actually bound (useful with port 0). */
@@ -293,9 +300,11 @@ public final class ProxyServer implements AutoCloseable {
         });
     }
 
-    /** Where reads went and why, for {@code SHOW GANTRY STATUS}. */
+    /** Where reads went and why, and what logins cost the servers, for {@code SHOW GANTRY STATUS}. */
     public Map<String, String> readStatus() {
-        return services.readCounters().status();
+        Map<String, String> rows = new LinkedHashMap<>(services.readCounters().status());
+        rows.putAll(services.login().accountStatus());
+        return rows;
     }
 
     /**

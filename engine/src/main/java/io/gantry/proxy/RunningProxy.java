@@ -14,6 +14,7 @@ import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.topology.GtidSampler;
+import io.gantry.topology.KnownAccounts;
 import io.gantry.topology.HealthChecker;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
@@ -235,6 +236,14 @@ public final class RunningProxy implements AutoCloseable {
             }
             return pools;
         };
+    }
+
+    /**
+     * The accounts known from earlier logins: the change stream must keep them fresh
+     * ({@code io.gantry.cdc.AccountEviction}), or logins keep asking the servers.
+     */
+    public KnownAccounts knownAccounts() {
+        return server.knownAccounts();
     }
 
     /** Client sessions open now. */

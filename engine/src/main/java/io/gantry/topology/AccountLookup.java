@@ -6,12 +6,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,11 +28,21 @@ public final class AccountLookup implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AccountLookup.class);
 
-    /** One {@code user@host} entry: its plugin and stored authentication string (a hash, never a password). */
-    public record AccountEntry(String host, String plugin, String authenticationString) {
+    /**
+     * One {@code user@host} entry: its plugin and stored authentication string (a hash, never a password), and what
+     * else the server weighs at a login.
+     *
+     * @param locked          {@code ACCOUNT LOCK}: the server refuses every login of the entry
+     * @param passwordExpires the password has expired, or will with time ({@code PASSWORD EXPIRE}, a
+     *                        {@code password_lifetime} of its own or {@code default_password_lifetime}): what the server
+     *                        then allows depends on the client and the clock, so only the server's own login decides
+     */
+    public record AccountEntry(String host, String plugin, String authenticationString, boolean locked,
+                               boolean passwordExpires) {
         @Override
         public String toString() {
-            return "AccountEntry[host=" + host + ", plugin=" + plugin + "]";
+            return "AccountEntry[host=" + host + ", plugin=" + plugin + (locked ? ", locked" : "")
+                    + (passwordExpires ? ", password expires" : "") + "]";
         }
     }
 
@@ -38,6 +50,8 @@ public final class AccountLookup implements AutoCloseable {
     private final Duration timeout;
     /** Every connection a calling thread keeps, so that {@link #close} can close them (the threads may be gone). */
     private final Set<Connection> kept = ConcurrentHashMap.newKeySet();
+    /** Look-ups answered by a server, for {@code SHOW GANTRY STATUS}: what logins cost the servers. */
+    private final LongAdder lookups = new LongAdder();
 
     public AccountLookup(Upstreams upstreams, Duration timeout) {
         this.upstreams = upstreams;
@@ -86,6 +100,11 @@ public final class AccountLookup implements AutoCloseable {
             }
         }
         throw new ServersUnreachableException(String.join("; ", failures), allFull);
+    }
+
+    /** Look-ups a server has answered so far. */
+    public long lookups() {
+        return lookups.sum();
     }
 
     /**
@@ -152,16 +171,34 @@ public final class AccountLookup implements AutoCloseable {
         }
     }
 
-    private static List<AccountEntry> query(Connection connection, String user) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(
-                "SELECT Host, plugin, authentication_string FROM mysql.user WHERE User = ?")) {
+    /**
+     * MariaDB's {@code mysql.user} is a view of {@code mysql.global_priv} that leaves out the lock and the password's
+     * lifetime: they are read from the JSON ({@code account_locked} reads as 1 when true, 11.4 at least;
+     * {@code password_lifetime} -1 or absent: the server's default; a
+     * {@code password_last_changed} of 0, shown as {@code password_expired}, is {@code PASSWORD EXPIRE}).
+     */
+    static final String MARIADB_QUERY = "SELECT u.Host, u.plugin, u.authentication_string, "
+            + "IFNULL(JSON_VALUE(g.Priv, '$.account_locked'), '0') IN ('1', 'true'), "
+            + "u.password_expired = 'Y' OR COALESCE(NULLIF(CAST(JSON_VALUE(g.Priv, '$.password_lifetime') AS SIGNED),"
+            + " -1), @@GLOBAL.default_password_lifetime) > 0 "
+            + "FROM mysql.user u JOIN mysql.global_priv g ON g.User = u.User AND g.Host = u.Host WHERE u.User = ?";
+
+    /** MySQL 8 keeps the lock and the lifetime as columns ({@code password_lifetime} NULL: the server's default). */
+    static final String MYSQL_QUERY = "SELECT Host, plugin, authentication_string, account_locked = 'Y', "
+            + "password_expired = 'Y' OR COALESCE(password_lifetime, @@GLOBAL.default_password_lifetime) > 0 "
+            + "FROM mysql.user WHERE User = ?";
+
+    private List<AccountEntry> query(Kept kept, String user) throws SQLException {
+        try (PreparedStatement statement = kept.connection().prepareStatement(kept.query())) {
             statement.setString(1, user);
             List<AccountEntry> entries = new ArrayList<>();
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
-                    entries.add(new AccountEntry(rows.getString(1), rows.getString(2), rows.getString(3)));
+                    entries.add(new AccountEntry(rows.getString(1), rows.getString(2), rows.getString(3),
+                            rows.getBoolean(4), rows.getBoolean(5)));
                 }
             }
+            lookups.increment();
             return entries;
         }
     }
@@ -170,16 +207,27 @@ public final class AccountLookup implements AutoCloseable {
      * The calling thread's connection to a server, kept between look-ups: a login through Gantry then costs one
      * query here instead of a whole connection set-up.
      */
-    private Connection connectionTo(UpstreamServer server) throws SQLException {
+    private Kept connectionTo(UpstreamServer server) throws SQLException {
         Kept current = KEPT.get();
         if (current != null && current.server() == server && !current.connection().isClosed()) {
-            return current.connection();
+            return current;
         }
         forget();
         Connection connection = ServiceConnections.openWithin(server.url(), timeout);
-        KEPT.set(new Kept(server, connection));
         kept.add(connection);
-        return connection;
+        Kept opened;
+        try (Statement statement = connection.createStatement();
+             ResultSet version = statement.executeQuery("SELECT VERSION()")) {
+            version.next();
+            opened = new Kept(server, connection, version.getString(1).contains("MariaDB") ? MARIADB_QUERY
+                    : MYSQL_QUERY);
+        } catch (SQLException e) {
+            kept.remove(connection);
+            closeQuietly(connection);
+            throw e;
+        }
+        KEPT.set(opened);
+        return opened;
     }
 
     private void forget() {
@@ -212,7 +260,8 @@ public final class AccountLookup implements AutoCloseable {
         }
     }
 
-    private record Kept(UpstreamServer server, Connection connection) {
+    /** A kept connection and the look-up query of its server's flavour. */
+    private record Kept(UpstreamServer server, Connection connection, String query) {
     }
 
     private static final ThreadLocal<Kept> KEPT = new ThreadLocal<>();

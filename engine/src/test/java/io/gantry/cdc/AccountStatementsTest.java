@@ -3,6 +3,7 @@ package io.gantry.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class AccountStatementsTest {
@@ -23,5 +24,12 @@ class AccountStatementsTest {
         "/* GRANT */ CREATE TABLE t (id INT)"})
     void otherStatementsAreNot(String sql) {
         assertThat(AccountStatements.changesAccounts(sql)).isFalse();
+    }
+
+    @ParameterizedTest
+    @CsvSource({"mysql,global_priv,true", "MYSQL,User,true", "mysql,db,true", "mysql,roles_mapping,true",
+        "mysql,tables_priv,true", "mysql,time_zone,false", "app,user,false", "app,global_priv,false"})
+    void rowsOfTheGrantTablesChangeAccounts(String database, String table, boolean grants) {
+        assertThat(AccountStatements.isGrantTable(database, table)).isEqualTo(grants);
     }
 }

@@ -90,6 +90,28 @@ class TransactionAssemblerTest {
     }
 
     @Test
+    void anAccountStatementOrAGrantTableRowMarksItsTransactionAsChangingAccounts() {
+        feed(1_000, mariaDbGtid(0, 1, 1, MariadbGtidEventData.FL_STANDALONE));
+        feed(1_000, query("ALTER USER 'app'@'%' IDENTIFIED BY 'new'"));
+        feed(2_000, mariaDbGtid(0, 1, 2, 0));
+        feed(2_000, tableMap(OTHER_DB, "mysql", "global_priv"));
+        UpdateRowsEventData grant = new UpdateRowsEventData();
+        grant.setTableId(OTHER_DB);
+        grant.setIncludedColumnsBeforeUpdate(columns(0, 1));
+        grant.setIncludedColumns(columns(0, 1));
+        grant.setRows(List.of(Map.entry(row(1, "before"), row(1, "after"))));
+        feed(2_000, grant);
+        feed(2_000, xid());
+        feed(3_000, mariaDbGtid(0, 1, 3, 0));
+        feed(3_000, tableMap(ORDERS, "app", "orders"));
+        feed(3_000, write(ORDERS, row(1, "ann")));
+        feed(3_000, xid());
+
+        assertThat(passedOn).extracting(ChangeTransaction::changesAccounts).containsExactly(true, true, false);
+        assertThat(passedOn.get(1).changes()).as("mysql.* rows go to no sink").isEmpty();
+    }
+
+    @Test
     void eachTransactionCarriesOnlyItsOwnRows() {
         feed(1_000, mariaDbGtid(0, 1, 1, 0));
         feed(1_000, tableMap(ORDERS, "app", "orders"));

@@ -27,6 +27,7 @@ import io.gantry.wire.NativePassword;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.ServerStatus;
+import io.gantry.wire.ServerVersion;
 import io.gantry.wire.SslRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -53,6 +54,8 @@ final class ClientLogin {
     private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
     private int offeredCapabilities;
     private int offeredMariaDbCapabilities;
+    /** Whether the greeting sent was a MariaDB server's: Gantry's own login errors are worded as it words them. */
+    private boolean mariaDb;
     private ClientAuthentication authentication;
     /** Whether the login waits on Gantry's side (a server, a refusal's delay) rather than on the client. */
     private boolean waitingForServer;
@@ -133,6 +136,7 @@ final class ClientLogin {
         HandshakeV10 greeting = services.login().clientGreeting(session.id() & 0xFFFF_FFFFL, seed);
         offeredCapabilities = greeting.capabilities();
         offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
+        mariaDb = ServerVersion.parse(greeting.serverVersion()).mariaDb();
         ByteBuf out = ctx.alloc().buffer(128);
         greeting.encode(out);
         ctx.writeAndFlush(new Packet(0, out));
@@ -195,7 +199,7 @@ final class ClientLogin {
 
     private ClientAuthentication newAuthentication() {
         return new ClientAuthentication(seed, session.client().tlsActive(), session.services().login().rsaKey(),
-                session.host());
+                session.host(), mariaDb);
     }
 
     /**
@@ -256,6 +260,12 @@ final class ClientLogin {
                 ctx.flush();
             }
             case LOOKUP -> {
+                Optional<ClientAuthentication.Step> known = session.services().login()
+                        .acceptKnown(session.client().user(), authentication);
+                if (known.isPresent()) {
+                    apply(known.get(), next);
+                    return;
+                }
                 waitingForServer = true;
                 session.services().login().lookupAccount(session.client().user()).whenComplete((entries, failure) ->
                     ctx.executor().execute(() -> {

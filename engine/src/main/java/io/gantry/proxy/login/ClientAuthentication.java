@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The authentication exchange with one client, as a small state machine that returns what to send (it never
@@ -64,16 +65,19 @@ public final class ClientAuthentication {
     private final boolean tls;
     private final GantryRsaKey rsaKey;
     private final String clientHost;
+    private final boolean mariaDb;
     private State state = State.START;
     private String plugin = "";
     private String user = "";
     private byte[] nativeReply = new byte[0];
 
-    public ClientAuthentication(byte[] seed, boolean tls, GantryRsaKey rsaKey, String clientHost) {
+    /** @param mariaDb whether the servers are MariaDB's, whose errors Gantry words as they do */
+    public ClientAuthentication(byte[] seed, boolean tls, GantryRsaKey rsaKey, String clientHost, boolean mariaDb) {
         this.seed = seed.clone();
         this.tls = tls;
         this.rsaKey = rsaKey;
         this.clientHost = clientHost;
+        this.mariaDb = mariaDb;
     }
 
     /** The first answer, from the handshake response or COM_CHANGE_USER. */
@@ -117,26 +121,14 @@ public final class ClientAuthentication {
         if (entries.isEmpty()) {
             return deny("no such account on the primary");
         }
-        for (AccountEntry entry : entries) {
-            if (!isNative(entry)) {
-                continue;
-            }
-            String stored = entry.authenticationString() == null ? "" : entry.authenticationString();
-            if (stored.isEmpty()) {
-                if (nativeReply.length == 0) {
-                    return done(BackendSecret.password(new byte[0]));
-                }
-                continue;
-            }
-            byte[] hash;
-            try {
-                hash = NativePassword.parseStoredHash(stored);
-            } catch (RuntimeException e) {
-                continue;
-            }
-            if (nativeReply.length > 0 && NativePassword.verify(nativeReply, seed, hash)) {
-                return done(BackendSecret.nativeStage1(NativePassword.recoverStage1(nativeReply, seed, hash)));
-            }
+        NativeMatch match = nativeMatch(entries);
+        if (match != null && match.entry().locked()) {
+            // Refused here, not by the server's login: a pooled connection of the account would let it in.
+            state = State.DONE;
+            return new Step(List.of(), Outcome.DENY, accountLocked(), "the account is locked", null);
+        }
+        if (match != null) {
+            return done(match.secret());
         }
         if (entries.stream().noneMatch(ClientAuthentication::isNative)) {
             String other = entries.get(0).plugin();
@@ -154,9 +146,72 @@ public final class ClientAuthentication {
         return deny("wrong password");
     }
 
+    /**
+     * After a {@link Outcome#LOOKUP}, the login checked on entries Gantry kept from an earlier look-up: accepted when
+     * an entry lets the client in that is neither locked nor has a password that expires; otherwise empty, and the
+     * exchange waits for {@link #onAccounts} with the server's entries, since the kept ones may be older (a new
+     * password, an account unlocked).
+     */
+    public Optional<Step> acceptKnown(List<AccountEntry> entries) {
+        if (state != State.AWAIT_ACCOUNTS) {
+            return Optional.empty();
+        }
+        NativeMatch match = nativeMatch(entries);
+        if (match == null || match.entry().locked() || match.entry().passwordExpires()) {
+            return Optional.empty();
+        }
+        return Optional.of(done(match.secret()));
+    }
+
     /** The plugin the exchange ended with, for logs. */
     public String plugin() {
         return plugin;
+    }
+
+    /** A {@code mysql_native_password} entry the client's answer fits, and the secret for the backends' logins. */
+    private record NativeMatch(AccountEntry entry, BackendSecret secret) {
+    }
+
+    /**
+     * The entry of the account the client's answer fits: an unlocked one if any (the server picks one entry by the
+     * connecting host, which is Gantry's for the backends, and judges the host itself at a new backend login), else
+     * a locked one; null when none fits.
+     */
+    private NativeMatch nativeMatch(List<AccountEntry> entries) {
+        NativeMatch locked = null;
+        for (AccountEntry entry : entries) {
+            BackendSecret secret = isNative(entry) ? secretIfFits(entry) : null;
+            if (secret != null && !entry.locked()) {
+                return new NativeMatch(entry, secret);
+            }
+            if (secret != null && locked == null) {
+                locked = new NativeMatch(entry, secret);
+            }
+        }
+        return locked;
+    }
+
+    /** The backends' secret when the client's answer fits this native entry's stored hash, else null. */
+    private BackendSecret secretIfFits(AccountEntry entry) {
+        String stored = entry.authenticationString() == null ? "" : entry.authenticationString();
+        if (stored.isEmpty()) {
+            return nativeReply.length == 0 ? BackendSecret.password(new byte[0]) : null;
+        }
+        byte[] hash;
+        try {
+            hash = NativePassword.parseStoredHash(stored);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        return nativeReply.length > 0 && NativePassword.verify(nativeReply, seed, hash)
+                ? BackendSecret.nativeStage1(NativePassword.recoverStage1(nativeReply, seed, hash)) : null;
+    }
+
+    /** The server's own error for a locked account (MariaDB's wording differs from MySQL's). */
+    private ErrPacket accountLocked() {
+        return mariaDb ? ErrPacket.of(4151, "HY000", "Access denied, this account is locked")
+                : ErrPacket.of(3118, "HY000", "Access denied for user '" + user + "'@'" + clientHost
+                        + "'. Account is locked.");
     }
 
     private static boolean isNative(AccountEntry entry) {

@@ -23,11 +23,71 @@ class ClientAuthenticationTest {
     private static final byte[] SEED = "abcdefghijklmnopqrst".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] PASSWORD = "s3cret".getBytes(StandardCharsets.UTF_8);
     private static final GantryRsaKey RSA = GantryRsaKey.generate();
-    private static final AccountEntry NATIVE_ACCOUNT = new AccountEntry("%", NativePassword.PLUGIN_NAME,
-            NativePassword.formatStoredHash(NativePassword.storedHash(PASSWORD)));
+    private static final String STORED = NativePassword.formatStoredHash(NativePassword.storedHash(PASSWORD));
+    private static final AccountEntry NATIVE_ACCOUNT = new AccountEntry("%", NativePassword.PLUGIN_NAME, STORED,
+            false, false);
+    private static final AccountEntry LOCKED = new AccountEntry("%", NativePassword.PLUGIN_NAME, STORED, true, false);
+    private static final AccountEntry EXPIRING = new AccountEntry("%", NativePassword.PLUGIN_NAME, STORED, false,
+            true);
 
     private static ClientAuthentication exchange(boolean tls) {
-        return new ClientAuthentication(SEED, tls, RSA, "10.1.2.3");
+        return new ClientAuthentication(SEED, tls, RSA, "10.1.2.3", true);
+    }
+
+    /** An exchange with the right password's answer, waiting for the account's entries. */
+    private static ClientAuthentication awaitingAccounts(boolean mariaDb) {
+        ClientAuthentication auth = new ClientAuthentication(SEED, false, RSA, "10.1.2.3", mariaDb);
+        assertThat(auth.onHandshakeResponse("app", NativePassword.PLUGIN_NAME, NativePassword.scramble(PASSWORD, SEED))
+                .outcome()).isEqualTo(Outcome.LOOKUP);
+        return auth;
+    }
+
+    @Test
+    void knownEntriesAcceptTheRightPasswordWithTheSameSecretAsTheServersEntries() {
+        Step known = awaitingAccounts(true).acceptKnown(List.of(NATIVE_ACCOUNT)).orElseThrow();
+        Step looked = awaitingAccounts(true).onAccounts(List.of(NATIVE_ACCOUNT));
+        assertThat(known.outcome()).isEqualTo(Outcome.ACCEPT);
+        byte[] backendSeed = "ZYXWVUTSRQPONMLKJIHG".getBytes(StandardCharsets.US_ASCII);
+        assertThat(known.secret().nativeScramble(backendSeed)).isEqualTo(looked.secret().nativeScramble(backendSeed));
+    }
+
+    @Test
+    void knownEntriesNeverRefuseButLeaveTheLoginToTheServersEntries() {
+        ClientAuthentication wrong = exchange(false);
+        wrong.onHandshakeResponse("app", NativePassword.PLUGIN_NAME,
+                NativePassword.scramble("old".getBytes(StandardCharsets.UTF_8), SEED));
+        assertThat(wrong.acceptKnown(List.of(NATIVE_ACCOUNT))).as("the password may be newer than the entry").isEmpty();
+        assertThat(wrong.onAccounts(List.of(NATIVE_ACCOUNT)).outcome()).isEqualTo(Outcome.DENY);
+
+        ClientAuthentication locked = awaitingAccounts(true);
+        assertThat(locked.acceptKnown(List.of(LOCKED))).as("it may have been unlocked since").isEmpty();
+        assertThat(locked.onAccounts(List.of(NATIVE_ACCOUNT)).outcome()).isEqualTo(Outcome.ACCEPT);
+
+        assertThat(awaitingAccounts(true).acceptKnown(List.of(EXPIRING))).as("the server's own login decides")
+                .isEmpty();
+        assertThat(awaitingAccounts(true).acceptKnown(List.of())).isEmpty();
+        assertThat(awaitingAccounts(true).acceptKnown(List.of(new AccountEntry("%", CachingSha2Password.PLUGIN_NAME,
+                "$A$...", false, false)))).as("a plugin switch is the server entries' to decide").isEmpty();
+    }
+
+    @Test
+    void lockedAccountIsRefusedWithTheServersOwnErrorOfEachFlavour() {
+        Step mariaDb = awaitingAccounts(true).onAccounts(List.of(LOCKED));
+        assertThat(mariaDb.outcome()).isEqualTo(Outcome.DENY);
+        assertThat(mariaDb.error().errorCode()).isEqualTo(4151);
+        assertThat(mariaDb.error().message()).isEqualTo("Access denied, this account is locked");
+
+        Step mysql = awaitingAccounts(false).onAccounts(List.of(LOCKED));
+        assertThat(mysql.error().errorCode()).isEqualTo(3118);
+        assertThat(mysql.error().message()).isEqualTo("Access denied for user 'app'@'10.1.2.3'. Account is locked.");
+    }
+
+    @Test
+    void anUnlockedEntryWithThePasswordLetsTheClientInBeforeALockedOne() {
+        AccountEntry localhost = new AccountEntry("localhost", NativePassword.PLUGIN_NAME, STORED, true, false);
+        assertThat(awaitingAccounts(true).onAccounts(List.of(localhost, NATIVE_ACCOUNT)).outcome())
+                .isEqualTo(Outcome.ACCEPT);
+        assertThat(awaitingAccounts(true).acceptKnown(List.of(localhost, NATIVE_ACCOUNT))).isPresent();
     }
 
     @Test
@@ -61,7 +121,7 @@ class ClientAuthenticationTest {
     void accountWithAnotherPluginIsRefusedNamingIt() {
         ClientAuthentication auth = exchange(false);
         auth.onHandshakeResponse("ed", NativePassword.PLUGIN_NAME, new byte[20]);
-        Step step = auth.onAccounts(List.of(new AccountEntry("%", "ed25519", "xyz")));
+        Step step = auth.onAccounts(List.of(new AccountEntry("%", "ed25519", "xyz", false, false)));
         assertThat(step.outcome()).isEqualTo(Outcome.DENY);
         assertThat(step.error().message()).contains("'ed25519'").contains("mysql_native_password or caching_sha2");
     }
@@ -70,7 +130,8 @@ class ClientAuthenticationTest {
     void nativeClientOfACachingSha2AccountIsSwitchedToFullAuthentication() {
         ClientAuthentication auth = exchange(true);
         auth.onHandshakeResponse("modern", NativePassword.PLUGIN_NAME, new byte[20]);
-        Step switched = auth.onAccounts(List.of(new AccountEntry("%", CachingSha2Password.PLUGIN_NAME, "$A$...")));
+        Step switched = auth.onAccounts(List.of(new AccountEntry("%", CachingSha2Password.PLUGIN_NAME, "$A$...", false,
+                false)));
         AuthSwitchRequest request = AuthSwitchRequest.decode(Unpooled.wrappedBuffer(switched.packets().get(0)));
         assertThat(request.pluginName()).isEqualTo(CachingSha2Password.PLUGIN_NAME);
         Step full = auth.onClientPacket(CachingSha2Password.scramble(PASSWORD, SEED));
