@@ -105,7 +105,7 @@ public final class KnownAccounts {
         LOG.debug("accounts: forgot {} known accounts: {}", had, why);
     }
 
-    /** The stream streams from {@code resumedFrom} (null when it starts from nothing). */
+    /** The stream streams from {@code resumedFrom} (null when it starts from the beginning of the binlog). */
     public void streamStarted(GtidSet resumedFrom) {
         applied = resumedFrom;
         streaming = true;
@@ -135,7 +135,13 @@ public final class KnownAccounts {
      * {@code window} before {@code now}: it contains the primary's executed set of a sample taken since.
      */
     static boolean streamCurrent(GtidSet applied, SampledPosition primary, Instant now, Duration window) {
-        return applied != null && primary != null && applied.flavour() == primary.executed().flavour()
-                && !primary.sampledAt().isBefore(now.minus(window)) && applied.contains(primary.executed());
+        if (primary == null || primary.sampledAt().isBefore(now.minus(window))) {
+            return false;
+        }
+        GtidSet executed = primary.executed();
+        // A primary that has committed nothing yet (a new server; the demo's) has no change to have missed; a stream
+        // that starts from the beginning of its binlog has then applied nothing, and knows no position (null).
+        return executed.isEmpty()
+                || applied != null && applied.flavour() == executed.flavour() && applied.contains(executed);
     }
 }

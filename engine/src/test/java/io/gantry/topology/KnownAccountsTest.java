@@ -114,6 +114,17 @@ class KnownAccountsTest {
                 Flavour.MYSQL), sample, NOW, WINDOW)).isFalse();
     }
 
+    /** The demo's primary: no transaction in its binlog, and a stream that started from its beginning. */
+    @Test
+    void aPrimaryThatCommittedNothingHasNothingToMiss() {
+        SampledPosition nothing = new SampledPosition(GtidSet.empty(Flavour.MARIADB), NOW, NOW);
+        assertThat(KnownAccounts.streamCurrent(null, nothing, NOW, WINDOW)).isTrue();
+        assertThat(KnownAccounts.streamCurrent(GtidSet.empty(Flavour.MARIADB), nothing, NOW, WINDOW)).isTrue();
+        SampledPosition old = new SampledPosition(GtidSet.empty(Flavour.MARIADB), NOW.minus(WINDOW.multipliedBy(2)),
+                NOW.minus(WINDOW.multipliedBy(2)));
+        assertThat(KnownAccounts.streamCurrent(null, old, NOW, WINDOW)).as("a stale sample says nothing").isFalse();
+    }
+
     @Test
     void windowMustBePositive() {
         assertThatThrownBy(() -> new KnownAccounts(upstreams, Duration.ZERO, Clock.systemUTC()))

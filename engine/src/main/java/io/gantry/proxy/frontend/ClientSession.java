@@ -126,6 +126,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
                 answers, services.upstreams(), alloc);
         sessionCommands = new SessionCommands(session, backends, forwarder);
         session.wire(this::dispatch, () -> {
+            login.cancelDeadline();
             backends.releaseAll();
             forwarder.discard();
         });
