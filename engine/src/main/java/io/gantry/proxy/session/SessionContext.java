@@ -1,7 +1,5 @@
 package io.gantry.proxy.session;
 
-import io.gantry.gtid.Flavour;
-import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
@@ -9,16 +7,12 @@ import io.gantry.proxy.state.GantrySettings;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
-import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteDecision;
-import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlMode;
-import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
-import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ComQuery;
 import io.gantry.wire.ErrPacket;
@@ -29,7 +23,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -112,6 +105,10 @@ public final class SessionContext {
 
     // ---- what the session is ------------------------------------------------------------------------------------
 
+    /**
+     * The proxy's services, for the login alone ({@code frontend.ClientLogin}, which another change reworks): every
+     * other part of the session is given, by {@code ClientSession}, the services it uses.
+     */
     public ProxyServices services() {
         return services;
     }
@@ -234,7 +231,7 @@ public final class SessionContext {
         lastInsertId = 0;
         idleLimit.set(0); // wait_timeout back to the server's default
         routeState = SessionRouteState.INITIAL;
-        resetGantrySettings();
+        settings.reset();
         tracking.reset();
     }
 
@@ -262,11 +259,6 @@ public final class SessionContext {
         if (!routeState.pinned()) {
             routeState = routeState.withPin(reason);
         }
-    }
-
-    /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
-    void resetGantrySettings() {
-        settings.reset(services.config().routing(), services.config().readGuarantees());
     }
 
     /**
