@@ -58,7 +58,7 @@ public final class KillCommand {
         }
         LiveSession target = found.get();
         if (target.context() == session && !kill.queryOnly()) {
-            session.writeOk(1);
+            client.write(session.okPacket(1, 0, 0));
             client.flush();
             session.closeSession();
             return Reply.LATER;

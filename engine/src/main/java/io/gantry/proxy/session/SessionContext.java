@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * One client session's state, shared by its login, its command handlers, its backends and its response forwarding:
  * who the client is and what it negotiated, the session's routing state, its settings and prepared statements, the
  * phase it is in, and the client's queued commands. Gantry's own answers go out through it, to its
- * {@link ClientWriter}: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs
- * on the client channel's event loop, so nothing here needs a lock.
+ * {@link ClientWriter}: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session; a command whose
+ * answer is more than one packet writes it to the writer itself, its OK and ERR made here ({@link #okPacket},
+ * {@link #errorPacket}). Everything runs on the client channel's event loop, so nothing here needs a lock.
  */
 public final class SessionContext {
 
@@ -312,11 +313,11 @@ public final class SessionContext {
             return;
         }
         if (reply instanceof Reply.Ok) {
-            writeOk(1);
+            writer.write(okPacket(1, 0, 0));
             writer.flush();
         } else if (reply instanceof Reply.Error error) {
             services.metrics().gantryError(error.error().errorCode());
-            writeError(1, error.error());
+            writer.write(errorPacket(1, error.error()));
             writer.flush();
         }
         commandDone();
@@ -348,32 +349,35 @@ public final class SessionContext {
                 | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY | ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
     }
 
-    public void writeOk(int sequenceId) {
-        writeOk(sequenceId, 0);
-    }
-
-    public void writeOk(int sequenceId, long affectedRows) {
-        writeOk(sequenceId, affectedRows, 0);
-    }
-
-    /** @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS}) */
-    public void writeOk(int sequenceId, long affectedRows, int moreStatus) {
+    /**
+     * An OK of Gantry's own, for a command that writes its answer itself through the {@link ClientWriter} (a command
+     * whose answer is one OK returns {@link Reply#OK} instead).
+     *
+     * @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS})
+     */
+    public Packet okPacket(int sequenceId, long affectedRows, int moreStatus) {
         ByteBuf out = alloc.buffer(16);
         OkPacket.of(affectedRows, 0, localStatus() | moreStatus, 0).encode(out, client.capabilities());
-        writer.write(new Packet(sequenceId & 0xFF, out));
+        return new Packet(sequenceId & 0xFF, out);
     }
 
-    public void writeError(int sequenceId, ErrPacket error) {
+    /** An ERR of Gantry's own, for a command that writes its answer itself through the {@link ClientWriter}. */
+    public Packet errorPacket(int sequenceId, ErrPacket error) {
         ByteBuf out = alloc.buffer(32 + error.message().length());
         error.encode(out);
-        writer.write(new Packet(sequenceId & 0xFF, out));
+        return new Packet(sequenceId & 0xFF, out);
+    }
+
+    /** The login's OK, flushed by {@code frontend.ClientLogin}; commands use {@link #finish} or {@link #okPacket}. */
+    public void writeOk(int sequenceId) {
+        writer.write(okPacket(sequenceId, 0, 0));
     }
 
     public void sendErrorAndClose(int sequenceId, ErrPacket error) {
         if (isClosed()) {
             return;
         }
-        writeError(sequenceId, error);
+        writer.write(errorPacket(sequenceId, error));
         writer.closeAfterFlush();
         closeSession();
     }
