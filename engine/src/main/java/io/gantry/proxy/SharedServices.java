@@ -4,6 +4,7 @@ import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
@@ -16,10 +17,12 @@ import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.route.Router;
 import io.gantry.topology.GtidSampler;
+import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
 import java.time.Clock;
 import java.time.Duration;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@link ProxyServices} of one proxy. What is started after the listener (the caches, the metrics, the
@@ -56,9 +59,14 @@ final class SharedServices implements ProxyServices {
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
-        backendPools.onWarming((server, account, loop, releaseSlot) -> BackendConnection.open(server, account, loop,
-                config.connectTimeout(), config.maxPacketSize(), login.greetings(), this.backendChannels,
-                releaseSlot));
+        backendPools.onWarming(this::openBackend);
+    }
+
+    /** See {@link #backendOpener()}: the channels are read at each open, so {@link #setBackendChannels} counts. */
+    private Future<BackendConnection> openBackend(UpstreamServer server, BackendLogin account, EventLoop loop,
+                                                  Runnable releaseSlot) {
+        return BackendConnection.open(server, account, loop, config.connectTimeout(), config.maxPacketSize(),
+                login.greetings(), backendChannels, releaseSlot);
     }
 
     @Override
@@ -115,7 +123,11 @@ final class SharedServices implements ProxyServices {
     }
 
     @Override
-    public BackendChannels backendChannels() {
+    public BackendPools.Opener backendOpener() {
+        return this::openBackend;
+    }
+
+    BackendChannels backendChannels() {
         return backendChannels;
     }
 

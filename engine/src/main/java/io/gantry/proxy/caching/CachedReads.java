@@ -13,6 +13,7 @@ import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
+import io.gantry.proxy.routing.ServerIds;
 import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
@@ -24,15 +25,18 @@ import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.ComQuery;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.time.Clock;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A session's use of the query caches. A SELECT (text, or a prepared statement's execution) whose shape has a cache
@@ -55,6 +59,10 @@ public final class CachedReads {
 
     private final SessionContext session;
     private final ClientWriter client;
+    private final Upstreams upstreams;
+    /** The proxy's caches as they are now: they are made after the listener starts, so they are read each time. */
+    private final Supplier<QueryCaches> currentCaches;
+    private final Clock clock;
     private final Function<ServerId, SampledPosition> positions;
     private final StringBuilder shape = new StringBuilder(128);
     private final StringBuilder literals = new StringBuilder(32);
@@ -77,13 +85,14 @@ public final class CachedReads {
     /** When the previous statement checked the account's right to a cached answer: why it ran where it ran. */
     private RouteReason lastAccountCheck;
 
-    public CachedReads(SessionContext session, ClientWriter client) {
+    public CachedReads(SessionContext session, ClientWriter client, Upstreams upstreams, ServerIds serverIds,
+                       Supplier<QueryCaches> currentCaches, Clock clock) {
         this.session = session;
         this.client = client;
-        this.positions = id -> {
-            UpstreamServer server = session.services().serverIds().find(id);
-            return server == null ? null : server.position();
-        };
+        this.upstreams = upstreams;
+        this.currentCaches = currentCaches;
+        this.clock = clock;
+        this.positions = serverIds::positionOf;
     }
 
     /** The statement goes where {@code routed} says; {@code fill} is its cache's capture, or null. */
@@ -120,7 +129,7 @@ public final class CachedReads {
 
     /** The query caches when the session may use them now, else null. */
     private QueryCaches usable() {
-        QueryCaches caches = session.services().caches();
+        QueryCaches caches = currentCaches.get();
         if (caches == null || caches.isEmpty()) {
             return null;
         }
@@ -228,7 +237,7 @@ public final class CachedReads {
     }
 
     private CacheFill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
-        long now = session.services().clock().millis();
+        long now = clock.millis();
         QueryCaches.EntryKey entryKey = new QueryCaches.EntryKey(cache, binary, format(), parameters);
         // Read before the entry is judged current: the stream publishes its position after the evictions up to it,
         // so every eviction this position covers is seen by the lookup below. Read after, a position could cover
@@ -290,7 +299,7 @@ public final class CachedReads {
         ReadGuarantees guarantees = session.settings().guarantees();
         if (session.consistency().hasPending()) {
             // Hits ask no server, so the samples taken since the session's last read are looked at here.
-            Optional<UpstreamServer> primary = session.services().upstreams().primary();
+            Optional<UpstreamServer> primary = upstreams.primary();
             session.consistency().settle(primary.isPresent() ? session.serverId(primary.get()) : null, positions);
             if (guarantees.readYourWrites() && session.consistency().hasPendingWrite()) {
                 return false;
@@ -367,7 +376,7 @@ public final class CachedReads {
      * once it completed, and its latency. Null for the rest, and while no cache store exists.
      */
     public AfterResponse sampled(QueryText text, AfterResponse after) {
-        QueryCaches caches = session.services().caches();
+        QueryCaches caches = currentCaches.get();
         if (caches == null || --sampleCountdown > 0 || !text.leadsWith("SELECT")) {
             return after;
         }

@@ -68,7 +68,7 @@ public final class AdminCommand {
             // No info text: mysql-connector-j misreads an OK's info unless it is empty, and the message is logged.
             LOG.atInfo().addKeyValue("session", session.id())
                     .log("session {}: admin statement done: {}", session.id(), done.message());
-            session.writeOk(1, done.affectedRows());
+            client.write(session.okPacket(1, done.affectedRows(), 0));
             client.flush();
             return Reply.DONE;
         }

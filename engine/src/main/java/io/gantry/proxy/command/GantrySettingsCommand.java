@@ -83,8 +83,8 @@ final class GantrySettingsCommand {
     private Reply set(GantrySessionSql.Set set) {
         RoutingConfig routing = session.settings().routing();
         ReadGuarantees guarantees = session.settings().guarantees();
-        RoutingConfig defaultRouting = session.services().config().routing();
-        ReadGuarantees defaults = session.services().config().readGuarantees();
+        RoutingConfig defaultRouting = session.settings().flagsRouting();
+        ReadGuarantees defaults = session.settings().flagsGuarantees();
         for (int i = 0; i < set.settings().size(); i++) {
             GantrySessionSql.Setting setting = set.settings().get(i);
             String value = set.values().get(i);

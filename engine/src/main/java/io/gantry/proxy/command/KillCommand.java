@@ -8,7 +8,9 @@ import io.gantry.proxy.session.LiveSession;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
+import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.ErrPacket;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +27,17 @@ public final class KillCommand {
     private final SessionContext session;
     private final SessionBackends backends;
     private final ClientWriter client;
+    /** Where the session a KILL names is found. */
+    private final SessionRegistry sessions;
+    private final Upstreams upstreams;
 
-    KillCommand(SessionContext session, SessionBackends backends, ClientWriter client) {
+    KillCommand(SessionContext session, SessionBackends backends, ClientWriter client, SessionRegistry sessions,
+                Upstreams upstreams) {
         this.session = session;
         this.backends = backends;
         this.client = client;
+        this.sessions = sessions;
+        this.upstreams = upstreams;
     }
 
     Reply run(SessionIdentitySql.Kill kill) {
@@ -44,13 +52,13 @@ public final class KillCommand {
      *         once (an unknown session, one of another account), and {@code done} is not called
      */
     Reply run(SessionIdentitySql.Kill kill, Consumer<ErrPacket> done) {
-        Optional<LiveSession> found = session.services().sessions().find(kill.sessionId());
+        Optional<LiveSession> found = sessions.find(kill.sessionId());
         if (found.isEmpty()) {
             return Reply.error(SessionErrors.unknownThread(kill.sessionId()));
         }
         LiveSession target = found.get();
         if (target.context() == session && !kill.queryOnly()) {
-            session.writeOk(1);
+            client.write(session.okPacket(1, 0, 0));
             client.flush();
             session.closeSession();
             return Reply.LATER;
@@ -74,7 +82,7 @@ public final class KillCommand {
             return;
         }
         Map.Entry<String, Long> thread = threads.get(index);
-        Optional<UpstreamServer> server = session.services().upstreams().find(thread.getKey())
+        Optional<UpstreamServer> server = upstreams.find(thread.getKey())
                 .filter(UpstreamServer::isReachable);
         if (server.isEmpty()) {
             killNext(threads, index + 1, kill, target, done); // a server that is down runs nothing of the session

@@ -76,7 +76,7 @@ final class MultiStatementRun {
             fail(error);
             return;
         }
-        session.writeOk(nextSequence++, 0, more() ? ServerStatus.SERVER_MORE_RESULTS_EXISTS : 0);
+        client.write(session.okPacket(nextSequence++, 0, more() ? ServerStatus.SERVER_MORE_RESULTS_EXISTS : 0));
         next();
     }
 
@@ -94,7 +94,7 @@ final class MultiStatementRun {
     }
 
     private void fail(ErrPacket error) {
-        session.writeError(nextSequence, error);
+        client.write(session.errorPacket(nextSequence, error));
         client.flush();
         session.finish(Reply.DONE);
     }

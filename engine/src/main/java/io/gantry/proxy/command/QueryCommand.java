@@ -16,12 +16,14 @@ import io.gantry.proxy.pipeline.StatementTrip;
 import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
+import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
@@ -59,13 +61,15 @@ public final class QueryCommand {
     private final QueryText statement = new QueryText();
 
     /**
-     * @param adminSql Gantry's own SQL, asked about each text that names Gantry
-     * @param loop     the session's event loop, where an admin statement's answer is written
-     * @param alloc    the client channel's allocator, for the result sets Gantry makes
+     * @param adminSql  Gantry's own SQL, asked about each text that names Gantry
+     * @param sessions  the proxy's sessions, and {@code upstreams} its servers: where a KILL finds what it names
+     * @param loop      the session's event loop, where an admin statement's answer is written
+     * @param alloc     the client channel's allocator, for the result sets Gantry makes
      */
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
                         StatementPipeline pipeline, CachedReads cachedReads, AnswerCorrections answers,
-                        AdminSql adminSql, ClientWriter client, EventLoop loop, ByteBufAllocator alloc) {
+                        AdminSql adminSql, SessionRegistry sessions, Upstreams upstreams, ClientWriter client,
+                        EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
         this.answers = answers;
         this.adminSql = adminSql;
@@ -73,7 +77,7 @@ public final class QueryCommand {
         this.cachedReads = cachedReads;
         this.backends = backends;
         this.pipeline = pipeline;
-        this.kill = new KillCommand(session, backends, client);
+        this.kill = new KillCommand(session, backends, client, sessions, upstreams);
         this.admin = new AdminCommand(session, client, loop, alloc);
         this.settings = new GantrySettingsCommand(session, routing, client, alloc);
     }

@@ -7,8 +7,8 @@ import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
-import io.gantry.route.SessionRouteState;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBufUtil;
 import java.util.Optional;
@@ -23,11 +23,15 @@ public final class SessionCommands {
     private final SessionContext session;
     private final SessionBackends backends;
     private final ResponseForwarder forwarder;
+    /** Where the primary is: the commands that are not a statement run there. */
+    private final Upstreams upstreams;
 
-    public SessionCommands(SessionContext session, SessionBackends backends, ResponseForwarder forwarder) {
+    public SessionCommands(SessionContext session, SessionBackends backends, ResponseForwarder forwarder,
+                           Upstreams upstreams) {
         this.session = session;
         this.backends = backends;
         this.forwarder = forwarder;
+        this.upstreams = upstreams;
     }
 
     /**
@@ -52,10 +56,10 @@ public final class SessionCommands {
      *                     recorded for replay on the session's other backends
      */
     public Reply onPrimary(Packet packet, boolean sessionState) {
-        Optional<UpstreamServer> primary = session.services().upstreams().primary();
+        Optional<UpstreamServer> primary = upstreams.primary();
         if (primary.isEmpty()) {
             packet.release();
-            return Reply.error(SessionErrors.noPrimary("command", session.services().upstreams().noPrimaryReason()));
+            return Reply.error(SessionErrors.noPrimary("command", upstreams.noPrimaryReason()));
         }
         AfterResponse after = sessionState
                 ? backends.afterStatement(null, null, ByteBufUtil.getBytes(packet.payload()))
@@ -67,7 +71,7 @@ public final class SessionCommands {
 
     /** Resets every backend of the session: the primary's answer goes to the client, the rest are closed. */
     public Reply resetConnection(Packet packet) {
-        Optional<UpstreamServer> primary = session.services().upstreams().primary();
+        Optional<UpstreamServer> primary = upstreams.primary();
         if (primary.isEmpty()) {
             backends.closeAll();
         } else {

@@ -64,11 +64,11 @@ final class AfterStatements {
     private AfterResponse last;
     private StatementClass lastClass;
 
-    AfterStatements(SessionContext session, BackendStateSync stateSync,
+    AfterStatements(SessionContext session, BackendStateSync stateSync, ConsistencyRecorder consistency,
                     Function<BackendConnection, SessionBackend> backendOf, Consumer<BackendConnection> mayRelease) {
         this.session = session;
         this.stateSync = stateSync;
-        this.consistency = new ConsistencyRecorder(session);
+        this.consistency = consistency;
         this.backendOf = backendOf;
         this.mayRelease = mayRelease;
     }

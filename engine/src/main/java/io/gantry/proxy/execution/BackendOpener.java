@@ -4,9 +4,9 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.ConnectionSlots;
-import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
@@ -21,10 +21,20 @@ final class BackendOpener {
     private final SessionContext session;
     /** The session's event loop: a new connection runs there. */
     private final EventLoop loop;
+    /** The pools, told of each connection made, and their per-server cap. */
+    private final BackendPools pools;
+    /** The proxy's way to open and log in a connection (see {@code ProxyServices.backendOpener}). */
+    private final BackendPools.Opener connector;
+    /** Where a server that cannot be reached is marked down. */
+    private final Upstreams upstreams;
 
-    BackendOpener(SessionContext session, EventLoop loop) {
+    BackendOpener(SessionContext session, EventLoop loop, BackendPools pools, BackendPools.Opener connector,
+                  Upstreams upstreams) {
         this.session = session;
         this.loop = loop;
+        this.pools = pools;
+        this.connector = connector;
+        this.upstreams = upstreams;
     }
 
     /**
@@ -34,11 +44,6 @@ final class BackendOpener {
      */
     Future<BackendConnection> open(UpstreamServer server, Consumer<BackendConnection> opened) {
         Promise<BackendConnection> ready = loop.newPromise();
-        BackendPools pools = session.services().backendPools();
-        if (pools == null) {
-            login(server, ready, opened, null);
-            return ready;
-        }
         ConnectionSlots slots = pools.slots();
         slots.acquire(server, loop).addListener(granted -> {
             if (!granted.isSuccess()) {
@@ -53,13 +58,10 @@ final class BackendOpener {
         return ready;
     }
 
-    /** Opens and logs in; {@code releaseSlot} gives the cap's slot back when the connection closes (null: none). */
+    /** Opens and logs in; {@code releaseSlot} gives the cap's slot back when the connection closes. */
     private void login(UpstreamServer server, Promise<BackendConnection> ready, Consumer<BackendConnection> opened,
                        Runnable releaseSlot) {
-        ProxyConfig config = session.services().config();
-        BackendConnection.open(server, session.client().backendLogin(), loop,
-                config.connectTimeout(), config.maxPacketSize(), session.services().login().greetings(),
-                session.services().backendChannels(), releaseSlot).addListener(future -> {
+        connector.open(server, session.client().backendLogin(), loop, releaseSlot).addListener(future -> {
             if (future.isSuccess()) {
                 BackendConnection connection = (BackendConnection) future.getNow();
                 if (session.isClosed()) {
@@ -68,15 +70,12 @@ final class BackendOpener {
                     return;
                 }
                 opened.accept(connection);
-                BackendPools pools = session.services().backendPools();
-                if (pools != null) {
-                    pools.created(session.client().poolKey(server.address()));
-                }
+                pools.created(session.client().poolKey(server.address()));
                 ready.trySuccess(connection);
             } else {
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()) {
                     // The first session to fail marks it down, so the next sessions skip it instead of waiting too.
-                    session.services().upstreams().markDown(server, failure.getMessage());
+                    upstreams.markDown(server, failure.getMessage());
                 }
                 ready.tryFailure(future.cause());
             }

@@ -3,10 +3,11 @@ package io.gantry.proxy.execution;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.InternalCommand;
-import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ReadBalance;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.CommandType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -27,15 +28,24 @@ final class BackendReleaser {
     /** The session's event loop, where its timers run. */
     private final EventLoop loop;
     private final ByteBufAllocator alloc;
+    /** {@code --connection-retention-ms} and the read balance of the flags. */
+    private final ProxyConfig config;
+    private final Upstreams upstreams;
+    /** Whose per-server cap may have sessions waiting for room. */
+    private final BackendPools pools;
 
     BackendReleaser(SessionContext session, SessionBackends backends, BackendStateSync stateSync,
-                    AfterStatements afterStatements, EventLoop loop, ByteBufAllocator alloc) {
+                    AfterStatements afterStatements, EventLoop loop, ByteBufAllocator alloc, ProxyConfig config,
+                    Upstreams upstreams, BackendPools pools) {
         this.loop = loop;
         this.alloc = alloc;
         this.session = session;
         this.backends = backends;
         this.stateSync = stateSync;
         this.afterStatements = afterStatements;
+        this.config = config;
+        this.upstreams = upstreams;
+        this.pools = pools;
     }
 
     /**
@@ -108,9 +118,8 @@ final class BackendReleaser {
      * follow at once with another (a busy session under that pressure gives its connection up between statements).
      */
     void scheduleRetentionClose(BackendConnection connection) {
-        ProxyServices services = session.services();
-        if (backends.pool() == null && (services.config().routing().readBalance() != ReadBalance.STATEMENT
-                || services.upstreams().primary().map(p -> p == connection.server()).orElse(false))) {
+        if (backends.pool() == null && (config.routing().readBalance() != ReadBalance.STATEMENT
+                || upstreams.primary().map(p -> p == connection.server()).orElse(false))) {
             return;
         }
         SessionBackend backend = backends.of(connection);
@@ -140,8 +149,7 @@ final class BackendReleaser {
      * by sessions that merely paused (see {@link #scheduleRetentionClose}).
      */
     private boolean waitersFor(BackendConnection connection) {
-        BackendPools pools = session.services().backendPools();
-        return pools != null && backends.pool() != null && pools.slots().hasWaiters(connection.server().address());
+        return backends.pool() != null && pools.slots().hasWaiters(connection.server().address());
     }
 
     /** @param lastUse the session's command that used the connection last when the timer was set */
@@ -162,6 +170,6 @@ final class BackendReleaser {
             } else if (poolable(backend)) {
                 release(backend);
             }
-        }, session.services().config().connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
+        }, config.connectionRetention().toMillis(), TimeUnit.MILLISECONDS);
     }
 }

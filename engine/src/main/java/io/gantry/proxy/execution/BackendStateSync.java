@@ -11,6 +11,7 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
 import io.gantry.proxy.state.SettingReplay;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.CapabilityFlags;
 import io.gantry.wire.ComQuery;
 import io.gantry.wire.CommandType;
@@ -47,10 +48,13 @@ final class BackendStateSync {
 
     private final SessionContext session;
     private final ByteBufAllocator alloc;
+    /** Which server is the primary: only there does a connection need the session's {@code LAST_INSERT_ID()}. */
+    private final Upstreams upstreams;
 
-    BackendStateSync(SessionContext session, ByteBufAllocator alloc) {
+    BackendStateSync(SessionContext session, ByteBufAllocator alloc, Upstreams upstreams) {
         this.session = session;
         this.alloc = alloc;
+        this.upstreams = upstreams;
     }
 
     /**
@@ -289,7 +293,7 @@ final class BackendStateSync {
 
     private boolean needsInsertId(SessionBackend backend) {
         return backend.insertId != session.lastInsertId()
-                && session.services().upstreams().isPrimary(backend.connection.server());
+                && upstreams.isPrimary(backend.connection.server());
     }
 
     /**

@@ -9,6 +9,8 @@ import io.gantry.route.SessionConsistency;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
+import java.time.Clock;
 import java.util.List;
 
 /**
@@ -18,9 +20,16 @@ import java.util.List;
 final class ConsistencyRecorder {
 
     private final SessionContext session;
+    private final Upstreams upstreams;
+    private final Clock clock;
+    /** Asks the position sampler for a sample soon (whichever sampler the proxy runs by then). */
+    private final Runnable nudgeSampler;
 
-    ConsistencyRecorder(SessionContext session) {
+    ConsistencyRecorder(SessionContext session, Upstreams upstreams, Clock clock, Runnable nudgeSampler) {
         this.session = session;
+        this.upstreams = upstreams;
+        this.clock = clock;
+        this.nudgeSampler = nudgeSampler;
     }
 
     /**
@@ -42,18 +51,18 @@ final class ConsistencyRecorder {
                 || kind == StatementKind.TRANSACTION_SAVEPOINT) {
             return; // no data read or written
         }
-        boolean onPrimary = session.services().upstreams().isPrimary(server);
+        boolean onPrimary = upstreams.isPrimary(server);
         boolean wrote = onPrimary && (kind == null || kind == StatementKind.WRITE
                 || kind == StatementKind.TRANSACTION_END);
         if (!wrote || committed == null) {
             // A write whose GTID was not reported (tracking unavailable, or nothing reached the binlog) waits for
             // a sample taken after it, which holds it if it committed.
-            session.consistency().completed(session.serverId(server), session.services().clock().millis(), wrote);
+            session.consistency().completed(session.serverId(server), clock.millis(), wrote);
         }
         if (onPrimary) {
             // Until a sample settles it, no replica may serve the session. A read on a replica needs no sample to
             // go on reading there: the session asks for one only if it is kept from moving (SessionRouting).
-            session.services().nudgeSampler();
+            nudgeSampler.run();
         }
     }
 

@@ -3,16 +3,18 @@ package io.gantry.proxy.execution;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.session.ClientWriter;
+import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.RouteTarget;
 import io.gantry.topology.Role;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameEncoder;
 import io.gantry.wire.ResponseFraming;
-import io.gantry.wire.ServerStatus;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.function.Supplier;
 
 /**
  * Sends a client's command to a backend and streams the response back packet by packet, never decoding rows. The
@@ -44,6 +46,10 @@ public final class ResponseForwarder {
     private final SessionBackends backends;
     private final ClientWriter client;
     private final ByteBufAllocator alloc;
+    /** Which server is the primary: only its read-only refusal sends a write to wait for the next one. */
+    private final Upstreams upstreams;
+    /** The proxy's metrics as they are now (they start after the listener, so they are read at each answer). */
+    private final Supplier<ProxyMetrics> metrics;
     /** The listener of the last completed command, for the next one. */
     private Forwarding idle;
     private final Runnable commandDone;
@@ -54,11 +60,13 @@ public final class ResponseForwarder {
 
     /** @param alloc the client channel's allocator, for the buffer a read burst is framed into */
     public ResponseForwarder(SessionContext session, SessionBackends backends, ClientWriter client,
-                             ByteBufAllocator alloc) {
+                             ByteBufAllocator alloc, Upstreams upstreams, Supplier<ProxyMetrics> metrics) {
         this.session = session;
         this.backends = backends;
         this.client = client;
         this.alloc = alloc;
+        this.upstreams = upstreams;
+        this.metrics = metrics;
         this.commandDone = session::commandDone;
     }
 
@@ -122,7 +130,7 @@ public final class ResponseForwarder {
             answered = true;
             // A statement that may wait for the primary (onReadOnly) is a write routed to the primary.
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.ERR
-                    && ReadOnlyRefusal.fromPrimary(session.services().upstreams(), connection.server(),
+                    && ReadOnlyRefusal.fromPrimary(upstreams, connection.server(),
                     packet.payload(), session.id(), onReadOnly != null) && firstPacket && onReadOnly != null) {
                 refusedAsReadOnly = true;
                 packet.release();
@@ -162,7 +170,7 @@ public final class ResponseForwarder {
             BackendConnection done = connection;
             AfterResponse then = after;
             flushBatch();
-            session.services().metrics().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
+            metrics.get().answered(done.server().role() == Role.PRIMARY ? RouteTarget.PRIMARY
                     : RouteTarget.REPLICA, System.nanoTime() - sentAt);
             awaitingClientData = null;
             noteStatus(done, framing.serverStatus());

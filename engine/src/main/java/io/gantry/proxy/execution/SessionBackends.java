@@ -7,6 +7,7 @@ import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.InternalCommand;
+import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
@@ -14,11 +15,14 @@ import io.gantry.proxy.state.HeldState;
 import io.gantry.route.ServerId;
 import io.gantry.route.StatementClass;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.gantry.wire.ErrPacket;
 import io.gantry.wire.Packet;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +42,10 @@ public final class SessionBackends {
 
     private final SessionContext session;
     private final EventLoop loop;
+    /** The idle connections sessions share; {@code --multiplex} says whether this session takes from them. */
+    private final BackendPools pools;
+    /** {@code --connection-retention-ms}: how long an idle connection stays before it goes to the pool. */
+    private final Duration retention;
     private final BackendStateSync stateSync;
     private final AfterStatements afterStatements;
     private final BackendOpener opener;
@@ -46,16 +54,26 @@ public final class SessionBackends {
     private final Map<ServerId, SessionBackend> backends = new ConcurrentHashMap<>();
 
     /**
-     * @param loop  the session's event loop: its connections run there, and take from its pool
-     * @param alloc the client channel's allocator, for the commands Gantry sends on them
+     * @param loop         the session's event loop: its connections run there, and take from its pool
+     * @param alloc        the client channel's allocator, for the commands Gantry sends on them
+     * @param connector    how a new connection is opened and logged in ({@link BackendOpener})
+     * @param clock        the time a completed statement is recorded at for the read guarantees
+     * @param nudgeSampler asks the position sampler the proxy runs by then for a sample soon
      */
-    public SessionBackends(SessionContext session, EventLoop loop, ByteBufAllocator alloc) {
+    public SessionBackends(SessionContext session, EventLoop loop, ByteBufAllocator alloc, ProxyConfig config,
+                           Upstreams upstreams, BackendPools pools, BackendPools.Opener connector, Clock clock,
+                           Runnable nudgeSampler) {
         this.session = session;
         this.loop = loop;
-        this.stateSync = new BackendStateSync(session, alloc);
-        this.opener = new BackendOpener(session, loop);
-        this.afterStatements = new AfterStatements(session, stateSync, this::of, this::scheduleRetentionClose);
-        this.releaser = new BackendReleaser(session, this, stateSync, afterStatements, loop, alloc);
+        this.pools = pools;
+        this.retention = config.connectionRetention();
+        this.stateSync = new BackendStateSync(session, alloc, upstreams);
+        this.opener = new BackendOpener(session, loop, pools, connector, upstreams);
+        this.afterStatements = new AfterStatements(session, stateSync,
+                new ConsistencyRecorder(session, upstreams, clock, nudgeSampler), this::of,
+                this::scheduleRetentionClose);
+        this.releaser = new BackendReleaser(session, this, stateSync, afterStatements, loop, alloc, config,
+                upstreams, pools);
     }
 
     /** The session's backend threads now, by {@code host:port}: what a KILL of this session must kill. */
@@ -195,9 +213,7 @@ public final class SessionBackends {
 
     /** This event loop's pool of idle connections, or null with {@code --multiplex off}. */
     BackendPool pool() {
-        BackendPools pools = session.services().backendPools();
-        return pools == null || !pools.settings().multiplex() ? null
-                : pools.of(loop);
+        return pools.settings().multiplex() ? pools.of(loop) : null;
     }
 
     /**
@@ -212,7 +228,7 @@ public final class SessionBackends {
         backends.forEach((key, backend) -> {
             String kept = releaser.whyKept(backend);
             described.add(key.hostPort() + " " + (kept != null ? kept : "pooled after "
-                    + session.services().config().connectionRetention().toMillis() + " ms idle"));
+                    + retention.toMillis() + " ms idle"));
         });
         return described.toString();
     }

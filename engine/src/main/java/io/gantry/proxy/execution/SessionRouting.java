@@ -5,10 +5,12 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ReplicaCandidates;
+import io.gantry.proxy.routing.ServerIds;
 import io.gantry.proxy.session.LogText;
-import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
@@ -21,11 +23,11 @@ import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.RouteReason;
 import io.gantry.route.RouteTarget;
+import io.gantry.route.Router;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.StatementClass;
-import io.gantry.route.StatementClassifier;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionFlavor;
@@ -35,6 +37,7 @@ import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.ServerVersion;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -43,6 +46,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Where a session's statement runs: the statement's class and the session's routing state go to the
@@ -93,15 +97,37 @@ public final class SessionRouting {
 
     private final SessionContext session;
     private final SessionBackends backends;
+    private final Upstreams upstreams;
+    private final Router router;
+    private final ServerIds serverIds;
+    private final ReadCounters readCounters;
+    /** The proxy's metrics as they are now (they start after the listener, so they are read at each statement). */
+    private final Supplier<ProxyMetrics> metrics;
+    /** The greeting of each server: the version a refused write in a read-only transaction is worded for. */
+    private final ServerGreetings greetings;
+    private final Clock clock;
+    /** Asks the position sampler for a sample soon (whichever sampler the proxy runs by then). */
+    private final Runnable nudgeSampler;
     /** The replicas as the last statement saw them; reused while nothing about them changes. */
     private final ReplicaCandidates candidates = new ReplicaCandidates();
-    private final Function<ServerId, SampledPosition> positionOf = this::positionOf;
+    private final Function<ServerId, SampledPosition> positionOf;
     /** The last routing's answer: the next one is the same object when nothing about it differs (a record). */
     private Routed lastRouted;
 
-    public SessionRouting(SessionContext session, SessionBackends backends) {
+    public SessionRouting(SessionContext session, SessionBackends backends, Upstreams upstreams, Router router,
+                          ServerIds serverIds, ReadCounters readCounters, Supplier<ProxyMetrics> metrics,
+                          ServerGreetings greetings, Clock clock, Runnable nudgeSampler) {
         this.session = session;
         this.backends = backends;
+        this.upstreams = upstreams;
+        this.router = router;
+        this.serverIds = serverIds;
+        this.readCounters = readCounters;
+        this.metrics = metrics;
+        this.greetings = greetings;
+        this.clock = clock;
+        this.nudgeSampler = nudgeSampler;
+        this.positionOf = serverIds::positionOf;
     }
 
     /**
@@ -134,7 +160,6 @@ public final class SessionRouting {
 
     private Routed decide(StatementClass classified, String sql, boolean commit, boolean mayWait,
                           boolean accountCheck) {
-        ProxyServices services = session.services();
         StatementClass statement = classified;
         if (statement.kind() == StatementKind.TRANSACTION_BEGIN
                 && statement.beginFlavor().orElse(null) == TransactionFlavor.DEFAULT
@@ -152,7 +177,6 @@ public final class SessionRouting {
         }
         SessionRouteState routeState = session.routeState();
         RoutingConfig routing = session.settings().routing();
-        Upstreams upstreams = services.upstreams();
         UpstreamServer primary = upstreams.primaryOrNull();
         ServerId primaryId = primary != null ? session.serverId(primary) : NO_PRIMARY;
         // Only a read can go to a replica: the guarantees are judged for reads alone.
@@ -160,7 +184,7 @@ public final class SessionRouting {
         if (read) {
             session.consistency().settle(primaryId, positionOf);
         }
-        long now = session.services().clock().millis();
+        long now = clock.millis();
         ReadGuarantees guarantees = session.settings().guarantees();
         ReplicaRefusal refused = null;
         boolean anyQualifies = false;
@@ -194,7 +218,7 @@ public final class SessionRouting {
             // What the session wrote or read, not yet seen in a sample, keeps this read on the primary, or
             // (statement balance) on one replica: sample soon. A session on its own replica under session balance
             // needs no sample to read there.
-            services.nudgeSampler();
+            nudgeSampler.run();
         }
         SessionRouteState routedAs = routeState;
         if (!routeState.autocommit() && routeState.transaction() == TransactionState.NONE && read
@@ -203,7 +227,7 @@ public final class SessionRouting {
             // opens an implicit read-only transaction, placed as START TRANSACTION READ ONLY would be.
             routedAs = routeState.withAutocommit(true);
         }
-        RouteDecision decision = services.router().route(statement, routedAs, routing, primaryId, replicas);
+        RouteDecision decision = router.route(statement, routedAs, routing, primaryId, replicas);
         GtidSet waitFor = null;
         if (mayWait && decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && waitable != null
                 && session.consistency().floor(session.settings().guarantees().readYourWrites()) != null) {
@@ -215,13 +239,13 @@ public final class SessionRouting {
         }
         if (accountCheck && waitFor == null && statement.kind() == StatementKind.READ
                 && BY_BALANCE_OR_AVAILABILITY.contains(decision.reason())) {
-            decision = accountCheckServer(upstreams, primary, replicas, statement).orElse(decision);
+            decision = accountCheckServer(primary, replicas, statement).orElse(decision);
         }
         if (decision.server().equals(NO_PRIMARY) && statement.kind() == StatementKind.SESSION_STATE
                 && decision.reason() == RouteReason.SESSION_STATE_CHANGE && !routeState.pinned()) {
             // Without a primary a session setting runs where the session's reads run, and is replayed from
             // there: drivers send settings at connect time, and reads from replicas must go on meanwhile.
-            RouteDecision asRead = services.router().route(StatementClass.of(StatementKind.READ), routeState,
+            RouteDecision asRead = router.route(StatementClass.of(StatementKind.READ), routeState,
                     routing, primaryId, replicas);
             if (!asRead.server().equals(NO_PRIMARY)) {
                 decision = asRead;
@@ -232,7 +256,7 @@ public final class SessionRouting {
         }
         if (LOG.isDebugEnabled()) {
             LOG.debug("session {}: {} -> {}{}", session.id(), LogText.abbreviate(sql), decision.describe(),
-                    decision.reason() == RouteReason.NO_REPLICA_QUALIFIES ? refusals(upstreams, primaryId) : "");
+                    decision.reason() == RouteReason.NO_REPLICA_QUALIFIES ? refusals(primaryId) : "");
         }
         if (commit) {
             Reply refusal = refusal(decision);
@@ -246,12 +270,12 @@ public final class SessionRouting {
                 backends.endTransactionOn(readOnly.server());
             }
             session.routed(decision);
-            services.metrics().routed(decision.target(), decision.reason());
+            metrics.get().routed(decision.target(), decision.reason());
             if (statement.kind() == StatementKind.READ && waitFor == null) {
                 count(decision, refused); // a read that waits is counted once the wait is over
             }
         }
-        UpstreamServer server = services.serverIds().server(decision.server());
+        UpstreamServer server = serverIds.server(decision.server());
         Routed last = lastRouted;
         if (waitFor == null && last != null && last.server() == server && last.statement() == statement
                 && last.decision() == decision) {
@@ -267,8 +291,8 @@ public final class SessionRouting {
      * check, when the session's guarantees allow it (the primary always; a replica when it qualifies); empty when they
      * do not, and the read is routed as usual.
      */
-    private Optional<RouteDecision> accountCheckServer(Upstreams upstreams, UpstreamServer primary,
-                                                       List<ReplicaCandidate> replicas, StatementClass statement) {
+    private Optional<RouteDecision> accountCheckServer(UpstreamServer primary, List<ReplicaCandidate> replicas,
+                                                       StatementClass statement) {
         UpstreamServer heaviest = null;
         for (UpstreamServer server : upstreams.servers()) {
             if (server.isUp() && (heaviest == null || server.weight() > heaviest.weight())) {
@@ -293,14 +317,13 @@ public final class SessionRouting {
     }
 
     private void count(RouteDecision decision, ReplicaRefusal refused) {
-        ReadCounters counters = session.services().readCounters();
         if (decision.target() == RouteTarget.REPLICA) {
-            counters.servedByReplica();
+            readCounters.servedByReplica();
             return;
         }
-        counters.servedByPrimary();
+        readCounters.servedByPrimary();
         if (decision.reason() == RouteReason.NO_REPLICA_QUALIFIES && refused != null) {
-            counters.consistentPrefixFailed(refused);
+            readCounters.consistentPrefixFailed(refused);
         }
     }
 
@@ -340,9 +363,9 @@ public final class SessionRouting {
         List<String> pending = session.consistency().pendingDescriptions();
         rows.add(List.of("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         rows.add(List.of("connections", backends.describeConnections()));
-        long now = session.services().clock().millis();
-        Optional<UpstreamServer> primary = session.services().upstreams().primary();
-        for (UpstreamServer server : session.services().upstreams().servers()) {
+        long now = clock.millis();
+        Optional<UpstreamServer> primary = upstreams.primary();
+        for (UpstreamServer server : upstreams.servers()) {
             SampledPosition position = server.position();
             StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
                     .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
@@ -379,9 +402,9 @@ public final class SessionRouting {
     }
 
     /** Why each replica was refused, for the debug log. */
-    private String refusals(Upstreams upstreams, ServerId primaryId) {
+    private String refusals(ServerId primaryId) {
         StringBuilder out = new StringBuilder(" (");
-        long now = session.services().clock().millis();
+        long now = clock.millis();
         ReadGuarantees guarantees = session.settings().guarantees();
         for (UpstreamServer server : upstreams.servers()) {
             ServerId id = session.serverId(server);
@@ -394,16 +417,10 @@ public final class SessionRouting {
         return out.append(')').toString();
     }
 
-    private SampledPosition positionOf(ServerId id) {
-        UpstreamServer server = session.services().serverIds().find(id);
-        return server == null ? null : server.position();
-    }
-
     /** Why a decision cannot be carried out as the statement's route, or null when it can. */
     private Reply refusal(RouteDecision decision) {
         if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
-            ProxyServices services = session.services();
-            String shownVersion = services.login().greetings().source(services.upstreams().primary()).serverVersion();
+            String shownVersion = greetings.source(upstreams.primary()).serverVersion();
             return Reply.error(SessionErrors.writeInReadOnlyTransaction(ServerVersion.parse(shownVersion)));
         }
         if (decision.target() == RouteTarget.PRIMARY

@@ -22,6 +22,7 @@ import io.gantry.wire.MalformedPacketException;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.topology.UpstreamServer;
+import io.gantry.topology.Upstreams;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
@@ -111,20 +112,27 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         ByteBufAllocator alloc = context.alloc();
         ClientWriter client = new ClientWriter(context);
         session = new SessionContext(services, id, client, loop, alloc, host);
-        backends = new SessionBackends(session, loop, alloc);
-        forwarder = new ResponseForwarder(session, backends, client, alloc);
-        SessionRouting routing = new SessionRouting(session, backends);
+        // Each part gets the services it uses. The caches, the metrics, the sampler and the backend channels are set
+        // after the listener starts, so a part gets a way to read the current one (services::...), not its value.
+        Upstreams upstreams = services.upstreams();
+        backends = new SessionBackends(session, loop, alloc, services.config(), upstreams, services.backendPools(),
+                services.backendOpener(), services.clock(), services::nudgeSampler);
+        forwarder = new ResponseForwarder(session, backends, client, alloc, upstreams, services::metrics);
+        SessionRouting routing = new SessionRouting(session, backends, upstreams, services.router(),
+                services.serverIds(), services.readCounters(), services::metrics, services.login().greetings(),
+                services.clock(), services::nudgeSampler);
         login = new ClientLogin(session, backends, context);
-        CachedReads cachedReads = new CachedReads(session, client);
+        CachedReads cachedReads = new CachedReads(session, client, upstreams, services.serverIds(), services::caches,
+                services.clock());
         StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads,
-                services.upstreams(), services.readCounters(), services.config().failover().switchoverHold(), loop);
+                upstreams, services.readCounters(), services.config().failover().switchoverHold(), loop);
         AnswerCorrections answers = new AnswerCorrections(session, services.sessions(), services.login(),
-                services.upstreams(), client, alloc);
+                upstreams, client, alloc);
         queries = new QueryCommand(session, backends, routing, pipeline, cachedReads, answers, services.adminSql(),
-                client, loop, alloc);
+                services.sessions(), upstreams, client, loop, alloc);
         statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads,
-                answers, services.upstreams(), alloc);
-        sessionCommands = new SessionCommands(session, backends, forwarder);
+                answers, upstreams, alloc);
+        sessionCommands = new SessionCommands(session, backends, forwarder, upstreams);
         session.wire(this::dispatch, () -> {
             login.cancelDeadline();
             backends.releaseAll();

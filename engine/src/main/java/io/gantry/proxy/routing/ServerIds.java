@@ -1,5 +1,6 @@
 package io.gantry.proxy.routing;
 
+import io.gantry.gtid.SampledPosition;
 import io.gantry.route.ServerId;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -37,6 +38,12 @@ public final class ServerIds {
             }
         }
         return null;
+    }
+
+    /** The last sampled position of the server {@code id} names, or null when none is known or it left the list. */
+    public SampledPosition positionOf(ServerId id) {
+        UpstreamServer server = find(id);
+        return server == null ? null : server.position();
     }
 
     /** The server of the current list that {@code id} names. */

@@ -2,7 +2,6 @@ package io.gantry.proxy.session;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
-import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
@@ -41,8 +40,11 @@ public interface ProxyServices {
     /** Answers Gantry's own SQL on the proxy port. */
     AdminSql adminSql();
 
-    /** How sessions reach their servers: TCP, unless the in-process session says otherwise. */
-    BackendChannels backendChannels();
+    /**
+     * How a new connection to a server is opened and logged in, for a session and for the pools' warm minimum alike:
+     * over TCP, unless the in-process session says otherwise. It reads the proxy's current channels at each open.
+     */
+    BackendPools.Opener backendOpener();
 
     /** The idle backend connections sessions share (connection multiplexing), one pool per event loop. */
     BackendPools backendPools();

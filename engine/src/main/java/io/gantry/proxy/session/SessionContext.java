@@ -1,7 +1,5 @@
 package io.gantry.proxy.session;
 
-import io.gantry.gtid.Flavour;
-import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
@@ -9,16 +7,12 @@ import io.gantry.proxy.state.GantrySettings;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
-import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteDecision;
-import io.gantry.route.RoutingConfig;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlMode;
-import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
-import io.gantry.route.StatementKind;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ComQuery;
 import io.gantry.wire.ErrPacket;
@@ -29,7 +23,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -40,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * One client session's state, shared by its login, its command handlers, its backends and its response forwarding:
  * who the client is and what it negotiated, the session's routing state, its settings and prepared statements, the
  * phase it is in, and the client's queued commands. Gantry's own answers go out through it, to its
- * {@link ClientWriter}: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session. Everything runs
- * on the client channel's event loop, so nothing here needs a lock.
+ * {@link ClientWriter}: {@link #finish} ends a command, {@link #sendErrorAndClose} ends the session; a command whose
+ * answer is more than one packet writes it to the writer itself, its OK and ERR made here ({@link #okPacket},
+ * {@link #errorPacket}). Everything runs on the client channel's event loop, so nothing here needs a lock.
  */
 public final class SessionContext {
 
@@ -112,6 +106,10 @@ public final class SessionContext {
 
     // ---- what the session is ------------------------------------------------------------------------------------
 
+    /**
+     * The proxy's services, for the login alone ({@code frontend.ClientLogin}, which another change reworks): every
+     * other part of the session is given, by {@code ClientSession}, the services it uses.
+     */
     public ProxyServices services() {
         return services;
     }
@@ -234,7 +232,7 @@ public final class SessionContext {
         lastInsertId = 0;
         idleLimit.set(0); // wait_timeout back to the server's default
         routeState = SessionRouteState.INITIAL;
-        resetGantrySettings();
+        settings.reset();
         tracking.reset();
     }
 
@@ -262,11 +260,6 @@ public final class SessionContext {
         if (!routeState.pinned()) {
             routeState = routeState.withPin(reason);
         }
-    }
-
-    /** Every {@code gantry_...} setting back to the flags' values (a new session, a reset, a change of user). */
-    void resetGantrySettings() {
-        settings.reset(services.config().routing(), services.config().readGuarantees());
     }
 
     /**
@@ -320,11 +313,11 @@ public final class SessionContext {
             return;
         }
         if (reply instanceof Reply.Ok) {
-            writeOk(1);
+            writer.write(okPacket(1, 0, 0));
             writer.flush();
         } else if (reply instanceof Reply.Error error) {
             services.metrics().gantryError(error.error().errorCode());
-            writeError(1, error.error());
+            writer.write(errorPacket(1, error.error()));
             writer.flush();
         }
         commandDone();
@@ -356,32 +349,35 @@ public final class SessionContext {
                 | ServerStatus.SERVER_STATUS_IN_TRANS_READONLY | ServerStatus.SERVER_STATUS_NO_BACKSLASH_ESCAPES);
     }
 
-    public void writeOk(int sequenceId) {
-        writeOk(sequenceId, 0);
-    }
-
-    public void writeOk(int sequenceId, long affectedRows) {
-        writeOk(sequenceId, affectedRows, 0);
-    }
-
-    /** @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS}) */
-    public void writeOk(int sequenceId, long affectedRows, int moreStatus) {
+    /**
+     * An OK of Gantry's own, for a command that writes its answer itself through the {@link ClientWriter} (a command
+     * whose answer is one OK returns {@link Reply#OK} instead).
+     *
+     * @param moreStatus status flags beyond the session's own ({@code SERVER_MORE_RESULTS_EXISTS})
+     */
+    public Packet okPacket(int sequenceId, long affectedRows, int moreStatus) {
         ByteBuf out = alloc.buffer(16);
         OkPacket.of(affectedRows, 0, localStatus() | moreStatus, 0).encode(out, client.capabilities());
-        writer.write(new Packet(sequenceId & 0xFF, out));
+        return new Packet(sequenceId & 0xFF, out);
     }
 
-    public void writeError(int sequenceId, ErrPacket error) {
+    /** An ERR of Gantry's own, for a command that writes its answer itself through the {@link ClientWriter}. */
+    public Packet errorPacket(int sequenceId, ErrPacket error) {
         ByteBuf out = alloc.buffer(32 + error.message().length());
         error.encode(out);
-        writer.write(new Packet(sequenceId & 0xFF, out));
+        return new Packet(sequenceId & 0xFF, out);
+    }
+
+    /** The login's OK, flushed by {@code frontend.ClientLogin}; commands use {@link #finish} or {@link #okPacket}. */
+    public void writeOk(int sequenceId) {
+        writer.write(okPacket(sequenceId, 0, 0));
     }
 
     public void sendErrorAndClose(int sequenceId, ErrPacket error) {
         if (isClosed()) {
             return;
         }
-        writeError(sequenceId, error);
+        writer.write(errorPacket(sequenceId, error));
         writer.closeAfterFlush();
         closeSession();
     }

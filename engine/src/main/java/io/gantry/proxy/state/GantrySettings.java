@@ -10,20 +10,35 @@ import io.gantry.route.RoutingConfig;
  */
 public final class GantrySettings {
 
+    /** The flags' values: what a new session starts with, and what {@code DEFAULT} and a reset go back to. */
+    private final RoutingConfig flagsRouting;
+    private final ReadGuarantees flagsGuarantees;
     private RoutingConfig routing;
     private ReadGuarantees guarantees;
     /** {@code SET TRANSACTION ... READ ONLY|READ WRITE} not yet sent: for the session's next statement. */
     private NextTransaction nextTransaction;
 
-    public GantrySettings(RoutingConfig routing, ReadGuarantees guarantees) {
-        reset(routing, guarantees);
+    public GantrySettings(RoutingConfig flagsRouting, ReadGuarantees flagsGuarantees) {
+        this.flagsRouting = flagsRouting;
+        this.flagsGuarantees = flagsGuarantees;
+        reset();
     }
 
-    /** Every setting back to the flags' values (a new session, a reset, a change of user); nothing held. */
-    public void reset(RoutingConfig flagsRouting, ReadGuarantees flagsGuarantees) {
+    /** Every setting back to the flags' values (a reset, a change of user); nothing held. */
+    public void reset() {
         this.routing = flagsRouting;
         this.guarantees = flagsGuarantees;
         this.nextTransaction = null;
+    }
+
+    /** The routing settings as the flags set them, whatever the session's own {@code SET gantry_...} made of them. */
+    public RoutingConfig flagsRouting() {
+        return flagsRouting;
+    }
+
+    /** The read guarantees as the flags set them. */
+    public ReadGuarantees flagsGuarantees() {
+        return flagsGuarantees;
     }
 
     public RoutingConfig routing() {
