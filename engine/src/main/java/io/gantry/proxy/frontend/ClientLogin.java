@@ -50,6 +50,8 @@ final class ClientLogin {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final SessionContext session;
+    /** The login's door and limits, the accounts, the servers: a login reaches most of what the proxy shares. */
+    private final ProxyServices services;
     private final SessionBackends backends;
     private final ChannelHandlerContext ctx;
     private final byte[] seed = new byte[NativePassword.SEED_LENGTH];
@@ -68,8 +70,9 @@ final class ClientLogin {
     private ScheduledFuture<?> deadline;
 
     /** @param ctx the client channel: the login greets, upgrades to TLS and replaces the login's framing there */
-    ClientLogin(SessionContext session, SessionBackends backends, ChannelHandlerContext ctx) {
+    ClientLogin(SessionContext session, ProxyServices services, SessionBackends backends, ChannelHandlerContext ctx) {
         this.session = session;
+        this.services = services;
         this.backends = backends;
         this.ctx = ctx;
     }
@@ -80,7 +83,6 @@ final class ClientLogin {
      * at most {@code --connect-timeout-secs}. Returns whether it was greeted or waits.
      */
     boolean start() {
-        ProxyServices services = session.services();
         if (services.sessions().full()) {
             services.peerWarnings().warn("full", "session {}: refused {}, --max-client-connections ({}) reached",
                     session.id(), session.host(), services.config().maxClientConnections());
@@ -115,7 +117,7 @@ final class ClientLogin {
         cancelDeadline();
         session.counts().leftQueue();
         if (session.isClosed()) {
-            session.services().login().gate().leave(session.host());
+            services.login().gate().leave(session.host());
             return;
         }
         greet();
@@ -123,7 +125,6 @@ final class ClientLogin {
 
     /** Sends the greeting; the peer has {@code --connect-timeout-secs} from now to log in. */
     private void greet() {
-        ProxyServices services = session.services();
         ctx.channel().config().setAutoRead(true);
         session.counts().pending();
         Duration timeout = services.config().login().handshakeTimeout();
@@ -157,7 +158,7 @@ final class ClientLogin {
     private void loginTimedOut(Duration timeout) {
         boolean peersTurn = !waitingForServer && (session.phase() == SessionContext.Phase.GREETING_SENT
                 || session.phase() == SessionContext.Phase.AUTHENTICATING);
-        session.services().peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
+        services.peerWarnings().warn("login-timeout", "session {}: closing, {} did not log in within {} s "
                 + "(--connect-timeout-secs){}", session.id(), session.host(), timeout.toSeconds(),
                 peersTurn ? "" : ", waiting for a server");
         if (peersTurn) {
@@ -168,7 +169,7 @@ final class ClientLogin {
 
     /** A new connection the login gate refused: the server's own errors for the two cases, and one log line. */
     private void refuse(LoginGate.Refusal refusal) {
-        RateLimitedLog warnings = session.services().peerWarnings();
+        RateLimitedLog warnings = services.peerWarnings();
         if (refusal instanceof LoginGate.Refusal.Blocked blocked) {
             long seconds = Math.max(1, blocked.left().toSeconds());
             warnings.warn("blocked", "session {}: refused {}, blocked after failed handshakes for {} more s",
@@ -206,7 +207,7 @@ final class ClientLogin {
     }
 
     private ClientAuthentication newAuthentication() {
-        return new ClientAuthentication(seed, session.client().tlsActive(), session.services().login().rsaKey(),
+        return new ClientAuthentication(seed, session.client().tlsActive(), services.login().rsaKey(),
                 session.host(), mariaDb);
     }
 
@@ -215,14 +216,14 @@ final class ClientLogin {
      * request, so bytes already read past it are handed to the TLS handler rather than decoded as packets.
      */
     private void startTls(int sequenceId) {
-        if (session.services().login().sslContext().isEmpty() || session.client().tlsActive()) {
+        if (services.login().sslContext().isEmpty() || session.client().tlsActive()) {
             session.sendErrorAndClose(sequenceId + 1, SessionErrors.tlsNotEnabled());
             return;
         }
         session.client().tlsStarted();
         PacketFrameDecoder decoder = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf alreadyRead = decoder.takeUndecodedBytes();
-        ctx.pipeline().addFirst("tls", session.services().login().sslContext().get().newHandler(ctx.alloc()));
+        ctx.pipeline().addFirst("tls", services.login().sslContext().get().newHandler(ctx.alloc()));
         // Synchronously: the rest of the ClientHello may be in this same read burst and must come after it. The
         // TLS handler only answers a ClientHello, it passes nothing on, so the decoder is not re-entered.
         if (alreadyRead.isReadable()) {
@@ -268,14 +269,14 @@ final class ClientLogin {
                 ctx.flush();
             }
             case LOOKUP -> {
-                Optional<ClientAuthentication.Step> known = session.services().login()
+                Optional<ClientAuthentication.Step> known = services.login()
                         .acceptKnown(session.client().user(), authentication);
                 if (known.isPresent()) {
                     apply(known.get(), next);
                     return;
                 }
                 waitingForServer = true;
-                session.services().login().lookupAccount(session.client().user()).whenComplete((entries, failure) ->
+                services.login().lookupAccount(session.client().user()).whenComplete((entries, failure) ->
                     ctx.executor().execute(() -> {
                         waitingForServer = false;
                         if (session.isClosed()) {
@@ -306,8 +307,8 @@ final class ClientLogin {
      * gate gives this account on this host (none until it has been refused several times in a row).
      */
     private void refused(ClientAuthentication.Step step, int sequence) {
-        Duration delay = session.services().login().gate().loginRefused(session.host(), session.client().user());
-        session.services().peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
+        Duration delay = services.login().gate().loginRefused(session.host(), session.client().user());
+        services.peerWarnings().warn("denied", "session {}: access denied for '{}'@'{}' ({}, {}){}",
                 session.id(), printable(session.client().user()), session.host(), authentication.plugin(),
                 step.reason(),
                 delay.isZero() ? "" : "; answered after " + delay.toMillis() + " ms (--login-delay-after)");
@@ -334,7 +335,7 @@ final class ClientLogin {
     /** @param mayTryAnother whether a server that turns out unreachable (and is marked down) may be replaced, once */
     private void openFirstBackend(int okSequence, boolean mayTryAnother) {
         session.markOpeningBackend();
-        Upstreams upstreams = session.services().upstreams();
+        Upstreams upstreams = services.upstreams();
         Optional<UpstreamServer> first = upstreams.primary().or(() -> upstreams.upReplicas().stream().findFirst());
         if (first.isEmpty()) {
             session.sendErrorAndClose(okSequence, SessionErrors.noServerForLogin(upstreams.noPrimaryReason()));
@@ -373,7 +374,6 @@ final class ClientLogin {
      * {@code --max-allowed-packet}. Returns false after refusing the session when sessions are full.
      */
     private boolean finishLogin(int okSequence) {
-        ProxyServices services = session.services();
         if (session.counts().leavePending()) {
             cancelDeadline();
             services.login().gate().leave(session.host());
@@ -398,7 +398,7 @@ final class ClientLogin {
     private void raisePacketCap() {
         PacketFrameDecoder login = ctx.pipeline().get(PacketFrameDecoder.class);
         ByteBuf early = login.takeUndecodedBytes();
-        PacketFrameDecoder full = new PacketFrameDecoder(session.services().config().maxPacketSize());
+        PacketFrameDecoder full = new PacketFrameDecoder(services.config().maxPacketSize());
         ctx.pipeline().replace(login, "frames", full);
         if (early.isReadable()) {
             try {
@@ -422,7 +422,7 @@ final class ClientLogin {
 
     /** A malformed or unfinished handshake from this host; blocks the host when it is one too many. */
     void handshakeFailed(String what) {
-        LoginDoor door = session.services().login();
+        LoginDoor door = services.login();
         door.gate().handshakeFailed(session.host(), what).ifPresent(door::hostBlocked);
     }
 }

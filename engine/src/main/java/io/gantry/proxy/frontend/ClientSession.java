@@ -121,7 +121,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         SessionRouting routing = new SessionRouting(session, backends, upstreams, services.router(),
                 services.serverIds(), services.readCounters(), services::metrics, services.login().greetings(),
                 services.clock(), services::nudgeSampler);
-        login = new ClientLogin(session, backends, context);
+        login = new ClientLogin(session, services, backends, context);
         CachedReads cachedReads = new CachedReads(session, client, upstreams, services.serverIds(), services::caches,
                 services.clock());
         StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads,

@@ -106,14 +106,6 @@ public final class SessionContext {
 
     // ---- what the session is ------------------------------------------------------------------------------------
 
-    /**
-     * The proxy's services, for the login alone ({@code frontend.ClientLogin}, which another change reworks): every
-     * other part of the session is given, by {@code ClientSession}, the services it uses.
-     */
-    public ProxyServices services() {
-        return services;
-    }
-
     public long id() {
         return id;
     }
