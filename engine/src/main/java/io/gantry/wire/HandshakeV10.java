@@ -5,6 +5,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_PLUGIN_AUTH;
 import static io.gantry.wire.CapabilityFlags.CLIENT_SECURE_CONNECTION;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -83,6 +84,21 @@ public record HandshakeV10(
     @Override
     public byte[] authPluginData() {
         return authPluginData.clone();
+    }
+
+    /** Where {@link #encode} writes the connection id: after the protocol version and the NUL-terminated version. */
+    int connectionIdOffset() {
+        return 1 + serverVersion.getBytes(StandardCharsets.UTF_8).length + 1;
+    }
+
+    /**
+     * Where {@link #encode} writes the seed's second part (after the id, part 1, a filler, the capabilities, the
+     * collation, the status, the data length, the reserved bytes and MariaDB's capabilities); -1 when it has none.
+     */
+    int seedPart2Offset() {
+        return CapabilityFlags.has(capabilities, CLIENT_SECURE_CONNECTION)
+                ? connectionIdOffset() + 4 + SEED_PART_1 + 1 + 2 + 1 + 2 + 2 + 1 + RESERVED + 4
+                : -1;
     }
 
     /** The capabilities as one 64-bit value: MariaDB's extended word in the upper half. */

@@ -22,12 +22,11 @@ import io.gantry.topology.Upstreams;
 import io.gantry.wire.ChangeUser;
 import io.gantry.wire.ClientHandshake;
 import io.gantry.wire.HandshakeResponse41;
-import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.GreetingTemplate;
 import io.gantry.wire.NativePassword;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.ServerStatus;
-import io.gantry.wire.ServerVersion;
 import io.gantry.wire.SslRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -142,12 +141,12 @@ final class ClientLogin {
             }
         }
         // The primary's version, capabilities, MariaDB extended capabilities and collation (see ServerGreetings).
-        HandshakeV10 greeting = services.login().clientGreeting(session.id() & 0xFFFF_FFFFL, seed);
-        offeredCapabilities = greeting.capabilities();
-        offeredMariaDbCapabilities = greeting.mariaDbCapabilities();
-        mariaDb = ServerVersion.parse(greeting.serverVersion()).mariaDb();
-        ByteBuf out = ctx.alloc().buffer(128);
-        greeting.encode(out);
+        GreetingTemplate greeting = services.login().clientGreeting();
+        offeredCapabilities = greeting.greeting().capabilities();
+        offeredMariaDbCapabilities = greeting.greeting().mariaDbCapabilities();
+        mariaDb = greeting.mariaDb();
+        ByteBuf out = ctx.alloc().buffer(greeting.size());
+        greeting.writeTo(out, session.id() & 0xFFFF_FFFFL, seed);
         ctx.writeAndFlush(new Packet(0, out));
     }
 

@@ -26,7 +26,9 @@ import static io.gantry.wire.CapabilityFlags.MARIADB_CLIENT_EXTENDED_METADATA;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.GreetingTemplate;
 import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
 import io.gantry.wire.ServerStatus;
 import java.util.Map;
 import java.util.Optional;
@@ -80,6 +82,7 @@ public final class ServerGreetings implements BackendConnection.GreetingObserver
     private final HandshakeV10 fallback;
     private volatile HandshakeV10 lastShown;
     private volatile HandshakeV10 latestAny;
+    private volatile PreparedGreeting prepared;
 
     /**
      * @param fallbackVersion the version string shown until any server has greeted Gantry
@@ -118,10 +121,25 @@ public final class ServerGreetings implements BackendConnection.GreetingObserver
         return any != null ? any : fallback;
     }
 
-    /** The greeting for one client connection; see {@link #mirror}. */
-    public HandshakeV10 forClient(Optional<UpstreamServer> primary, long connectionId, byte[] seed, boolean tls,
-                           String authPlugin) {
-        return mirror(source(primary), connectionId, seed, tls, authPlugin);
+    /**
+     * The client greeting as a template ({@link GreetingTemplate}): made again only when the greeting it mirrors, the
+     * TLS offer or the auth plugin changes, so a login copies bytes instead of building and encoding a greeting.
+     */
+    public GreetingTemplate templateForClient(Optional<UpstreamServer> primary, boolean tls, String authPlugin) {
+        HandshakeV10 source = source(primary);
+        PreparedGreeting prepared = this.prepared;
+        if (prepared != null && prepared.source() == source && prepared.tls() == tls
+                && prepared.authPlugin().equals(authPlugin)) {
+            return prepared.template();
+        }
+        GreetingTemplate template = new GreetingTemplate(mirror(source, 0, new byte[NativePassword.SEED_LENGTH], tls,
+                authPlugin));
+        this.prepared = new PreparedGreeting(source, tls, authPlugin, template);
+        return template;
+    }
+
+    /** The last template made, and what it was made from. */
+    private record PreparedGreeting(HandshakeV10 source, boolean tls, String authPlugin, GreetingTemplate template) {
     }
 
     /**

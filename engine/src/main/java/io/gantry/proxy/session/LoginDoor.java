@@ -11,7 +11,7 @@ import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.topology.AccountLookup;
 import io.gantry.topology.KnownAccounts;
 import io.gantry.topology.Upstreams;
-import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.GreetingTemplate;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -99,9 +99,8 @@ public final class LoginDoor implements AutoCloseable {
     }
 
     /** The greeting for a new client connection: the current primary's, mirrored (see {@link ServerGreetings}). */
-    public HandshakeV10 clientGreeting(long connectionId, byte[] seed) {
-        return greetings.forClient(upstreams.primary(), connectionId, seed, sslContext.isPresent(),
-                config.defaultAuthPlugin());
+    public GreetingTemplate clientGreeting() {
+        return greetings.templateForClient(upstreams.primary(), sslContext.isPresent(), config.defaultAuthPlugin());
     }
 
     /**

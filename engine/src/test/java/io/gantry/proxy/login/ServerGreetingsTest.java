@@ -19,7 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
+import io.gantry.wire.GreetingTemplate;
 import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
 import io.gantry.wire.ServerStatus;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -89,6 +91,27 @@ class ServerGreetingsTest {
                 MARIADB_EXTENDED, "");
         greetings.greeted(third, upgraded);
         assertThat(greetings.source(Optional.of(third))).isEqualTo(upgraded);
+    }
+
+    /** The template is made once per greeting shown, and again when what it mirrors changes. */
+    @Test
+    void aTemplateIsMadeOnceAndAgainWhenThePrimarysGreetingChanges() {
+        UpstreamServer primary = server(3306);
+        ServerGreetings greetings = new ServerGreetings("fallback");
+        greetings.greeted(primary, MARIADB);
+        GreetingTemplate first = greetings.templateForClient(Optional.of(primary), false, "mysql_native_password");
+        assertThat(greetings.templateForClient(Optional.of(primary), false, "mysql_native_password")).isSameAs(first);
+        assertThat(first.greeting()).isEqualTo(ServerGreetings.mirror(MARIADB, 0,
+                new byte[NativePassword.SEED_LENGTH], false, "mysql_native_password"));
+        assertThat(first.mariaDb()).isTrue();
+
+        GreetingTemplate withTls = greetings.templateForClient(Optional.of(primary), true, "mysql_native_password");
+        assertThat(withTls).isNotSameAs(first);
+        assertThat(withTls.greeting().capabilities() & CLIENT_SSL).isNotZero();
+        greetings.greeted(primary, MYSQL); // the primary was upgraded, or another took its place
+        GreetingTemplate mySql = greetings.templateForClient(Optional.of(primary), true, "mysql_native_password");
+        assertThat(mySql.greeting().serverVersion()).isEqualTo("8.4.3");
+        assertThat(mySql.mariaDb()).isFalse();
     }
 
     private static UpstreamServer server(int port) {
