@@ -137,9 +137,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- servers, Gantry, HAProxy
-# Gantry offers TLS to its clients with a certificate made for this run (the clients do not verify it).
+# Gantry offers TLS to its clients with a certificate made for this run (the clients do not verify it), with the
+# kind of key the sandbox's servers have (RSA 2048), so that the TLS work of each target compares.
 mkdir -p "$work/tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
   -keyout "$work/tls/key.pem" -out "$work/tls/cert.pem" >/dev/null 2>&1 || die "openssl could not make a certificate"
 demo_args=(--no-console --tls-cert "$work/tls/cert.pem" --tls-key "$work/tls/key.pem")
 [[ $server_tls == false ]] || demo_args+=(--server-tls)
