@@ -85,14 +85,7 @@ command -v node >/dev/null || need_install+=(nodejs)
 command -v npm >/dev/null || need_install+=(npm)
 command -v openssl >/dev/null || need_install+=(openssl)
 [[ $server == bundled || -x /usr/sbin/mariadbd ]] || need_install+=(mariadb-server)
-if ((${#need_install[@]})); then
-  log "installing ${need_install[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y "${need_install[@]}" >/dev/null; then
-    apt-get update >/dev/null
-    apt-get install -y "${need_install[@]}" >/dev/null
-  fi
-fi
+install_missing ${need_install[@]+"${need_install[@]}"}
 ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
 
 # The client, with the versions its lock file pins; installed again only when the lock file changes.
@@ -105,16 +98,11 @@ if ! cmp -s "$root/bench/lib/login-churn/package-lock.json" "$churn_dir/package-
 fi
 cp "$root/bench/lib/login-churn/churn.mjs" "$churn_dir/"
 
-for p in "$base_port" "$((base_port + 1))" "$((base_port + 2))" "$gantry_port" "$haproxy_port"; do
-  ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port/--haproxy-port"
-done
+ports_free "--base-port/--gantry-port/--haproxy-port" "$base_port" "$((base_port + 1))" "$((base_port + 2))" \
+  "$gantry_port" "$haproxy_port"
 
 # ---------------------------------------------------------------- clean-up
-work="$(mktemp -d "${TMPDIR:-/tmp}/gantry-logins.XXXXXX")"
-if [[ -z "$out" ]]; then out="$work/results"; fi
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-demo_dir="$work/demo"
+make_work_dir logins
 gantry_pid=""
 haproxy_pid=""
 
@@ -167,11 +155,7 @@ listen primary
     bind 127.0.0.1:$haproxy_port
     server primary 127.0.0.1:$base_port maxconn 2048
 EOF
-haproxy -c -q -f "$out/haproxy.cfg" || die "haproxy rejected $out/haproxy.cfg"
-haproxy -db -f "$out/haproxy.cfg" >"$out/haproxy.log" 2>&1 &
-haproxy_pid=$!
-for ((i = 0; i < 100; i++)); do port_busy "$haproxy_port" && break; sleep 0.1; done
-port_busy "$haproxy_port" || { cat "$out/haproxy.log" >&2; die "haproxy is not listening"; }
+start_haproxy "$haproxy_port"
 
 # ---------------------------------------------------------------- runs
 clk_tck="$(getconf CLK_TCK)"

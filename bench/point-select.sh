@@ -117,30 +117,18 @@ need_install=()
 command -v sysbench >/dev/null || need_install+=(sysbench)
 command -v haproxy >/dev/null || need_install+=(haproxy)
 [[ $server == bundled || -x /usr/sbin/mariadbd ]] || need_install+=(mariadb-server)
-if ((${#need_install[@]})); then
-  log "installing ${need_install[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y "${need_install[@]}" >/dev/null; then
-    apt-get update >/dev/null
-    apt-get install -y "${need_install[@]}" >/dev/null
-  fi
-fi
+install_missing ${need_install[@]+"${need_install[@]}"}
 for tool in java jcmd jfr; do
   command -v "$tool" >/dev/null || [[ $tool != java && $profile == false ]] || die "'$tool' not found (a JDK 17 is needed)"
 done
 
 ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
 
-for p in "$primary_port" "$replica1_port" "$replica2_port" "$gantry_port" "$haproxy_port"; do
-  ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with --base-port/--gantry-port/--haproxy-port"
-done
+ports_free "--base-port/--gantry-port/--haproxy-port" "$primary_port" "$replica1_port" "$replica2_port" \
+  "$gantry_port" "$haproxy_port"
 
 # ---------------------------------------------------------------- clean-up
-work="$(mktemp -d "${TMPDIR:-/tmp}/gantry-bench.XXXXXX")"
-if [[ -z "$out" ]]; then out="$work/results"; fi
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
-demo_dir="$work/demo"
+make_work_dir bench
 gantry_pid=""
 haproxy_pid=""
 
@@ -203,12 +191,8 @@ listen replicas
     server replica1 127.0.0.1:$replica1_port maxconn 2048
     server replica2 127.0.0.1:$replica2_port maxconn 2048
 EOF
-haproxy -c -q -f "$out/haproxy.cfg" || die "haproxy rejected $out/haproxy.cfg"
 log "starting haproxy on $haproxy_port (nbthread $haproxy_nbthread)"
-haproxy -db -f "$out/haproxy.cfg" >"$out/haproxy.log" 2>&1 &
-haproxy_pid=$!
-for ((i = 0; i < 100; i++)); do port_busy "$haproxy_port" && break; sleep 0.1; done
-port_busy "$haproxy_port" || { cat "$out/haproxy.log" >&2; die "haproxy is not listening"; }
+start_haproxy "$haproxy_port"
 
 # ---------------------------------------------------------------- data
 sb_common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=app --mysql-password=app

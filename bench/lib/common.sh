@@ -50,3 +50,37 @@ ensure_jar() { # root jar prebuilt(true|false) mariadb_client: builds the jar un
   log "jar: $jar (sha256 $(sha256sum "$jar" | cut -c1-12), built $(date -r "$jar" '+%F %T'))"
   [[ -x "$client" ]] || die "no mariadb client at $client (the build unpacks it)"
 }
+
+install_missing() { # package...: installs with apt-get those given (the caller lists what it found missing)
+  (($#)) || return 0
+  log "installing $*"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y "$@" >/dev/null; then
+    apt-get update >/dev/null
+    apt-get install -y "$@" >/dev/null
+  fi
+}
+
+ports_free() { # hint port...: dies naming the first port in use and the flags (hint) that choose others
+  local hint=$1 p; shift
+  for p in "$@"; do
+    ! port_busy "$p" || die "port $p on 127.0.0.1 is in use; choose others with $hint"
+  done
+}
+
+make_work_dir() { # name: sets work (a new temporary directory), out (--out's, or work/results) and demo_dir
+  work="$(mktemp -d "${TMPDIR:-/tmp}/gantry-$1.XXXXXX")"
+  if [[ -z "$out" ]]; then out="$work/results"; fi
+  mkdir -p "$out"
+  out="$(cd "$out" && pwd)"
+  demo_dir="$work/demo"
+}
+
+start_haproxy() { # port: checks and starts "$out/haproxy.cfg", waits until it listens on port; sets haproxy_pid
+  local port=$1 i
+  haproxy -c -q -f "$out/haproxy.cfg" || die "haproxy rejected $out/haproxy.cfg"
+  haproxy -db -f "$out/haproxy.cfg" >"$out/haproxy.log" 2>&1 &
+  haproxy_pid=$!
+  for ((i = 0; i < 100; i++)); do port_busy "$port" && break; sleep 0.1; done
+  port_busy "$port" || { cat "$out/haproxy.log" >&2; die "haproxy is not listening"; }
+}
