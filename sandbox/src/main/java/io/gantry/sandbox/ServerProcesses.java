@@ -113,16 +113,24 @@ final class ServerProcesses {
     }
 
     private static void stopAllRegistered() {
-        for (Runnable stop : STOP_FIRST) {
-            if (STOP_FIRST.remove(stop)) {
-                try {
-                    stop.run();
-                } catch (RuntimeException e) {
-                    // The servers must still be stopped.
-                    LOG.error("sandbox: stopping what uses the servers failed: {}", e.toString(), e);
+        try {
+            for (Runnable stop : STOP_FIRST) {
+                if (STOP_FIRST.remove(stop)) {
+                    try {
+                        stop.run();
+                    } catch (RuntimeException e) {
+                        LOG.error("sandbox: stopping what uses the servers failed: {}", e.toString(), e);
+                    }
                 }
             }
+        } finally {
+            // The servers stop whatever failed before, Errors too: a jar replaced under the running JVM makes the
+            // first class loaded on the way out fail (NoClassDefFoundError), and left a demo's servers running.
+            stopServers();
         }
+    }
+
+    private static void stopServers() {
         List<Process> processes = List.copyOf(RUNNING.keySet());
         processes.forEach(Process::destroy);
         for (Process process : processes) {
