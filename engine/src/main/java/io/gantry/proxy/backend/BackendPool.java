@@ -2,6 +2,7 @@ package io.gantry.proxy.backend;
 
 import io.gantry.topology.UpstreamServer;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Promise;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -173,6 +174,11 @@ public final class BackendPool {
     private final Map<String, WarmLogin> warmLogins = new HashMap<>();
     /** Per server, connections the pool is opening for its warm minimum. */
     private final Map<String, Integer> warming = new HashMap<>();
+    /**
+     * Sessions of this loop that wait for room under the per-server cap, by key: a connection of theirs given back
+     * meanwhile passes to the first of them as it is, instead of being closed to free its slot for a new login.
+     */
+    private final Map<Key, ArrayDeque<Promise<Idle>>> waitingHere = new HashMap<>();
     private boolean sweeping;
 
     BackendPool(EventLoop loop, Settings settings, BackendPools.Counters counters, ConnectionSlots slots,
@@ -209,6 +215,14 @@ public final class BackendPool {
      */
     public void give(Key key, BackendConnection connection, String appliedState, boolean tracked, long insertId,
                      BackendLogin login) {
+        if (connection.isUsable() && !connection.isBusy() && slots.hasWaiters(key.server())) {
+            Promise<Idle> waiter = nextWaitingHere(key);
+            if (waiter != null) {
+                counters.reused(key);
+                waiter.trySuccess(new Idle(connection, appliedState, tracked, insertId, System.nanoTime()));
+                return;
+            }
+        }
         if (!connection.isUsable() || connection.isBusy() || settings.maxIdlePerServer() == 0
                 || slots.hasWaiters(key.server())) {
             // Sessions waiting for a connection to that server get its slot instead (see ConnectionSlots).
@@ -228,6 +242,36 @@ public final class BackendPool {
         // A server that closes an idle pooled connection (its wait_timeout, a restart) takes it out of the pool.
         connection.onIdleClose(() -> remove(key, entry));
         startSweeping();
+    }
+
+    /**
+     * Waits, as a session of this loop waiting for a slot of the cap, for a connection of {@code key} that another
+     * session gives back meanwhile ({@link #give}); withdraw with {@link #stopWaiting} when the slot comes first.
+     */
+    public Promise<Idle> awaitGiven(Key key) {
+        Promise<Idle> given = loop.newPromise();
+        waitingHere.computeIfAbsent(key, k -> new ArrayDeque<>()).addLast(given);
+        return given;
+    }
+
+    /** No longer waits for a connection given back (the slot came first, or the wait ended). */
+    public void stopWaiting(Key key, Promise<Idle> given) {
+        ArrayDeque<Promise<Idle>> waiters = waitingHere.get(key);
+        if (waiters != null && waiters.remove(given) && waiters.isEmpty()) {
+            waitingHere.remove(key);
+        }
+    }
+
+    private Promise<Idle> nextWaitingHere(Key key) {
+        ArrayDeque<Promise<Idle>> waiters = waitingHere.get(key);
+        if (waiters == null) {
+            return null;
+        }
+        Promise<Idle> first = waiters.pollFirst();
+        if (waiters.isEmpty()) {
+            waitingHere.remove(key);
+        }
+        return first;
     }
 
     /** Closes every idle connection (the proxy stops). */

@@ -114,6 +114,20 @@ public final class ConnectionSlots {
         return granted;
     }
 
+    /**
+     * Takes a session out of the queue of {@code server}'s waiters (it was given a connection another way); false when
+     * the slot had already passed to it, which it must then {@link #release}.
+     */
+    public boolean withdraw(String server, Future<Void> waiting) {
+        PerServer slots = servers.get(server);
+        if (slots == null) {
+            return false;
+        }
+        synchronized (slots) {
+            return slots.waiting.remove(waiting);
+        }
+    }
+
     /** A slot taken by {@link #acquire} is free again: the first waiter gets it, or the count goes down. */
     public void release(String server) {
         PerServer slots = servers.get(server);

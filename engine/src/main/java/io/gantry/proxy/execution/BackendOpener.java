@@ -2,6 +2,7 @@ package io.gantry.proxy.execution;
 
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
+import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.SessionContext;
@@ -38,15 +39,28 @@ final class BackendOpener {
     }
 
     /**
-     * A new connection to {@code server}, given to {@code opened} on the session's event loop before the future
-     * completes; it fails with the cap's error, the server's, or because the session closed meanwhile (a connection
-     * that arrives then is closed).
+     * A connection to {@code server} for the session: a new one, given to {@code opened}, or, while the session waits
+     * for room under the cap, one of its pool key that another session of this loop gives back meanwhile, given to
+     * {@code handed} (a storm of logins then reuses connections instead of closing one and opening another for each).
+     * Either happens on the session's event loop before the future completes; it fails with the cap's error, the
+     * server's, or because the session closed meanwhile (a connection that arrives then is closed).
      */
-    Future<BackendConnection> open(UpstreamServer server, Consumer<BackendConnection> opened) {
+    Future<BackendConnection> open(UpstreamServer server, BackendPool.Key poolKey, Consumer<BackendConnection> opened,
+                                   Consumer<BackendPool.Idle> handed) {
         Promise<BackendConnection> ready = loop.newPromise();
         ConnectionSlots slots = pools.slots();
-        slots.acquire(server, loop).addListener(granted -> {
-            if (!granted.isSuccess()) {
+        Future<Void> slot = slots.acquire(server, loop);
+        BackendPool pool = slot.isDone() || !pools.settings().multiplex() ? null : pools.of(loop);
+        Promise<BackendPool.Idle> given = pool == null ? null : pool.awaitGiven(poolKey);
+        slot.addListener(granted -> {
+            if (given != null) {
+                pool.stopWaiting(poolKey, given);
+            }
+            if (ready.isDone()) {
+                if (granted.isSuccess()) {
+                    slots.release(server.address()); // a connection given back came first
+                }
+            } else if (!granted.isSuccess()) {
                 ready.tryFailure(granted.cause());
             } else if (session.isClosed()) {
                 slots.release(server.address());
@@ -55,6 +69,23 @@ final class BackendOpener {
                 login(server, ready, opened, () -> slots.release(server.address()));
             }
         });
+        if (given != null) {
+            given.addListener(handOver -> {
+                BackendPool.Idle idle = given.getNow();
+                if (ready.isDone() || idle == null) {
+                    return;
+                }
+                // Out of the cap's queue: the slot, if it passed to this session meanwhile, goes back when it lands.
+                slots.withdraw(server.address(), slot);
+                if (session.isClosed()) {
+                    idle.connection().close();
+                    ready.tryFailure(new BackendFailure(server.address(), "the session closed", null));
+                    return;
+                }
+                handed.accept(idle);
+                ready.trySuccess(idle.connection());
+            });
+        }
         return ready;
     }
 

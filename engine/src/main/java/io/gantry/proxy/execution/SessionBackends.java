@@ -193,14 +193,16 @@ public final class SessionBackends {
             }
         }
         BackendPool pool = pool();
+        BackendPool.Key poolKey = session.client().poolKey(server.address());
         if (pool != null) {
-            BackendPool.Idle pooled = pool.take(session.client().poolKey(server.address()));
+            BackendPool.Idle pooled = pool.take(poolKey);
             if (pooled != null) {
                 stateSync.adopted(keep(key, pooled.connection()), pooled);
                 return loop.newSucceededFuture(pooled.connection());
             }
         }
-        return opener.open(server, connection -> keep(key, connection));
+        return opener.open(server, poolKey, connection -> keep(key, connection),
+                handed -> stateSync.adopted(keep(key, handed.connection()), handed));
     }
 
     /** The session's connection to the server {@code key} names from now on (opened for it, or from the pool). */
