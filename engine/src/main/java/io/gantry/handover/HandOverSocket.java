@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -162,23 +163,31 @@ public final class HandOverSocket implements AutoCloseable {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            work.execute(() -> opened(ctx.channel()));
+            onWorkThread(() -> opened(ctx.channel()));
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, String line) {
-            work.execute(() -> asked(ctx.channel(), line.strip()));
+            onWorkThread(() -> asked(ctx.channel(), line.strip()));
         }
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            work.execute(() -> closed(ctx.channel()));
+            onWorkThread(() -> closed(ctx.channel()));
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             LOG.warn("hand-over: closing a connection: {}", cause.toString());
             ctx.close();
+        }
+    }
+
+    private void onWorkThread(Runnable step) {
+        try {
+            work.execute(step);
+        } catch (RejectedExecutionException closing) {
+            // This Gantry is stopping: no conversation has anything left to do.
         }
     }
 
