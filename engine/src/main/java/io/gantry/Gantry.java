@@ -27,9 +27,13 @@ import io.gantry.cluster.ClusterSettings;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
+import io.gantry.handover.HandOverProtocol;
+import io.gantry.handover.HandOverSocket;
+import io.gantry.handover.TakeOver;
 import io.gantry.metrics.GantryMetrics;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.transport.AdoptedListener;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.TlsTrust;
 import io.gantry.topology.UpstreamUrl;
@@ -42,6 +46,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -161,12 +166,14 @@ public final class Gantry implements AutoCloseable {
     private final Authority authority;
     private final RunningProxy proxy;
     private final Optional<CdcStream> cdc;
-    private final AdminSocket adminSocket;
-    private final Optional<GantryMetrics> metrics;
+    private final Path adminSocket;
+    private final Optional<Restartable<GantryMetrics>> metrics;
     private final QueryCaches caches;
+    private final DataDirectoryLoan loan;
 
     private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
-                   AdminSocket adminSocket, Optional<GantryMetrics> metrics, QueryCaches caches) {
+                   Path adminSocket, Optional<Restartable<GantryMetrics>> metrics, QueryCaches caches,
+                   DataDirectoryLoan loan) {
         this.caches = caches;
         this.metrics = metrics;
         this.parts = parts;
@@ -174,6 +181,14 @@ public final class Gantry implements AutoCloseable {
         this.proxy = proxy;
         this.cdc = cdc;
         this.adminSocket = adminSocket;
+        this.loan = loan;
+    }
+
+    /**
+     * The listening socket this Gantry took over, and the Gantry it took it from, which is told once this one
+     * listens.
+     */
+    private record Adoption(AdoptedListener listener, TakeOver from) {
     }
 
     private static AdminSocket adminSocket(Options options, AdminSqlRunner sql, AdminService admin, EventBus bus,
@@ -187,12 +202,53 @@ public final class Gantry implements AutoCloseable {
     }
 
     /**
+     * The hand-over socket, or none when it cannot be made (a data directory whose path is too long for a Unix
+     * socket): Gantry then runs as before, only no Gantry can take over from it.
+     */
+    private static Optional<HandOverSocket> handOverSocket(Path dataDir, DataDirectoryLoan loan) {
+        try {
+            return HandOverSocket.start(HandOverProtocol.socketIn(dataDir), loan);
+        } catch (IOException e) {
+            LOG.warn("gantry: no hand-over socket, so no Gantry can take over from this one (--take-over): {}",
+                    e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
      * Starts every part in order. A part that fails to start stops those already started, last first, and the
      * failure is thrown: nothing is left running, listening or holding the data directory. The listen addresses
      * are checked first, so a taken port is said at once and with its address.
      */
     public static Gantry start(Options options) throws InterruptedException {
-        ListenAddresses.requireFree("--listen", options.proxy().listen());
+        return start(options, null);
+    }
+
+    /**
+     * Starts as {@link #start(Options)} does, taking over from the Gantry running on the same data directory
+     * ({@code --take-over}): its listening socket first (it keeps accepting), then, once it has let go of the data
+     * directory, everything else; it drains once this one listens. The change stream starts last, from the position
+     * the other saved. A failure closes what started, as a start's does; the caller then closes {@code from}, and the
+     * other Gantry takes back what it lent.
+     *
+     * @throws io.gantry.handover.HandOverException when the other Gantry refuses or the options do not fit it
+     *                                              (another --listen)
+     */
+    public static Gantry takeOver(Options options, TakeOver from) throws InterruptedException {
+        AdoptedListener listener = from.takeListener(options.proxy().listen());
+        try {
+            from.release();
+            return start(options, new Adoption(listener, from));
+        } finally {
+            // Once the proxy has made a channel of it, the channel owns it; until then it is closed here.
+            listener.closeUnadopted();
+        }
+    }
+
+    private static Gantry start(Options options, Adoption adoption) throws InterruptedException {
+        if (adoption == null) {
+            ListenAddresses.requireFree("--listen", options.proxy().listen());
+        }
         if (options.cdc().isPresent()) {
             BinlogNameCharset.requireUtf8(Charset.defaultCharset());
         }
@@ -203,7 +259,8 @@ public final class Gantry implements AutoCloseable {
             options.cluster().ifPresent(settings -> authority.recordEventsAs(settings.instance()));
             EventBus bus = parts.add(new EventBus());
             authority.publishStoredEventsTo(event -> bus.publish(new EngineEvent.Timeline(event)));
-            parts.add(new AuthorityRecorder(authority, bus));
+            Restartable<AuthorityRecorder> recorder = parts.add(new Restartable<>("the Authority's recorder",
+                    () -> new AuthorityRecorder(authority, bus)));
             List<UpstreamUrl> upstream = serverList(authority, Purpose.PROXY, options.upstreamFlags(),
                     options.upstreamFlags());
             List<UpstreamUrl> cdcList = serverList(authority, Purpose.CDC,
@@ -248,10 +305,13 @@ public final class Gantry implements AutoCloseable {
             AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork, caches);
             RunningProxy proxy;
             try {
-                proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(), bus, sql));
+                proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(), bus, sql,
+                        adoption == null ? null : adoption.listener()));
             } catch (Exception e) {
                 // Any exception: Netty's sync() throws a failed bind's exception though no signature declares it.
-                ListenAddresses.requireFreeAfter(e, "--listen", options.proxy().listen());
+                if (adoption == null) {
+                    ListenAddresses.requireFreeAfter(e, "--listen", options.proxy().listen());
+                }
                 throw e;
             }
             status.listening(proxy);
@@ -275,17 +335,32 @@ public final class Gantry implements AutoCloseable {
                 admin.alsoTellCdcChanges(feed::changeServers);
                 feed.start();
             }
-            Optional<GantryMetrics> metrics = options.metricsListen().map(listen -> parts.add(
-                    GantryMetrics.start(listen, proxy, upstreams, cdc, caches, cluster)));
-            cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
-                    .map(server -> !server.isUp()).orElse(false)));
-            parts.add(Pruner.start(authority, options.retention(), Clock.systemUTC()));
+            Optional<Restartable<GantryMetrics>> metrics = options.metricsListen().map(listen -> parts.add(
+                    new Restartable<>("the metrics port", () -> GantryMetrics.start(listen, proxy, upstreams, cdc,
+                            caches, cluster))));
+            Restartable<Pruner> pruner = parts.add(new Restartable<>("the Authority's pruning",
+                    () -> Pruner.start(authority, options.retention(), Clock.systemUTC())));
             Reply.Welcome welcome = new Reply.Welcome(AdminProtocol.VERSION, version(), describe(proxy.address()),
                     authority.dataDir().toAbsolutePath().toString());
-            AdminSocket socket = parts.add(adminSocket(options, sql, admin, bus, adminWork, welcome));
+            Restartable<AdminSocket> socket = parts.add(new Restartable<>("the admin socket",
+                    () -> adminSocket(options, sql, admin, bus, adminWork, welcome)));
+            List<Restartable<?>> lent = new ArrayList<>(List.of(recorder, pruner));
+            metrics.ifPresent(lent::add);
+            lent.add(socket);
+            DataDirectoryLoan loan = new DataDirectoryLoan(proxy, authority, cdc, lent,
+                    options.proxy().socketTransport().flagValue(), version(),
+                    options.cluster().map(ClusterSettings::name));
+            handOverSocket(authority.dataDir(), loan).ifPresent(parts::add);
+            if (adoption != null) {
+                adoption.from().listening();
+            }
+            cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
+                    .map(server -> !server.isUp()).orElse(false)));
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
-                    "Gantry started, listening on " + describe(proxy.address()))));
-            return new Gantry(parts, authority, proxy, cdc, socket, metrics, caches);
+                    "Gantry started, listening on " + describe(proxy.address()) + (adoption == null ? ""
+                            : ", taken over from pid " + adoption.from().greeting().pid()))));
+            return new Gantry(parts, authority, proxy, cdc, socket.current().orElseThrow().path(), metrics, caches,
+                    loan);
         } catch (Exception e) {
             // Any exception: a part may throw what its signature does not declare (Netty's sync() does).
             parts.close();
@@ -447,12 +522,20 @@ public final class Gantry implements AutoCloseable {
 
     /** Where the admin socket listens. */
     public Path adminSocket() {
-        return adminSocket.path();
+        return adminSocket;
     }
 
-    /** Where {@code /metrics} is served, empty without {@code --metrics-listen}. */
+    /** Where {@code /metrics} is served, empty without {@code --metrics-listen} (and while lent to a take-over). */
     public Optional<InetSocketAddress> metricsAddress() {
-        return metrics.map(GantryMetrics::address);
+        return metrics.flatMap(Restartable::current).map(GantryMetrics::address);
+    }
+
+    /**
+     * Completes, with its name for the logs, when a Gantry taking over from this one listens: this one should then
+     * {@link #drain} and {@link #close}, as on SIGTERM.
+     */
+    public CompletableFuture<String> takenOver() {
+        return loan.handedOver();
     }
 
     /** The query caches. */

@@ -118,6 +118,25 @@ class LayeringTest {
     }
 
     @Test
+    void localSocketFilesDependOnNothingOfOurs() {
+        noClasses().that().resideInAPackage("io.gantry.localsocket..")
+                .should().dependOnClassesThat(resideInAPackage("io.gantry..")
+                        .and(not(resideInAPackage("io.gantry.localsocket.."))))
+                .check(ENGINE);
+    }
+
+    @Test
+    void theHandOverKnowsOnlySocketFilesAndTheAdoptedListener() {
+        // What is lent (the Authority, the change stream, the admin socket) stays behind the Lender, which the
+        // composition root implements.
+        noClasses().that().resideInAPackage("io.gantry.handover..")
+                .should().dependOnClassesThat(resideInAPackage("io.gantry..")
+                        .and(not(resideInAnyPackage("io.gantry.handover..", "io.gantry.localsocket..",
+                                "io.gantry.proxy.transport.."))))
+                .check(ENGINE);
+    }
+
+    @Test
     void theProxyReadsOnlyTheAdminSeamAndNothingElseReadsAdmin() {
         noClasses().that().resideOutsideOfPackages("io.gantry.admin..", "io.gantry.proxy..", "io.gantry")
                 .should().dependOnClassesThat().resideInAPackage("io.gantry.admin..")

@@ -14,6 +14,7 @@ import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
+import io.gantry.localsocket.SocketFile;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -71,6 +72,7 @@ public final class AdminSocket implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdminSocket.class);
     private static final String BY = "the admin socket";
+    private static final SocketFile.Name NAME = new SocketFile.Name(BY, "choose another path with --admin-socket");
 
     /**
      * @param maxQueuedBytes bytes waiting for one subscriber beyond which it is disconnected (default 4 MiB)
@@ -165,7 +167,7 @@ public final class AdminSocket implements AutoCloseable {
                                 new Connection());
                     }
                 });
-        file = SocketFile.bind(path, address -> {
+        file = SocketFile.bind(path, NAME, address -> {
             try {
                 server = bootstrap.bind(address).sync().channel();
             } catch (InterruptedException e) {

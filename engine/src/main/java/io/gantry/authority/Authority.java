@@ -380,6 +380,24 @@ public final class Authority implements AutoCloseable {
     }
 
     /**
+     * Lets another process open the data directory's database, a Gantry taking over from this one: H2 locks the
+     * file while it is open, so it is closed; until {@link #takeBack}, every read and write fails with an
+     * {@link AuthorityException} naming {@code holder}.
+     */
+    public void lend(String holder) {
+        database.lend(holder);
+    }
+
+    /**
+     * Opens the database again after {@link #lend}, when the take-over failed.
+     *
+     * @throws AuthorityException if it cannot be opened, as {@link #open(Path, Clock)}
+     */
+    public void takeBack() {
+        database.takeBack();
+    }
+
+    /**
      * Closes both connections. When this process serves the database to others (AUTO_SERVER), they reconnect to
      * the file on their own. Calling it again does nothing.
      */

@@ -29,14 +29,19 @@ final class AuthorityDatabase {
     private static final String OWNER = "sa";
 
     private final Path directory;
+    private final Clock clock;
     private final Object writeLock = new Object();
     private final Object readLock = new Object();
-    private final Connection writer;
-    private final Connection reader;
+    /** Replaced when the file comes back from a lend ({@link #takeBack}); read and written under both locks. */
+    private Connection writer;
+    private Connection reader;
+    /** Who holds the file while it is lent ({@link #lend}), null while this process holds it. */
+    private String lentTo;
     private volatile boolean closed;
 
-    private AuthorityDatabase(Path directory, Connection writer, Connection reader) {
+    private AuthorityDatabase(Path directory, Clock clock, Connection writer, Connection reader) {
         this.directory = directory;
+        this.clock = clock;
         this.writer = writer;
         this.reader = reader;
     }
@@ -64,7 +69,7 @@ final class AuthorityDatabase {
             reader.setReadOnly(true);
             DataDirectory.restrictFiles(directory);
             LOG.debug("authority: opened {} (schema version {}, found {})", file, Schema.CURRENT_VERSION, found);
-            return new AuthorityDatabase(directory, writer, reader);
+            return new AuthorityDatabase(directory, clock, writer, reader);
         } catch (SQLException | RuntimeException e) {
             closeQuietly(writer);
             if (e instanceof AuthorityException authority) {
@@ -192,8 +197,58 @@ final class AuthorityDatabase {
     }
 
     private void ensureOpen() {
+        ensureNotClosed();
+        if (lentTo != null) {
+            throw new AuthorityException("authority: " + directory.resolve(Authority.FILE_NAME) + " is held by "
+                    + lentTo + " now; ask that process");
+        }
+    }
+
+    private void ensureNotClosed() {
         if (closed) {
             throw new IllegalStateException("authority: " + directory.resolve(Authority.FILE_NAME) + " is closed");
+        }
+    }
+
+    /**
+     * Closes both connections so that another process can open the file (H2 locks it while one is open), waiting
+     * for the read and the write in progress; until {@link #takeBack}, every use fails naming {@code holder}. Lent
+     * already (a take-back that failed), it is lent on to {@code holder}.
+     */
+    void lend(String holder) {
+        synchronized (writeLock) {
+            synchronized (readLock) {
+                ensureNotClosed();
+                if (lentTo == null) {
+                    closeQuietly(reader);
+                    closeQuietly(writer);
+                }
+                lentTo = holder;
+                LOG.info("authority: {} lent to {}", directory.resolve(Authority.FILE_NAME), holder);
+            }
+        }
+    }
+
+    /**
+     * Opens the file again after a {@link #lend}, as it is now: the borrower may have written to it. Does nothing
+     * when it is not lent.
+     *
+     * @throws AuthorityException if it cannot be opened (the borrower still holds it)
+     */
+    void takeBack() {
+        synchronized (writeLock) {
+            if (lentTo == null) {
+                return;
+            }
+        }
+        AuthorityDatabase reopened = open(directory, clock, true);
+        synchronized (writeLock) {
+            synchronized (readLock) {
+                writer = reopened.writer;
+                reader = reopened.reader;
+                lentTo = null;
+                LOG.info("authority: {} taken back", directory.resolve(Authority.FILE_NAME));
+            }
         }
     }
 
@@ -205,8 +260,10 @@ final class AuthorityDatabase {
                     return;
                 }
                 closed = true;
-                closeQuietly(reader);
-                closeQuietly(writer);
+                if (lentTo == null) {
+                    closeQuietly(reader);
+                    closeQuietly(writer);
+                }
                 LOG.debug("authority: closed {}", directory.resolve(Authority.FILE_NAME));
             }
         }

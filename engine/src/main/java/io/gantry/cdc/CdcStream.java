@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -268,6 +269,39 @@ public final class CdcStream implements AutoCloseable {
     }
 
     /**
+     * Stops streaming so that a Gantry taking over goes on from here: waits for the stream's thread to stop, then
+     * writes the sink and saves the position, so that the next writer of both starts where this one ended.
+     *
+     * @return whether it stopped the stream (false if it was stopped already: {@link #resumeAfterHandOver} then leaves
+     *         it so)
+     * @throws TimeoutException when the thread did not stop within {@code wait}; the stream is
+     *         then started again
+     */
+    public boolean pauseForHandOver(String reason, Duration wait)
+            throws InterruptedException, TimeoutException {
+        boolean stoppedNow = control.stop(reason);
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (report.state() != State.STOPPED && !control.stoppedForGood()) {
+            if (System.nanoTime() > deadline) {
+                if (stoppedNow) {
+                    control.restart("the take-over did not happen: " + reason);
+                }
+                throw new TimeoutException("the change stream did not stop within "
+                        + wait.toMillis() + " ms");
+            }
+            Thread.sleep(10);
+        }
+        checkpoints.checkpointQuietly();
+        LOG.info("cdc: paused for a take-over; position saved: GTID {}", StreamReport.display(positionText()));
+        return stoppedNow;
+    }
+
+    /** Streams again after {@link #pauseForHandOver} stopped it, when the take-over did not happen. */
+    public void resumeAfterHandOver(String reason) {
+        control.restart(reason);
+    }
+
+    /**
      * {@code ALTER GANTRY CHANGE CDC TO}: keeps streaming without a pause when the current server is on the new list;
      * otherwise moves to the highest-weight server of the new list.
      */
@@ -309,6 +343,11 @@ public final class CdcStream implements AutoCloseable {
                 rates.transactions(), report.lastError());
     }
 
+    /** How long the stream's thread may take to stop: a binlog connection being made may first have to fail. */
+    public Duration stopWait() {
+        return settings.connectTimeout().multipliedBy(2).plusSeconds(1);
+    }
+
     /** Ends the stream, writes and saves what was applied, and closes the sink. */
     @Override
     public void close() {
@@ -316,7 +355,7 @@ public final class CdcStream implements AutoCloseable {
             return;
         }
         try {
-            loop.join(settings.connectTimeout().toMillis() * 2 + 1000);
+            loop.join(stopWait().toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -16,6 +16,7 @@ import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.transport.AdoptedListener;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.GtidSampler;
@@ -30,12 +31,16 @@ import io.gantry.wire.PacketFrameDecoder;
 import io.gantry.wire.PacketFrameEncoder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.UnixChannel;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -47,6 +52,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -167,17 +173,37 @@ public final class ProxyServer implements AutoCloseable {
 
     /** Binds the listening socket; returns the address actually bound (useful with port 0). */
     public InetSocketAddress start() throws InterruptedException {
+        return start(null);
+    }
+
+    /**
+     * Binds the listening socket, or accepts on {@code adopted} (taken over from the Gantry running before; the
+     * transport must then be epoll, see {@link AdoptedListener}); returns the address it listens on.
+     */
+    public InetSocketAddress start(AdoptedListener adopted) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(config.socketTransport().serverChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
                 .childHandler(clientPipeline());
-        listener = bootstrap.bind(config.listen()).sync().channel();
+        if (adopted == null) {
+            listener = bootstrap.channel(config.socketTransport().serverChannel()).bind(config.listen()).sync()
+                    .channel();
+        } else {
+            if (config.socketTransport() != SocketTransport.EPOLL) {
+                adopted.closeUnadopted();
+                throw new IllegalArgumentException("an adopted listener needs --socket-transport epoll, not "
+                        + config.socketTransport().flagValue());
+            }
+            // Already bound and listening: registering it starts the accepting.
+            ServerSocketChannel channel = adopted.channel();
+            ChannelFactory<ServerSocketChannel> theAdoptedOne = () -> channel;
+            listener = bootstrap.channelFactory(theAdoptedOne).register().sync().channel();
+        }
         InetSocketAddress bound = (InetSocketAddress) listener.localAddress();
-        LOG.info("proxy: listening on {}:{} ({}, {} I/O thread{})", bound.getHostString(), bound.getPort(),
-                config.socketTransport().describe(), config.eventLoopThreads(),
+        LOG.info("proxy: listening on {}:{} ({}{}, {} I/O thread{})", bound.getHostString(), bound.getPort(),
+                adopted == null ? "" : "the socket taken over, ", config.socketTransport().describe(), config.eventLoopThreads(),
                 config.eventLoopThreads() == 1 ? "" : "s");
         LOG.info("proxy: TLS, where a server or client uses it, runs on {}", TlsTrust.implementation());
         return bound;
@@ -201,6 +227,14 @@ public final class ProxyServer implements AutoCloseable {
     /** The listening socket's channel, once started: its class is the transport's. */
     Channel listener() {
         return listener;
+    }
+
+    /**
+     * The listening socket's descriptor, for a Gantry taking over; empty under NIO, whose channels keep it out of
+     * reach.
+     */
+    Optional<FileDescriptor> listenerDescriptor() {
+        return listener instanceof UnixChannel unix ? Optional.of(unix.fd()) : Optional.empty();
     }
 
     /**

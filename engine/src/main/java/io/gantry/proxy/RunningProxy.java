@@ -13,6 +13,7 @@ import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
+import io.gantry.proxy.transport.AdoptedListener;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.KnownAccounts;
 import io.gantry.topology.HealthChecker;
@@ -20,6 +21,7 @@ import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
+import io.netty.channel.unix.FileDescriptor;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -79,7 +81,7 @@ public final class RunningProxy implements AutoCloseable {
         EventBus bus = new EventBus();
         try {
             return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE,
-                    bus);
+                    null, bus);
         } catch (Exception e) {
             bus.close();
             throw e;
@@ -92,7 +94,8 @@ public final class RunningProxy implements AutoCloseable {
      */
     public static RunningProxy start(ProxyConfig config, List<UpstreamUrl> urls, Duration healthInterval,
                                      EventBus bus) throws InterruptedException {
-        return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE, null);
+        return start(config, new Upstreams(urls, Clock.systemUTC(), bus), healthInterval, bus, AdminSql.NONE, null,
+                null);
     }
 
     /**
@@ -100,14 +103,18 @@ public final class RunningProxy implements AutoCloseable {
      * @param bus       where blocked hosts are published, and where the greeting refresh hears of primary
      *                  changes; the caller closes it
      * @param admin     answers Gantry's own SQL
+     * @param adopted   the listening socket taken over from the Gantry running before this one, accepted on instead
+     *                  of binding {@code --listen}; null to bind
      */
     public static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
-                                     EventBus bus, AdminSql admin) throws InterruptedException {
-        return start(config, upstreams, healthInterval, bus, admin, null);
+                                     EventBus bus, AdminSql admin, AdoptedListener adopted)
+            throws InterruptedException {
+        return start(config, upstreams, healthInterval, bus, admin, adopted, null);
     }
 
     private static RunningProxy start(ProxyConfig config, Upstreams upstreams, Duration healthInterval,
-                                      EventBus bus, AdminSql admin, EventBus ownBus) throws InterruptedException {
+                                      EventBus bus, AdminSql admin, AdoptedListener adopted, EventBus ownBus)
+            throws InterruptedException {
         List<UpstreamUrl> urls = upstreams.servers().stream().map(UpstreamServer::url).toList();
         ServerValidator.Report report = new ServerValidator(config.connectTimeout(), config.connectRetries())
                 .validate(urls);
@@ -145,7 +152,7 @@ public final class RunningProxy implements AutoCloseable {
                 sampler.start();
                 mirrorGreeting(server, upstreams, config.connectTimeout());
                 greetingRefresh = bus.subscribe("greeting", 1000, event -> refreshGreeting(event, server, upstreams));
-                InetSocketAddress bound = server.start();
+                InetSocketAddress bound = server.start(adopted);
                 health.timeLoginsWith(server::checkLogin);
                 health.start(healthInterval);
                 return new RunningProxy(upstreams, health, sampler, server, bound, greetingRefresh, ownBus);
@@ -203,6 +210,14 @@ public final class RunningProxy implements AutoCloseable {
     /** The hosts refused for failed handshakes, and lifting their blocks ({@code FLUSH GANTRY HOSTS}). */
     public HostBlocks hostBlocks() {
         return server.loginGate();
+    }
+
+    /**
+     * The listening socket's descriptor, for a Gantry taking over from this one; empty under NIO, whose channels
+     * keep it out of reach.
+     */
+    public Optional<FileDescriptor> listenerDescriptor() {
+        return server.listenerDescriptor();
     }
 
     /** The address clients connect to. */

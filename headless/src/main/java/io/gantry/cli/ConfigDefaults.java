@@ -29,6 +29,8 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(ConfigDefaults.class);
     static final String CONFIG_FLAG = "--config";
+    /** What one start does, not a setting: in the file or the environment it would make every start a take-over. */
+    static final String TAKE_OVER_FLAG = "--take-over";
     static final String ENVIRONMENT_PREFIX = "GANTRY_";
     /**
      * {@code GANTRY_*} variables that are not run flags: passwords, what the sandbox and other commands read, and what
@@ -76,10 +78,13 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
         return out.toString();
     }
 
-    /** The flags a file key or variable may set: every option but help, version and {@value #CONFIG_FLAG}. */
+    /**
+     * The flags a file key or variable may set: every option but help, version, {@value #CONFIG_FLAG} and
+     * {@value #TAKE_OVER_FLAG}.
+     */
     static boolean isSetting(OptionSpec option) {
         return !option.usageHelp() && !option.versionHelp() && !option.longestName().equals(CONFIG_FLAG)
-                && option.longestName().startsWith("--");
+                && !option.longestName().equals(TAKE_OVER_FLAG) && option.longestName().startsWith("--");
     }
 
     static List<OptionSpec> settingsOf(CommandSpec command) {

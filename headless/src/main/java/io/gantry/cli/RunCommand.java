@@ -3,7 +3,10 @@ package io.gantry.cli;
 import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
+import io.gantry.cluster.ClusterSettings;
+import io.gantry.handover.TakeOver;
 import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -31,6 +34,8 @@ import picocli.CommandLine;
 final class RunCommand implements Callable<Integer> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
+    /** How long each step of a take-over may wait for the running Gantry's answer. */
+    private static final Duration HAND_OVER_STEP_TIMEOUT = Duration.ofSeconds(10);
 
     @CommandLine.Mixin
     ProxyOptions proxy = new ProxyOptions();
@@ -91,6 +96,13 @@ final class RunCommand implements Callable<Integer> {
             description = "On SIGTERM, how long open transactions may go on before Gantry stops anyway; new clients "
                     + "are refused and idle sessions closed at once; 0 stops at once (default: ${DEFAULT-VALUE}).")
     long drainTimeoutSeconds;
+
+    @Option(names = ConfigDefaults.TAKE_OVER_FLAG,
+            description = "Take over from the Gantry running on the same --data-dir, with the same --listen: its "
+                    + "listening socket passes to this process first, so no client is refused, then its data "
+                    + "directory; it then drains as on SIGTERM and stops. Sessions do not move yet: the running "
+                    + "Gantry's drain ends them. Runs the proxy on --socket-transport epoll. Command line only.")
+    boolean takeOver;
 
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
             description = "Serve Prometheus metrics at http://HOST:PORT/metrics (default: off). Give a loopback "
@@ -153,13 +165,38 @@ final class RunCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), defaults.withOrigins(spec, e.getMessage()));
         }
         StopSignals signals = StopSignals.install();
-        Gantry gantry = Gantry.start(options);
+        Gantry gantry = takeOver ? takeOver(options) : Gantry.start(options);
         signals.serving();
         LOG.info("gantry: serving; SIGTERM or Ctrl-C drains for up to {} s (--drain-timeout-secs), a second signal "
                 + "stops at once", drainTimeoutSeconds);
-        String signal = signals.awaitFirst();
-        drainThenClose(gantry, signal, signals);
+        String why = awaitStop(signals, gantry);
+        // After a signal, a second one stops at once; after a take-over, the first one does.
+        if (signals.first().isDone()) {
+            drainThenClose(gantry, why, signals.second(), "a second stop signal");
+        } else {
+            drainThenClose(gantry, why, signals.first(), "a stop signal");
+        }
         return 0;
+    }
+
+    /**
+     * Starts by taking over from the Gantry running on {@code --data-dir}. Closing the hand-over connection before
+     * this one listens (a failed start) makes the running one take back what it lent and serve on.
+     */
+    private Gantry takeOver(Gantry.Options options) throws InterruptedException {
+        try (TakeOver from = TakeOver.connect(dataDir, HAND_OVER_STEP_TIMEOUT)) {
+            return Gantry.takeOver(options, from);
+        }
+    }
+
+    /** Waits for what ends this Gantry: a stop signal, or a Gantry that took over from it; says which. */
+    private static String awaitStop(StopSignals signals, Gantry gantry) throws InterruptedException {
+        try {
+            return (String) CompletableFuture.anyOf(signals.first().thenApply(signal -> signal + " received"),
+                    gantry.takenOver().thenApply(by -> "taken over by " + by)).get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private Gantry.Options options() {
@@ -182,12 +219,40 @@ final class RunCommand implements Callable<Integer> {
         cdcList = Secrets.fillIn(cdcList, cdcPassword.or(() -> upstreamPassword));
         String database = (cdcList.isEmpty() ? upstream : cdcList).stream().findFirst().map(UpstreamUrl::database)
                 .orElse("");
+        ClusterSettings clusterSettings = cluster.toSettings(spec.commandLine(), config.listen());
+        if (takeOver) {
+            config = takeOverConfig(config, clusterSettings);
+        }
         return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
                 .withAdminSocket(adminSocket)
                 .withMetricsListen(metricsListen())
                 .withCaches(cacheSettings())
-                .withCluster(cluster.toSettings(spec.commandLine(), config.listen()));
+                .withCluster(clusterSettings);
+    }
+
+    /**
+     * The proxy's settings for {@code --take-over}: the adopted listening socket becomes a channel only under
+     * epoll (Netty's io_uring and NIO channels cannot be made from a descriptor), and the proxy's client and backend
+     * sockets share its event loops, so the whole proxy runs on epoll.
+     */
+    private ProxyConfig takeOverConfig(ProxyConfig config, ClusterSettings clusterSettings) {
+        if (clusterSettings != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--take-over does not work with --cluster "
+                    + "yet (the instance's place in the cluster and the feed's lease are not passed on): stop the "
+                    + "running instance with SIGTERM, then start this one without --take-over");
+        }
+        if (!proxy.socketTransport.strip().equalsIgnoreCase(SocketTransport.AUTO)
+                && SocketTransport.parse(proxy.socketTransport) != SocketTransport.EPOLL) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--take-over runs the proxy on "
+                    + "--socket-transport epoll, the one transport that can accept on a listening socket passed from "
+                    + "another process; give epoll or auto, not " + proxy.socketTransport);
+        }
+        try {
+            return config.withSocketTransport(SocketTransport.EPOLL);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--take-over: " + e.getMessage());
+        }
     }
 
     /**
@@ -221,15 +286,18 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Waits for the open transactions, up to {@code --drain-timeout-secs} or a second stop signal, then stops
-     * everything (the change stream saves its position on the way).
+     * Waits for the open transactions, up to {@code --drain-timeout-secs} or {@code stopSignal}, then stops
+     * everything (the change stream saves its position on the way, unless it was handed to a Gantry taking over).
+     *
+     * @param why what started the drain, for the log ("SIGTERM received", "taken over by ...")
      */
-    private void drainThenClose(Gantry gantry, String signal, StopSignals signals) throws InterruptedException {
+    private void drainThenClose(Gantry gantry, String why, CompletableFuture<?> stopSignal, String stopSignalName)
+            throws InterruptedException {
         long started = System.nanoTime();
-        LOG.info("gantry: {} received: draining for up to {} s (--drain-timeout-secs); a second signal stops at once",
-                signal, drainTimeoutSeconds);
+        LOG.info("gantry: {}: draining for up to {} s (--drain-timeout-secs); {} stops at once", why,
+                drainTimeoutSeconds, stopSignalName);
         CompletableFuture<Void> drained = gantry.drain();
-        CompletableFuture<Object> stopNow = CompletableFuture.anyOf(drained, signals.second());
+        CompletableFuture<Object> stopNow = CompletableFuture.anyOf(drained, stopSignal);
         try {
             stopNow.get(drainTimeoutSeconds, TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {
@@ -242,7 +310,7 @@ final class RunCommand implements Callable<Integer> {
         } else {
             LOG.warn("gantry: stopping with {} sessions still inside a transaction ({}); they are cut and their "
                     + "transactions rolled back by the servers", gantry.busySessions(),
-                    signals.second().isDone() ? "a second stop signal" : "--drain-timeout-secs " + drainTimeoutSeconds
+                    stopSignal.isDone() ? stopSignalName : "--drain-timeout-secs " + drainTimeoutSeconds
                             + " passed");
         }
         gantry.close();

@@ -1,7 +1,6 @@
 package io.gantry.cli;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import sun.misc.Signal;
 
@@ -52,13 +51,9 @@ final class StopSignals {
         }
     }
 
-    /** Blocks until the first stop signal; returns its name ({@code SIGTERM}). */
-    String awaitFirst() throws InterruptedException {
-        try {
-            return first.get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(e);
-        }
+    /** Completes on the first stop signal, with its name ({@code SIGTERM}). */
+    CompletableFuture<String> first() {
+        return first;
     }
 
     /** Completes on the second stop signal. */

@@ -132,6 +132,17 @@ class CrossFlagRulesTest {
 
     // ---- helpers ---------------------------------------------------------------------------------------------------
 
+    // ---- --take-over needs --socket-transport epoll -------------------------------------------------------------
+
+    @Test
+    void aTakeOverOnATransportThatCannotAdoptTheListenerIsRefusedNamingIt() {
+        assertThat(execute("run", "--take-over", "--socket-transport", "nio", "--upstream-db-url",
+                "mysql://app:app@127.0.0.1:1/app", "--data-dir", directory.resolve("new").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("--take-over runs the proxy on --socket-transport epoll")
+                .contains("give epoll or auto, not nio");
+        assertThat(directory.resolve("new")).doesNotExist();
+    }
+
     private static ProxyConfig config(String... runArguments) {
         return config(Map.of(), runArguments);
     }

@@ -10,25 +10,20 @@ import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -46,7 +41,6 @@ class RunCommandIT {
     /** A password found nowhere else, so a search for it cannot hit a user or database name. */
     private static final String SERVICE_USER = "gantry_svc";
     private static final String SERVICE_PASSWORD = "Pw-7c41d9e2-drain";
-    private static final Pattern LISTENING = Pattern.compile("proxy: listening on 127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern SAVED = Pattern.compile("cdc: stopped; position saved: GTID (\\S*)");
 
     private static Topology topology;
@@ -69,7 +63,7 @@ class RunCommandIT {
             statement.execute("REVOKE READ_ONLY ADMIN ON *.* FROM '" + SERVICE_USER + "'@'%'");
             statement.execute("CREATE TABLE IF NOT EXISTS app.drained (id INT PRIMARY KEY, note VARCHAR(40))");
         }
-        topology.awaitReplicasCaughtUp(java.time.Duration.ofSeconds(30));
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     }
 
     @AfterEach
@@ -101,7 +95,7 @@ class RunCommandIT {
                 "data-dir = " + dataDir,
                 "drain-timeout-secs = 60",
                 "metrics-listen = 127.0.0.1:0");
-        Gantry gantry = start(Map.of(), "--config", config.toString());
+        GantryProcess gantry = start(Map.of(), "--config", config.toString());
 
         Connection admin = client(gantry.connect(SERVICE_USER, SERVICE_PASSWORD));
         Connection inTransaction = client(gantry.connect("app", "app"));
@@ -151,7 +145,7 @@ class RunCommandIT {
 
     @Test
     void secondSignalStopsAtOnceAndPasswordOnTheCommandLineIsWarnedOf() throws Exception {
-        Gantry gantry = start(Map.of(), "--upstream-db-url", "mysql://" + SERVICE_USER + ":" + SERVICE_PASSWORD + "@"
+        GantryProcess gantry = start(Map.of(), "--upstream-db-url", "mysql://" + SERVICE_USER + ":" + SERVICE_PASSWORD + "@"
                         + topology.primary().address() + "/app", "--listen", "127.0.0.1:0",
                 "--data-dir", directory.resolve("data").toString(), "--no-cdc", "--drain-timeout-secs", "120");
         assertThat(gantry.output()).contains("--upstream-db-url holds a password on the command line, where every "
@@ -174,7 +168,7 @@ class RunCommandIT {
 
     @Test
     void drainTimeoutCutsTransactionsLeftOpen() throws Exception {
-        Gantry gantry = start(Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD,
+        GantryProcess gantry = start(Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD,
                         "GANTRY_UPSTREAM_DB_URL", urlWithoutPassword(topology.primary()),
                         "GANTRY_DRAIN_TIMEOUT_SECS", "1", "GANTRY_NO_CDC", "true"),
                 "--listen", "127.0.0.1:0", "--data-dir", directory.resolve("data").toString());
@@ -191,7 +185,7 @@ class RunCommandIT {
 
     @Test
     void jsonLogFormatWritesOneJsonObjectPerLine() throws Exception {
-        Gantry gantry = start(Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD),
+        GantryProcess gantry = start(Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD),
                 "--upstream-db-url", urlWithoutPassword(topology.primary()), "--listen", "127.0.0.1:0",
                 "--data-dir", directory.resolve("data").toString(), "--no-cdc", "--log-format", "json");
         gantry.process().toHandle().destroy();
@@ -217,89 +211,31 @@ class RunCommandIT {
 
     @Test
     void anUnknownLogFormatIsRefusedNamingIt() throws Exception {
-        Process process = new ProcessBuilder(command("--upstream-db-url", urlWithoutPassword(topology.primary()),
-                "--log-format", "xml", "--data-dir", directory.resolve("data").toString()))
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).isEqualTo(2);
-        assertThat(output).contains("--log-format must be text or json, not 'xml'");
+        GantryProcess gantry = GantryProcess.launch(Map.of(), "--upstream-db-url",
+                urlWithoutPassword(topology.primary()), "--log-format", "xml", "--data-dir",
+                directory.resolve("data").toString());
+        assertThat(gantry.awaitExit(Duration.ofSeconds(30))).isEqualTo(2);
+        assertThat(gantry.output()).contains("--log-format must be text or json, not 'xml'");
     }
 
     @Test
     void passwordFileOthersCanReadIsRefusedNamingIt() throws Exception {
         Path file = passwordFile("rw-r--r--");
-        Process process = new ProcessBuilder(command("--upstream-db-url", urlWithoutPassword(topology.primary()),
-                "--upstream-password-file", file.toString(), "--data-dir", directory.resolve("data").toString()))
-                .redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(process.exitValue()).isEqualTo(2);
-        assertThat(output).contains("--upstream-password-file " + file + " may be read by group or others")
+        GantryProcess gantry = GantryProcess.launch(Map.of(), "--upstream-db-url",
+                urlWithoutPassword(topology.primary()), "--upstream-password-file", file.toString(), "--data-dir",
+                directory.resolve("data").toString());
+        assertThat(gantry.awaitExit(Duration.ofSeconds(30))).isEqualTo(2);
+        assertThat(gantry.output()).contains("--upstream-password-file " + file + " may be read by group or others")
                 .doesNotContain(SERVICE_PASSWORD);
     }
 
     // ---- the process --------------------------------------------------------------------------------------------
 
-    /** A running {@code gantry run}, its output collected line by line. */
-    private record Gantry(Process process, List<String> lines, int port) {
-
-        Connection connect(String user, String password) throws SQLException {
-            return DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + port + "/app?sslMode=DISABLED"
-                    + "&connectTimeout=5000", user, password);
-        }
-
-        String output() {
-            return String.join("\n", lines);
-        }
-
-        void awaitLine(String text) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (lines.stream().noneMatch(line -> line.contains(text))) {
-                assertThat(System.nanoTime()).as("no line with '%s' in:\n%s", text, output()).isLessThan(deadline);
-                Thread.sleep(20);
-            }
-        }
-
-        String matchOf(Pattern pattern) {
-            return lines.stream().map(pattern::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst()
-                    .orElseThrow(() -> new AssertionError("no line matching " + pattern + " in:\n" + output()));
-        }
-    }
-
-    private Gantry start(Map<String, String> environment, String... arguments) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command(arguments)).redirectErrorStream(true);
-        builder.environment().putAll(environment);
-        Process process = builder.start();
-        started.add(process);
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                lines.add("(output ended: " + e.getMessage() + ")");
-            }
-        }, "gantry-output");
-        reader.setDaemon(true);
-        reader.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Optional<Integer> port = Optional.empty();
-        while (port.isEmpty()) {
-            assertThat(process.isAlive()).as("gantry stopped:\n%s", String.join("\n", lines)).isTrue();
-            assertThat(System.nanoTime()).as("gantry did not listen:\n%s", String.join("\n", lines))
-                    .isLessThan(deadline);
-            Thread.sleep(50);
-            port = lines.stream().map(LISTENING::matcher).filter(Matcher::find)
-                    .map(m -> Integer.parseInt(m.group(1))).findFirst();
-        }
-        Gantry gantry = new Gantry(process, lines, port.get());
-        // Listening comes before the stop signals drain: a signal in between would stop it at once.
-        gantry.awaitLine("gantry: serving");
-        assertNoPasswordInArguments(process);
+    private GantryProcess start(Map<String, String> environment, String... arguments) throws Exception {
+        GantryProcess gantry = GantryProcess.launch(environment, arguments);
+        started.add(gantry.process());
+        gantry.awaitServing();
+        assertNoPasswordInArguments(gantry.process());
         return gantry;
     }
 
@@ -315,13 +251,6 @@ class RunCommandIT {
                 assertThat(arguments).contains("gantry").doesNotContain(SERVICE_PASSWORD);
             }
         }
-    }
-
-    private static List<String> command(String... arguments) {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-jar", Path.of("target", "gantry.jar").toString(), "run"));
-        command.addAll(List.of(arguments));
-        return command;
     }
 
     // ---- helpers ------------------------------------------------------------------------------------------------

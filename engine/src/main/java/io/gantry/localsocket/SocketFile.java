@@ -1,4 +1,4 @@
-package io.gantry.admin;
+package io.gantry.localsocket;
 
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
@@ -16,12 +16,13 @@ import java.security.SecureRandom;
 import java.util.Objects;
 
 /**
- * The admin socket's file, made owner-only before anyone can reach it: the socket is bound inside a fresh directory
+ * A Unix socket's file in Gantry's data directory (the admin socket, the hand-over socket), made owner-only before
+ * anyone can reach it: the socket is bound inside a fresh directory
  * that only the owner may enter ({@code rwx------}, made so by {@code mkdir} itself), made {@code rw-------}, and
  * then renamed to its place in one step. Until the rename nobody else can reach it; after, its mode keeps them out
  * (connecting to a Unix socket needs write permission on its file).
  */
-final class SocketFile {
+public final class SocketFile {
 
     /** Linux's limit on a socket path ({@code sun_path}, 108 bytes with the terminating zero). */
     static final int MAX_PATH_BYTES = 107;
@@ -31,13 +32,22 @@ final class SocketFile {
     private final Path path;
     private final Object fileKey;
 
+    /**
+     * What a socket is, for the errors about its file.
+     *
+     * @param name      what it is ("the admin socket")
+     * @param elsewhere how to put it elsewhere ("choose another path with --admin-socket")
+     */
+    public record Name(String name, String elsewhere) {
+    }
+
     private SocketFile(Path path, Object fileKey) {
         this.path = path;
         this.fileKey = fileKey;
     }
 
     /** Binds a listening socket at a given address; the caller's server starts accepting there. */
-    interface Binder {
+    public interface Binder {
         void bind(UnixDomainSocketAddress address) throws IOException;
     }
 
@@ -48,17 +58,17 @@ final class SocketFile {
      * @throws IOException naming the path and what is wrong: a file that is not a socket, a socket another process
      *                     listens on, a path too long for a Unix socket
      */
-    static SocketFile bind(Path target, Binder binder) throws IOException {
+    public static SocketFile bind(Path target, Name name, Binder binder) throws IOException {
         Path absolute = target.toAbsolutePath().normalize();
         Path parent = absolute.getParent();
-        checkLength(absolute);
-        checkWhatIsThere(absolute);
+        checkLength(absolute, name);
+        checkWhatIsThere(absolute, name);
         Files.createDirectories(parent);
         Path directory = privateDirectory(parent);
         // A one-letter name: the temporary path is then as long as the final one for a name like admin.sock.
         Path temporary = directory.resolve("s");
         try {
-            checkLength(temporary);
+            checkLength(temporary, name);
             binder.bind(UnixDomainSocketAddress.of(temporary));
             Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rw-------"));
             Files.move(temporary, absolute, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -70,12 +80,12 @@ final class SocketFile {
                 LinkOption.NOFOLLOW_LINKS).fileKey());
     }
 
-    Path path() {
+    public Path path() {
         return path;
     }
 
     /** Removes the file, unless another process has put its own socket there since. */
-    void delete() {
+    public void delete() {
         try {
             Object now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
             if (Objects.equals(now, fileKey)) {
@@ -86,27 +96,27 @@ final class SocketFile {
         }
     }
 
-    private static void checkLength(Path path) throws IOException {
+    private static void checkLength(Path path, Name name) throws IOException {
         int bytes = path.toString().getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_PATH_BYTES) {
-            throw new IOException("the admin socket path " + path + " is " + bytes + " bytes long, and a Unix socket "
-                    + "path may have at most " + MAX_PATH_BYTES + ": choose a shorter one with --admin-socket");
+            throw new IOException(name.name() + " path " + path + " is " + bytes + " bytes long, and a Unix socket "
+                    + "path may have at most " + MAX_PATH_BYTES + ": " + name.elsewhere());
         }
     }
 
     /** A socket left by a Gantry that died is replaced; anything else there stops the start. */
-    private static void checkWhatIsThere(Path path) throws IOException {
+    private static void checkWhatIsThere(Path path, Name name) throws IOException {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         if (!isSocket(path)) {
-            throw new IOException("the admin socket path " + path + " exists and is not a socket; remove it or "
-                    + "choose another path with --admin-socket");
+            throw new IOException(name.name() + " path " + path + " exists and is not a socket; remove it or "
+                    + name.elsewhere());
         }
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             probe.connect(UnixDomainSocketAddress.of(path));
-            throw new IOException("another process listens on the admin socket " + path + " (a Gantry still "
-                    + "running on this data directory?); stop it or choose another path with --admin-socket");
+            throw new IOException("another process listens on " + name.name() + " " + path + " (a Gantry still "
+                    + "running on this data directory?); stop it or " + name.elsewhere());
         } catch (IOException refused) {
             if (refused.getMessage() != null && refused.getMessage().startsWith("another process")) {
                 throw refused;

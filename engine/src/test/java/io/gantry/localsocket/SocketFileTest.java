@@ -1,4 +1,4 @@
-package io.gantry.admin;
+package io.gantry.localsocket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The admin socket's file: owner-only from the start, in place in one step, and careful of what it replaces. */
+/** A socket's file: owner-only from the start, in place in one step, and careful of what it replaces. */
 class SocketFileTest {
 
     @TempDir
@@ -32,8 +32,11 @@ class SocketFileTest {
         }
     }
 
+    private static final SocketFile.Name ADMIN = new SocketFile.Name("the admin socket",
+            "choose another path with --admin-socket");
+
     private SocketFile bind(Path path) throws IOException {
-        return SocketFile.bind(path, address -> {
+        return SocketFile.bind(path, ADMIN, address -> {
             ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             servers.add(server);
             server.bind(address);

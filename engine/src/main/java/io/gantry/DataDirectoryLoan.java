@@ -1,0 +1,127 @@
+package io.gantry;
+
+import io.gantry.authority.Authority;
+import io.gantry.cdc.CdcStream;
+import io.gantry.handover.HandOverSocket;
+import io.gantry.proxy.RunningProxy;
+import io.netty.channel.unix.FileDescriptor;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a running Gantry lends to the one taking over from it ({@link HandOverSocket}): the listening socket, shared
+ * (both accept until the new one listens), and everything that holds the data directory or a port the new one binds,
+ * let go in the order that loses nothing: the change stream pauses and saves its position, the admin socket and the
+ * metrics port close, the Authority's pruner and recorder stop (the recorder after writing what it holds), and the
+ * Authority closes its H2 file, which H2 locks while it is open. The proxy goes on serving and accepting meanwhile.
+ * If the new Gantry goes away before it listens, all of it comes back in the reverse order.
+ */
+final class DataDirectoryLoan implements HandOverSocket.Lender {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DataDirectoryLoan.class);
+
+    private final RunningProxy proxy;
+    private final Authority authority;
+    private final Optional<CdcStream> cdc;
+    /** Stopped last first on a lend, started first last on a take-back: the recorder first, the admin socket last. */
+    private final List<Restartable<?>> parts;
+    private final String transport;
+    private final String version;
+    /** The {@code --cluster} this Gantry is in, whose instance row and feed lease are not lent yet. */
+    private final Optional<String> cluster;
+    private final CompletableFuture<String> handedOver = new CompletableFuture<>();
+    private boolean streamPaused;
+
+    DataDirectoryLoan(RunningProxy proxy, Authority authority, Optional<CdcStream> cdc, List<Restartable<?>> parts,
+                      String transport, String version, Optional<String> cluster) {
+        this.proxy = proxy;
+        this.authority = authority;
+        this.cdc = cdc;
+        this.parts = List.copyOf(parts);
+        this.transport = transport;
+        this.version = version;
+        this.cluster = cluster;
+    }
+
+    /** Completes with the new Gantry's name once it listens: this one then drains and stops. */
+    CompletableFuture<String> handedOver() {
+        return handedOver;
+    }
+
+    @Override
+    public String listenAddress() {
+        InetSocketAddress address = proxy.address();
+        return address.getHostString() + ":" + address.getPort();
+    }
+
+    @Override
+    public String transport() {
+        return transport;
+    }
+
+    @Override
+    public String version() {
+        return version;
+    }
+
+    @Override
+    public Optional<FileDescriptor> listener() {
+        return proxy.listenerDescriptor();
+    }
+
+    @Override
+    public void lend(String borrower) throws Exception {
+        if (cluster.isPresent()) {
+            throw new IllegalStateException("this Gantry is an instance of --cluster " + cluster.get() + ", whose "
+                    + "place in the cluster a take-over does not pass on yet");
+        }
+        if (cdc.isPresent()) {
+            CdcStream stream = cdc.get();
+            streamPaused = stream.pauseForHandOver("handed to " + borrower, stream.stopWait());
+        }
+        try {
+            for (int i = parts.size() - 1; i >= 0; i--) {
+                parts.get(i).stop();
+            }
+            authority.lend(borrower);
+        } catch (RuntimeException e) {
+            takeBack(borrower);
+            throw e;
+        }
+        LOG.info("gantry: the data directory is lent to {}; still serving and accepting until it listens", borrower);
+    }
+
+    @Override
+    public void takeBack(String borrower) {
+        try {
+            authority.takeBack();
+        } catch (RuntimeException e) {
+            LOG.error("gantry: cannot take the Authority back from {}: {}; the proxy goes on serving, but the "
+                    + "admin socket, metrics, history and change stream stay stopped until Gantry restarts", borrower,
+                    e.getMessage(), e);
+            return;
+        }
+        for (Restartable<?> part : parts) {
+            try {
+                part.restart();
+            } catch (RuntimeException e) {
+                LOG.error("gantry: cannot start again after the take-over by {} failed: {}", borrower, e.toString(),
+                        e);
+            }
+        }
+        if (streamPaused) {
+            cdc.get().resumeAfterHandOver("the take-over by " + borrower + " did not happen");
+            streamPaused = false;
+        }
+        LOG.info("gantry: took the data directory back from {}; serving as before", borrower);
+    }
+
+    @Override
+    public void handedOver(String borrower) {
+        handedOver.complete(borrower);
+    }
+}

@@ -1,0 +1,116 @@
+package io.gantry.handover;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a Gantry taking over ({@code gantry run --take-over}) and the running one say on the hand-over socket, one
+ * line of text each way, and one message that carries the listening socket's descriptor ({@code SCM_RIGHTS}).
+ *
+ * <pre>
+ * running Gantry                                   Gantry taking over
+ *   gantry-hand-over 1 pid=.. gantry=.. listen=.. transport=.. busy=..  -&gt;
+ *                                                  &lt;-  LISTENER
+ *   (the listening socket's descriptor)            -&gt;   adopted, still not accepting
+ *                                                  &lt;-  RELEASE
+ *   change stream paused and saved, admin socket,
+ *   metrics port and Authority let go; RELEASED    -&gt;   starts on the data directory, accepts
+ *                                                  &lt;-  LISTENING
+ *   DRAINING: stops accepting, drains, exits       -&gt;   starts its change stream
+ * </pre>
+ *
+ * <p>The greeting's first two words are the same in every version: a Gantry that reads another version number stops
+ * there, having asked nothing. Until {@code LISTENING} the running Gantry takes back what it let go when the
+ * connection closes, so a Gantry taking over that fails or is killed leaves it serving; after it, the new one
+ * serves alone.
+ */
+public final class HandOverProtocol {
+
+    /** The version this Gantry speaks; the greeting's second word. */
+    public static final int VERSION = 1;
+    /** The socket's name in the data directory, beside the admin socket. */
+    public static final String SOCKET_FILE = "handover.sock";
+
+    static final String GREETING = "gantry-hand-over";
+    static final String LISTENER = "LISTENER";
+    static final String RELEASE = "RELEASE";
+    static final String LISTENING = "LISTENING";
+    static final String RELEASED = "RELEASED";
+    static final String DRAINING = "DRAINING";
+    /** An answer to {@code RELEASE} the running Gantry cannot give: the rest of the line says why. */
+    static final String REFUSED = "REFUSED";
+    /** A greeting line and a reason fit in this; a longer line is not a Gantry's. */
+    static final int MAX_LINE_BYTES = 4096;
+
+    private HandOverProtocol() {
+    }
+
+    /** Where the running Gantry of {@code dataDir} listens for a take-over. */
+    public static Path socketIn(Path dataDir) {
+        return dataDir.resolve(SOCKET_FILE);
+    }
+
+    /**
+     * The running Gantry's first line.
+     *
+     * @param pid       its process id
+     * @param gantry    its version ({@code development build} outside a packaged jar)
+     * @param listen    where its proxy listens, {@code host:port}
+     * @param transport its {@code --socket-transport}; {@code nio} cannot pass its listening socket
+     * @param busy      whether another Gantry is taking over from it now
+     */
+    public record Greeting(long pid, String gantry, String listen, String transport, boolean busy) {
+
+        String line() {
+            // Values are single words: a version string with a space would split, so spaces become underscores.
+            return GREETING + " " + VERSION + " pid=" + pid + " gantry=" + gantry.replace(' ', '_') + " listen="
+                    + listen + " transport=" + transport + " busy=" + busy;
+        }
+
+        /**
+         * Reads a greeting of {@link #VERSION}.
+         *
+         * @throws HandOverException naming what was read, when it is not a Gantry's greeting or is of another
+         *                           version
+         */
+        static Greeting parse(String line) {
+            String[] words = line.strip().split(" ");
+            if (words.length < 2 || !words[0].equals(GREETING)) {
+                throw new HandOverException("what answers on the hand-over socket is not a Gantry (it said '"
+                        + abbreviate(line) + "')");
+            }
+            int version;
+            try {
+                version = Integer.parseInt(words[1]);
+            } catch (NumberFormatException e) {
+                throw new HandOverException("the running Gantry's greeting has no version number: '"
+                        + abbreviate(line) + "'");
+            }
+            if (version != VERSION) {
+                throw new HandOverException("the running Gantry speaks hand-over version " + version + " and this "
+                        + "one speaks version " + VERSION + ": nothing was taken over. Take over with a Gantry that "
+                        + "speaks version " + version + ", or stop the running one (SIGTERM drains it) and start "
+                        + "this one without --take-over");
+            }
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (int i = 2; i < words.length; i++) {
+                int equals = words[i].indexOf('=');
+                if (equals > 0) {
+                    fields.put(words[i].substring(0, equals), words[i].substring(equals + 1));
+                }
+            }
+            try {
+                return new Greeting(Long.parseLong(fields.get("pid")), fields.get("gantry").replace('_', ' '),
+                        fields.get("listen"), fields.get("transport"), Boolean.parseBoolean(fields.get("busy")));
+            } catch (RuntimeException e) {
+                throw new HandOverException("the running Gantry's greeting lacks a field of version " + VERSION
+                        + ": '" + abbreviate(line) + "'");
+            }
+        }
+    }
+
+    static String abbreviate(String text) {
+        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
+    }
+}

@@ -1,0 +1,291 @@
+package io.gantry.handover;
+
+import io.gantry.localsocket.SocketFile;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.codec.string.StringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running Gantry's end of a take-over ({@link HandOverProtocol}): a Unix socket in the data directory, owner-only
+ * as the admin socket is ({@link SocketFile}), on which one Gantry at a time may take over. It passes the listening
+ * socket's descriptor, has the {@link Lender} let go of the data directory and takes it back if the connection
+ * closes before the new Gantry said it listens.
+ *
+ * <p>Threads: one epoll event loop ({@code gantry-hand-over}) frames lines and carries the descriptor (only Netty's
+ * native epoll channels send {@code SCM_RIGHTS}); every step of the conversation, letting go and taking back
+ * included, runs in order on {@code gantry-hand-over-work}, so none blocks the loop and none races another.
+ */
+public final class HandOverSocket implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HandOverSocket.class);
+    private static final SocketFile.Name NAME = new SocketFile.Name("the hand-over socket",
+            "choose a shorter --data-dir");
+
+    /** What the running Gantry lends to the one taking over, and how it lets go. */
+    public interface Lender {
+
+        /** Where its proxy listens, {@code host:port}. */
+        String listenAddress();
+
+        /** Its {@code --socket-transport}. */
+        String transport();
+
+        /** Its Gantry version, for the logs of the one taking over. */
+        String version();
+
+        /** The listening socket's descriptor; empty when its transport keeps it out of reach (NIO). */
+        Optional<FileDescriptor> listener();
+
+        /**
+         * Lets go of everything that holds the data directory or a port the new Gantry binds, while the proxy goes on
+         * serving and accepting. On failure it has taken back what it let go.
+         *
+         * @param borrower who takes over, for the logs ("the Gantry taking over (pid 42)")
+         */
+        void lend(String borrower) throws Exception;
+
+        /** Takes back what {@link #lend} let go: the Gantry taking over failed or went away. */
+        void takeBack(String borrower);
+
+        /** The new Gantry listens: stop accepting, drain and stop, as on SIGTERM. */
+        void handedOver(String borrower);
+    }
+
+    /** Where the one conversation is; changed only on the work thread. */
+    private enum Step { GREETED, LISTENER_SENT, LENT, HANDED_OVER }
+
+    private final Path path;
+    private final Lender lender;
+    private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1,
+            new DefaultThreadFactory("gantry-hand-over", true), EpollIoHandler.newFactory());
+    private final ExecutorService work = Executors.newSingleThreadExecutor(
+            new DefaultThreadFactory("gantry-hand-over-work", true));
+    /** The conversation under way, its step and its peer's name; touched only on the work thread. */
+    private Channel conversation;
+    private Step step;
+    /** Read when the connection opens: once it is closed, the kernel no longer says who it was. */
+    private String borrower;
+    private Channel server;
+    private SocketFile file;
+
+    private HandOverSocket(Path path, Lender lender) {
+        this.path = path;
+        this.lender = lender;
+    }
+
+    /**
+     * Makes the hand-over socket at {@code path} and answers there.
+     *
+     * @return empty where Netty's native epoll transport cannot load (off Linux): no take-over is possible there
+     * @throws IOException when the socket cannot be made; nothing is left running
+     */
+    public static Optional<HandOverSocket> start(Path path, Lender lender) throws IOException {
+        if (!Epoll.isAvailable()) {
+            LOG.info("hand-over: no hand-over socket, so no --take-over of this Gantry: passing a socket needs "
+                    + "native epoll ({})", Epoll.unavailabilityCause().getMessage());
+            return Optional.empty();
+        }
+        HandOverSocket socket = new HandOverSocket(path, lender);
+        try {
+            socket.bind();
+            LOG.info("hand-over: a Gantry started with --take-over takes over through {}", socket.file.path());
+            return Optional.of(socket);
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+
+    private void bind() throws IOException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(loop)
+                .channel(EpollServerDomainSocketChannel.class)
+                .childHandler(new ChannelInitializer<EpollDomainSocketChannel>() {
+                    @Override
+                    protected void initChannel(EpollDomainSocketChannel channel) {
+                        channel.pipeline().addLast(
+                                new LineBasedFrameDecoder(HandOverProtocol.MAX_LINE_BYTES, true, true),
+                                new StringDecoder(StandardCharsets.UTF_8),
+                                new Conversation());
+                    }
+                });
+        file = SocketFile.bind(path, NAME, address -> {
+            try {
+                server = bootstrap.bind(new DomainSocketAddress(address.getPath().toString())).sync().channel();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while binding the hand-over socket", e);
+            } catch (Exception e) {
+                throw new IOException("cannot bind the hand-over socket: " + e.getMessage(), e);
+            }
+        });
+    }
+
+    /** Stops listening and removes the file, so that the Gantry taking over can make its own there. */
+    private void unbind() {
+        if (server != null) {
+            server.close().syncUninterruptibly();
+            server = null;
+        }
+        if (file != null) {
+            file.delete();
+            file = null;
+        }
+    }
+
+    /** Handles one connection; every step goes to the work thread, in order. */
+    private final class Conversation extends SimpleChannelInboundHandler<String> {
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            onWorkThread(() -> opened(ctx.channel()));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, String line) {
+            onWorkThread(() -> asked(ctx.channel(), line.strip()));
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            onWorkThread(() -> closed(ctx.channel()));
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("hand-over: closing a connection: {}", cause.toString());
+            ctx.close();
+        }
+    }
+
+    private void onWorkThread(Runnable step) {
+        try {
+            work.execute(step);
+        } catch (RejectedExecutionException closing) {
+            // This Gantry is stopping: no conversation has anything left to do.
+        }
+    }
+
+    private void opened(Channel channel) {
+        boolean busy = conversation != null;
+        HandOverProtocol.Greeting greeting = new HandOverProtocol.Greeting(ProcessHandle.current().pid(),
+                lender.version(), lender.listenAddress(), lender.transport(), busy);
+        if (busy) {
+            LOG.warn("hand-over: {} wants to take over while {} does; it is told so", nameOf(channel), borrower);
+            send(channel, greeting.line()).addListener(future -> channel.close());
+            return;
+        }
+        conversation = channel;
+        step = Step.GREETED;
+        borrower = nameOf(channel);
+        send(channel, greeting.line());
+    }
+
+    private void asked(Channel channel, String line) {
+        if (channel != conversation) {
+            return;
+        }
+        if (step == Step.GREETED && line.equals(HandOverProtocol.LISTENER)) {
+            Optional<FileDescriptor> listener = lender.listener();
+            if (listener.isEmpty()) {
+                refuse(channel, "its --socket-transport " + lender.transport() + " cannot pass its listening socket");
+                return;
+            }
+            // A new object: the outbound buffer drops the message once sent, and the descriptor stays this one's.
+            channel.writeAndFlush(new FileDescriptor(listener.get().intValue()));
+            step = Step.LISTENER_SENT;
+            LOG.info("hand-over: passed the listening socket ({}) to {}", lender.listenAddress(), borrower);
+        } else if (step == Step.LISTENER_SENT && line.equals(HandOverProtocol.RELEASE)) {
+            try {
+                lender.lend(borrower);
+            } catch (Exception e) {
+                LOG.error("hand-over: could not let go of the data directory for {}: {}", borrower, e.toString(), e);
+                refuse(channel, "could not let go of the data directory: " + e.getMessage());
+                return;
+            }
+            unbind();
+            step = Step.LENT;
+            send(channel, HandOverProtocol.RELEASED);
+        } else if (step == Step.LENT && line.equals(HandOverProtocol.LISTENING)) {
+            step = Step.HANDED_OVER;
+            LOG.info("hand-over: {} listens; this Gantry stops accepting and drains", borrower);
+            send(channel, HandOverProtocol.DRAINING);
+            lender.handedOver(borrower);
+        } else {
+            refuse(channel, "'" + HandOverProtocol.abbreviate(line) + "' was not expected after " + step);
+        }
+    }
+
+    private void closed(Channel channel) {
+        if (channel != conversation) {
+            return;
+        }
+        conversation = null;
+        if (step == Step.LENT) {
+            LOG.warn("hand-over: {} went away before it listened; taking the data directory back", borrower);
+            lender.takeBack(borrower);
+            try {
+                bind();
+            } catch (IOException e) {
+                LOG.error("hand-over: cannot make the hand-over socket again, so this Gantry cannot be taken over "
+                        + "until it restarts: {}", e.getMessage());
+            }
+        } else if (step != Step.HANDED_OVER) {
+            LOG.info("hand-over: {} went away before it took anything over; nothing changes", borrower);
+        }
+    }
+
+    private void refuse(Channel channel, String reason) {
+        LOG.warn("hand-over: refused {}: {}", borrower, reason);
+        send(channel, HandOverProtocol.REFUSED + " " + reason).addListener(future -> channel.close());
+    }
+
+    private static ChannelFuture send(Channel channel, String line) {
+        return channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8));
+    }
+
+    /** The peer as the logs name it: its process id, which the kernel gives with the connection. */
+    private static String nameOf(Channel channel) {
+        try {
+            return "the Gantry taking over (pid " + ((EpollDomainSocketChannel) channel).peerCredentials().pid() + ")";
+        } catch (IOException e) {
+            return "the Gantry taking over";
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            work.submit(this::unbind).get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debug("hand-over: closing the socket: {}", e.toString());
+        }
+        work.shutdownNow();
+        loop.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

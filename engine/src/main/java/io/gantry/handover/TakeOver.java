@@ -1,0 +1,280 @@
+package io.gantry.handover;
+
+import io.gantry.proxy.transport.AdoptedListener;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.DomainSocketReadMode;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.handler.codec.LineBasedFrameDecoder;
+import io.netty.handler.codec.string.StringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of a take-over in the Gantry started with {@code --take-over} ({@link HandOverProtocol}): it connects to
+ * the running Gantry of the same data directory, checks that they speak one version, takes the listening socket,
+ * asks the running Gantry to let go of the data directory, and says when it listens. Closing it before
+ * {@link #listening} gives everything back: the running Gantry goes on as if nothing happened.
+ *
+ * <p>Each step blocks the calling thread (the start of {@code gantry run}) for at most its timeout; the connection's
+ * own epoll loop ({@code gantry-take-over}) only frames what arrives.
+ */
+public final class TakeOver implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TakeOver.class);
+    /** How much longer than the other steps letting go of the data directory may take. */
+    static final Duration RELEASE_WAIT = Duration.ofMinutes(1);
+    /** A closed connection, in the queue of what arrived. */
+    private static final Object CLOSED = new Object();
+
+    private final EventLoopGroup loop;
+    private final EpollDomainSocketChannel channel;
+    private final BlockingQueue<Object> arrived;
+    private final HandOverProtocol.Greeting greeting;
+    private final Duration timeout;
+
+    private TakeOver(EventLoopGroup loop, EpollDomainSocketChannel channel, BlockingQueue<Object> arrived,
+                     HandOverProtocol.Greeting greeting, Duration timeout) {
+        this.loop = loop;
+        this.channel = channel;
+        this.arrived = arrived;
+        this.greeting = greeting;
+        this.timeout = timeout;
+    }
+
+    /**
+     * Connects to the Gantry running on {@code dataDir} and reads its greeting. Nothing is asked yet.
+     *
+     * @param timeout how long each answer may take, letting go of the data directory excepted
+     * @throws HandOverException naming the data directory when no Gantry runs there, when it speaks another version
+     *                           of the protocol, when another take-over is under way, or when its listening socket
+     *                           cannot be passed
+     */
+    public static TakeOver connect(Path dataDir, Duration timeout) throws InterruptedException {
+        Path socket = HandOverProtocol.socketIn(dataDir.toAbsolutePath().normalize());
+        if (!Files.exists(socket)) {
+            throw new HandOverException("--take-over: no Gantry runs on --data-dir " + dataDir + ": there is no "
+                    + "hand-over socket " + socket + " (start without --take-over; or the running Gantry was made "
+                    + "before --take-over existed: stop it with SIGTERM, then start this one)");
+        }
+        if (!Epoll.isAvailable()) {
+            throw new HandOverException("--take-over needs Netty's native epoll transport, which does not load here: "
+                    + Epoll.unavailabilityCause().getMessage());
+        }
+        BlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
+        EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("gantry-take-over", true),
+                EpollIoHandler.newFactory());
+        try {
+            Channel channel = new Bootstrap().group(loop).channel(EpollDomainSocketChannel.class)
+                    .handler(new ChannelInitializer<EpollDomainSocketChannel>() {
+                        @Override
+                        protected void initChannel(EpollDomainSocketChannel channel) {
+                            channel.pipeline().addLast(
+                                    new LineBasedFrameDecoder(HandOverProtocol.MAX_LINE_BYTES, true, true),
+                                    new StringDecoder(StandardCharsets.UTF_8),
+                                    new Arrivals(arrived));
+                        }
+                    })
+                    .connect(new DomainSocketAddress(socket.toString())).await().channel();
+            if (!channel.isActive()) {
+                throw new HandOverException("--take-over: no Gantry answers on " + socket + " (the one that made it "
+                        + "is gone): start without --take-over");
+            }
+            Object first = next(arrived, "its greeting", timeout);
+            if (!(first instanceof String line)) {
+                throw new HandOverException("--take-over: the running Gantry closed the hand-over before its greeting");
+            }
+            HandOverProtocol.Greeting greeting = HandOverProtocol.Greeting.parse(line);
+            if (greeting.busy()) {
+                throw new HandOverException("another Gantry is taking over from the one running on --data-dir "
+                        + dataDir + " (pid " + greeting.pid() + ") now; try again once it is done");
+            }
+            if (greeting.transport().equals("nio")) {
+                throw new HandOverException("the Gantry running on --data-dir " + dataDir + " (pid " + greeting.pid()
+                        + ") uses --socket-transport nio, whose listening socket cannot be passed: stop it with "
+                        + "SIGTERM instead, or run it with --socket-transport epoll or io_uring next time");
+            }
+            LOG.info("take-over: Gantry {} (pid {}) listens on {} ({}); taking over from it", greeting.gantry(),
+                    greeting.pid(), greeting.listen(), greeting.transport());
+            return new TakeOver(loop, (EpollDomainSocketChannel) channel, arrived, greeting, timeout);
+        } catch (RuntimeException | InterruptedException e) {
+            loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /** What the running Gantry said of itself. */
+    public HandOverProtocol.Greeting greeting() {
+        return greeting;
+    }
+
+    /**
+     * Asks for the listening socket and adopts it; the running Gantry keeps accepting on it too.
+     *
+     * @param listen this Gantry's {@code --listen}, which must be where the running one listens
+     * @throws HandOverException when it is another address (the descriptor received is closed)
+     */
+    public AdoptedListener takeListener(InetSocketAddress listen) throws InterruptedException {
+        // SCM_RIGHTS arrives with a byte of its own; read in the descriptor mode, or the kernel drops the descriptor.
+        setReadMode(DomainSocketReadMode.FILE_DESCRIPTORS);
+        send(HandOverProtocol.LISTENER);
+        Object answer = next(arrived, "the listening socket", timeout);
+        setReadMode(DomainSocketReadMode.BYTES);
+        if (!(answer instanceof FileDescriptor descriptor)) {
+            throw unexpected("the listening socket", answer);
+        }
+        AdoptedListener listener = AdoptedListener.of(descriptor);
+        if (!listener.serves(listen)) {
+            listener.closeUnadopted();
+            throw new HandOverException("--listen " + listen.getHostString() + ":" + listen.getPort() + " is not "
+                    + "where the running Gantry (pid " + greeting.pid() + ") listens, " + greeting.listen()
+                    + ": take over with the same --listen");
+        }
+        return listener;
+    }
+
+    /**
+     * Asks the running Gantry to let go of the data directory: it pauses its change stream (saving its position),
+     * closes its admin socket, metrics port and Authority, and goes on serving. Pausing waits for the stream's
+     * thread, which may be making a binlog connection that has to fail first: this waits up to
+     * {@link #RELEASE_WAIT} longer than the other steps.
+     */
+    public void release() throws InterruptedException {
+        send(HandOverProtocol.RELEASE);
+        String answer = nextLine("its release of the data directory", timeout.plus(RELEASE_WAIT));
+        if (!answer.equals(HandOverProtocol.RELEASED)) {
+            throw refusal(answer);
+        }
+    }
+
+    /**
+     * Says this Gantry listens: the running one stops accepting and drains. Never fails: from here on this Gantry
+     * serves whatever the other answers, and if it is gone there is nobody left to drain.
+     */
+    public void listening() throws InterruptedException {
+        ChannelFuture sent = channel.writeAndFlush(Unpooled.copiedBuffer(HandOverProtocol.LISTENING
+                + "\n", StandardCharsets.UTF_8)).await();
+        if (!sent.isSuccess()) {
+            LOG.warn("take-over: the Gantry taken over from (pid {}) is gone already: {}", greeting.pid(),
+                    sent.cause().toString());
+            return;
+        }
+        Object answer = arrived.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (HandOverProtocol.DRAINING.equals(answer)) {
+            LOG.info("take-over: the Gantry taken over from (pid {}) stops accepting and drains", greeting.pid());
+        } else {
+            LOG.warn("take-over: the Gantry taken over from (pid {}) answered {} to LISTENING; this one serves "
+                    + "all the same", greeting.pid(), answer == null ? "nothing within " + timeout.toSeconds() + " s"
+                    : answer == CLOSED ? "by closing the connection" : "'" + answer + "'");
+        }
+    }
+
+    private void setReadMode(DomainSocketReadMode mode) throws InterruptedException {
+        channel.eventLoop().submit(() -> channel.config().setReadMode(mode)).sync();
+    }
+
+    private void send(String line) throws InterruptedException {
+        channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8)).sync();
+    }
+
+    private String nextLine(String what, Duration wait) throws InterruptedException {
+        Object answer = next(arrived, what, wait);
+        if (answer instanceof String line) {
+            return line;
+        }
+        throw unexpected(what, answer);
+    }
+
+    private static Object next(BlockingQueue<Object> arrived, String what, Duration wait)
+            throws InterruptedException {
+        Object answer = arrived.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        if (answer == null) {
+            throw new HandOverException("--take-over: the running Gantry did not send " + what + " within "
+                    + wait.toSeconds() + " s; nothing was taken over");
+        }
+        return answer;
+    }
+
+    private HandOverException unexpected(String what, Object answer) {
+        if (answer == CLOSED) {
+            return new HandOverException("--take-over: the running Gantry closed the hand-over before " + what);
+        }
+        if (answer instanceof String line && line.startsWith(HandOverProtocol.REFUSED)) {
+            return refusal(line);
+        }
+        if (answer instanceof FileDescriptor descriptor) {
+            closeQuietly(descriptor);
+        }
+        return new HandOverException("--take-over: expected " + what + " from the running Gantry, got '"
+                + HandOverProtocol.abbreviate(String.valueOf(answer)) + "'");
+    }
+
+    private HandOverException refusal(String answer) {
+        String reason = answer.startsWith(HandOverProtocol.REFUSED)
+                ? answer.substring(HandOverProtocol.REFUSED.length()).strip() : "it answered '" + answer + "'";
+        return new HandOverException("--take-over: the running Gantry (pid " + greeting.pid() + ") refused: "
+                + reason);
+    }
+
+    private static void closeQuietly(FileDescriptor descriptor) {
+        try {
+            descriptor.close();
+        } catch (IOException e) {
+            LOG.debug("take-over: closing a descriptor: {}", e.toString());
+        }
+    }
+
+    /** Closes the connection: before {@link #listening}, the running Gantry takes back what it lent. */
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    /** Puts every line, descriptor and the close into the queue the steps read. */
+    private static final class Arrivals extends ChannelInboundHandlerAdapter {
+
+        private final BlockingQueue<Object> arrived;
+
+        Arrivals(BlockingQueue<Object> arrived) {
+            this.arrived = arrived;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object message) {
+            arrived.add(message instanceof String line ? line.strip() : message);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            arrived.add(CLOSED);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("take-over: the hand-over connection failed: {}", cause.toString());
+            ctx.close();
+        }
+    }
+}
