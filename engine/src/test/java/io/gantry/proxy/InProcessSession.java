@@ -43,6 +43,12 @@ import java.util.Map;
  *
  * <p>The topology is a primary and a replica, both up and sampled (see {@link InProcessTopology}), with the default
  * routing and read guarantees: reads go to the replica, as in the point-select benchmark.
+ *
+ * <p>More logins on the same proxy: {@link #login()} (a logged-in session) and {@link #connectClient()} (a client
+ * connection, greeted, for the caller to log in). Their client channels share the first session's event loop, as a
+ * proxy's clients share a few: Gantry's backend pools are per event loop ({@code BackendPools.of(loop)}), and each
+ * {@link EmbeddedChannel} otherwise has an event loop of its own, so a second login would never find the first
+ * one's pooled connection. The played servers, their connections and what they were sent are the proxy's, shared.
  */
 public final class InProcessSession implements AutoCloseable {
 
@@ -60,11 +66,13 @@ public final class InProcessSession implements AutoCloseable {
     private final ProxyServer proxy;
     private final EmbeddedChannel client;
     /** Every backend connection the session opened, by server address, in order. */
-    private final Map<String, List<EmbeddedChannel>> backends = new LinkedHashMap<>();
-    private final List<EmbeddedChannel> greeted = new ArrayList<>();
+    private final Map<String, List<EmbeddedChannel>> backends;
+    private final List<EmbeddedChannel> greeted;
     private final ByteBufAllocator alloc = ChannelBuffers.ALLOCATOR;
     /** What each server was sent, by address, when recording (tests; the benchmark records nothing). */
     private final Map<String, List<String>> received;
+    /** The session that made the proxy, or null for that one: it alone closes the proxy. */
+    private final InProcessSession owner;
     private long nextStatementId = 1;
 
     /** A session logged in as {@code app} (no password), ready for commands; what servers are sent is not kept. */
@@ -80,6 +88,9 @@ public final class InProcessSession implements AutoCloseable {
      */
     public InProcessSession(boolean recordCommands) {
         received = recordCommands ? new LinkedHashMap<>() : null;
+        backends = new LinkedHashMap<>();
+        greeted = new ArrayList<>();
+        owner = null;
         upstreams = InProcessTopology.primaryAndReplica(url(3306), url(3307));
         proxy = new ProxyServer(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)), upstreams,
                 SERVER_VERSION);
@@ -91,15 +102,72 @@ public final class InProcessSession implements AutoCloseable {
         });
         client = new EmbeddedChannel(proxy.clientPipeline());
         client.config().setAllocator(ChannelBuffers.ALLOCATOR); // as the proxy's sockets have it
-        takeClientPackets(); // the greeting
-        // caching_sha2_password with an empty scramble: no account look-up (that needs a database); the primary's
-        // login (played here) confirms the account.
+        logIn();
+    }
+
+    /** Another client of {@code owner}'s proxy, on its event loop: see {@link #login()}. */
+    private InProcessSession(InProcessSession owner) {
+        this.owner = owner;
+        received = owner.received;
+        backends = owner.backends;
+        greeted = owner.greeted;
+        upstreams = owner.upstreams;
+        proxy = owner.proxy;
+        client = owner.connectClient();
+        logIn();
+    }
+
+    /**
+     * A new session logged in as {@code app} on the same proxy, servers and event loop as this one (its login takes
+     * a connection from the loop's pool when one is idle there). Closing it closes its client only.
+     */
+    public InProcessSession login() {
+        return new InProcessSession(root());
+    }
+
+    /**
+     * A new client connection to the same proxy, on the first session's event loop, greeted (the greeting is in its
+     * outbound messages): the caller logs it in, with {@link #handshakeResponseFrame()}. Tasks the proxy leaves on
+     * the loop run with {@link #runLoopTasks()}; its own {@code runPendingTasks} does not run them.
+     */
+    public EmbeddedChannel connectClient() {
+        InProcessSession root = root();
+        EmbeddedChannel channel = EmbeddedChannel.builder().register(false).handlers(proxy.clientPipeline()).build();
+        channel.config().setAllocator(ChannelBuffers.ALLOCATOR);
+        // Registered on the first client's loop instead of its own (EmbeddedEventLoop accepts any EmbeddedChannel):
+        // channelActive runs now, and Gantry greets.
+        channel.unsafe().register(root.client.eventLoop(), channel.newPromise());
+        root.runLoopTasks();
+        return channel;
+    }
+
+    /** Runs what is due on the event loop every client of this proxy is on. */
+    public void runLoopTasks() {
+        root().client.runPendingTasks();
+    }
+
+    private InProcessSession root() {
+        return owner == null ? this : owner;
+    }
+
+    /**
+     * The framed handshake response of {@code app}: caching_sha2_password with an empty scramble, so that no
+     * account look-up is needed (that needs a database); the primary's login (played here) confirms the account.
+     */
+    public ByteBuf handshakeResponseFrame() {
         HandshakeResponse41 login = new HandshakeResponse41(CLIENT_CAPABILITIES, 1 << 24, 45, 0, "app", new byte[0],
                 "", CachingSha2Password.PLUGIN_NAME, Map.of(), 0);
         ByteBuf payload = alloc.buffer();
         login.encode(payload);
-        sendFromClient(new Packet(1, payload));
+        return framed(new Packet(1, payload));
+    }
+
+    private void logIn() {
+        takeClientPackets().forEach(ByteBuf::release); // the greeting
+        client.writeInbound(handshakeResponseFrame());
+        runLoopTasks();
         serveBackends();
+        runLoopTasks();
         List<ByteBuf> answer = takeClientPackets();
         if (answer.size() != 1 || answer.get(0).getUnsignedByte(Packet.HEADER_SIZE) != OkPacket.HEADER) {
             throw new IllegalStateException("the login through Gantry did not end with an OK");
@@ -400,6 +468,10 @@ public final class InProcessSession implements AutoCloseable {
     @Override
     public void close() {
         client.finishAndReleaseAll();
+        if (owner != null) {
+            owner.runLoopTasks();
+            return;
+        }
         backends.values().forEach(channels -> channels.forEach(EmbeddedChannel::finishAndReleaseAll));
         proxy.close();
     }

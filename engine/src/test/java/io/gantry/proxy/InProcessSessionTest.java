@@ -28,6 +28,24 @@ class InProcessSessionTest {
         }
     }
 
+    @Test
+    void laterLoginsOnTheSameLoopTakeTheConnectionAnEarlierOneGaveToThePool() {
+        try (InProcessSession session = new InProcessSession()) {
+            // The first session keeps its primary connection (retention): the second login opens one of its own.
+            session.login().close();
+            assertThat(session.backends().get(session.primaryAddress())).hasSize(2);
+            for (int i = 0; i < 3; i++) {
+                InProcessSession later = session.login();
+                ByteBuf query = later.queryFrame("SELECT c FROM sbtest1 WHERE id=5021");
+                assertThat(text(later.command(query))).contains(InProcessSession.ROW_VALUE);
+                query.release();
+                later.close();
+            }
+            assertThat(session.backends().get(session.primaryAddress())).hasSize(2);
+            assertThat(session.backends().get(session.replicaAddress())).hasSize(1);
+        }
+    }
+
     private static String text(List<ByteBuf> written) {
         StringBuilder out = new StringBuilder();
         for (ByteBuf buffer : written) {

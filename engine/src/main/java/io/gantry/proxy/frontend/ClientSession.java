@@ -271,7 +271,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     @Override
     public void channelInactive(ChannelHandlerContext context) {
         if (session != null) {
-            session.closeSession();
+            session.clientClosed();
         }
     }
 

@@ -23,6 +23,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -51,6 +52,11 @@ public final class SessionContext {
     private final long id;
     private final ClientWriter writer;
     private final EventLoop loop;
+    /**
+     * The client connection's close one second after the session ended with it open (a COM_QUIT), until the client
+     * closes it first: the timer holds the whole session while it waits, so it goes when the connection does.
+     */
+    private ScheduledFuture<?> closeLater;
     private final ByteBufAllocator alloc;
     private final String host;
     private final SessionStateLog stateLog = new SessionStateLog();
@@ -472,7 +478,16 @@ public final class SessionContext {
         counts.closed();
         if (writer.isOpen()) {
             // Let a pending error reach the client first; the write's listener closes the channel.
-            loop.schedule(writer::close, 1, TimeUnit.SECONDS);
+            closeLater = loop.schedule(writer::close, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The client's connection closed: the session ends, and a close still waiting for it has nothing to do. */
+    public void clientClosed() {
+        closeSession();
+        if (closeLater != null) {
+            closeLater.cancel(false);
+            closeLater = null;
         }
     }
 
