@@ -13,6 +13,7 @@ import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.RateLimitedLog;
+import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.route.Router;
@@ -35,6 +36,7 @@ final class SharedServices implements ProxyServices {
     private final Router router = Router.withThreadLocalRandom();
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
+    private final ReplayCounts replayCounts = new ReplayCounts();
     private final AdminSql adminSql;
     private final Clock clock;
     private final RateLimitedLog peerWarnings;
@@ -97,6 +99,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public ReadCounters readCounters() {
         return readCounters;
+    }
+
+    @Override
+    public ReplayCounts replayCounts() {
+        return replayCounts;
     }
 
     @Override

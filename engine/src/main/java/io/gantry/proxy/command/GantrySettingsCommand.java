@@ -77,6 +77,7 @@ final class GantrySettingsCommand {
         List<String> pending = session.consistency().pendingDescriptions();
         rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         rows.add(Arrays.asList("connections", routing.describeConnections()));
+        rows.add(Arrays.asList("transaction_replay", session.transactionLog().describe()));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 

@@ -417,7 +417,10 @@ public final class SessionRouting {
         return out.append(')').toString();
     }
 
-    /** Why a decision cannot be carried out as the statement's route, or null when it can. */
+    /**
+     * Why a decision cannot be carried out as the statement's route, or null when it can; {@link Reply#LATER} when the
+     * session's transaction is to be replayed on the new primary first (its connection was let go for it).
+     */
     private Reply refusal(RouteDecision decision) {
         if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
             String shownVersion = greetings.source(upstreams.primary()).serverVersion();
@@ -427,6 +430,10 @@ public final class SessionRouting {
                 && session.routeState().transaction() instanceof TransactionState.ReadWrite) {
             BackendConnection holder = backends.holdingTransaction();
             if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
+                if (backends.letGoForReplay(holder, "the primary moved from " + holder.server().address() + " to "
+                        + decision.server().hostPort())) {
+                    return Reply.LATER; // not refused: the transaction is replayed on the new primary first
+                }
                 // Going on would run the rest of the transaction on the new primary, outside it, and a COMMIT there
                 // would answer OK for work that is lost: the session ends, and its old connection rolls it back.
                 LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", holder.server().address())

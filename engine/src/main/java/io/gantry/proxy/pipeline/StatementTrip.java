@@ -1,6 +1,7 @@
 package io.gantry.proxy.pipeline;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.PrimaryWait;
@@ -27,7 +28,7 @@ import java.util.function.Consumer;
  * {@link Consumer}), so a statement costs this one object and no closure on its usual way.
  */
 public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwarder.ReadOnlyFallback,
-        Consumer<BackendConnection> {
+        ResponseForwarder.LostFallback, Consumer<BackendConnection> {
 
     private final StatementPipeline pipeline;
     /**
@@ -100,6 +101,22 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
         return pipeline.run(this);
     }
 
+    /**
+     * Why a transaction this statement runs in cannot be replayed on a new primary, or null when it can (the command
+     * is kept as it was sent, and runs the same on any connection).
+     */
+    protected String notReplayableBecause() {
+        return "a statement of a kind Gantry does not replay ran in it";
+    }
+
+    /**
+     * Whether the statement may end the transaction it runs in (a {@code COMMIT}, a statement that commits
+     * implicitly): lost on its way, its outcome is unknown, and it is never run again blindly.
+     */
+    protected boolean mayEndTransaction() {
+        return true;
+    }
+
     /** Whether a read that would open a new connection to a replica is routed again if that replica is gone. */
     protected boolean reroutesUnreachableReplica() {
         return false;
@@ -146,6 +163,12 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     public final void refusedAsReadOnly() {
         fill = null;
         pipeline.awaitAfterRefusal(this);
+    }
+
+    /** {@link ResponseForwarder.LostFallback}: the transaction is replayed on the new primary, then this runs. */
+    @Override
+    public final void lostBeforeAnswer(BackendConnection connection, BackendFailure failure) {
+        pipeline.lostBeforeAnswer(this, connection, failure);
     }
 
     /** The connection of this try is ready. */
