@@ -126,7 +126,8 @@ public final class SessionBackends {
                 return;
             }
             if (!future.isSuccess()) {
-                packet.release();
+                // Its own, unless a retry already let it go: an exception here would leave the client unanswered.
+                SessionContext.releaseIfHeld(packet);
                 // Nothing was sent: a statement that may run elsewhere does, once the server is known to be down.
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()
                         && !server.isReachable() && session.ranElsewhere(server, failure.getMessage())) {

@@ -261,7 +261,7 @@ public final class StatementPipeline {
         if (log.records()) {
             String notReplayable = trip.notReplayableBecause();
             if (notReplayable == null) {
-                if (!log.sending(ByteBufUtil.getBytes(command.payload()))) {
+                if (!log.sending(trip.replayCommand(command))) {
                     replayCounts.ended(ReplayCounts.Outcome.TOO_LARGE);
                 }
             } else {
@@ -269,6 +269,11 @@ public final class StatementPipeline {
             }
         }
         return true;
+    }
+
+    /** How a replay sends an execution of a prepared statement again: the prepared statements' handler's way. */
+    public void replayExecutionsWith(TransactionReplay.Executions executions) {
+        replay.executions(executions);
     }
 
     /** The trip's connection, holding the session's transaction, was lost before its answer: replay, then rerun. */

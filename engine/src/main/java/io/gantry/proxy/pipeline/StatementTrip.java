@@ -10,6 +10,7 @@ import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.session.Reply;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufUtil;
 import java.util.function.Consumer;
 
 /**
@@ -102,11 +103,19 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     }
 
     /**
-     * Why a transaction this statement runs in cannot be replayed on a new primary, or null when it can (the command
-     * is kept as it was sent, and runs the same on any connection).
+     * Why a transaction this statement runs in cannot be replayed on a new primary, or null when it can
+     * ({@link #replayCommand}).
      */
     protected String notReplayableBecause() {
         return "a statement of a kind Gantry does not replay ran in it";
+    }
+
+    /**
+     * The command a replay sends again, from {@code sent} (this try's command as it goes to its connection): a copy
+     * of its bytes by default; an execution's carries the client's statement id, as a replay prepares it anew.
+     */
+    protected byte[] replayCommand(Packet sent) {
+        return ByteBufUtil.getBytes(sent.payload());
     }
 
     /**

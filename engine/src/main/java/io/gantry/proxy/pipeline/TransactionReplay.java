@@ -16,6 +16,7 @@ import io.gantry.proxy.session.SessionErrors;
 import io.gantry.proxy.state.TransactionLog;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
@@ -24,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Runs a session's transaction again on a new primary after its connection to the old one was lost
@@ -36,7 +38,20 @@ import java.util.concurrent.TimeUnit;
  * the session ends with an error saying why, as it would have ended without a replay; never a different result.
  * One per session, on its event loop; a replay runs while the session's command waits, so nothing else interleaves.
  */
-final class TransactionReplay {
+public final class TransactionReplay {
+
+    /**
+     * How an execution of a prepared statement is sent again on a connection: prepared there first, with that
+     * connection's statement id and parameter types.
+     */
+    public interface Executions {
+        /**
+         * Sends the kept COM_STMT_EXECUTE {@code payload} (with the client's statement id) on {@code connection}; its
+         * answer goes to {@code answer}, or {@code refused} says why it could not be sent.
+         */
+        void replay(byte[] payload, BackendConnection connection, BackendConnection.ResponseListener answer,
+                    Consumer<String> refused);
+    }
 
     private final SessionContext session;
     private final SessionBackends backends;
@@ -45,6 +60,7 @@ final class TransactionReplay {
     private final ReplayCounts counts;
     private final Duration timeout;
     private final StatementPipeline pipeline;
+    private Executions executions;
 
     TransactionReplay(SessionContext session, SessionBackends backends, Upstreams upstreams, PrimaryWait primaryWait,
                       ReplayCounts counts, Duration timeout, StatementPipeline pipeline) {
@@ -57,9 +73,14 @@ final class TransactionReplay {
         this.pipeline = pipeline;
     }
 
-    /** Whether a replay is due before the session's next statement. */
+    void executions(Executions value) {
+        executions = value;
+    }
+
+    /** Whether a replay is due before the session's next statement, or one was cut short. */
     boolean due() {
-        return session.transactionLog().replayDue();
+        TransactionLog log = session.transactionLog();
+        return log.replayDue() || log.replayCutShort() != null;
     }
 
     /**
@@ -68,6 +89,16 @@ final class TransactionReplay {
      */
     Reply replayThen(StatementTrip trip) {
         TransactionLog log = session.transactionLog();
+        String cutShort = log.replayCutShort();
+        if (cutShort != null) {
+            // The replay ended without a word (the new primary refused the session's settings): the transaction
+            // is not open anywhere, so this statement must not run as if it were.
+            counts.ended(ReplayCounts.Outcome.FAILED);
+            log.clear();
+            SessionContext.releaseIfHeld(trip.command());
+            return Reply.close(SessionErrors.transactionNotReplayed(cutShort, "the new primary refused the "
+                    + "session's settings"));
+        }
         Attempt attempt = new Attempt(trip, log.lostServer(), log.lostWhy(), System.nanoTime() + timeout.toNanos());
         log.replayStarted();
         session.markRunning();
@@ -87,11 +118,11 @@ final class TransactionReplay {
         if (trip.mayEndTransaction()) {
             counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN);
             session.transactionLog().clear();
-            backends.serverDown(connection.server(), failure.getMessage());
+            backends.forget(connection);
             LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
                     .log("session {}: {} while its COMMIT was on its way; whether it committed is not known, so "
                             + "it is not replayed; ending the session", session.id(), lost);
-            trip.command().release();
+            SessionContext.releaseIfHeld(trip.command());
             session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lost, "its COMMIT was sent and no "
                     + "answer came, so whether the transaction committed is not known; look before running it "
                     + "again"));
@@ -146,23 +177,30 @@ final class TransactionReplay {
                 awaitPrimary(null);
                 return;
             }
-            List<TransactionLog.Entry> entries = session.transactionLog().entries();
-            Packet first = command(entries.get(0));
-            backends.run(first, primary, connection -> send(connection, 0, first));
+            // The packet is the waiting statement's only if the connection cannot be had; it is released then.
+            backends.run(trip.command(), primary, connection -> send(connection, 0));
         }
 
         /** Sends statement {@code index} of the transaction on {@code connection}. */
-        private void send(BackendConnection connection, int index, Packet command) {
+        private void send(BackendConnection connection, int index) {
             checksum.reset();
-            connection.execute(command, new ReplayedAnswer(connection, index));
-        }
-
-        private Packet command(TransactionLog.Entry entry) {
-            return new Packet(0, Unpooled.wrappedBuffer(entry.command()));
+            TransactionLog.Entry entry = session.transactionLog().entries().get(index);
+            ReplayedAnswer answer = new ReplayedAnswer(connection, index);
+            if (entry.command()[0] == CommandType.COM_STMT_EXECUTE.code()) {
+                executions.replay(entry.command(), connection, answer, why -> {
+                    connection.close();
+                    backends.forget(connection);
+                    fail(ReplayCounts.Outcome.FAILED, "statement " + (index + 1) + " could not be sent again: "
+                            + why);
+                });
+            } else {
+                connection.execute(new Packet(0, Unpooled.wrappedBuffer(entry.command())), answer);
+            }
         }
 
         /** Every statement answered as before: the transaction is the session's again, and the statement runs. */
         private void replayed(BackendConnection connection, int status) {
+            session.transactionLog().replayEnded();
             backends.replayedOn(connection, status);
             counts.ended(ReplayCounts.Outcome.REPLAYED);
             LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
@@ -234,7 +272,7 @@ final class TransactionReplay {
                     return;
                 }
                 if (index + 1 < entries.size()) {
-                    send(connection, index + 1, command(entries.get(index + 1)));
+                    send(connection, index + 1);
                     return;
                 }
                 int status = framing.serverStatus();
@@ -255,9 +293,13 @@ final class TransactionReplay {
         }
     }
 
-    /** A kept statement's text, for the log and the error: a COM_QUERY's SQL after its command byte. */
+    /** A kept statement, for the log and the error: a COM_QUERY's SQL after its command byte. */
     private static String text(TransactionLog.Entry entry) {
         byte[] command = entry.command();
+        if (command[0] == CommandType.COM_STMT_EXECUTE.code()) {
+            return "an execution of prepared statement " + ((command[1] & 0xFF) | (command[2] & 0xFF) << 8
+                    | (command[3] & 0xFF) << 16 | (long) (command[4] & 0xFF) << 24);
+        }
         return command.length > 1 ? new String(command, 1, command.length - 1, StandardCharsets.UTF_8) : "";
     }
 }

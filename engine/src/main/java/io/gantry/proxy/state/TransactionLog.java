@@ -28,6 +28,8 @@ public final class TransactionLog {
     /** The server whose connection with the transaction was lost, while a replay is due; and why. */
     private String lostServer;
     private String lostWhy;
+    /** Why the transaction is being replayed, while a replay runs; null otherwise. */
+    private String replaying;
 
     /**
      * @param enabled  {@code --transaction-replay}
@@ -129,8 +131,22 @@ public final class TransactionLog {
 
     /** The replay is under way: nothing is due any more. */
     public void replayStarted() {
+        replaying = lostWhy;
         lostServer = null;
         lostWhy = null;
+    }
+
+    /** The replay succeeded: the transaction is the session's again, on its new connection. */
+    public void replayEnded() {
+        replaying = null;
+    }
+
+    /**
+     * Why the transaction was being replayed when a statement came before the replay ended (it was cut short without
+     * a word, as by a refusal of the session's settings on the new primary), or null when no replay runs.
+     */
+    public String replayCutShort() {
+        return replaying;
     }
 
     /** The statements to replay, in order. */
@@ -146,6 +162,7 @@ public final class TransactionLog {
         notReplayable = null;
         lostServer = null;
         lostWhy = null;
+        replaying = null;
     }
 
     /** For {@code SHOW GANTRY SESSION}: what a replay of the open transaction would run, or why none can. */
