@@ -6,9 +6,9 @@ import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
 /**
- * Picks one replica among the {@linkplain ReplicaCandidate#eligible() eligible} ones (up and qualifying), or a narrower set, with
- * probability exactly proportional to its weight: one uniform draw in {@code [0, sum of weights)}, two passes over
- * the list, no allocation besides the result.
+ * Picks one replica among the {@linkplain ReplicaCandidate#eligible() eligible} ones (up and qualifying), or among
+ * a narrower set, with probability exactly proportional to its weight: one uniform draw in
+ * {@code [0, sum of weights)}, two passes over the list, no allocation besides the result.
  */
 public final class WeightedChoice {
 

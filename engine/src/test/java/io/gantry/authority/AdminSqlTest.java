@@ -59,7 +59,8 @@ class AdminSqlTest {
                 Arrays.asList("db1", "3306", "shop", "gantry_svc", "50", "cdc, proxy", "1", "up", null,
                         "2026-11-30 21:00:00.000", "12", "primary", null, "0.25", "4.5", "0.3"),
                 Arrays.asList("db2", "3307", "shop", "gantry_svc", "30", "proxy", "0", "down",
-                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null, null, null));
+                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null, null,
+                        null));
 
         QueryResult filtered = authority.select(
                 "select host, `user`, weight from gantry.upstream_servers where health = 'up' order by weight desc "

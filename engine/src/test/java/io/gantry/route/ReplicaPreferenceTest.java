@@ -58,7 +58,6 @@ class ReplicaPreferenceTest {
 
     @Test
     void farAwayReplicasAreToldApartByTwentyPercentNotByTheMillisecond() {
-        CLOSEST.closestRoundTrip(List.of());
         assertThat(CLOSEST.closeBound(40_000)).isEqualTo(48_000);
         assertThat(CLOSEST.closeBound(200)).isEqualTo(1_200);
         List<ReplicaCandidate> wide = List.of(replica(NEAR, 50, 40_000), replica(NEAR_TOO, 50, 47_000),
@@ -119,7 +118,8 @@ class ReplicaPreferenceTest {
 
     @Test
     void saysItselfInAnOperatorsWords() {
-        assertThat(ReplicaPreference.WEIGHT.inWords()).isEqualTo("weight: a replica that qualifies is picked by weight");
+        assertThat(ReplicaPreference.WEIGHT.inWords())
+                .isEqualTo("weight: a replica that qualifies is picked by weight");
         assertThat(new ReplicaPreference(true, 500).inWords()).isEqualTo("closest: among the replicas that qualify, "
                 + "those whose smoothed round trip is within 0.50 ms or 20 % (the larger) of the closest one's, then "
                 + "by weight");
