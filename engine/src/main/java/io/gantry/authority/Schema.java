@@ -130,7 +130,10 @@ final class Schema {
                     // instance (their id there), so one is never stored twice.
                     "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS instance VARCHAR(255)",
                     "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS origin_id BIGINT",
-                    "CREATE UNIQUE INDEX IF NOT EXISTS GANTRY.EVENTS_ORIGIN ON GANTRY.EVENTS(instance, origin_id)")));
+                    "CREATE UNIQUE INDEX IF NOT EXISTS GANTRY.EVENTS_ORIGIN ON GANTRY.EVENTS(instance, origin_id)")),
+            new Migration(8, "the live server table shows the smoothed round trip the closest replica is judged by",
+                    List.of("ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS rtt_smoothed_ms "
+                            + "DOUBLE PRECISION")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
