@@ -55,9 +55,17 @@ public final class Workload {
      * @param thinkMillis        each session pauses a random 0 to this many milliseconds between operations, as
      *                           an application does between requests (0: back to back)
      * @param seed               for the choices
+     * @param transactionShare   share of writes that run as a transaction of two writes with a read of the first
+     *                           in between ({@code BEGIN; write; read; write; COMMIT}): both writes are acknowledged
+     *                           at the COMMIT, and the read must see the first
      */
     public record Mix(double writeShare, double readBackShare, double newKeyShare, long maxStaleBoundMillis,
-                      int thinkMillis, long seed) {
+                      int thinkMillis, long seed, double transactionShare) {
+
+        public Mix(double writeShare, double readBackShare, double newKeyShare, long maxStaleBoundMillis,
+                   int thinkMillis, long seed) {
+            this(writeShare, readBackShare, newKeyShare, maxStaleBoundMillis, thinkMillis, seed, 0);
+        }
     }
 
     static final String CREATE_TABLE = "CREATE TABLE IF NOT EXISTS kv (k INT PRIMARY KEY, v BIGINT NOT NULL)";
@@ -71,6 +79,8 @@ public final class Workload {
     /** Keys below this may exist. */
     private final AtomicInteger nextKey = new AtomicInteger(1);
     private final AtomicInteger reconnects = new AtomicInteger();
+    /** Reads inside a transaction that did not see the transaction's own write. */
+    private final List<String> disagreements = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean stopping;
 
     public Workload(History history, Mix mix, List<SessionSpec> sessions) {
@@ -116,6 +126,11 @@ public final class Workload {
 
     public int reconnects() {
         return reconnects.get();
+    }
+
+    /** Reads inside a transaction that did not see the transaction's own earlier write. */
+    public List<String> disagreements() {
+        return disagreements;
     }
 
     /** Closes every connection. */
@@ -171,7 +186,12 @@ public final class Workload {
                     readBack = null;
                 } else if (random.nextDouble() < mix.writeShare()) {
                     int key = pickWriteKey();
-                    readBack = write(key) ? key : null;
+                    if (random.nextDouble() < mix.transactionShare()) {
+                        int second = pickWriteKey();
+                        readBack = second != key && transaction(key, second) ? key : null;
+                    } else {
+                        readBack = write(key) ? key : null;
+                    }
                 } else {
                     readBack = null;
                     read(pickReadKey());
@@ -234,6 +254,58 @@ public final class Workload {
                 boolean broken = afterError() || brokenConnection(e);
                 history.record(new Operation(session, Kind.WRITE, key, version, invoked, completed, wall,
                         broken ? Outcome.UNKNOWN : Outcome.FAILED, null, 0, e.getErrorCode(), e.getMessage()));
+                return false;
+            }
+        }
+
+        /**
+         * {@code BEGIN; write first; read first; write second; COMMIT}: both writes go into the history as written
+         * from the BEGIN to the COMMIT's answer; returns whether they committed.
+         */
+        boolean transaction(int first, int second) {
+            long firstVersion = versions.incrementAndGet();
+            long secondVersion = versions.incrementAndGet();
+            long wall = System.currentTimeMillis();
+            long invoked = System.nanoTime();
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("BEGIN");
+                write.setInt(1, first);
+                write.setLong(2, firstVersion);
+                write.executeUpdate();
+                read.setInt(1, first);
+                try (ResultSet rows = read.executeQuery()) {
+                    rows.next();
+                    if (rows.getLong(1) < firstVersion) {
+                        disagreements.add(session + " read " + rows.getLong(1) + " of key " + first
+                                + " inside its transaction after writing " + firstVersion);
+                    }
+                }
+                write.setInt(1, second);
+                write.setLong(2, secondVersion);
+                write.executeUpdate();
+                statement.execute("COMMIT");
+                long completed = System.nanoTime();
+                history.record(new Operation(session, Kind.WRITE, first, firstVersion, invoked, completed, wall,
+                        Outcome.OK, null, 0, 0, null));
+                history.record(new Operation(session, Kind.WRITE, second, secondVersion, invoked, completed, wall,
+                        Outcome.OK, null, 0, 0, null));
+                return true;
+            } catch (SQLException e) {
+                long completed = System.nanoTime();
+                boolean broken = afterError() || brokenConnection(e);
+                if (!broken) {
+                    try (Statement statement = connection.createStatement()) {
+                        statement.execute("ROLLBACK");
+                    } catch (SQLException rollbackFailed) {
+                        broken = true;
+                        afterError();
+                    }
+                }
+                Outcome outcome = broken ? Outcome.UNKNOWN : Outcome.FAILED;
+                history.record(new Operation(session, Kind.WRITE, first, firstVersion, invoked, completed, wall,
+                        outcome, null, 0, e.getErrorCode(), e.getMessage()));
+                history.record(new Operation(session, Kind.WRITE, second, secondVersion, invoked, completed, wall,
+                        outcome, null, 0, e.getErrorCode(), e.getMessage()));
                 return false;
             }
         }

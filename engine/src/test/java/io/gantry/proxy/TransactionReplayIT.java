@@ -74,8 +74,9 @@ class TransactionReplayIT {
 
             execute(session, "INSERT INTO moves VALUES (1, 2, 20)");
             assertThat(queryString(session, "SELECT COUNT(*) FROM moves WHERE session = 1")).isEqualTo("2");
+            assertThat(queryString(session, "SELECT @@port")).as("the transaction runs on the new primary")
+                    .isEqualTo(Integer.toString(promoted.port()));
             execute(session, "COMMIT");
-            assertThat(queryString(session, "SELECT @@port")).isEqualTo(Integer.toString(promoted.port()));
         }
         try (Connection direct = topology.connectAsApp(topology.primary())) {
             assertThat(queryString(direct, "SELECT GROUP_CONCAT(seq ORDER BY seq) FROM moves WHERE session = 1"))
@@ -110,8 +111,8 @@ class TransactionReplayIT {
                 assertThat(rows.getInt(1)).isEqualTo(2);
                 assertThat(rows.getInt(2)).isEqualTo(30);
             }
-            session.commit();
             assertThat(queryString(session, "SELECT @@port")).isEqualTo(Integer.toString(promoted.port()));
+            session.commit();
         }
         try (Connection direct = topology.connectAsApp(topology.primary())) {
             assertThat(queryString(direct, "SELECT GROUP_CONCAT(amount ORDER BY seq) FROM moves WHERE session = 2"))

@@ -25,6 +25,8 @@ final class SessionBackend {
     final EnumSet<HeldState> held = HeldState.none();
     /** The value of {@code SessionContext#commands} when it last ran a command of the client's. */
     long lastCommand;
+    /** When ({@link System#nanoTime}) it last ran a command of the client's. */
+    long lastCommandNanos;
     /** Whether a retention timer is pending for it ({@link BackendReleaser#scheduleRetentionClose}). */
     boolean retentionPending;
     /** Whether a check to give it up at once, for sessions waiting under the cap, is pending. */

@@ -40,6 +40,9 @@ import java.util.function.Predicate;
  */
 public final class SessionBackends {
 
+    /** The shortest {@code wait_timeout} a server accepts: 1 s. */
+    private static final long SHORTEST_WAIT_TIMEOUT_NANOS = 1_000_000_000L;
+
     private final SessionContext session;
     private final EventLoop loop;
     /** The idle connections sessions share; {@code --multiplex} says whether this session takes from them. */
@@ -152,6 +155,7 @@ public final class SessionBackends {
         }
         session.markRunning();
         open.lastCommand = session.commands();
+        open.lastCommandNanos = System.nanoTime();
         return open.connection;
     }
 
@@ -167,6 +171,7 @@ public final class SessionBackends {
             return;
         }
         backend.lastCommand = session.commands();
+        backend.lastCommandNanos = System.nanoTime();
         Consumer<ErrPacket> refused = error -> {
             SessionContext.releaseIfHeld(packet);
             session.finish(Reply.error(error));
@@ -252,7 +257,10 @@ public final class SessionBackends {
                 }
                 return;
             }
-            if (backend.lastCommand == session.commands()) {
+            // A wait_timeout is at least a second: a connection used less than that ago was closed for another reason
+            // (its server shutting down), and the session goes on elsewhere as after a lost pooled connection.
+            if (backend.lastCommand == session.commands()
+                    && System.nanoTime() - backend.lastCommandNanos >= SHORTEST_WAIT_TIMEOUT_NANOS) {
                 LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", hostPort)
                         .log("session {}: {} closed the session's connection while the session was idle (its "
                                 + "wait_timeout, or the server went away); ending the session, as the server would",

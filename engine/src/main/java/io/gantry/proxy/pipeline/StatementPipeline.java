@@ -103,6 +103,9 @@ public final class StatementPipeline {
             if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(command, trip.holdUntil(), trip)) {
                 return Reply.LATER;
             }
+            if (routed.refusedForNoPrimary() && transactionLetGoForNoPrimary()) {
+                return replay.replayThen(trip); // the transaction waits for the new primary, and moves there
+            }
             command.release();
             return routed.refusal();
         }
@@ -125,6 +128,11 @@ public final class StatementPipeline {
                                     routed.server().address());
                     session.finish(trip.rerouted());
                 } : null;
+        if (unreachable == null && routed.server().role() == Role.PRIMARY && !backends.isConnectedTo(routed.server())) {
+            // Nothing is sent if the primary's new connection cannot be made (it died): the statement waits for the
+            // new primary as one routed while none is known, instead of ending the session.
+            unreachable = () -> session.finish(primaryUnreachable(trip, routed.server()));
+        }
         fallbacks(trip, routed);
         BackendConnection ready = backends.readyConnection(routed.server());
         if (ready != null) {
@@ -197,6 +205,40 @@ public final class StatementPipeline {
         BackendConnection holder = backends.holdingTransaction();
         return holder != null && !holder.isUsable() && backends.letGoForReplay(holder, "the connection to "
                 + holder.server().address() + " closed");
+    }
+
+    /**
+     * The primary could not be reached for the trip's new connection and is marked down: nothing was sent, so the
+     * statement waits for the new primary (its transaction moves there by replay), or is refused as it would be
+     * without a primary.
+     */
+    private Reply primaryUnreachable(StatementTrip trip, UpstreamServer primary) {
+        LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", primary.address())
+                .log("session {}: the primary {} cannot be reached; the statement waits for a primary", session.id(),
+                        primary.address());
+        if (primaryWait.holdForPrimary(trip.command(), trip.holdUntil(), trip)) {
+            return Reply.LATER;
+        }
+        if (transactionLetGoForNoPrimary()) {
+            return replay.replayThen(trip);
+        }
+        trip.command().release();
+        return Reply.error(SessionErrors.noPrimary("statement", "the primary " + primary.address()
+                + " cannot be reached"));
+    }
+
+    /**
+     * No primary is known for a statement of the session's transaction (a switchover under way): a replayable
+     * transaction lets its connection go, to be replayed on the primary the health loop finds next, instead of the
+     * statement's refusal. False when it is not replayable.
+     */
+    private boolean transactionLetGoForNoPrimary() {
+        if (!session.transactionLog().replayable()) {
+            return false;
+        }
+        BackendConnection holder = backends.holdingTransaction();
+        return holder != null && backends.letGoForReplay(holder, "no primary is known ("
+                + upstreams.noPrimaryReason() + ")");
     }
 
     private void runLostElsewhere() {
