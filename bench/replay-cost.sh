@@ -136,35 +136,15 @@ GANTRY_MARIADB_HOME="$server_home" java ${GANTRY_JAVA_OPTS:-} -jar "$jar" demo -
   --listen "127.0.0.1:$demo_gantry_port" --no-cdc --no-console >"$out/demo.log" 2>&1 &
 demo_pid=$!
 await_demo_ready "$demo_pid" "$out/demo.log"
-# The banner names the database and the service account: "Database 'app', account 'app' / 'app' (...)".
-read -r db svc_user svc_pass < <(sed -n "s/^Database '\([^']*\)', account '\([^']*\)' \/ '\([^']*\)'.*/\1 \2 \3/p" "$out/demo.log") \
-  || die "no database and account in the demo's banner ($out/demo.log)"
+demo_service_account "$out/demo.log"
 root_sql() { # port statement
   "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "$1" -u root -N -B -e "$2"
 }
-
-printf '%s' "$svc_pass" >"$work/upstream.password"
-chmod 600 "$work/upstream.password"
-urls="$(printf "mysql://$svc_user@127.0.0.1:%s/$db," "${server_ports[@]}")"
 for t in on off; do
-  log "starting Gantry $t on ${gport[$t]}: ${flags[$t]}"
-  # shellcheck disable=SC2086 # the flags are word-split on purpose
-  java ${GANTRY_JAVA_OPTS:-} -jar "$jar" run --listen "127.0.0.1:${gport[$t]}" --data-dir "$work/gantry-$t" \
-    --upstream-db-url "${urls%,}" --upstream-password-file "$work/upstream.password" --no-cdc ${flags[$t]} \
-    >"$out/gantry-$t.log" 2>&1 &
-  gpid[$t]=$!
+  start_gantry_run "$t" "${gport[$t]}" "${flags[$t]}"
+  gpid[$t]=$run_pid
 done
-for t in on off; do
-  for ((i = 0; i < 1200; i++)); do
-    kill -0 "${gpid[$t]}" 2>/dev/null || { cat "$out/gantry-$t.log" >&2; die "Gantry $t exited during start-up"; }
-    if port_busy "${gport[$t]}" && "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "${gport[$t]}" \
-        -u "$svc_user" -p"$svc_pass" -N -B "$db" -e "SELECT 1" >/dev/null 2>&1; then
-      break
-    fi
-    sleep 0.1
-  done
-  ((i < 1200)) || { cat "$out/gantry-$t.log" >&2; die "Gantry $t not answering after 120 s"; }
-done
+for t in on off; do await_gantry_answering "$t" "${gpid[$t]}" "${gport[$t]}" "$svc_user" "$svc_pass"; done
 
 cat >"$out/haproxy.cfg" <<EOF
 global

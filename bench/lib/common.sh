@@ -84,3 +84,38 @@ start_haproxy() { # port: checks and starts "$out/haproxy.cfg", waits until it l
   for ((i = 0; i < 100; i++)); do port_busy "$port" && break; sleep 0.1; done
   port_busy "$port" || { cat "$out/haproxy.log" >&2; die "haproxy is not listening"; }
 }
+
+demo_service_account() { # demo_log: sets db, svc_user and svc_pass from the demo's banner
+  # "Database 'app', account 'app' / 'app' (...)"
+  read -r db svc_user svc_pass < <(sed -n "s/^Database '\([^']*\)', account '\([^']*\)' \/ '\([^']*\)'.*/\1 \2 \3/p" "$1") \
+    || die "no database and account in the demo's banner ($1)"
+}
+
+start_gantry_run() { # name port flags: `gantry run` as the demo's service account in front of server_ports, its log
+  # $out/gantry-NAME.log, its data in $work/gantry-NAME, with --no-cdc and the (word-split) flags; sets run_pid
+  local name=$1 port=$2 flags=$3 urls
+  if [[ ! -f "$work/upstream.password" ]]; then
+    printf '%s' "$svc_pass" >"$work/upstream.password"
+    chmod 600 "$work/upstream.password"
+  fi
+  urls="$(printf "mysql://$svc_user@127.0.0.1:%s/$db," "${server_ports[@]}")"
+  log "starting Gantry $name on $port: $flags"
+  # shellcheck disable=SC2086 # the flags are word-split on purpose
+  java ${GANTRY_JAVA_OPTS:-} -jar "$jar" run --listen "127.0.0.1:$port" --data-dir "$work/gantry-$name" \
+    --upstream-db-url "${urls%,}" --upstream-password-file "$work/upstream.password" --no-cdc $flags \
+    >"$out/gantry-$name.log" 2>&1 &
+  run_pid=$!
+}
+
+await_gantry_answering() { # name pid port user password: until `SELECT 1` as that account answers, at most 120 s
+  local name=$1 pid=$2 port=$3 user=$4 password=$5 i
+  for ((i = 0; i < 1200; i++)); do
+    kill -0 "$pid" 2>/dev/null || { cat "$out/gantry-$name.log" >&2; die "Gantry $name exited during start-up"; }
+    if port_busy "$port" && "$mariadb_client" --no-defaults --skip-ssl -h 127.0.0.1 -P "$port" -u "$user" \
+        -p"$password" -N -B "$db" -e "SELECT 1" >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  cat "$out/gantry-$name.log" >&2; die "Gantry $name not answering after 120 s"
+}

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static io.gantry.proxy.ProxyHarness.execute;
 import static io.gantry.proxy.ProxyHarness.queryString;
+import static io.gantry.proxy.ProxyHarness.sessionRow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -584,18 +585,6 @@ class MultiplexingIT {
             }
         }
         return codes;
-    }
-
-    private static String sessionRow(Connection connection, String name) throws SQLException {
-        try (Statement statement = connection.createStatement();
-             ResultSet rows = statement.executeQuery("SHOW GANTRY SESSION")) {
-            while (rows.next()) {
-                if (rows.getString(1).equals(name)) {
-                    return rows.getString(2);
-                }
-            }
-        }
-        throw new AssertionError("SHOW GANTRY SESSION has no row " + name);
     }
 
     /**

@@ -172,6 +172,19 @@ final class ProxyHarness implements AutoCloseable {
         }
     }
 
+    /** The value of a row of {@code SHOW GANTRY SESSION}. */
+    static String sessionRow(Connection connection, String name) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SHOW GANTRY SESSION")) {
+            while (rows.next()) {
+                if (rows.getString(1).equals(name)) {
+                    return rows.getString(2);
+                }
+            }
+        }
+        throw new AssertionError("SHOW GANTRY SESSION has no row " + name);
+    }
+
     static void execute(Connection connection, String sql) throws SQLException {
         try (Statement statement = connection.createStatement()) {
             statement.execute(sql);
