@@ -26,6 +26,11 @@ public enum EventKind {
     LIST_CHANGED("list_changed"),
     /** A server's weight changed ({@code ALTER GANTRY SET WEIGHT}). */
     WEIGHT_CHANGED("weight_changed"),
+    /**
+     * The transactions open when the primary was lost, and what became of them: replayed on the new primary, or
+     * ended and why ({@code server} names the new primary).
+     */
+    TRANSACTIONS_REPLAYED("transactions_replayed"),
     /** Gantry started. */
     STARTUP("startup");
 

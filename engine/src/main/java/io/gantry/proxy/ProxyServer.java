@@ -118,6 +118,7 @@ public final class ProxyServer implements AutoCloseable {
     /** Where a blocked host is told, for the timeline. */
     void setEvents(EventPublisher events) {
         services.login().setEvents(events);
+        services.replayCounts().setEvents(events);
     }
 
     /** Where each statement's route, answer time and Gantry's own errors are counted. */

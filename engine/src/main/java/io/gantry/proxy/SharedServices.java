@@ -36,7 +36,7 @@ final class SharedServices implements ProxyServices {
     private final Router router = Router.withThreadLocalRandom();
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
-    private final ReplayCounts replayCounts = new ReplayCounts();
+    private final ReplayCounts replayCounts;
     private final AdminSql adminSql;
     private final Clock clock;
     private final RateLimitedLog peerWarnings;
@@ -54,6 +54,7 @@ final class SharedServices implements ProxyServices {
         this.upstreams = upstreams;
         this.adminSql = adminSql;
         this.clock = clock;
+        this.replayCounts = new ReplayCounts(clock, config.failover().replay().timeout());
         this.backendChannels = backendChannels;
         this.backendPools = new BackendPools(config.pool());
         this.serverIds = new ServerIds(upstreams);

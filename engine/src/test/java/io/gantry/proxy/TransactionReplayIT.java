@@ -5,8 +5,12 @@ import static io.gantry.proxy.ProxyHarness.queryString;
 import static io.gantry.proxy.ProxyHarness.sessionRow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.gantry.TopologyKinds;
+import io.gantry.authority.Event;
+import io.gantry.authority.EventKind;
+import io.gantry.events.EngineEvent;
 import io.gantry.proxy.ProxyHarness.Driver;
 import io.gantry.proxy.session.FailoverSettings;
 import io.gantry.sandbox.DatabaseServer;
@@ -181,8 +185,13 @@ class TransactionReplayIT {
     }
 
     private static void eightClientsAcrossAPrimaryShutdown(Topology servers) throws Exception {
-        try (ProxyHarness proxy = ProxyHarness.start(servers, config -> config, list -> list, event -> { },
-                Duration.ofSeconds(2))) {
+        List<Event> tallies = new CopyOnWriteArrayList<>();
+        try (ProxyHarness proxy = ProxyHarness.start(servers, config -> config, list -> list, event -> {
+            if (event instanceof EngineEvent.Timeline timeline
+                    && timeline.event().kind() == EventKind.TRANSACTIONS_REPLAYED) {
+                tallies.add(timeline.event());
+            }
+        }, Duration.ofSeconds(2))) {
             try (Connection setup = proxy.connect(Driver.MARIADB_CONNECTOR_J)) {
                 execute(setup, "CREATE TABLE moves (session INT, seq INT, amount INT, PRIMARY KEY (session, seq))");
             }
@@ -233,6 +242,12 @@ class TransactionReplayIT {
                     .hasSize(Integer.parseInt(status.get("Transaction_replays_commit_unknown")));
             assertThat(status.get("Transaction_replays_checksum_mismatch")).isEqualTo("0");
             assertThat(status.get("Transaction_replays_failed")).isEqualTo("0");
+            // One timeline event for the loss, with its counts, once every replay of it has ended.
+            await().atMost(Duration.ofSeconds(15)).until(() -> !tallies.isEmpty());
+            assertThat(tallies).singleElement().satisfies(event -> {
+                assertThat(event.server()).isEqualTo(promoted.address());
+                assertThat(event.reason()).contains(status.get("Transaction_replays_replayed") + " replayed");
+            });
             List<String> disagreements = new ArrayList<>();
             loops.forEach(loop -> disagreements.addAll(loop.disagreements));
             assertThat(disagreements).as("reads inside a transaction that disagree with the client's history")

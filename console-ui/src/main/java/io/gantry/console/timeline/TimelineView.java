@@ -232,6 +232,7 @@ public final class TimelineView extends BorderPane {
             case "list_changed" -> Color.web("#6d4c41");
             case "weight_changed" -> Color.web("#3949ab");
             case "host_blocked" -> Color.web("#ad1457");
+            case "transactions_replayed" -> Color.web("#0277bd");
             default -> Color.web("#757575");
         };
     }

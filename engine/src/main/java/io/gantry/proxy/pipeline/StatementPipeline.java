@@ -85,7 +85,7 @@ public final class StatementPipeline {
         this.replayTimeout = failover.replay().timeout();
         this.replayCounts = replayCounts;
         this.replay = new TransactionReplay(session, backends, upstreams, primaryWait, replayCounts, replayTimeout,
-                this);
+                this, loop);
     }
 
     /** Routes the trip's statement and runs this try of it; every later try comes back here. */
@@ -166,15 +166,20 @@ public final class StatementPipeline {
      * marked down before it answered runs again elsewhere, once: told to the session.
      */
     private void fallbacks(StatementTrip trip, SessionRouting.Routed routed) {
+        if (session.transactionLog().replayable() && routed.server().role() == Role.PRIMARY) {
+            // In a transaction Gantry can replay, a statement refused as read-only (a write, or the COMMIT of one:
+            // it did not run) or lost before its answer runs again after the replay, made again from the trip.
+            lostTrip = null;
+            session.mayRunElsewhere(null);
+            trip.keepForElsewhere();
+            trip.mayWaitAfterRefusal(System.nanoTime() + replayTimeout.toNanos(), null, 0);
+            return;
+        }
         if (routed.statement().kind() == StatementKind.WRITE) {
             lostTrip = null;
             session.mayRunElsewhere(null);
             long deadline = primaryWait.deadlineAfterRefusal(trip.holdUntil());
-            if (deadline == PrimaryWait.OFF && session.transactionLog().replayable()) {
-                // In a transaction Gantry can replay, the write refused as read-only runs after the replay, made
-                // again from the trip: no bytes kept for it.
-                trip.mayWaitAfterRefusal(System.nanoTime() + replayTimeout.toNanos(), null, 0);
-            } else if (deadline == PrimaryWait.OFF) {
+            if (deadline == PrimaryWait.OFF) {
                 trip.mayNotWaitAfterRefusal();
             } else {
                 Packet command = trip.command();
@@ -252,10 +257,17 @@ public final class StatementPipeline {
      * transaction Gantry can replay, the transaction is replayed there first.
      */
     void awaitAfterRefusal(StatementTrip trip) {
-        BackendConnection holder = backends.holdingTransaction();
-        if (trip.refusedPayload() == null && holder != null && backends.letGoForReplay(holder, "the primary "
-                + holder.server().address() + " refused a write of the transaction as read-only")) {
-            session.finish(trip.run(trip.again(), trip.holdUntil()));
+        if (trip.refusedPayload() == null) { // a statement of a replayable transaction (fallbacks)
+            BackendConnection holder = backends.holdingTransaction();
+            String why = "the primary " + trip.routed().server().address() + " refused a statement of the "
+                    + "transaction as read-only";
+            if (holder != null && backends.letGoForReplay(holder, why)) {
+                session.finish(trip.run(trip.again(), trip.holdUntil()));
+            } else {
+                SessionContext.releaseIfHeld(trip.command());
+                session.finish(Reply.close(SessionErrors.transactionNotReplayed(why, "the transaction's connection "
+                        + "holds more than the transaction")));
+            }
             return;
         }
         primaryWait.afterRefusal(trip.routed().server(), trip.refusalDeadline(), trip.refusedSequence(),
@@ -304,7 +316,7 @@ public final class StatementPipeline {
             String notReplayable = trip.notReplayableBecause();
             if (notReplayable == null) {
                 if (!log.sending(trip.replayCommand(command))) {
-                    replayCounts.ended(ReplayCounts.Outcome.TOO_LARGE);
+                    replayCounts.tooLarge();
                 }
             } else {
                 log.notReplayable(notReplayable);

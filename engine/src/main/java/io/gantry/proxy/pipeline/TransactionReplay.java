@@ -21,6 +21,7 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -60,10 +61,12 @@ public final class TransactionReplay {
     private final ReplayCounts counts;
     private final Duration timeout;
     private final StatementPipeline pipeline;
+    /** The session's event loop: where a loss's tally is published. */
+    private final EventLoop loop;
     private Executions executions;
 
     TransactionReplay(SessionContext session, SessionBackends backends, Upstreams upstreams, PrimaryWait primaryWait,
-                      ReplayCounts counts, Duration timeout, StatementPipeline pipeline) {
+                      ReplayCounts counts, Duration timeout, StatementPipeline pipeline, EventLoop loop) {
         this.session = session;
         this.backends = backends;
         this.upstreams = upstreams;
@@ -71,6 +74,7 @@ public final class TransactionReplay {
         this.counts = counts;
         this.timeout = timeout;
         this.pipeline = pipeline;
+        this.loop = loop;
     }
 
     void executions(Executions value) {
@@ -93,7 +97,7 @@ public final class TransactionReplay {
         if (cutShort != null) {
             // The replay ended without a word (the new primary refused the session's settings): the transaction
             // is not open anywhere, so this statement must not run as if it were.
-            counts.ended(ReplayCounts.Outcome.FAILED);
+            counts.ended(ReplayCounts.Outcome.FAILED, null, loop);
             log.clear();
             SessionContext.releaseIfHeld(trip.command());
             return Reply.close(SessionErrors.transactionNotReplayed(cutShort, "the new primary refused the "
@@ -116,7 +120,7 @@ public final class TransactionReplay {
         String lost = "the connection to " + connection.server().address() + " was lost (" + failure.getMessage()
                 + ")";
         if (trip.mayEndTransaction()) {
-            counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN);
+            counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, connection.server().address(), loop);
             session.transactionLog().clear();
             backends.forget(connection);
             LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
@@ -202,7 +206,7 @@ public final class TransactionReplay {
         private void replayed(BackendConnection connection, int status) {
             session.transactionLog().replayEnded();
             backends.replayedOn(connection, status);
-            counts.ended(ReplayCounts.Outcome.REPLAYED);
+            counts.ended(ReplayCounts.Outcome.REPLAYED, connection.server().address(), loop);
             LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
                     .log("session {}: replayed its transaction ({} statements) on {} in {} ms, every answer the same",
                             session.id(), session.transactionLog().entries().size(), connection.server().address(),
@@ -212,7 +216,7 @@ public final class TransactionReplay {
 
         /** The replay cannot be done: its connection goes (rolling back what it ran), and the session ends. */
         private void fail(ReplayCounts.Outcome outcome, String why) {
-            counts.ended(outcome);
+            counts.ended(outcome, lostServer, loop);
             session.transactionLog().clear();
             LOG.atWarn().addKeyValue("session", session.id())
                     .log("session {}: {}; its transaction could not be replayed: {}; ending the session",
