@@ -87,9 +87,14 @@ final class DigestTable {
         return other;
     }
 
-    /** Adds a copy of this table's rows to {@code into}, and its "other" row to {@code otherInto}. */
-    synchronized void copyInto(Map<DigestKey, ShapeFigures> into, ShapeFigures otherInto) {
-        rows.forEach((key, figures) -> into.merge((DigestKey) key, figures.copy(), (mine, theirs) -> {
+    /**
+     * Adds a copy of this table's rows to {@code into}, and its "other" row to {@code otherInto}.
+     *
+     * @param byShape whether rows of one shape in several schemas or accounts are added as one
+     */
+    synchronized void copyInto(Map<DigestKey, ShapeFigures> into, ShapeFigures otherInto, boolean byShape) {
+        rows.forEach((key, figures) -> into.merge(byShape ? new DigestKey(((DigestKey) key).shape(), "", "")
+                : (DigestKey) key, figures.copy(), (mine, theirs) -> {
             mine.merge(theirs);
             return mine;
         }));

@@ -4,6 +4,7 @@ import io.gantry.route.RouteReason;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -50,5 +51,22 @@ public record ShapeDigest(String shape, String schema, String account, long coun
     /** How many ran {@code where}. */
     public long ran(RanOn where) {
         return ranOn.getOrDefault(where, 0L);
+    }
+
+    /** The errors as {@code code:count} pairs, space-separated, in code order: {@code 1062:3 1213:1}. */
+    public String errorCodesText() {
+        return pairs(errorsByCode);
+    }
+
+    /** The routing reasons as {@code reason:count} pairs, lower case: {@code read_on_replica:90 not_a_read:2}. */
+    public String reasonsText() {
+        return pairs(reasons);
+    }
+
+    private static String pairs(Map<?, Long> counts) {
+        StringBuilder text = new StringBuilder();
+        counts.forEach((key, count) -> (text.isEmpty() ? text : text.append(' '))
+                .append(key.toString().toLowerCase(Locale.ROOT)).append(':').append(count));
+        return text.toString();
     }
 }

@@ -115,10 +115,22 @@ public final class StatementDigests {
 
     /** Every row, the "other" row last when some shapes were folded. */
     public List<ShapeDigest> snapshot() {
+        return snapshot(false);
+    }
+
+    /**
+     * One row per shape, whatever the schema and account (theirs {@code ""}), the "other" row last: what
+     * {@code SHOW PROXIED QUERIES} shows.
+     */
+    public List<ShapeDigest> snapshotByShape() {
+        return snapshot(true);
+    }
+
+    private List<ShapeDigest> snapshot(boolean byShape) {
         Map<DigestKey, ShapeFigures> merged = new HashMap<>();
         ShapeFigures other = new ShapeFigures();
         for (DigestTable table : tables) {
-            table.copyInto(merged, other);
+            table.copyInto(merged, other, byShape);
         }
         List<ShapeDigest> rows = new ArrayList<>(merged.size() + 1);
         merged.forEach((key, figures) -> rows.add(row(key.shape(), key.schema(), key.account(), figures, false)));
