@@ -64,6 +64,8 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     private long[] resultAffected = new long[4];
     private int results;
     private long rows;
+    /** Whether the answer's results are timed one by one: the text holds several statements. */
+    private boolean timesResults;
 
     public SessionDigest(SessionContext session, StatementDigests digests) {
         this.session = session;
@@ -154,7 +156,12 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
         results = 0;
         rows = 0;
         errorCode = 0;
+        timesResults = statementCount() > 1; // classified already: the route read the text's class
         return this;
+    }
+
+    private int statementCount() {
+        return query == null ? 1 : query.statementClass().statementCount();
     }
 
     @Override
@@ -178,7 +185,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
             resultRows = Arrays.copyOf(resultRows, 2 * results);
             resultAffected = Arrays.copyOf(resultAffected, 2 * results);
         }
-        resultEnds[results] = System.nanoTime();
+        resultEnds[results] = timesResults ? System.nanoTime() : 0;
         resultRows[results] = rows;
         resultAffected[results] = Math.max(0, affected);
         rows = 0;
@@ -189,10 +196,8 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     public void run(BackendConnection connection, ResponseFraming framing, Runnable done) {
         AfterResponse next = then;
         then = null;
-        // Classified already: routing read the text's class.
-        int statements = query == null ? 1 : query.statementClass().statementCount();
-        if (statements > 1 && results > 0) {
-            recordParts(statements);
+        if (timesResults && results > 0) {
+            recordParts(statementCount());
         } else {
             long affected = 0;
             long sent = rows;
