@@ -124,12 +124,17 @@ final class DigestTable {
             this.shape = shape;
             this.schema = schema;
             this.account = account;
+            hash = DigestKey.hash(shape instanceof String known ? known.hashCode() : hashOf(shape), schema, account);
+            return this;
+        }
+
+        /** {@link String#hashCode} of the same characters (a prepared statement's shape is a string, hashed once). */
+        private static int hashOf(CharSequence shape) {
             int shapeHash = 0;
             for (int i = 0; i < shape.length(); i++) {
                 shapeHash = 31 * shapeHash + shape.charAt(i);
             }
-            hash = DigestKey.hash(shapeHash, schema, account);
-            return this;
+            return shapeHash;
         }
 
         @Override

@@ -40,12 +40,12 @@ class StatementDigestsTest {
         assertThat(row.ran(RanOn.CACHE)).isEqualTo(1);
         assertThat(row.reasons()).containsEntry(RouteReason.READ_ON_REPLICA, 100L)
                 .containsEntry(RouteReason.NO_REPLICA_UP, 1L).hasSize(2);
-        // 102 latencies: 1 µs, 500 µs, then 1..100 ms: the 51st, 97th and 101st are 49, 95 and 99 ms, within
-        // HdrHistogram's two significant digits
-        assertThat(row.p50Micros()).isBetween(48_500L, 49_500L);
-        assertThat(row.p95Micros()).isBetween(94_500L, 95_500L);
-        assertThat(row.p99Micros()).isBetween(98_500L, 99_500L);
-        assertThat(row.maxMicros()).isBetween(100_000L, 101_000L);
+        // 102 latencies: 1 µs, 500 µs, then 1..100 ms: the 51st, 97th and 101st are 49, 95 and 99 ms, read back at
+        // most 1/16 above (one significant digit)
+        assertThat(row.p50Micros()).isBetween(49_000L, 49_000L * 17 / 16);
+        assertThat(row.p95Micros()).isBetween(95_000L, 95_000L * 17 / 16);
+        assertThat(row.p99Micros()).isBetween(99_000L, 99_000L * 17 / 16);
+        assertThat(row.maxMicros()).isBetween(100_000L, 100_000L * 17 / 16);
         assertThat(row.totalMicros()).isEqualTo(5_050_000L + 500 + 1);
         assertThat(row.firstSeen()).isEqualTo(CLOCK.instant());
         assertThat(row.lastSeen()).isEqualTo(CLOCK.instant());
