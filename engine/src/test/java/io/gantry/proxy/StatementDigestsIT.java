@@ -124,6 +124,12 @@ class StatementDigestsIT {
                 }
                 connection.commit();
                 connection.setAutoCommit(true);
+                // a write in a read-only transaction: error 1792, Gantry's when the transaction is on a replica
+                // (it refuses the write there, as the server would), the primary's when it is on the primary
+                statement.execute("START TRANSACTION READ ONLY");
+                assertThatThrownBy(() -> statement.executeUpdate("INSERT INTO digest_t (v, id) VALUES (1, 99)"))
+                        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(1792));
+                statement.execute("ROLLBACK");
                 // a multi-statement text: each statement its own shape
                 assertThat(statement.execute("SELECT v FROM digest_t WHERE id = 2; SELECT id FROM digest_t WHERE v > 0"))
                         .isTrue();
@@ -166,6 +172,13 @@ class StatementDigestsIT {
                     .containsEntry("Count", "3").containsEntry("Errors", "1").containsEntry("Error_codes", "1062:1")
                     .containsEntry("Rows_affected", "2").containsEntry("On_primary", "3")
                     .containsEntry("Routing_reasons", "not_a_read:3");
+            Map<String, String> readOnlyWrite = rows.get("INSERT INTO digest_t ( v , id ) VALUES ( ? , ? )");
+            assertThat(readOnlyWrite).as("in a read-only transaction").isNotNull().containsEntry("Count", "1")
+                    .containsEntry("Error_codes", "1792:1").containsEntry("On_replica", "0");
+            assertThat(readOnlyWrite.get("On_gantry").equals("1")
+                    ? readOnlyWrite.get("Routing_reasons").isEmpty() && readOnlyWrite.get("On_primary").equals("0")
+                    : readOnlyWrite.get("Routing_reasons").equals("in_read_only_transaction:1"))
+                    .as("refused by Gantry, or run on the primary: %s", readOnlyWrite).isTrue();
             assertThat(rows.get("SELECT nope FROM digest_missing")).isNotNull()
                     .containsEntry("Count", "2").containsEntry("Error_codes", "1146:2");
             assertThat(rows.get("UPDATE digest_t SET v = v + ? WHERE id IN ( ? )")).isNotNull()

@@ -53,8 +53,9 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     private long startedAt;
     private RanOn ranOn;
     private RouteReason reason;
-    /** The error code of Gantry's refusal of the running statement, recorded if no try gets further. */
+    /** The error code of Gantry's refusal of the running statement, recorded if no try gets further, and when. */
     private int refusal;
+    private long refusedAt;
     private int errorCode;
     private AfterResponse then;
     private ResponseForwarder.ResponseRewriter inner;
@@ -130,6 +131,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     public void routed(SessionRouting.Routed routed) {
         if (routed.refused()) {
             refusal = errorOf(routed.refusal());
+            refusedAt = System.nanoTime();
             return;
         }
         refusal = 0;
@@ -287,7 +289,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
         if (refusal != 0 && (text != null || preparedShape != null)) {
             ranOn = RanOn.GANTRY;
             reason = null;
-            finish(refusal, 0);
+            finishAt(refusedAt, refusal, 0, 0);
         }
         refusal = 0;
     }
@@ -297,7 +299,11 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     }
 
     private void finishWithRows(int error, long rowsSent, long rowsAffected) {
-        long nanos = System.nanoTime() - startedAt;
+        finishAt(System.nanoTime(), error, rowsSent, rowsAffected);
+    }
+
+    private void finishAt(long endedAt, int error, long rowsSent, long rowsAffected) {
+        long nanos = endedAt - startedAt;
         if (preparedShape != null) {
             record(preparedShape, error, rowsSent, rowsAffected, nanos);
         } else if (text != null) {
