@@ -142,6 +142,10 @@ class StatementDigestsIT {
                 } while (statement.getMoreResults());
                 execute(connection, "SHOW GANTRY STATUS");
                 execute(connection, "SHOW GANTRY STATUS");
+                // counted in the schema USE chose
+                statement.execute("USE information_schema");
+                statement.executeQuery("SELECT 1 AS in_another_schema").close();
+                statement.execute("USE app");
             }
             try (PreparedStatement prepared = connection.prepareStatement("SELECT id, v FROM digest_t WHERE id = ?")) {
                 for (int id = 1; id <= 3; id++) {
@@ -189,6 +193,13 @@ class StatementDigestsIT {
                     .containsEntry("Count", "3").containsEntry("Rows_sent", "3");
             assertThat(rows.get("SHOW GANTRY STATUS")).isNotNull().containsEntry("Count", "2")
                     .containsEntry("On_gantry", "2");
+
+            try (Statement show = connection.createStatement();
+                 ResultSet result = show.executeQuery("SELECT schema_name FROM gantry.queries "
+                         + "WHERE query = 'SELECT ? AS in_another_schema'")) {
+                assertThat(result.next()).isTrue();
+                assertThat(result.getString(1)).isEqualTo("information_schema");
+            }
 
             Map<String, Map<String, String>> top = queries(connection, "SHOW GANTRY QUERIES ORDER BY errors LIMIT 1");
             assertThat(top.keySet()).containsExactly("SELECT nope FROM digest_missing");

@@ -320,8 +320,9 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     }
 
     private void record(CharSequence statementShape, int error, long rowsSent, long rowsAffected, long nanos) {
-        digests.record(statementShape, session.client().initialDatabase(), session.client().user(), ranOn, reason,
-                error, rowsSent, rowsAffected, nanos);
+        String chosen = session.stateLog().database();
+        digests.record(statementShape, chosen != null ? chosen : session.client().initialDatabase(),
+                session.client().user(), ranOn, reason, error, rowsSent, rowsAffected, nanos);
     }
 
     private static int errorOf(Reply reply) {
