@@ -39,7 +39,8 @@ class AdminSqlClientsIT {
 
     private static final String SQL = "SELECT * FROM gantry.upstream_servers";
     private static final List<String> COLUMNS = List.of("host", "port", "database", "user", "weight", "purpose",
-            "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms", "connect_ms");
+            "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms", "connect_ms",
+            "rtt_smoothed_ms");
 
     @TempDir
     static Path dataDir;

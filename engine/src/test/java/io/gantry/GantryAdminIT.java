@@ -77,7 +77,7 @@ class GantryAdminIT {
             assertThat(all).hasSize(3);
             assertThat(columns(admin, "SELECT * FROM gantry.upstream_servers")).containsExactly("host", "port",
                     "database", "user", "weight", "purpose", "active_cdc", "health", "down_since", "last_ok",
-                    "connections", "role", "lag_ms", "rtt_ms", "connect_ms");
+                    "connections", "role", "lag_ms", "rtt_ms", "connect_ms", "rtt_smoothed_ms");
             List<Map<String, String>> replicas = rows(admin, "SELECT host, port, role FROM gantry.upstream_servers "
                     + "WHERE role = 'replica' ORDER BY port DESC LIMIT 1");
             assertThat(replicas).singleElement().satisfies(r -> assertThat(r.get("ROLE")).isEqualTo("replica"));

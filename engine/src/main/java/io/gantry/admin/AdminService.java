@@ -414,14 +414,14 @@ public final class AdminService implements AdminOperations {
                     server.health().sqlName(),
                     server.downSince(), server.lastOk(), server.connections(), server.role().name().toLowerCase(),
                     server.lagMillis() < 0 ? null : server.lagMillis(), server.rttMillis(),
-                    server.connectMillis()));
+                    server.connectMillis(), server.smoothedRttMillis()));
         }
         // Servers only on the CDC list are not health-checked until CDC runs: their health says so.
         for (UpstreamUrl url : cdc) {
             rows.putIfAbsent(url.address(), new LiveServerRow(url.host(), url.port(), url.database(), url.user(),
                     url.weight(), Purpose.describe(EnumSet.of(Purpose.CDC)), url.address().equals(activeCdc),
                     url.address().equals(activeCdc) ? "streaming" : "unchecked", null, null, 0,
-                    "unknown", null, null, null));
+                    "unknown", null, null, null, null));
         }
         return new ArrayList<>(rows.values());
     }

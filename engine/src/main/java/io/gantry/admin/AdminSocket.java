@@ -281,7 +281,7 @@ public final class AdminSocket implements AutoCloseable {
     static ServerState serverState(LiveServerRow row) {
         return new ServerState(row.host(), row.port(), row.database(), row.user(), row.weight(), row.purpose(),
                 row.activeCdc(), row.health(), row.downSince(), row.lastOk(), row.connections(), row.role(),
-                row.lagMs(), row.rttMs(), row.connectMs());
+                row.lagMs(), row.rttMs(), row.connectMs(), row.rttSmoothedMs());
     }
 
     /** @param id the entry's row, or 0 for a pushed entry; reasons are masked as the Authority stores them */

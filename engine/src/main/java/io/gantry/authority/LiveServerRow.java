@@ -26,10 +26,12 @@ import java.util.Objects;
  *                    null if none
  * @param connectMs   how long the last check took to open and log in a new connection, in milliseconds, or null
  *                    if none
+ * @param rttSmoothedMs the checks' round trips smoothed (what {@code --follower-reads-prefer=closest} compares), in
+ *                    milliseconds, or null if none
  */
 public record LiveServerRow(String host, int port, String database, String user, int weight, String purpose,
                             boolean activeCdc, String health, Instant downSince, Instant lastOk, int connections,
-                            String role, Long lagMs, Double rttMs, Double connectMs) {
+                            String role, Long lagMs, Double rttMs, Double connectMs, Double rttSmoothedMs) {
 
     public LiveServerRow {
         Objects.requireNonNull(host, "host");

@@ -29,7 +29,8 @@ final class LiveServerStore {
             }
             try (PreparedStatement insert = connection.prepareStatement("INSERT INTO GANTRY.UPSTREAM_SERVERS(host, "
                     + "port, database, \"USER\", weight, purpose, active_cdc, health, down_since, last_ok, connections,"
-                    + " role, lag_ms, rtt_ms, connect_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    + " role, lag_ms, rtt_ms, connect_ms, rtt_smoothed_ms)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 for (LiveServerRow row : live) {
                     insert.setString(1, row.host());
                     insert.setInt(2, row.port());
@@ -48,6 +49,7 @@ final class LiveServerStore {
                     setNullable(insert, 13, row.lagMs(), Types.BIGINT);
                     setNullable(insert, 14, row.rttMs(), Types.DOUBLE);
                     setNullable(insert, 15, row.connectMs(), Types.DOUBLE);
+                    setNullable(insert, 16, row.rttSmoothedMs(), Types.DOUBLE);
                     insert.addBatch();
                 }
                 insert.executeBatch();

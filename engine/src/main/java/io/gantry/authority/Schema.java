@@ -131,7 +131,10 @@ final class Schema {
                     "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS instance VARCHAR(255)",
                     "ALTER TABLE GANTRY.EVENTS ADD COLUMN IF NOT EXISTS origin_id BIGINT",
                     "CREATE UNIQUE INDEX IF NOT EXISTS GANTRY.EVENTS_ORIGIN ON GANTRY.EVENTS(instance, origin_id)")),
-            new Migration(8, "the statement digests, copied in before a query reads them", List.of(
+            new Migration(8, "the live server table shows the smoothed round trip the closest replica is judged by",
+                    List.of("ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS rtt_smoothed_ms "
+                            + "DOUBLE PRECISION")),
+            new Migration(9, "the statement digests, copied in before a query reads them", List.of(
                     // Live state like UPSTREAM_SERVERS: replaced as a whole before each admin query that names it.
                     """
                     CREATE TABLE IF NOT EXISTS GANTRY.QUERIES(

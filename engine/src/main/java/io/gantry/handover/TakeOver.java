@@ -86,7 +86,7 @@ public final class TakeOver implements AutoCloseable {
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("gantry-take-over", true),
                 EpollIoHandler.newFactory());
         try {
-            Channel channel = new Bootstrap().group(loop).channel(EpollDomainSocketChannel.class)
+            ChannelFuture connected = new Bootstrap().group(loop).channel(EpollDomainSocketChannel.class)
                     .handler(new ChannelInitializer<EpollDomainSocketChannel>() {
                         @Override
                         protected void initChannel(EpollDomainSocketChannel channel) {
@@ -96,10 +96,12 @@ public final class TakeOver implements AutoCloseable {
                                     new Arrivals(arrived));
                         }
                     })
-                    .connect(new DomainSocketAddress(socket.toString())).await().channel();
+                    .connect(new DomainSocketAddress(socket.toString())).await();
+            Channel channel = connected.channel();
             if (!channel.isActive()) {
+                String cause = connected.cause() == null ? "" : ": " + connected.cause().getMessage();
                 throw new HandOverException("--take-over: no Gantry answers on " + socket + " (the one that made it "
-                        + "is gone): start without --take-over");
+                        + "is gone" + cause + "): start without --take-over");
             }
             Object first = next(arrived, "its greeting", timeout);
             if (!(first instanceof String line)) {

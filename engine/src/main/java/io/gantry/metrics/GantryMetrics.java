@@ -8,6 +8,7 @@ import io.gantry.cluster.ClusterMember;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyMetrics;
+import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
 import io.gantry.route.RouteTarget;
@@ -97,6 +98,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         Gauge.builder("gantry.client.sessions", proxy, RunningProxy::sessionCount)
                 .description("Client sessions connected now").register(registry);
         readCounters(proxy);
+        transactionReplays(proxy);
         serverGauges.add(serverGauge("gantry.upstream.up", "1 when the server is up (health checks pass)",
                 server -> server.isUp() ? 1 : 0));
         serverGauges.add(serverGauge("gantry.upstream.primary", "1 for the primary, 0 for a replica",
@@ -222,6 +224,15 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
         FunctionCounter.builder("gantry.account.cache.hits", proxy,
                         p -> Double.parseDouble(p.readStatus().get("Account_cache_hits")))
                 .description("Logins let in on known accounts, without asking a server").register(registry);
+    }
+
+    /** How the transactions lost with a primary ended, as {@code SHOW GANTRY STATUS} counts them. */
+    private void transactionReplays(RunningProxy proxy) {
+        for (ReplayCounts.Outcome outcome : ReplayCounts.Outcome.values()) {
+            readCounter(proxy, "gantry.transaction.replays", outcome.statusRow(),
+                    Tags.of("outcome", outcome.name().toLowerCase(Locale.ROOT)),
+                    "Transactions whose primary was lost while they were open, by how they ended");
+        }
     }
 
     private void readCounter(RunningProxy proxy, String name, String row, Tags tags, String description) {

@@ -335,10 +335,14 @@ public final class ProxyServer implements AutoCloseable {
         });
     }
 
-    /** Where reads went and why, and what logins cost the servers, for {@code SHOW GANTRY STATUS}. */
+    /**
+     * Where reads went and why, what logins cost the servers, and how transactions lost with a primary ended, for
+     * {@code SHOW GANTRY STATUS}.
+     */
     public Map<String, String> readStatus() {
         Map<String, String> rows = new LinkedHashMap<>(services.readCounters().status());
         rows.putAll(services.login().accountStatus());
+        rows.putAll(services.replayCounts().status());
         return rows;
     }
 

@@ -14,6 +14,7 @@ import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
 import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.session.RateLimitedLog;
+import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
 import io.gantry.route.Router;
@@ -37,6 +38,7 @@ final class SharedServices implements ProxyServices {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private final StatementDigests digests;
+    private final ReplayCounts replayCounts = new ReplayCounts();
     private final AdminSql adminSql;
     private final Clock clock;
     private final RateLimitedLog peerWarnings;
@@ -105,6 +107,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public StatementDigests digests() {
         return digests;
+    }
+
+    @Override
+    public ReplayCounts replayCounts() {
+        return replayCounts;
     }
 
     @Override

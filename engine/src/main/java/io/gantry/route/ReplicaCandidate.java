@@ -11,8 +11,15 @@ import java.util.Objects;
  * @param qualifies whether it satisfies this session's consistency requirements right now (lag at most
  *        {@code --max-stale-read-bound-ms}, {@code gantry_follower_read_staleness_ms}, read-your-writes, monotonic
  *        reads); computed elsewhere and passed in
+ * @param roundTripMicros its round trip as the health loop measures it, smoothed, in microseconds; -1 while unknown
+ *        ({@link ReplicaPreference} reads it)
  */
-public record ReplicaCandidate(ServerId id, int weight, boolean up, boolean qualifies) {
+public record ReplicaCandidate(ServerId id, int weight, boolean up, boolean qualifies, long roundTripMicros) {
+
+    /** A replica whose round trip is not known (or not needed: replicas chosen by weight). */
+    public ReplicaCandidate(ServerId id, int weight, boolean up, boolean qualifies) {
+        this(id, weight, up, qualifies, -1);
+    }
 
     /** Validates the weight. */
     public ReplicaCandidate {

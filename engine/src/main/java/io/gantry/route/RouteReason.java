@@ -55,6 +55,11 @@ public enum RouteReason {
     /** A replica picked by weight (statement balance, or the session's first or replacement replica). */
     READ_ON_REPLICA(6, "read on a replica picked by weight"),
     /**
+     * {@code --follower-reads-prefer=closest}: a replica picked by weight among those whose smoothed round trip is
+     * within the tolerance of the closest that qualifies ({@link ReplicaPreference}).
+     */
+    READ_ON_CLOSEST_REPLICA(6, "read on a replica picked by weight among the closest by round trip"),
+    /**
      * A read of a cached query by an account not checked lately: it runs on the highest-weight up server the
      * session's read guarantees allow, so that every account's right to the cached answer is judged by one server.
      * It does not become the session's replica.

@@ -31,8 +31,9 @@ import java.util.random.RandomGenerator;
  *   <li>Primary when {@code masterPreferred}.</li>
  *   <li>Primary when the {@code readMasterPercentage} draw says so (no draw at 0 or 100).</li>
  *   <li>Primary when {@code readFromFollowers} is off, when no replica is up, or when no up replica qualifies.</li>
- *   <li>Otherwise a replica: under {@link ReadBalance#SESSION} the session's replica while it is up and qualifies,
- *       else one picked by weight among those that are up and qualify ({@link WeightedChoice}). A
+ *   <li>Otherwise a replica: under {@link ReadBalance#SESSION} the session's replica while it is up and qualifies
+ *       (and, when the closest are preferred, is among them), else one picked by weight among those that are up and
+ *       qualify ({@link WeightedChoice}), or among the closest of them ({@link ReplicaPreference}). A
  *       {@code START TRANSACTION READ ONLY} that gets here is placed on that replica, and the whole transaction
  *       stays there.</li>
  * </ol>
@@ -166,19 +167,22 @@ public final class Router {
         }
 
         // 6. A replica.
+        ReplicaPreference preference = config.replicaPreference();
+        long closestRoundTrip = preference.closestRoundTrip(replicas);
         if (config.readBalance() == ReadBalance.SESSION && session.sessionReplica().isPresent()) {
             ServerId kept = session.sessionReplica().get();
             for (int i = 0; i < replicas.size(); i++) {
                 ReplicaCandidate candidate = replicas.get(i);
-                if (candidate.id().equals(kept) && candidate.eligible()) {
+                if (candidate.id().equals(kept) && preference.admits(candidate, closestRoundTrip)) {
                     return toReplica(kept, beginReadOnly
                             ? RouteReason.READ_ONLY_TRANSACTION_ON_REPLICA : RouteReason.READ_ON_SESSION_REPLICA, pin);
                 }
             }
         }
-        ServerId chosen = WeightedChoice.pick(replicas, random).orElseThrow().id();
-        return toReplica(chosen,
-                beginReadOnly ? RouteReason.READ_ONLY_TRANSACTION_ON_REPLICA : RouteReason.READ_ON_REPLICA, pin);
+        ServerId chosen = preference.pick(replicas, random).orElseThrow().id();
+        RouteReason reason = beginReadOnly ? RouteReason.READ_ONLY_TRANSACTION_ON_REPLICA
+                : closestRoundTrip >= 0 ? RouteReason.READ_ON_CLOSEST_REPLICA : RouteReason.READ_ON_REPLICA;
+        return toReplica(chosen, reason, pin);
     }
 
     /**

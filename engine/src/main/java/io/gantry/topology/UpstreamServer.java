@@ -24,6 +24,8 @@ public final class UpstreamServer {
     private volatile String lastError = "";
     private volatile Instant lastOk;
     private volatile long rttMicros = -1;
+    /** {@link #smoothedRttMicros()}; written by the health loop's round alone, so read-then-write is safe. */
+    private volatile long smoothedRttMicros = -1;
     private volatile long connectMicros = -1;
     private volatile long lagMillis = -1;
     private volatile SampledPosition position;
@@ -124,6 +126,31 @@ public final class UpstreamServer {
         return rttMicros;
     }
 
+    /**
+     * The checks' round trips ({@link #rttMicros()}) smoothed, in microseconds; -1 before the first check. An
+     * exponentially weighted moving average that gives each new check 1/{@value #SMOOTHING_DIVISOR} of its weight, as
+     * TCP smooths its round trip (RFC 6298): one slow ping (a pause of the server or of this process) moves it by an
+     * eighth, while a lasting change shows within a few rounds. The first check after the server was down starts it
+     * afresh, as the way back may be another. The closest replica is judged by it
+     * ({@code --follower-reads-prefer=closest}).
+     */
+    public long smoothedRttMicros() {
+        return smoothedRttMicros;
+    }
+
+    /** {@link #smoothedRttMicros()} in milliseconds as {@code rtt_smoothed_ms} shows it: null while unknown. */
+    public Double smoothedRttMillis() {
+        return millis(smoothedRttMicros);
+    }
+
+    /** A new round trip counts for 1/this in the smoothed one: TCP's 1/8. */
+    static final int SMOOTHING_DIVISOR = 8;
+
+    /** The smoothed round trip after {@code sample}, from {@code smoothed} (-1: none yet, the sample is the first). */
+    static long smoothed(long smoothed, long sample) {
+        return smoothed < 0 ? sample : smoothed + (sample - smoothed) / SMOOTHING_DIVISOR;
+    }
+
     /** How long the last check took to open and log in a new connection, in microseconds; -1 before the first. */
     public long connectMicros() {
         return connectMicros;
@@ -202,6 +229,7 @@ public final class UpstreamServer {
         boolean wasDown = health == Health.DOWN;
         role = detectedRole;
         rttMicros = rtt;
+        smoothedRttMicros = smoothed(wasDown ? -1 : smoothedRttMicros, rtt);
         connectMicros = connect;
         lastOk = at;
         health = Health.UP;

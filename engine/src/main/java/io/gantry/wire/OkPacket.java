@@ -62,12 +62,6 @@ public record OkPacket(
     }
 
     /**
-     * Reads an OK packet (header 0x00 or 0xFE).
-     *
-     * @param capabilities the capabilities negotiated for the connection
-     * @throws MalformedPacketException naming the field that could not be read
-     */
-    /**
      * The last insert id of an OK packet's payload, read in place without decoding the rest (and without moving the
      * buffer's reader index): what a session's {@code LAST_INSERT_ID()} is after the statement.
      */
@@ -83,6 +77,16 @@ public record OkPacket(
         };
     }
 
+    /**
+     * Where an OK packet's outcome ends in its payload (an absolute index): the header, the affected rows and the
+     * last insert id come before it, the status flags and the warning count right after it. Read in place.
+     */
+    public static int outcomeEnd(ByteBuf payload) {
+        int at = payload.readerIndex() + 1;
+        at += lenEncLength(payload.getUnsignedByte(at));
+        return at + lenEncLength(payload.getUnsignedByte(at));
+    }
+
     /** The length of a length-encoded integer that starts with {@code first}. */
     private static int lenEncLength(int first) {
         return switch (first) {
@@ -93,6 +97,12 @@ public record OkPacket(
         };
     }
 
+    /**
+     * Reads an OK packet (header 0x00 or 0xFE).
+     *
+     * @param capabilities the capabilities negotiated for the connection
+     * @throws MalformedPacketException naming the field that could not be read
+     */
     public static OkPacket decode(ByteBuf buf, int capabilities) {
         int header = Buffers.readInt1(buf, "OK.header");
         if (header != HEADER && header != EOF_HEADER) {

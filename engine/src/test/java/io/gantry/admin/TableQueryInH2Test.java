@@ -35,7 +35,7 @@ class TableQueryInH2Test {
         Instant at = Instant.parse("2024-05-01T10:00:00Z");
         authority.recordEvent(at, "db1:3306", EventKind.DOWN, "failover drill");
         authority.replaceLiveServers(List.of(new LiveServerRow("db1", 3306, "app", "app", 50, "proxy", false,
-                "down", at, at, 0, "primary", null, null, null)));
+                "down", at, at, 0, "primary", null, null, null, null)));
         authority.recordHealth(List.of(new HealthSample(at, "db1:3306", "down", "unknown", null, null, null)));
     }
 

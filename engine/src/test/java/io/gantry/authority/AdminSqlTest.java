@@ -47,19 +47,20 @@ class AdminSqlTest {
         Instant downSince = Instant.parse("2026-11-30T20:59:50.5Z");
         authority.replaceLiveServers(List.of(
                 new LiveServerRow("db1", 3306, "shop", "gantry_svc", 50, "cdc, proxy", true, "up", null, T0, 12,
-                        "primary", null, 0.25, 4.5),
+                        "primary", null, 0.25, 4.5, 0.3),
                 new LiveServerRow("db2", 3307, "shop", "gantry_svc", 30, "proxy", false, "down", downSince,
-                        downSince.minusSeconds(10), 0, "unknown", 1500L, null, null)));
+                        downSince.minusSeconds(10), 0, "unknown", 1500L, null, null, null)));
 
         QueryResult all = authority.select("SELECT * FROM gantry.upstream_servers ORDER BY port");
         assertThat(all.columns()).containsExactly("host", "port", "database", "user", "weight", "purpose",
                 "active_cdc", "health", "down_since", "last_ok", "connections", "role", "lag_ms", "rtt_ms",
-                "connect_ms");
+                "connect_ms", "rtt_smoothed_ms");
         assertThat(all.rows()).containsExactly(
                 Arrays.asList("db1", "3306", "shop", "gantry_svc", "50", "cdc, proxy", "1", "up", null,
-                        "2026-11-30 21:00:00.000", "12", "primary", null, "0.25", "4.5"),
+                        "2026-11-30 21:00:00.000", "12", "primary", null, "0.25", "4.5", "0.3"),
                 Arrays.asList("db2", "3307", "shop", "gantry_svc", "30", "proxy", "0", "down",
-                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null, null));
+                        "2026-11-30 20:59:50.500", "2026-11-30 20:59:40.500", "0", "unknown", "1500", null, null,
+                        null));
 
         QueryResult filtered = authority.select(
                 "select host, `user`, weight from gantry.upstream_servers where health = 'up' order by weight desc "
@@ -68,7 +69,7 @@ class AdminSqlTest {
         assertThat(filtered.rows()).containsExactly(List.of("db1", "gantry_svc", "50"));
 
         authority.replaceLiveServers(List.of(new LiveServerRow("db3", 3306, "shop", "gantry_svc", 10, "proxy",
-                false, "up", null, T0, 1, "replica", 0L, 3.0, 12.0)));
+                false, "up", null, T0, 1, "replica", 0L, 3.0, 12.0, 3.5)));
         assertThat(authority.select("SELECT host, lag_ms, rtt_ms FROM gantry.upstream_servers").rows())
                 .containsExactly(List.of("db3", "0", "3"));
     }
@@ -76,7 +77,7 @@ class AdminSqlTest {
     @Test
     void adminSqlResultsAreTypedAndTheirTextIsWhatTheProxyPortShows() {
         authority.replaceLiveServers(List.of(new LiveServerRow("db1", 3306, "shop", "gantry_svc", 50, "proxy", true,
-                "up", null, T0.plusMillis(5), 12, "primary", 7L, 0.25, 1.5)));
+                "up", null, T0.plusMillis(5), 12, "primary", 7L, 0.25, 1.5, 0.3)));
 
         QueryResult result = authority.select("SELECT host, port, active_cdc, last_ok, down_since, lag_ms, rtt_ms, "
                 + "CAST(1.50 AS DECIMAL(4, 2)) AS d, X'CAFE' AS b FROM gantry.upstream_servers");
@@ -163,7 +164,7 @@ class AdminSqlTest {
     })
     void mysqlFlavouredAdminQueriesRun(String sql) {
         authority.replaceLiveServers(List.of(new LiveServerRow("db9", 3306, "shop", "gantry_svc", 50, "cdc",
-                false, "unchecked", null, null, 0, "unknown", null, null, null)));
+                false, "unchecked", null, null, 0, "unknown", null, null, null, null)));
         assertThat(authority.select(sql).columns()).isNotEmpty();
     }
 }

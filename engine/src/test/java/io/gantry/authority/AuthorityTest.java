@@ -91,7 +91,7 @@ class AuthorityTest {
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))

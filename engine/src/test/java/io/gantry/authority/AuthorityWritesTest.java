@@ -38,7 +38,7 @@ class AuthorityWritesTest {
 
     private static LiveServerRow live(String host, String purpose) {
         return new LiveServerRow(host, 3306, "shop", "svc", 50, purpose, false, "up", null, T0, 1, "primary", null,
-                null, null);
+                null, null, null);
     }
 
     private static StoredServer server(String host, int weight) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gantry.wire.Buffers;
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,9 +88,79 @@ class ExplainRouteTest {
                 + ": session pinned to the primary by an earlier statement that sets a user variable");
     }
 
+    @Test
+    void theReplicaChoiceSaysWhichPreferenceAppliesAndWhichReplicasAreClose() {
+        Map<String, String> byWeight = explain("SELECT c FROM t");
+        assertThat(byWeight.get("settings")).contains("gantry_follower_reads_prefer=weight");
+        assertThat(byWeight).containsEntry("replica choice", "weight: a replica that qualifies is picked by weight");
+        assertThat(byWeight.get(session.replicaAddress())).contains("round trip 0.10 ms smoothed");
+
+        assertThat(rows("SET gantry_follower_reads_prefer = closest")).isEmpty();
+        Map<String, String> closest = explain("SELECT c FROM t");
+        assertThat(closest.get("settings")).contains("gantry_follower_reads_prefer=closest");
+        assertThat(closest).containsEntry("replica choice", "closest: among the replicas that qualify, those whose "
+                + "smoothed round trip is within 1.00 ms or 20 % (the larger) of the closest one's, then by weight; "
+                + "close now: " + session.replicaAddress() + " (0.10 ms)");
+        assertThat(closest).containsEntry("decision", "the replica " + session.replicaAddress()
+                + ": read on a replica picked by weight among the closest by round trip");
+    }
+
+    @Test
+    void showGantrySessionSaysThePreferenceItsChoiceAndDefaultBringsTheFlagBack() {
+        assertThat(rows("SHOW GANTRY SESSION")).containsEntry("gantry_follower_reads_prefer", "weight")
+                .containsEntry("replica_choice", "weight: a replica that qualifies is picked by weight");
+        rows("SET SESSION gantry_follower_reads_prefer = 'CLOSEST'");
+        assertThat(rows("SELECT @@gantry_follower_reads_prefer"))
+                .containsEntry("closest", null); // one column: its value is the row's first field
+        assertThat(rows("SHOW GANTRY SESSION").get("replica_choice")).startsWith("closest: ")
+                .endsWith("close now: " + session.replicaAddress() + " (0.10 ms)");
+        rows("SET gantry_follower_reads_prefer = DEFAULT");
+        assertThat(rows("SHOW GANTRY SESSION")).containsEntry("gantry_follower_reads_prefer", "weight");
+    }
+
+    @Test
+    void aPreferenceOtherThanClosestOrWeightIsRefusedWithTheValuesItTakes() {
+        assertThat(error("SET gantry_follower_reads_prefer = nearest")).isEqualTo("Variable "
+                + "'gantry_follower_reads_prefer' can't be set to the value of 'nearest' (closest, weight or DEFAULT)");
+    }
+
     /** The (item, detail) rows of {@code EXPLAIN GANTRY ROUTE statement}, in order. */
     private Map<String, String> explain(String statement) {
-        ByteBuf frame = session.queryFrame("EXPLAIN GANTRY ROUTE " + statement);
+        return rows("EXPLAIN GANTRY ROUTE " + statement);
+    }
+
+    /** A text row's next field: 0xFB is SQL NULL. */
+    private static String textOrNull(ByteBuf row) {
+        if (row.getUnsignedByte(row.readerIndex()) == 0xFB) {
+            row.skipBytes(1);
+            return null;
+        }
+        return Buffers.readLenEncString(row, "detail");
+    }
+
+    /** The error message Gantry answers {@code sql} with. */
+    private String error(String sql) {
+        ByteBuf frame = session.queryFrame(sql);
+        try {
+            List<ByteBuf> written = session.command(frame);
+            ByteBuf packet = written.get(0);
+            packet.skipBytes(4);
+            assertThat((int) packet.readUnsignedByte()).as("an error").isEqualTo(0xFF);
+            packet.skipBytes(2 + 6); // the code, '#' and the SQLSTATE
+            String message = packet.toString(StandardCharsets.UTF_8);
+            written.forEach(ByteBuf::release);
+            return message;
+        } finally {
+            frame.release();
+        }
+    }
+
+    /**
+     * The rows of a result set of one or two columns Gantry answers {@code sql} with, as (first, second) in order
+     * (second null with one column); empty for an OK.
+     */
+    private Map<String, String> rows(String sql) {
+        ByteBuf frame = session.queryFrame(sql);
         List<ByteBuf> payloads = new ArrayList<>();
         try {
             for (ByteBuf written : session.command(frame)) {
@@ -101,14 +172,16 @@ class ExplainRouteTest {
                 written.release();
             }
             assertThat(payloads.get(0).getUnsignedByte(0)).as("a result set, not an error").isNotEqualTo(0xFF);
-            int columns = (int) Buffers.readLenEncInt(payloads.get(0), "column count");
-            assertThat(columns).isEqualTo(2);
             Map<String, String> rows = new LinkedHashMap<>();
+            if (payloads.get(0).getUnsignedByte(0) == 0x00) {
+                return rows; // an OK
+            }
+            int columns = (int) Buffers.readLenEncInt(payloads.get(0), "column count");
             for (ByteBuf row : payloads.subList(1 + columns, payloads.size())) {
                 if (row.getUnsignedByte(0) == 0xFE && row.readableBytes() < 0xFFFFFF) {
                     continue; // an EOF or the OK that ends the rows
                 }
-                rows.put(Buffers.readLenEncString(row, "item"), Buffers.readLenEncString(row, "detail"));
+                rows.put(Buffers.readLenEncString(row, "item"), columns == 2 ? textOrNull(row) : null);
             }
             return rows;
         } finally {

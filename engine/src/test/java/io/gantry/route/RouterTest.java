@@ -14,6 +14,7 @@ import static io.gantry.route.RouteReason.NO_REPLICA_UP;
 import static io.gantry.route.RouteReason.PRIMARY_ONLY_READ;
 import static io.gantry.route.RouteReason.READ_MASTER_PERCENTAGE;
 import static io.gantry.route.RouteReason.READ_ONLY_TRANSACTION_ON_REPLICA;
+import static io.gantry.route.RouteReason.READ_ON_CLOSEST_REPLICA;
 import static io.gantry.route.RouteReason.READ_ON_REPLICA;
 import static io.gantry.route.RouteReason.READ_ON_SESSION_REPLICA;
 import static io.gantry.route.RouteReason.SESSION_PINNED;
@@ -361,6 +362,37 @@ class RouterTest {
             counts.merge(decision.server(), 1, Integer::sum);
         }
         assertThat(counts.get(R2) / (double) draws).isBetween(0.78, 0.82);
+    }
+
+    @Test
+    void closestPicksTheNearReplicaAndSaysSo() {
+        RoutingConfig closest = DEFAULTS.withReplicaPreference(ReplicaPreference.WEIGHT.withClosest(true));
+        List<ReplicaCandidate> farIsHeavier = List.of(
+                new ReplicaCandidate(R1, 10, true, true, 200), new ReplicaCandidate(R2, 90, true, true, 5_000));
+        for (int i = 0; i < 200; i++) {
+            assertThat(router.route(READ, FRESH, closest, PRIMARY, farIsHeavier))
+                    .extracting(RouteDecision::server, RouteDecision::reason)
+                    .containsExactly(R1, READ_ON_CLOSEST_REPLICA);
+        }
+        assertThat(router.route(READ, FRESH, closest, PRIMARY, BOTH_ELIGIBLE).reason())
+                .as("no round trip measured: by weight").isEqualTo(READ_ON_REPLICA);
+    }
+
+    @Test
+    void closestMovesASessionOffItsReplicaOnceThatIsNoLongerClose() {
+        RoutingConfig closest = DEFAULTS.withReplicaPreference(ReplicaPreference.WEIGHT.withClosest(true));
+        List<ReplicaCandidate> r2Near = List.of(
+                new ReplicaCandidate(R1, 50, true, true, 5_000), new ReplicaCandidate(R2, 50, true, true, 200));
+        List<ReplicaCandidate> r2Far = List.of(
+                new ReplicaCandidate(R1, 50, true, true, 200), new ReplicaCandidate(R2, 50, true, true, 5_000));
+        SessionRouteState onR2 = FRESH.withSessionReplica(R2);
+
+        assertThat(router.route(READ, onR2, closest, PRIMARY, r2Near))
+                .extracting(RouteDecision::server, RouteDecision::reason).containsExactly(R2, READ_ON_SESSION_REPLICA);
+        assertThat(router.route(READ, onR2, closest, PRIMARY, r2Far))
+                .extracting(RouteDecision::server, RouteDecision::reason).containsExactly(R1, READ_ON_CLOSEST_REPLICA);
+        assertThat(router.route(READ, onR2, DEFAULTS, PRIMARY, r2Far).server())
+                .as("by weight the session keeps its replica").isEqualTo(R2);
     }
 
     @Test

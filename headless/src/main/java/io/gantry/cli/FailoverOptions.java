@@ -25,6 +25,24 @@ final class FailoverOptions {
                     + "transaction; 0 refuses at once, at most 600000 (default: ${DEFAULT-VALUE}).")
     long switchoverHoldMs;
 
+    @Option(names = "--transaction-replay", paramLabel = "on|off", defaultValue = "on",
+            description = "When the primary is lost during a session's transaction (its connection closed, the "
+                    + "server down, or the primary moved), run the transaction again on the new primary and go on "
+                    + "if every answer is the same as the client got; else the session ends as without it "
+                    + "(default: ${DEFAULT-VALUE}).")
+    String transactionReplay;
+
+    @Option(names = "--transaction-replay-max-bytes", paramLabel = "BYTES", defaultValue = "1048576",
+            description = "The statements' bytes one transaction may keep for a replay; a larger transaction is not "
+                    + "replayable (SHOW GANTRY SESSION says so), 0 to "
+                    + FailoverSettings.TransactionReplay.MAX_MAX_BYTES + " (default: ${DEFAULT-VALUE}).")
+    long transactionReplayMaxBytes;
+
+    @Option(names = "--transaction-replay-timeout-ms", paramLabel = "MS",
+            description = "How long a replay waits for a new primary before the session ends (default: "
+                    + "--switchover-hold-ms).")
+    Long transactionReplayTimeoutMs;
+
     /** The health loop's interval; refused with the flag's name when not positive. */
     Duration healthInterval() {
         if (healthIntervalSeconds <= 0) {
@@ -36,6 +54,10 @@ final class FailoverOptions {
 
     FailoverSettings toSettings() {
         healthInterval();
-        return new FailoverSettings(Duration.ofMillis(checkTimeoutMs), Duration.ofMillis(switchoverHoldMs));
+        Duration replayTimeout = Duration.ofMillis(transactionReplayTimeoutMs != null ? transactionReplayTimeoutMs
+                : switchoverHoldMs);
+        return new FailoverSettings(Duration.ofMillis(checkTimeoutMs), Duration.ofMillis(switchoverHoldMs),
+                new FailoverSettings.TransactionReplay(OnOff.parse("--transaction-replay", transactionReplay),
+                        transactionReplayMaxBytes, replayTimeout));
     }
 }

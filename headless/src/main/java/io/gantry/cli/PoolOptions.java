@@ -2,7 +2,6 @@ package io.gantry.cli;
 
 import io.gantry.proxy.backend.BackendPool;
 import java.time.Duration;
-import java.util.Locale;
 import picocli.CommandLine.Option;
 
 /** Connection multiplexing's flags: whether sessions share idle backend connections, and how many the pools keep. */
@@ -46,11 +45,7 @@ final class PoolOptions {
     long waitTimeoutMs;
 
     BackendPool.Settings toSettings() {
-        boolean on = switch (multiplex.toLowerCase(Locale.ROOT)) {
-            case "on" -> true;
-            case "off" -> false;
-            default -> throw new IllegalArgumentException("--multiplex must be on or off, not '" + multiplex + "'");
-        };
+        boolean on = OnOff.parse("--multiplex", multiplex);
         int cap;
         if (maxPerServer.equalsIgnoreCase("auto")) {
             cap = 0;

@@ -5,6 +5,7 @@ import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.ReplicaPreference;
 import io.gantry.route.RoutingConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -30,6 +31,19 @@ final class ProxyOptions {
             description = "session: one replica per client session; statement: a replica per statement "
                     + "(default: ${DEFAULT-VALUE}).")
     String readBalance;
+
+    @Option(names = "--follower-reads-prefer", paramLabel = "closest|weight", defaultValue = "weight",
+            description = "How a read picks among the replicas that qualify: weight, by their weights; closest, "
+                    + "the lowest round trip the health loop measures (smoothed) first, then by weight among "
+                    + "those within --follower-reads-closest-tolerance-ms; a session changes it with SET "
+                    + "gantry_follower_reads_prefer (default: ${DEFAULT-VALUE}).")
+    String followerReadsPrefer;
+
+    @Option(names = "--follower-reads-closest-tolerance-ms", paramLabel = "MS", defaultValue = "1",
+            description = "With --follower-reads-prefer=closest, replicas whose smoothed round trip is within this "
+                    + "of the closest one's, or within " + ReplicaPreference.RELATIVE_TOLERANCE_PERCENT
+                    + " % of it when that is more, count as close too (default: ${DEFAULT-VALUE}).")
+    double closestToleranceMs;
 
     @Option(names = "--connection-retention-ms", paramLabel = "MS", defaultValue = "256",
             description = "How long a session keeps an idle backend connection for its next statement before "
@@ -170,8 +184,13 @@ final class ProxyOptions {
     ProxyConfig toConfig(CommandLine commandLine) {
         try {
             ReadBalance balance = ReadBalance.fromFlag(readBalance);
+            Boolean closest = ReplicaPreference.prefersClosest(followerReadsPrefer);
+            if (closest == null) {
+                throw new IllegalArgumentException("--follower-reads-prefer must be 'closest' or 'weight', got '"
+                        + followerReadsPrefer + "'");
+            }
             RoutingConfig routing = new RoutingConfig(masterPreferred, readMasterPercentage, balance,
-                    readFromFollowers);
+                    readFromFollowers, new ReplicaPreference(closest, Math.round(closestToleranceMs * 1000)));
             ReadGuarantees guarantees = new ReadGuarantees(readYourWrites,
                     Duration.ofMillis(followerReadStalenessMs), Duration.ofMillis(maxStaleReadBoundMs),
                     Duration.ofMillis(lagSampleIntervalMs), followerReadsAvoidWaiting,

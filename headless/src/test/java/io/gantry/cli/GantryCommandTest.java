@@ -65,6 +65,15 @@ class GantryCommandTest {
         assertThat(err.toString()).contains("--socket-transport must be auto, io_uring, epoll, nio, not 'kqueue'");
     }
 
+    @Test
+    void aReplicaPreferenceOtherThanClosestOrWeightOrANegativeToleranceIsRefused() {
+        assertThat(run("demo", "--follower-reads-prefer", "nearest")).isEqualTo(2);
+        assertThat(err.toString()).contains("--follower-reads-prefer must be 'closest' or 'weight', got 'nearest'");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--follower-reads-closest-tolerance-ms", "-0.5")).isEqualTo(2);
+        assertThat(err.toString()).contains("--follower-reads-closest-tolerance-ms must be 0 or more, got -0.5");
+    }
+
     /** Netty's own switch turns both native transports off: asking for one then fails at once, naming why. */
     @Test
     void aSocketTransportThatCannotRunHereIsRefusedWithTheReason() throws Exception {

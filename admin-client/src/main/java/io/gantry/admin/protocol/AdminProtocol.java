@@ -258,7 +258,8 @@ public final class AdminProtocol {
         putInstant(node, "down_since", server.downSince());
         putInstant(node, "last_ok", server.lastOk());
         node.put("connections", server.connections()).put("role", server.role()).put("lag_ms", server.lagMs())
-                .put("rtt_ms", server.rttMs()).put("connect_ms", server.connectMs());
+                .put("rtt_ms", server.rttMs()).put("connect_ms", server.connectMs())
+                .put("rtt_smoothed_ms", server.rttSmoothedMs());
         return node;
     }
 
@@ -267,7 +268,8 @@ public final class AdminProtocol {
                 requiredText(node, "user"), requiredInt(node, "weight"), requiredText(node, "purpose"),
                 requiredBoolean(node, "active_cdc"), requiredText(node, "health"), optionalInstant(node, "down_since"),
                 optionalInstant(node, "last_ok"), requiredInt(node, "connections"), requiredText(node, "role"),
-                optionalLong(node, "lag_ms"), optionalDouble(node, "rtt_ms"), optionalDouble(node, "connect_ms"));
+                optionalLong(node, "lag_ms"), optionalDouble(node, "rtt_ms"), optionalDouble(node, "connect_ms"),
+                optionalDouble(node, "rtt_smoothed_ms"));
     }
 
     private static ObjectNode sample(HealthPoint sample) {

@@ -23,10 +23,13 @@ import java.util.Objects;
  * @param rttMs       round trip of the last check's ping in milliseconds, null when none
  * @param connectMs   how long the last check took to open and log in a new connection, in milliseconds; null when
  *                    none, and from an engine that does not measure it apart
+ * @param rttSmoothedMs the checks' round trips smoothed, what {@code --follower-reads-prefer=closest} compares, in
+ *                    milliseconds; null when none, and from an engine that does not keep it
  */
 public record ServerState(String host, int port, String database, String user, int weight, String purpose,
                           boolean activeCdc, String health, Instant downSince, Instant lastOk, int connections,
-                          String role, Long lagMs, Double rttMs, Double connectMs) {
+                          String role, Long lagMs, Double rttMs, Double connectMs,
+                          Double rttSmoothedMs) {
 
     public ServerState {
         Objects.requireNonNull(host, "host");

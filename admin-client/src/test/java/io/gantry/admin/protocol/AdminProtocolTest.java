@@ -17,7 +17,7 @@ class AdminProtocolTest {
 
     private static final Instant T0 = Instant.parse("2026-11-30T21:00:05.123Z");
     private static final ServerState REPLICA = new ServerState("db2", 3306, "app", "svc", 50, "cdc, proxy", true,
-            "up", null, T0, 3, "replica", 12L, 0.25, 3.5);
+            "up", null, T0, 3, "replica", 12L, 0.25, 3.5, 0.3);
 
     private static final List<Request> REQUESTS = List.of(
             new Request.Hello(1, "gantry admin"),

@@ -24,7 +24,8 @@ final class GantrySessionSql {
     enum Setting {
         READ_FROM_FOLLOWERS("gantry_read_from_followers"),
         FOLLOWER_READ_STALENESS_MS("gantry_follower_read_staleness_ms"),
-        READ_YOUR_WRITES("gantry_read_your_writes");
+        READ_YOUR_WRITES("gantry_read_your_writes"),
+        FOLLOWER_READS_PREFER("gantry_follower_reads_prefer");
 
         private final String sqlName;
 
@@ -239,7 +240,7 @@ final class GantrySessionSql {
 
     private static Parsed unknown(String name) {
         return new Refused(ErrPacket.of(1193, "HY000", "Unknown system variable '" + name + "' (Gantry's session "
-                + "settings are gantry_read_from_followers, gantry_follower_read_staleness_ms and "
-                + "gantry_read_your_writes)"));
+                + "settings are gantry_read_from_followers, gantry_follower_read_staleness_ms, "
+                + "gantry_read_your_writes and gantry_follower_reads_prefer)"));
     }
 }

@@ -7,6 +7,7 @@ import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.ReplicaPreference;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.ColumnDefinition;
 import io.gantry.wire.ErrPacket;
@@ -72,11 +73,13 @@ final class GantrySettingsCommand {
         rows.add(Arrays.asList("max_stale_read_bound_ms", Long.toString(guarantees.maxStaleReadBound().toMillis())));
         rows.add(Arrays.asList("follower_reads_avoid_waiting", guarantees.avoidWaiting() ? "ON" : "OFF"));
         rows.add(Arrays.asList("causal_wait_timeout_ms", Long.toString(guarantees.causalWaitTimeout().toMillis())));
+        rows.add(Arrays.asList("replica_choice", routing.replicaChoice()));
         GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
         List<String> pending = session.consistency().pendingDescriptions();
         rows.add(Arrays.asList("pending", pending.isEmpty() ? "none" : String.join("; ", pending)));
         rows.add(Arrays.asList("connections", routing.describeConnections()));
+        rows.add(Arrays.asList("transaction_replay", session.transactionLog().describe()));
         return rows(List.of("Variable_name", "Value"), rows);
     }
 
@@ -123,6 +126,14 @@ final class GantrySettingsCommand {
                     }
                     guarantees = guarantees.withFollowerReadStaleness(staleness);
                 }
+                case FOLLOWER_READS_PREFER -> {
+                    Boolean closest = value == null ? Boolean.valueOf(defaultRouting.replicaPreference().closest())
+                            : ReplicaPreference.prefersClosest(value);
+                    if (closest == null) {
+                        return Reply.error(wrongValue(setting, value));
+                    }
+                    routing = routing.withReplicaPreference(routing.replicaPreference().withClosest(closest));
+                }
             }
         }
         session.settings().use(routing, guarantees);
@@ -135,6 +146,7 @@ final class GantrySettingsCommand {
             case READ_YOUR_WRITES -> onOff(session.settings().guarantees().readYourWrites());
             case FOLLOWER_READ_STALENESS_MS -> session.settings().guarantees().followerReadStaleness().isZero() ? null
                     : Long.toString(session.settings().guarantees().followerReadStaleness().toMillis());
+            case FOLLOWER_READS_PREFER -> session.settings().routing().replicaPreference().sqlName();
         };
     }
 
@@ -152,8 +164,11 @@ final class GantrySettingsCommand {
 
     private static ErrPacket wrongValue(GantrySessionSql.Setting setting, String value) {
         return ErrPacket.of(1231, "42000", "Variable '" + setting.sqlName() + "' can't be set to the value of '"
-                + value + "'" + (setting == GantrySessionSql.Setting.FOLLOWER_READ_STALENESS_MS
-                ? " (a number of milliseconds, or DEFAULT)" : " (ON or OFF)"));
+                + value + "'" + switch (setting) {
+                    case FOLLOWER_READ_STALENESS_MS -> " (a number of milliseconds, or DEFAULT)";
+                    case FOLLOWER_READS_PREFER -> " (closest, weight or DEFAULT)";
+                    default -> " (ON or OFF)";
+                });
     }
 
     private static Boolean bool(String value) {

@@ -12,6 +12,7 @@ import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.pipeline.StatementPipeline;
 import io.gantry.proxy.pipeline.StatementTrip;
+import io.gantry.proxy.pipeline.TransactionReplay;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
 import io.gantry.proxy.session.Reply;
@@ -20,6 +21,7 @@ import io.gantry.proxy.session.SessionErrors;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionEffects;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
 import io.gantry.wire.CommandType;
@@ -29,6 +31,7 @@ import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.util.collection.LongObjectHashMap;
 import java.nio.charset.StandardCharsets;
@@ -89,6 +92,34 @@ public final class PreparedStatementCommands {
         this.forwarder = forwarder;
         this.pipeline = pipeline;
         this.prepared = session.prepared();
+        pipeline.replayExecutionsWith(this::replayExecution);
+    }
+
+    /**
+     * A transaction replay sends an execution again ({@link TransactionReplay.Executions}): prepared on the new
+     * connection first if it is not there yet, then with that connection's statement id and the parameter types it
+     * lacks, as any execution is.
+     */
+    private void replayExecution(byte[] payload, BackendConnection connection,
+                                 BackendConnection.ResponseListener answer, Consumer<String> refused) {
+        Packet command = new Packet(0, Unpooled.copiedBuffer(payload)); // its id is written over: the kept bytes stay
+        long clientId = StmtExecutePayloads.statementId(command.payload());
+        Optional<PreparedStatements.Statement> found = prepared.find(clientId);
+        if (found.isEmpty()) {
+            command.release();
+            refused.accept("its prepared statement " + clientId + " was closed since");
+            return;
+        }
+        PreparedStatements.Statement statement = found.get();
+        byte[] boundTypes = statement.paramCount() > 0
+                && StmtExecutePayloads.bindsNewTypes(command.payload(), statement.paramCount())
+                ? StmtExecutePayloads.parseExecute(command.payload(), statement.paramCount()).paramTypes() : null;
+        ensurePrepared(connection, statement, backendId -> connection.execute(withBackendTypesAndId(command,
+                boundTypes, statement, connection.server().address(), backendId), answer), error -> {
+                    command.release();
+                    refused.accept("preparing it on " + connection.server().address() + " was refused: "
+                            + error.message());
+                });
     }
 
     public Reply prepare(Packet packet) {
@@ -163,7 +194,7 @@ public final class PreparedStatementCommands {
                 ? StmtExecutePayloads.parseExecute(packet.payload(), statement.paramCount()).paramTypes() : null;
         Optional<PreparedStatements.LongData> longData = prepared.longData(statement.clientId());
         if (longData.isEmpty()) {
-            return new ExecuteTrip(packet, statement, boundTypes).cachedOrRouted();
+            return new ExecuteTrip(packet, statement, boundTypes, false).cachedOrRouted();
         }
         if (longData.get().lost()) {
             prepared.reset(statement.clientId());
@@ -175,7 +206,7 @@ public final class PreparedStatementCommands {
         // The long data went to one server: the execution must go there too, unrouted.
         UpstreamServer target = upstreams.find(longData.get().hostPort()).orElseThrow();
         digest.runsOn(target.role());
-        return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes), target,
+        return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes, true), target,
                 digest.completing(backends.afterStatement(null, null, null)));
     }
 
@@ -209,10 +240,14 @@ public final class PreparedStatementCommands {
         /** The types the execution binds, or null when it binds none. */
         private final byte[] boundTypes;
 
-        ExecuteTrip(Packet command, PreparedStatements.Statement statement, byte[] boundTypes) {
+        /** Whether it sends long data first: its transaction is then not replayable (the data is not kept). */
+        private final boolean withLongData;
+
+        ExecuteTrip(Packet command, PreparedStatements.Statement statement, byte[] boundTypes, boolean withLongData) {
             super(pipeline, command, null, true, PrimaryWait.NOT_STARTED, true);
             this.statement = statement;
             this.boundTypes = boundTypes;
+            this.withLongData = withLongData;
         }
 
         /** Answered by a cache, or routed through the pipeline with the cache's capture. */
@@ -301,6 +336,28 @@ public final class PreparedStatementCommands {
         protected Packet again() {
             byte[] bytes = Arrays.copyOf(runningExecute, runningExecuteLength);
             return new Packet(runningExecuteSequence, Unpooled.wrappedBuffer(bytes));
+        }
+
+        @Override
+        protected String notReplayableBecause() {
+            return withLongData ? "a prepared statement with long data (COM_STMT_SEND_LONG_DATA) ran in it" : null;
+        }
+
+        /** The execution as sent, with the client's statement id again: a replay prepares it anew. */
+        @Override
+        protected byte[] replayCommand(Packet sent) {
+            byte[] bytes = ByteBufUtil.getBytes(sent.payload());
+            long id = statement.clientId();
+            bytes[1] = (byte) id;
+            bytes[2] = (byte) (id >>> 8);
+            bytes[3] = (byte) (id >>> 16);
+            bytes[4] = (byte) (id >>> 24);
+            return bytes;
+        }
+
+        @Override
+        protected boolean mayEndTransaction() {
+            return !TransactionEffects.leavesTransactionOpen(QueryText.of(statement.sql(), session.sqlMode()));
         }
     }
 

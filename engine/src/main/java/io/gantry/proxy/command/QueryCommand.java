@@ -22,6 +22,7 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementFlag;
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionEffects;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -263,6 +264,17 @@ public final class QueryCommand {
         @Override
         protected Packet again() {
             return new Packet(0, session.queryPayload(sent.sql()));
+        }
+
+        @Override
+        protected String notReplayableBecause() {
+            return null;
+        }
+
+        @Override
+        protected boolean mayEndTransaction() {
+            return routed().statement().kind() != StatementKind.TRANSACTION_SAVEPOINT
+                    && !TransactionEffects.leavesTransactionOpen(sent);
         }
 
         @Override

@@ -61,7 +61,7 @@ public final class PrimaryWait {
         if (!allowed(deadline)) {
             return false;
         }
-        await(null, deadline, () -> session.finish(retry.run(command, deadline)),
+        await(null, null, deadline, () -> session.finish(retry.run(command, deadline)),
                 () -> session.finish(retry.run(command, OFF)), command::release);
         return true;
     }
@@ -86,10 +86,20 @@ public final class PrimaryWait {
      * {@code retry}; at {@code deadline} ({@link #deadlineAfterRefusal}) it runs again as it would have without waiting.
      */
     public void afterRefusal(UpstreamServer refusedBy, long deadline, int sequenceId, byte[] payload, Retry retry) {
-        await(refusedBy, deadline,
+        await(refusedBy, null, deadline,
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), deadline)),
                 () -> session.finish(retry.run(new Packet(sequenceId, Unpooled.wrappedBuffer(payload)), OFF)),
                 () -> { });
+    }
+
+    /**
+     * A transaction replay waits for the primary to replay on: one other than {@code lost} (the server whose
+     * connection with the transaction was lost), or {@code lost} itself once the health loop has looked at every
+     * server since; {@code ready} runs then, {@code expired} at {@code deadlineNanos}. Unlike a statement's wait it
+     * is allowed inside a transaction: it is the transaction that waits.
+     */
+    public void awaitForReplay(UpstreamServer lost, String why, long deadlineNanos, Runnable ready, Runnable expired) {
+        await(lost, why, deadlineNanos, ready, expired, () -> { });
     }
 
     /** The deadline of a statement's wait: set now if it has not waited yet, 0 when statements do not wait. */
@@ -110,15 +120,19 @@ public final class PrimaryWait {
     /**
      * Waits for a primary.
      *
-     * @param refusedBy the primary that refused the statement as read-only, or null when no primary is known
+     * @param refusedBy the primary that refused the statement as read-only (or lost its transaction), or null when
+     *                  no primary is known
+     * @param why       why it waits, for the log and the health loop; null: said from {@code refusedBy}
      * @param ready     runs once there is reason to route the statement again
      * @param expired   runs at the deadline
      * @param abandoned runs if the session closes meanwhile (release what the statement holds)
      */
-    private void await(UpstreamServer refusedBy, long deadlineNanos, Runnable ready, Runnable expired,
+    private void await(UpstreamServer refusedBy, String why, long deadlineNanos, Runnable ready, Runnable expired,
                        Runnable abandoned) {
-        String why = refusedBy != null ? "the primary " + refusedBy.address() + " refused a statement as read-only"
-                : "no primary: " + upstreams.noPrimaryReason();
+        if (why == null) {
+            why = refusedBy != null ? "the primary " + refusedBy.address() + " refused a statement as read-only"
+                    : "no primary: " + upstreams.noPrimaryReason();
+        }
         long ticket = upstreams.requestCheck(why);
         LOG.atDebug().addKeyValue("session", session.id())
                 .log("session {}: holding a statement for up to {} ms ({})", session.id(),

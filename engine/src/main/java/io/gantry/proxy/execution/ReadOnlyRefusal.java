@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * {@code 1836} ({@code ER_READ_ONLY_MODE}). From the server Gantry takes for the primary it means the primary moved:
  * the health loop is asked to look at once. The statement it refuses did not run.
  */
-final class ReadOnlyRefusal {
+public final class ReadOnlyRefusal {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReadOnlyRefusal.class);
 
@@ -25,7 +25,7 @@ final class ReadOnlyRefusal {
     }
 
     /** Whether {@code errPayload} (an ERR packet) refuses for read-only. */
-    static boolean is(ByteBuf errPayload) {
+    public static boolean is(ByteBuf errPayload) {
         int at = errPayload.readerIndex();
         if (errPayload.readableBytes() < 3) {
             return false;

@@ -11,6 +11,7 @@ import io.gantry.topology.Upstreams;
 import io.gantry.wire.OkPacket;
 import io.gantry.wire.Packet;
 import io.gantry.wire.PacketFrameEncoder;
+import io.gantry.wire.ServerStatus;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -37,6 +38,16 @@ public final class ResponseForwarder {
     @FunctionalInterface
     public interface ReadOnlyFallback {
         void refusedAsReadOnly();
+    }
+
+    /**
+     * What a statement of a transaction Gantry can replay does instead of failing when its connection is lost before
+     * any of its answer reached the client: the transaction is replayed on the new primary, and the statement runs
+     * there after it.
+     */
+    @FunctionalInterface
+    public interface LostFallback {
+        void lostBeforeAnswer(BackendConnection connection, BackendFailure failure);
     }
 
     /** Response packets up to this size are copied into the burst's buffer; larger ones are written as slices. */
@@ -89,12 +100,23 @@ public final class ResponseForwarder {
      */
     public void forward(Packet command, BackendConnection connection, AfterResponse after,
                  ResponseRewriter rewriter, ReadOnlyFallback onReadOnly) {
+        forward(command, connection, after, rewriter, onReadOnly, null);
+    }
+
+    /**
+     * As {@link #forward(Packet, BackendConnection, AfterResponse, ResponseRewriter, ReadOnlyFallback)}, for a
+     * statement the session's transaction log follows ({@code onLost} not null): {@code TransactionLog} gets the checksum of
+     * its answer and whether a transaction is still open after it, and if the connection is lost before any of the
+     * answer reached the client, {@code onLost} runs instead of the session's end.
+     */
+    public void forward(Packet command, BackendConnection connection, AfterResponse after,
+                        ResponseRewriter rewriter, ReadOnlyFallback onReadOnly, LostFallback onLost) {
         Forwarding forwarding = idle;
         if (forwarding == null) {
             forwarding = new Forwarding();
         }
         idle = null;
-        forwarding.begin(connection, after, rewriter, onReadOnly);
+        forwarding.begin(connection, after, rewriter, onReadOnly, onLost);
         connection.execute(command, forwarding);
     }
 
@@ -112,16 +134,27 @@ public final class ResponseForwarder {
         private ReadOnlyFallback onReadOnly;
         private boolean answered;
         private boolean refusedAsReadOnly;
+        /** Runs instead of the session's end when the connection is lost before the answer; null: not followed. */
+        private LostFallback onLost;
+        /** The checksum of the answer of a statement the transaction log follows; made on first use. */
+        private AnswerChecksum checksum;
 
         void begin(BackendConnection connection, AfterResponse after, ResponseRewriter rewriter,
-                   ReadOnlyFallback onReadOnly) {
+                   ReadOnlyFallback onReadOnly, LostFallback onLost) {
             this.connection = connection;
             this.after = after;
             this.rewriter = rewriter;
             this.onReadOnly = onReadOnly;
+            this.onLost = onLost;
             this.sentAt = System.nanoTime();
             answered = false;
             refusedAsReadOnly = false;
+            if (onLost != null) {
+                if (checksum == null) {
+                    checksum = new AnswerChecksum();
+                }
+                checksum.reset();
+            }
         }
 
         @Override
@@ -139,6 +172,9 @@ public final class ResponseForwarder {
             if (firstPacket) {
                 session.answerStarted();
             }
+            if (onLost != null) {
+                checksum.add(packet, framing);
+            }
             Packet response = packet;
             if (framing.lastPacketKind() == ResponseFraming.PacketKind.OK) {
                 long insertId = OkPacket.lastInsertIdOf(packet.payload());
@@ -151,6 +187,9 @@ public final class ResponseForwarder {
             writeToClient(rewriter.rewrite(response, framing));
             if (framing.awaitingClient()) {
                 // LOCAL INFILE: the client now sends the file, ending with an empty packet.
+                if (onLost != null) {
+                    session.transactionLog().notReplayable("a LOAD DATA LOCAL INFILE ran in it");
+                }
                 awaitingClientData = connection;
                 flushBatch();
             } else if (!client.isWritable()) {
@@ -176,11 +215,19 @@ public final class ResponseForwarder {
             noteStatus(done, framing.serverStatus());
             backends.scheduleRetentionClose(done);
             ReadOnlyFallback readOnly = refusedAsReadOnly ? onReadOnly : null;
+            if (onLost != null && readOnly != null) {
+                session.transactionLog().unanswered(); // it did not run: it runs again after the replay
+            } else if (onLost != null) {
+                int status = framing.serverStatus();
+                session.transactionLog().answered(checksum.value(), status == ResponseFraming.NO_STATUS
+                        || ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS));
+            }
             // Free for the next command before this one's last step, which may start it.
             connection = null;
             after = null;
             rewriter = null;
             onReadOnly = null;
+            onLost = null;
             idle = this;
             if (readOnly != null) {
                 readOnly.refusedAsReadOnly();
@@ -191,6 +238,14 @@ public final class ResponseForwarder {
 
         @Override
         public void onFailure(BackendFailure failure) {
+            if (onLost != null && !answered) {
+                session.transactionLog().unanswered();
+                onLost.lostBeforeAnswer(connection, failure);
+                return;
+            }
+            if (onLost != null) {
+                session.transactionLog().notReplayable("the connection was lost while its answer reached the client");
+            }
             session.backendFailed(connection.server(), failure);
         }
     }

@@ -126,7 +126,8 @@ public final class SessionBackends {
                 return;
             }
             if (!future.isSuccess()) {
-                packet.release();
+                // Its own, unless a retry already let it go: an exception here would leave the client unanswered.
+                SessionContext.releaseIfHeld(packet);
                 // Nothing was sent: a statement that may run elsewhere does, once the server is known to be down.
                 if (future.cause() instanceof BackendFailure failure && failure.serverUnreachable()
                         && !server.isReachable() && session.ranElsewhere(server, failure.getMessage())) {
@@ -245,7 +246,10 @@ public final class SessionBackends {
         String hostPort = backend.server.hostPort();
         if (has(backend) && !session.isClosed()) {
             if (!backend.held.isEmpty()) {
-                endLosing(hostPort, hostPort + " closed this session's connection", backend.held);
+                String why = hostPort + " closed this session's connection";
+                if (!replayLater(backend, why)) {
+                    endLosing(hostPort, why, backend.held);
+                }
                 return;
             }
             if (backend.lastCommand == session.commands()) {
@@ -276,11 +280,74 @@ public final class SessionBackends {
             backend.connection.abandon(failure);
             return;
         }
+        if (replayLater(backend, failure.getMessage())) {
+            return;
+        }
         drop(backend);
         backend.connection.abandon(failure);
         if (!backend.held.isEmpty()) {
             endLosing(server.address(), failure.getMessage(), backend.held);
         }
+    }
+
+    /**
+     * The idle session's connection holding its transaction was lost ({@code why}): when the session's transaction
+     * log can replay it, the connection is let go and the transaction is replayed on the primary before the
+     * session's next statement; false when it cannot (the connection held more than the transaction, or the
+     * transaction is not replayable), and the session ends as it would without replay.
+     */
+    private boolean replayLater(SessionBackend backend, String why) {
+        if (!onlyTheTransaction(backend.held) || !session.transactionLog().replayable()) {
+            return false;
+        }
+        letGoForReplay(backend.connection, why);
+        LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", backend.server.hostPort())
+                .log("session {}: {} while its transaction was open; the transaction will be replayed on the "
+                        + "primary before the session's next statement", session.id(), why);
+        return true;
+    }
+
+    private static boolean onlyTheTransaction(Set<HeldState> held) {
+        return held.size() == 1 && held.contains(HeldState.TRANSACTION);
+    }
+
+    /**
+     * Lets go of {@code connection}, which holds the session's transaction, for a replay of that transaction on the
+     * primary: it is closed (its server rolls the transaction back, if it still has it), and the session's
+     * transaction log is due for a replay before anything else runs. False, and nothing done, when the log cannot
+     * replay the transaction, or the connection holds more than it.
+     */
+    public boolean letGoForReplay(BackendConnection connection, String why) {
+        SessionBackend backend = of(connection);
+        if ((backend != null && !onlyTheTransaction(backend.held)) || !session.transactionLog().replayable()) {
+            return false;
+        }
+        if (backend != null) {
+            drop(backend);
+        }
+        connection.close();
+        session.transactionLog().lost(connection.server().address(), why);
+        return true;
+    }
+
+    /** Forgets {@code connection}, closed or being closed, if it is still the session's. */
+    public void forget(BackendConnection connection) {
+        SessionBackend backend = of(connection);
+        if (backend != null) {
+            drop(backend);
+        }
+    }
+
+    /**
+     * The session's transaction was replayed on {@code connection} and its last answer had {@code status}: the
+     * connection holds the transaction now, as the connection it replaced did.
+     */
+    public void replayedOn(BackendConnection connection, int status) {
+        SessionBackend backend = of(connection);
+        if (backend != null) {
+            HeldState.afterStatement(backend.held, null, status, true);
+        }
+        session.statusFrom(connection.server(), status);
     }
 
     /** Ends the session, as a direct one would end: its connection to {@code hostPort} is gone with what it held. */

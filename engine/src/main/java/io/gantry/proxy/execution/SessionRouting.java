@@ -19,6 +19,7 @@ import io.gantry.route.QueryText;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
 import io.gantry.route.ReplicaCandidate;
+import io.gantry.route.ReplicaPreference;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.RouteReason;
@@ -93,7 +94,7 @@ public final class SessionRouting {
      */
     private static final Set<RouteReason> BY_BALANCE_OR_AVAILABILITY = EnumSet.of(RouteReason.READ_MASTER_PERCENTAGE,
             RouteReason.NO_REPLICA_UP, RouteReason.NO_REPLICA_QUALIFIES, RouteReason.READ_ON_SESSION_REPLICA,
-            RouteReason.READ_ON_REPLICA);
+            RouteReason.READ_ON_REPLICA, RouteReason.READ_ON_CLOSEST_REPLICA);
 
     private final SessionContext session;
     private final SessionBackends backends;
@@ -113,6 +114,8 @@ public final class SessionRouting {
     private final Function<ServerId, SampledPosition> positionOf;
     /** The last routing's answer: the next one is the same object when nothing about it differs (a record). */
     private Routed lastRouted;
+    /** The replicas as the last routing saw them, for {@link #replicaChoice}. */
+    private List<ReplicaCandidate> lastReplicas = List.of();
 
     public SessionRouting(SessionContext session, SessionBackends backends, Upstreams upstreams, Router router,
                           ServerIds serverIds, ReadCounters readCounters, Supplier<ProxyMetrics> metrics,
@@ -201,7 +204,7 @@ public final class SessionRouting {
                     refused = mostTelling(refused, refusal);
                 }
                 anyQualifies |= refusal == null && server.isUp();
-                candidates.add(id, server.weight(), server.isUp(), refusal == null);
+                candidates.add(id, server.weight(), server.isUp(), refusal == null, server.smoothedRttMicros());
                 if (server.isUp() && (refusal == ReplicaRefusal.OWN_WRITES
                         || refusal == ReplicaRefusal.MONOTONIC_FLOOR) && !guarantees.avoidWaiting()
                         && session.consistency().waitingCanQualify(id, guarantees.readYourWrites())) {
@@ -213,6 +216,7 @@ public final class SessionRouting {
             }
         }
         List<ReplicaCandidate> replicas = candidates.list();
+        lastReplicas = replicas;
         if ((refused == ReplicaRefusal.OWN_WRITES || refused == ReplicaRefusal.MONOTONIC_FLOOR)
                 && (!anyQualifies || routing.readBalance() == ReadBalance.STATEMENT)) {
             // What the session wrote or read, not yet seen in a sample, keeps this read on the primary, or
@@ -352,6 +356,7 @@ public final class SessionRouting {
         rows.add(List.of("settings", "gantry_read_from_followers="
                 + (session.settings().routing().readFromFollowers() ? "ON" : "OFF")
                 + ", gantry_read_your_writes=" + (guarantees.readYourWrites() ? "ON" : "OFF")
+                + ", gantry_follower_reads_prefer=" + session.settings().routing().replicaPreference().sqlName()
                 + ", gantry_follower_read_staleness_ms=" + (guarantees.followerReadStaleness().isZero() ? "none"
                 : guarantees.followerReadStaleness().toMillis())
                 + ", --max-stale-read-bound-ms=" + guarantees.maxStaleReadBound().toMillis()
@@ -369,6 +374,8 @@ public final class SessionRouting {
             SampledPosition position = server.position();
             StringBuilder detail = new StringBuilder().append(server.role().name().toLowerCase(Locale.ROOT))
                     .append(", ").append(server.health().sqlName()).append(", weight ").append(server.weight())
+                    .append(", round trip ").append(server.smoothedRttMicros() < 0 ? "unknown"
+                            : ReplicaPreference.millis(server.smoothedRttMicros()) + " ms smoothed")
                     .append(", executed ").append(position == null ? "unknown" : shown(position.executed()))
                     .append(", lag ").append(server.lagMillis()).append(" ms");
             if (position != null) {
@@ -381,11 +388,54 @@ public final class SessionRouting {
             }
             rows.add(List.of(server.address(), detail.toString()));
         }
+        rows.add(List.of("replica choice", replicaChoice()));
         rows.add(List.of("decision", routed.refused() ? "refused: " + describe(routed.refusal())
                 : routed.decision().inWords()
                 + (routed.waits() ? "; waits for " + shown(routed.waitFor()) + " there, up to "
                 + guarantees.causalWaitTimeout().toMillis() + " ms, then the primary" : "")));
         return rows;
+    }
+
+    /**
+     * How a replica is picked for the session's reads now, in an operator's words ({@code SHOW GANTRY SESSION},
+     * {@code EXPLAIN GANTRY ROUTE}): the preference and, when it is the closest, which replicas that qualify for a
+     * plain read are close now. Routes a plain read without running it, as {@link #explain} does.
+     */
+    public String replicaChoice() {
+        route(QueryText.of("SELECT 1", session.sqlMode()), false, false, false);
+        return describeReplicaChoice(lastReplicas);
+    }
+
+    /**
+     * The session's replica preference in words and, when it is the closest, which of {@code replicas} are close:
+     * "closest: ...; close now: db2:3306 (0.21 ms); farther: db3:3306 (5.30 ms)".
+     */
+    private String describeReplicaChoice(List<ReplicaCandidate> replicas) {
+        ReplicaPreference preference = session.settings().routing().replicaPreference();
+        StringBuilder words = new StringBuilder(preference.inWords());
+        if (!preference.closest()) {
+            return words.toString();
+        }
+        long closestRoundTrip = preference.closestRoundTrip(replicas);
+        if (closestRoundTrip < 0) {
+            return words.append("; no replica that qualifies has a measured round trip yet, so by weight alone")
+                    .toString();
+        }
+        StringBuilder close = new StringBuilder();
+        StringBuilder farther = new StringBuilder();
+        for (ReplicaCandidate replica : replicas) {
+            if (replica.eligible()) {
+                StringBuilder list = preference.admits(replica, closestRoundTrip) ? close : farther;
+                list.append(list.isEmpty() ? "" : ", ").append(replica.id()).append(" (")
+                        .append(replica.roundTripMicros() < 0 ? "not measured yet"
+                                : ReplicaPreference.millis(replica.roundTripMicros()) + " ms").append(')');
+            }
+        }
+        words.append("; close now: ").append(close);
+        if (!farther.isEmpty()) {
+            words.append("; farther: ").append(farther);
+        }
+        return words.toString();
     }
 
     private static String shown(GtidSet set) {
@@ -417,7 +467,10 @@ public final class SessionRouting {
         return out.append(')').toString();
     }
 
-    /** Why a decision cannot be carried out as the statement's route, or null when it can. */
+    /**
+     * Why a decision cannot be carried out as the statement's route, or null when it can; {@link Reply#LATER} when the
+     * session's transaction is to be replayed on the new primary first (its connection was let go for it).
+     */
     private Reply refusal(RouteDecision decision) {
         if (decision.reason() == RouteReason.WRITE_IN_READ_ONLY_TRANSACTION) {
             String shownVersion = greetings.source(upstreams.primary()).serverVersion();
@@ -427,6 +480,10 @@ public final class SessionRouting {
                 && session.routeState().transaction() instanceof TransactionState.ReadWrite) {
             BackendConnection holder = backends.holdingTransaction();
             if (holder != null && !session.serverId(holder.server()).equals(decision.server())) {
+                if (backends.letGoForReplay(holder, "the primary moved from " + holder.server().address() + " to "
+                        + decision.server().hostPort())) {
+                    return Reply.LATER; // not refused: the transaction is replayed on the new primary first
+                }
                 // Going on would run the rest of the transaction on the new primary, outside it, and a COMMIT there
                 // would answer OK for work that is lost: the session ends, and its old connection rolls it back.
                 LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", holder.server().address())

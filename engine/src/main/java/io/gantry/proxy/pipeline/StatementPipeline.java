@@ -3,6 +3,7 @@ package io.gantry.proxy.pipeline;
 import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
@@ -13,11 +14,16 @@ import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.routing.ReadCounters;
+import io.gantry.proxy.session.FailoverSettings;
+import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
+import io.gantry.proxy.state.TransactionLog;
 import io.gantry.route.ReplicaRefusal;
+import io.gantry.route.SessionRouteState;
 import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionState;
 import io.gantry.topology.Role;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -54,14 +60,20 @@ public final class StatementPipeline {
      */
     private final Runnable runLostElsewhere = this::runLostElsewhere;
     private StatementTrip lostTrip;
+    /** Runs the session's transaction again on a new primary when its connection was lost. */
+    private final TransactionReplay replay;
+    private final Duration replayTimeout;
+    private final ReplayCounts replayCounts;
 
     /**
-     * @param switchoverHold how long a statement waits for a primary ({@code --switchover-hold-ms})
-     * @param loop           the session's event loop, where that wait polls
+     * @param failover how long a statement waits for a primary ({@code --switchover-hold-ms}), and how a transaction
+     *                 is replayed when its primary is lost ({@code --transaction-replay...})
+     * @param loop     the session's event loop, where those waits poll
      */
     public StatementPipeline(SessionContext session, SessionBackends backends, SessionRouting routing,
                              ResponseForwarder forwarder, CachedReads cachedReads, Upstreams upstreams,
-                             ReadCounters readCounters, Duration switchoverHold, EventLoop loop) {
+                             ReadCounters readCounters, FailoverSettings failover, ReplayCounts replayCounts,
+                             EventLoop loop) {
         this.session = session;
         this.backends = backends;
         this.routing = routing;
@@ -69,15 +81,25 @@ public final class StatementPipeline {
         this.cachedReads = cachedReads;
         this.upstreams = upstreams;
         this.readCounters = readCounters;
-        this.primaryWait = new PrimaryWait(session, upstreams, switchoverHold, loop);
+        this.primaryWait = new PrimaryWait(session, upstreams, failover.switchoverHold(), loop);
+        this.replayTimeout = failover.replay().timeout();
+        this.replayCounts = replayCounts;
+        this.replay = new TransactionReplay(session, backends, upstreams, primaryWait, replayCounts, replayTimeout,
+                this);
     }
 
     /** Routes the trip's statement and runs this try of it; every later try comes back here. */
     public Reply run(StatementTrip trip) {
+        if (replay.due() || transactionConnectionClosed()) {
+            return replay.replayThen(trip);
+        }
         CacheFill fill = trip.fill();
         Packet command = trip.command();
         SessionRouting.Routed routed = trip.route(routing, fill != null && fill.checksAccount());
         if (routed.refused()) {
+            if (replay.due()) {
+                return replay.replayThen(trip); // the primary moved from the transaction's server: replayed first
+            }
             if (routed.refusedForNoPrimary() && primaryWait.holdForPrimary(command, trip.holdUntil(), trip)) {
                 return Reply.LATER;
             }
@@ -140,7 +162,11 @@ public final class StatementPipeline {
             lostTrip = null;
             session.mayRunElsewhere(null);
             long deadline = primaryWait.deadlineAfterRefusal(trip.holdUntil());
-            if (deadline == PrimaryWait.OFF) {
+            if (deadline == PrimaryWait.OFF && session.transactionLog().replayable()) {
+                // In a transaction Gantry can replay, the write refused as read-only runs after the replay, made
+                // again from the trip: no bytes kept for it.
+                trip.mayWaitAfterRefusal(System.nanoTime() + replayTimeout.toNanos(), null, 0);
+            } else if (deadline == PrimaryWait.OFF) {
                 trip.mayNotWaitAfterRefusal();
             } else {
                 Packet command = trip.command();
@@ -159,14 +185,37 @@ public final class StatementPipeline {
         }
     }
 
+    /**
+     * Whether the connection holding the session's replayable transaction has closed without Gantry hearing of it
+     * yet (its server shut down as the session's statement arrived): it is let go for a replay, as it would be once
+     * heard of.
+     */
+    private boolean transactionConnectionClosed() {
+        if (!session.transactionLog().replayable()) {
+            return false;
+        }
+        BackendConnection holder = backends.holdingTransaction();
+        return holder != null && !holder.isUsable() && backends.letGoForReplay(holder, "the connection to "
+                + holder.server().address() + " closed");
+    }
+
     private void runLostElsewhere() {
         StatementTrip trip = lostTrip;
         lostTrip = null;
         session.finish(trip.elsewhere());
     }
 
-    /** The primary refused the trip's write as read-only: it waits for the new one, then runs again there. */
+    /**
+     * The primary refused the trip's write as read-only: it waits for the new one, then runs again there; in a
+     * transaction Gantry can replay, the transaction is replayed there first.
+     */
     void awaitAfterRefusal(StatementTrip trip) {
+        BackendConnection holder = backends.holdingTransaction();
+        if (trip.refusedPayload() == null && holder != null && backends.letGoForReplay(holder, "the primary "
+                + holder.server().address() + " refused a write of the transaction as read-only")) {
+            session.finish(trip.run(trip.again(), trip.holdUntil()));
+            return;
+        }
         primaryWait.afterRefusal(trip.routed().server(), trip.refusalDeadline(), trip.refusedSequence(),
                 trip.refusedPayload(), trip);
     }
@@ -187,7 +236,49 @@ public final class StatementPipeline {
         if (fill != null) {
             fill.start(connection);
         }
-        forwarder.forward(command, connection, trip.after(), trip.rewriter(), trip.readOnlyFallback());
+        forwarder.forward(command, connection, trip.after(), trip.rewriter(), trip.readOnlyFallback(),
+                keptForReplay(trip, command, connection) ? trip : null);
+    }
+
+    /**
+     * Whether the session's transaction log follows this statement: a statement on the primary that opens or runs in
+     * a transaction (autocommit off counts). Its command is kept (copied) while the transaction is replayable.
+     */
+    private boolean keptForReplay(StatementTrip trip, Packet command, BackendConnection connection) {
+        TransactionLog log = session.transactionLog();
+        if (!log.enabled() || connection.server().role() != Role.PRIMARY) {
+            return false;
+        }
+        SessionRouteState state = session.routeState();
+        SessionRouting.Routed routed = trip.routed();
+        boolean opens = routed != null && routed.statement().kind() == StatementKind.TRANSACTION_BEGIN;
+        if (!opens && state.transaction() == TransactionState.NONE && state.autocommit()) {
+            return false;
+        }
+        if (log.isEmpty() && session.inTransaction() && !opens) {
+            log.notReplayable("it began before Gantry kept its statements");
+        }
+        if (log.records()) {
+            String notReplayable = trip.notReplayableBecause();
+            if (notReplayable == null) {
+                if (!log.sending(trip.replayCommand(command))) {
+                    replayCounts.ended(ReplayCounts.Outcome.TOO_LARGE);
+                }
+            } else {
+                log.notReplayable(notReplayable);
+            }
+        }
+        return true;
+    }
+
+    /** How a replay sends an execution of a prepared statement again: the prepared statements' handler's way. */
+    public void replayExecutionsWith(TransactionReplay.Executions executions) {
+        replay.executions(executions);
+    }
+
+    /** The trip's connection, holding the session's transaction, was lost before its answer: replay, then rerun. */
+    void lostBeforeAnswer(StatementTrip trip, BackendConnection connection, BackendFailure failure) {
+        replay.lostBeforeAnswer(trip, connection, failure);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gantry.proxy.pipeline;
 
 import io.gantry.proxy.backend.BackendConnection;
+import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.PrimaryWait;
@@ -9,6 +10,7 @@ import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.session.Reply;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
+import io.netty.buffer.ByteBufUtil;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +29,7 @@ import java.util.function.Consumer;
  * {@link Consumer}), so a statement costs this one object and no closure on its usual way.
  */
 public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwarder.ReadOnlyFallback,
-        Consumer<BackendConnection> {
+        ResponseForwarder.LostFallback, Consumer<BackendConnection> {
 
     private final StatementPipeline pipeline;
     /**
@@ -100,6 +102,30 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
         return pipeline.run(this);
     }
 
+    /**
+     * Why a transaction this statement runs in cannot be replayed on a new primary, or null when it can
+     * ({@link #replayCommand}).
+     */
+    protected String notReplayableBecause() {
+        return "a statement of a kind Gantry does not replay ran in it";
+    }
+
+    /**
+     * The command a replay sends again, from {@code sent} (this try's command as it goes to its connection): a copy
+     * of its bytes by default; an execution's carries the client's statement id, as a replay prepares it anew.
+     */
+    protected byte[] replayCommand(Packet sent) {
+        return ByteBufUtil.getBytes(sent.payload());
+    }
+
+    /**
+     * Whether the statement may end the transaction it runs in (a {@code COMMIT}, a statement that commits
+     * implicitly): lost on its way, its outcome is unknown, and it is never run again blindly.
+     */
+    protected boolean mayEndTransaction() {
+        return true;
+    }
+
     /** Whether a read that would open a new connection to a replica is routed again if that replica is gone. */
     protected boolean reroutesUnreachableReplica() {
         return false;
@@ -146,6 +172,12 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     public final void refusedAsReadOnly() {
         fill = null;
         pipeline.awaitAfterRefusal(this);
+    }
+
+    /** {@link ResponseForwarder.LostFallback}: the transaction is replayed on the new primary, then this runs. */
+    @Override
+    public final void lostBeforeAnswer(BackendConnection connection, BackendFailure failure) {
+        pipeline.lostBeforeAnswer(this, connection, failure);
     }
 
     /** The connection of this try is ready. */

@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * The replicas as one session's routing sees them for a statement, built anew for every statement but made of the
- * previous statement's objects while nothing about a replica changed (weight, health, whether it qualifies): the
- * usual statement then allocates no candidate and no list. The list handed out is unmodifiable, so reusing it is
- * safe whoever keeps it. Used on the session's event loop only.
+ * previous statement's objects while nothing about a replica changed (weight, health, whether it qualifies, its
+ * smoothed round trip, which a health round changes): the usual statement then allocates no candidate and no list.
+ * The list handed out is unmodifiable, so reusing it is safe whoever keeps it. Used on the session's event loop
+ * only.
  */
 public final class ReplicaCandidates {
 
@@ -24,12 +25,12 @@ public final class ReplicaCandidates {
         changed = false;
     }
 
-    /** The next replica, in list order. */
-    public void add(ServerId id, int weight, boolean up, boolean qualifies) {
+    /** The next replica, in list order; {@code roundTripMicros} is its smoothed round trip, -1 while unknown. */
+    public void add(ServerId id, int weight, boolean up, boolean qualifies, long roundTripMicros) {
         ReplicaCandidate candidate = size < last.size() ? last.get(size) : null;
         if (candidate == null || !candidate.id().equals(id) || candidate.weight() != weight || candidate.up() != up
-                || candidate.qualifies() != qualifies) {
-            candidate = new ReplicaCandidate(id, weight, up, qualifies);
+                || candidate.qualifies() != qualifies || candidate.roundTripMicros() != roundTripMicros) {
+            candidate = new ReplicaCandidate(id, weight, up, qualifies, roundTripMicros);
             changed = true;
         }
         if (size == building.length) {

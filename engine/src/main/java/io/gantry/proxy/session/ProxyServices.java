@@ -32,6 +32,9 @@ public interface ProxyServices {
     /** Where reads went and why, for {@code SHOW GANTRY STATUS}. */
     ReadCounters readCounters();
 
+    /** Transaction replays and how they ended. */
+    ReplayCounts replayCounts();
+
     /** Where each statement's route, answer time and Gantry's own errors are counted. */
     ProxyMetrics metrics();
 

@@ -7,6 +7,7 @@ import io.gantry.proxy.state.GantrySettings;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
+import io.gantry.proxy.state.TransactionLog;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
@@ -67,6 +68,8 @@ public final class SessionContext {
     private final SessionTracking tracking = new SessionTracking();
     private final ClientIdentity client = new ClientIdentity();
     private final GantrySettings settings;
+    /** What a replay of the session's open transaction on a new primary would run. */
+    private final TransactionLog transactionLog;
 
     private Phase phase = Phase.GREETING_SENT;
     private final LoginCounts counts;
@@ -108,6 +111,8 @@ public final class SessionContext {
         this.host = host;
         this.counts = new LoginCounts(services, host);
         this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
+        FailoverSettings.TransactionReplay replay = services.config().failover().replay();
+        this.transactionLog = new TransactionLog(replay.enabled(), replay.maxBytes());
     }
 
     // ---- what the session is ------------------------------------------------------------------------------------
@@ -154,6 +159,15 @@ public final class SessionContext {
     /** The status flags of the last server answer the client saw. */
     int lastStatus() {
         return lastStatus;
+    }
+
+    /** Whether the last server answer the client saw left a transaction open. */
+    public boolean inTransaction() {
+        return ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_IN_TRANS);
+    }
+
+    public TransactionLog transactionLog() {
+        return transactionLog;
     }
 
     public SessionRouteState routeState() {
@@ -232,6 +246,7 @@ public final class SessionContext {
         routeState = SessionRouteState.INITIAL;
         settings.reset();
         tracking.reset();
+        transactionLog.clear();
     }
 
     /** A server answered with {@code status}: the session's transaction state and mode flags follow it. */

@@ -188,6 +188,16 @@ public final class SessionErrors {
     }
 
     /**
+     * The primary was lost during the session's transaction and the transaction could not be run again on the new
+     * primary ({@code why}): the session ends as it would have without a replay, the transaction rolled back.
+     */
+    public static ErrPacket transactionNotReplayed(String lost, String why) {
+        return sessionEnded("Gantry: " + lost + " during this session's transaction, and the transaction could not "
+                + "be replayed on the new primary: " + why + "; it is rolled back and this session is closed, "
+                + "reconnect");
+    }
+
+    /**
      * Gantry is draining (SIGTERM) and this session holds no transaction: the server's own error for a connection
      * a shutdown ends, with SQLState class 08 so pools reconnect, to a Gantry that runs.
      */

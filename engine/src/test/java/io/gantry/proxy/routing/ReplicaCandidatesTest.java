@@ -18,7 +18,7 @@ class ReplicaCandidatesTest {
         candidates.start();
         for (int i = 0; i < replicas.length; i += 4) {
             candidates.add((ServerId) replicas[i], (Integer) replicas[i + 1], (Boolean) replicas[i + 2],
-                    (Boolean) replicas[i + 3]);
+                    (Boolean) replicas[i + 3], -1);
         }
         return candidates.list();
     }
@@ -43,6 +43,18 @@ class ReplicaCandidatesTest {
         assertThat(statement(REPLICA1, 50, false, false, REPLICA2, 90, true, true).get(0).qualifies()).isFalse();
         assertThat(statement(REPLICA2, 90, true, true, REPLICA1, 50, false, false))
                 .extracting(ReplicaCandidate::id).containsExactly(REPLICA2, REPLICA1);
+    }
+
+    @Test
+    void aNewSmoothedRoundTripGivesANewList() {
+        candidates.start();
+        candidates.add(REPLICA1, 50, true, true, 200);
+        List<ReplicaCandidate> first = candidates.list();
+        candidates.start();
+        candidates.add(REPLICA1, 50, true, true, 5_000);
+
+        assertThat(candidates.list()).isNotSameAs(first)
+                .containsExactly(new ReplicaCandidate(REPLICA1, 50, true, true, 5_000));
     }
 
     @Test
