@@ -27,8 +27,9 @@ import java.util.Map;
  * what the statement is when it starts ({@link #text}, {@link #execution}); its trip says where it was routed
  * ({@link #routed}) and wraps what follows its answer ({@link #completing}) and what reads its packets
  * ({@link #observing}) in this one object, which counts rows, affected rows and the error as they pass and records
- * the statement when its answer is complete. A session runs one statement at a time, so one object serves them all
- * and a statement costs no allocation here but its shape's first sighting.
+ * the statement when its answer is complete. A session runs one statement at a time, so one object serves them all;
+ * a statement allocates only the tokenizer of a text's shaping pass (48 bytes) and, the first time its shape is
+ * seen on its event loop, the shape's row (see BENCHMARKS.md).
  *
  * <p>Latency runs from the handler's start to the end of the answer. A statement whose session ended before its
  * answer is not counted; a refusal by Gantry (no primary, a write in a read-only transaction) counts as Gantry's,
