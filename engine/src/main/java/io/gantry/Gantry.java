@@ -319,6 +319,7 @@ public final class Gantry implements AutoCloseable {
                     stream::positionText)));
             admin.useHostBlocks(proxy.hostBlocks());
             admin.usePoolFigures(proxy.poolFigures());
+            admin.useDigests(proxy.digests());
             // After the proxy's first health round: the catalogue checks need a known primary.
             caches.load();
             proxy.useCaches(caches);

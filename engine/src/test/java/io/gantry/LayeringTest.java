@@ -155,6 +155,17 @@ class LayeringTest {
     }
 
     @Test
+    void theStatementDigestsArePureBookkeeping() {
+        // Counting a statement is a map and a histogram: no I/O, nothing of the sessions, read by the admin SQL and
+        // the caches' SHOW PROXIED QUERIES.
+        noClasses().that().resideInAPackage("io.gantry.digest..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "java.sql..", "io.gantry.wire..",
+                        "io.gantry.topology..", "io.gantry.proxy..", "io.gantry.cache..", "io.gantry.cdc..",
+                        "io.gantry.authority..", "io.gantry.admin..")
+                .check(ENGINE);
+    }
+
+    @Test
     void cachesStayBelowTheProxyAndTheAdminSql() {
         noClasses().that().resideInAPackage("io.gantry.cache..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.netty..", "io.gantry.wire..",
@@ -199,10 +210,11 @@ class LayeringTest {
     @Test
     void theSessionsRoomsStackOneWay() {
         // From the top: the client channel and its login (frontend), one handler per command family (command), the
-        // one way every statement goes to a server, whatever command carried it (pipeline), the query caches' glue
-        // (caching), where a statement runs and how its answer comes back (execution), the session and what it is
-        // given (session). Each may use the ones below it, never one above.
-        String[] stack = {"frontend", "command", "pipeline", "caching", "execution", "session"};
+        // one way every statement goes to a server, whatever command carried it (pipeline), each statement counted
+        // under its shape (digest), the query caches' glue (caching), where a statement runs and how its answer comes
+        // back (execution), the session and what it is given (session). Each may use the ones below it, never one
+        // above.
+        String[] stack = {"frontend", "command", "pipeline", "digest", "caching", "execution", "session"};
         for (int below = 1; below < stack.length; below++) {
             for (int above = 0; above < below; above++) {
                 noClasses().that().resideInAPackage("io.gantry.proxy." + stack[below] + "..")
@@ -215,7 +227,8 @@ class LayeringTest {
                         "io.gantry.proxy.prepared..", "io.gantry.proxy.state..", "io.gantry.proxy.routing..",
                         "io.gantry.proxy.login..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.gantry.proxy.session..",
-                        "io.gantry.proxy.execution..", "io.gantry.proxy.caching..", "io.gantry.proxy.pipeline..",
+                        "io.gantry.proxy.execution..", "io.gantry.proxy.caching..", "io.gantry.proxy.digest..",
+                        "io.gantry.proxy.pipeline..",
                         "io.gantry.proxy.command..", "io.gantry.proxy.frontend..")
                 .check(ENGINE);
     }

@@ -3,6 +3,7 @@ package io.gantry.admin;
 import io.gantry.authority.Event;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
+import io.gantry.digest.ShapeDigest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -105,6 +106,18 @@ public interface AdminOperations {
 
     /** The pools of shared backend connections, per server and account ({@code SHOW GANTRY POOLS}). */
     List<PoolFigures.Pool> pools();
+
+    /**
+     * The statement digests, one row per shape, schema and account, the "other" row last ({@code SHOW GANTRY
+     * QUERIES}); none before the proxy listens.
+     */
+    List<ShapeDigest> queries();
+
+    /** The statement digests merged per shape ({@code SHOW PROXIED QUERIES}); none before the proxy listens. */
+    List<ShapeDigest> queryShapes();
+
+    /** {@code FLUSH GANTRY QUERIES}: forgets the statement digests. */
+    AdminResult.Done flushQueries(String by);
 
     /**
      * {@code FLUSH GANTRY HOST 'host'} ({@code host} present) or {@code FLUSH GANTRY HOSTS}: lifts the blocks and

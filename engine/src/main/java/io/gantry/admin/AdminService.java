@@ -5,6 +5,7 @@ import io.gantry.authority.Event;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
 import io.gantry.authority.Purpose;
+import io.gantry.authority.QueryDigestRow;
 import io.gantry.cache.CacheException;
 import io.gantry.cache.CacheStatement;
 import io.gantry.cache.QueryCaches;
@@ -13,6 +14,9 @@ import io.gantry.cluster.ClusterException;
 import io.gantry.cluster.ClusterMember;
 import io.gantry.cluster.LocalConfiguration;
 import io.gantry.cluster.SharedConfiguration;
+import io.gantry.digest.RanOn;
+import io.gantry.digest.ShapeDigest;
+import io.gantry.digest.StatementDigests;
 import io.gantry.gtid.GtidSet;
 import io.gantry.topology.ServerValidator;
 import io.gantry.topology.UpstreamServer;
@@ -56,6 +60,7 @@ public final class AdminService implements AdminOperations {
     private volatile Optional<ClusterMember> cluster = Optional.empty();
     private volatile HostBlocks hostBlocks = HostBlocks.NONE;
     private volatile PoolFigures poolFigures = PoolFigures.NONE;
+    private volatile StatementDigests digests;
 
     /**
      * @param cdcList      the CDC server list (the upstream list when none was given)
@@ -122,6 +127,33 @@ public final class AdminService implements AdminOperations {
         this.poolFigures = figures;
     }
 
+    /** The proxy listens: from now on its statements are counted there. */
+    public void useDigests(StatementDigests statementDigests) {
+        this.digests = statementDigests;
+    }
+
+    @Override
+    public List<ShapeDigest> queries() {
+        StatementDigests current = digests;
+        return current == null ? List.of() : current.snapshot();
+    }
+
+    @Override
+    public List<ShapeDigest> queryShapes() {
+        StatementDigests current = digests;
+        return current == null ? List.of() : current.snapshotByShape();
+    }
+
+    @Override
+    public AdminResult.Done flushQueries(String by) {
+        StatementDigests current = digests;
+        if (current != null) {
+            current.flush();
+        }
+        LOG.info("admin: {} flushed the statement digests", by);
+        return new AdminResult.Done(0, "the statement digests are empty again");
+    }
+
     @Override
     public List<PoolFigures.Pool> pools() {
         return poolFigures.pools();
@@ -150,7 +182,20 @@ public final class AdminService implements AdminOperations {
     @Override
     public AdminResult.Rows query(String sql) {
         authority.replaceLiveServers(servers());
+        if (sql.toLowerCase(Locale.ROOT).contains("queries")) {
+            // Up to --digest-max-shapes rows: copied only for a query that may read them.
+            authority.replaceQueryDigests(queries().stream().map(AdminService::row).toList());
+        }
         return AdminResult.Rows.of(authority.select(sql));
+    }
+
+    private static QueryDigestRow row(ShapeDigest digest) {
+        return new QueryDigestRow(digest.shape(), digest.schema(), digest.account(), digest.count(), digest.errors(),
+                digest.errorCodesText(), digest.rowsSent(), digest.rowsAffected(), digest.totalMicros(),
+                digest.p50Micros(), digest.p95Micros(), digest.p99Micros(), digest.maxMicros(),
+                digest.ran(RanOn.PRIMARY), digest.ran(RanOn.REPLICA), digest.ran(RanOn.CACHE),
+                digest.ran(RanOn.GANTRY), digest.reasonsText(), digest.firstSeen(), digest.lastSeen(),
+                digest.folded());
     }
 
     @Override

@@ -6,6 +6,8 @@ import io.gantry.cache.CacheStatements;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cluster.ClusterInstance;
 import io.gantry.cluster.ClusterMember;
+import io.gantry.digest.RanOn;
+import io.gantry.digest.ShapeDigest;
 import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import java.util.ArrayList;
@@ -26,7 +28,11 @@ import org.slf4j.LoggerFactory;
 public final class AdminSqlRunner implements AdminSql {
 
     private static final Logger LOG = LoggerFactory.getLogger(AdminSqlRunner.class);
-    private static final List<String> TABLES = List.of("events", "health_history", "upstream_servers");
+    private static final List<String> TABLES = List.of("events", "health_history", "queries", "upstream_servers");
+    /** The columns of {@code SHOW GANTRY QUERIES}. */
+    static final List<String> QUERY_COLUMNS = List.of("Query", "Schema", "Account", "Count", "Errors",
+            "Error_codes", "Rows_sent", "Rows_affected", "Total_time_us", "P50_us", "P95_us", "P99_us", "Max_us",
+            "On_primary", "On_replica", "On_cache", "On_gantry", "Routing_reasons", "First_seen", "Last_seen");
 
     private final AdminOperations operations;
     private final Set<String> adminUsers;
@@ -84,8 +90,8 @@ public final class AdminSqlRunner implements AdminSql {
                 return run(cacheStatement.get(), by);
             }
             return CompletableFuture.completedFuture(new AdminResult.Failed(AdminResult.Failure.INVALID_STATEMENT,
-                    "not a Gantry admin statement: only SHOW GANTRY STATUS, SHOW GANTRY POOLS, SHOW GANTRY CLUSTER, ALTER GANTRY ..., START|STOP GANTRY "
-                            + "REPLICATION, SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, "
+                    "not a Gantry admin statement: only SHOW GANTRY STATUS, SHOW GANTRY POOLS, SHOW GANTRY CLUSTER, SHOW GANTRY QUERIES, ALTER GANTRY ..., START|STOP GANTRY "
+                            + "REPLICATION, SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], FLUSH GANTRY QUERIES, SHOW TABLES FROM gantry, "
                             + "queries on the gantry tables and the cache "
                             + "statements (CREATE CACHE, SHOW CACHES, DROP CACHE, ...) run here"));
         }
@@ -118,8 +124,8 @@ public final class AdminSqlRunner implements AdminSql {
             if (statement instanceof CacheStatement.DropAll) {
                 return operations.dropAllCaches(by);
             }
-            QueryCaches.Table table = statement instanceof CacheStatement.ShowProxied ? caches.proxiedQueries()
-                    : caches.show();
+            QueryCaches.Table table = statement instanceof CacheStatement.ShowProxied
+                    ? caches.proxiedQueries(operations.queryShapes()) : caches.show();
             return AdminResult.Rows.ofText(table.columns(), table.rows());
         } catch (CacheException e) {
             return new AdminResult.Failed(AdminResult.Failure.REFUSED, e.getMessage());
@@ -161,6 +167,12 @@ public final class AdminSqlRunner implements AdminSql {
             }
             if (statement instanceof AdminStatement.ShowCluster) {
                 return cluster();
+            }
+            if (statement instanceof AdminStatement.ShowQueries show) {
+                return queries(show);
+            }
+            if (statement instanceof AdminStatement.FlushQueries) {
+                return operations.flushQueries(by);
             }
             if (statement instanceof AdminStatement.FlushHosts flush) {
                 return operations.flushHosts(flush.host(), by);
@@ -213,6 +225,24 @@ public final class AdminSqlRunner implements AdminSql {
         }
         return AdminResult.Rows.ofText(List.of("Server", "User", "Server_connections", "Cap", "Waiting", "Idle",
                 "Created", "Reused", "Reuse_ratio", "Closed_idle", "Waited", "Wait_p99_ms"), rows);
+    }
+
+    /** {@code SHOW GANTRY QUERIES}: the digests in the asked order; times in microseconds. */
+    private AdminResult queries(AdminStatement.ShowQueries show) {
+        List<ShapeDigest> digests = new ArrayList<>(operations.queries());
+        digests.sort(show.order().largestFirst());
+        List<List<String>> rows = new ArrayList<>();
+        for (ShapeDigest digest : digests.subList(0, Math.min(show.limit(), digests.size()))) {
+            rows.add(List.of(digest.shape(), digest.schema(), digest.account(), Long.toString(digest.count()),
+                    Long.toString(digest.errors()), digest.errorCodesText(), Long.toString(digest.rowsSent()),
+                    Long.toString(digest.rowsAffected()), Long.toString(digest.totalMicros()),
+                    Long.toString(digest.p50Micros()), Long.toString(digest.p95Micros()),
+                    Long.toString(digest.p99Micros()), Long.toString(digest.maxMicros()),
+                    Long.toString(digest.ran(RanOn.PRIMARY)), Long.toString(digest.ran(RanOn.REPLICA)),
+                    Long.toString(digest.ran(RanOn.CACHE)), Long.toString(digest.ran(RanOn.GANTRY)),
+                    digest.reasonsText(), digest.firstSeen().toString(), digest.lastSeen().toString()));
+        }
+        return AdminResult.Rows.ofText(QUERY_COLUMNS, rows);
     }
 
     private AdminResult cluster() {

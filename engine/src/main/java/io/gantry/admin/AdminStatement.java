@@ -1,5 +1,6 @@
 package io.gantry.admin;
 
+import io.gantry.digest.DigestOrder;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -90,6 +91,26 @@ public sealed interface AdminStatement {
 
     /** {@code SHOW GANTRY POOLS}. */
     record ShowPools() implements AdminStatement {
+    }
+
+    /**
+     * {@code SHOW GANTRY QUERIES [ORDER BY total_time|count|p99|errors] [LIMIT n]}: the statement digests, largest
+     * first ({@code total_time} when no order is given), at most {@code limit} rows ({@link #NO_LIMIT}: all).
+     */
+    record ShowQueries(DigestOrder order, int limit) implements AdminStatement {
+
+        public static final int NO_LIMIT = Integer.MAX_VALUE;
+
+        public ShowQueries {
+            Objects.requireNonNull(order, "order");
+            if (limit < 0) {
+                throw new IllegalArgumentException("LIMIT must not be negative");
+            }
+        }
+    }
+
+    /** {@code FLUSH GANTRY QUERIES}: forgets the statement digests. */
+    record FlushQueries() implements AdminStatement {
     }
 
     /** {@code FLUSH GANTRY HOSTS} (every host: {@code host} empty) or {@code FLUSH GANTRY HOST 'addr'}. */

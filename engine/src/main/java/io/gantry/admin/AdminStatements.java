@@ -12,6 +12,7 @@ import io.gantry.admin.AdminStatement.StartReplication;
 import io.gantry.admin.AdminStatement.StopReplication;
 import io.gantry.admin.AdminStatement.TableQuery;
 import io.gantry.admin.AdminStatement.WriteToGantryTables;
+import io.gantry.digest.DigestOrder;
 import io.gantry.route.QueryText;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer.Token;
@@ -30,8 +31,9 @@ import java.util.function.Function;
  * optional trailing {@code ;}:
  * <ul>
  * <li>{@code SHOW GANTRY STATUS}, {@code SHOW GANTRY POOLS}, {@code SHOW GANTRY CLUSTER},
- *     {@code SHOW GANTRY BLOCKED HOSTS}</li>
- * <li>{@code FLUSH GANTRY HOSTS}, {@code FLUSH GANTRY HOST 'address'}</li>
+ *     {@code SHOW GANTRY BLOCKED HOSTS},
+ *     {@code SHOW GANTRY QUERIES [ORDER BY total_time|count|p99|errors] [LIMIT n]}</li>
+ * <li>{@code FLUSH GANTRY HOSTS}, {@code FLUSH GANTRY HOST 'address'}, {@code FLUSH GANTRY QUERIES}</li>
  * <li>{@code ALTER GANTRY CHANGE UPSTREAM TO '<list>'}, {@code ALTER GANTRY CHANGE CDC TO '<list>'}:
  *     the list a string literal in single or double quotes, unescaped as the server unescapes it
  *     (doubled quotes, and backslash escapes unless {@code NO_BACKSLASH_ESCAPES}; adjacent
@@ -72,7 +74,8 @@ public final class AdminStatements {
     /** The schema of Gantry's own tables, as clients write it. */
     public static final String SCHEMA = "gantry";
     /** The tables of the {@code gantry} schema, lower case. */
-    public static final List<String> GANTRY_TABLES = List.of("upstream_servers", "events", "health_history");
+    public static final List<String> GANTRY_TABLES = List.of("upstream_servers", "events", "health_history",
+            "queries");
 
     private static final String KEYWORD = "GANTRY";
     private static final int MAX_PORT = 65_535;
@@ -184,17 +187,73 @@ public final class AdminStatements {
             if (text.isWord(2, "CLUSTER")) {
                 return text.endsAt(3, new AdminStatement.ShowCluster(), "SHOW GANTRY CLUSTER");
             }
+            if (text.isWord(2, "QUERIES")) {
+                return showQueries();
+            }
             if (!text.isWord(2, "STATUS")) {
-                return text.invalid("SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS", 2);
+                return text.invalid("SHOW GANTRY expects STATUS, POOLS, CLUSTER, QUERIES or BLOCKED HOSTS", 2);
             }
             return text.endsAt(3, new ShowStatus(), "SHOW GANTRY STATUS");
         }
 
-        /** {@code FLUSH GANTRY HOSTS} or {@code FLUSH GANTRY HOST 'addr'}. */
+        /** {@code SHOW GANTRY QUERIES [ORDER BY total_time|count|p99|errors] [LIMIT n]}. */
+        private AdminStatement showQueries() {
+            String syntax = "SHOW GANTRY QUERIES [ORDER BY total_time|count|p99|errors] [LIMIT n]";
+            int at = 3;
+            DigestOrder order = DigestOrder.TOTAL_TIME;
+            if (text.isWord(at, "ORDER")) {
+                if (!text.isWord(at + 1, "BY")) {
+                    return text.invalid("SHOW GANTRY QUERIES ORDER expects BY", at + 1);
+                }
+                Token by = text.token(at + 2);
+                order = by == null || by.type() != Type.WORD ? null : switch (by.text(sql).toUpperCase(Locale.ROOT)) {
+                    case "TOTAL_TIME" -> DigestOrder.TOTAL_TIME;
+                    case "COUNT" -> DigestOrder.COUNT;
+                    case "P99" -> DigestOrder.P99;
+                    case "ERRORS" -> DigestOrder.ERRORS;
+                    default -> null;
+                };
+                if (order == null) {
+                    return text.invalid("SHOW GANTRY QUERIES ORDER BY expects total_time, count, p99 or errors",
+                            at + 2);
+                }
+                at += 3;
+            }
+            int limit = AdminStatement.ShowQueries.NO_LIMIT;
+            if (text.isWord(at, "LIMIT")) {
+                limit = count(text.token(at + 1));
+                if (limit < 0) {
+                    return text.invalid("SHOW GANTRY QUERIES LIMIT expects a number of rows", at + 1);
+                }
+                at += 2;
+            }
+            return text.endsAt(at, new AdminStatement.ShowQueries(order, limit), syntax);
+        }
+
+        /** A row count written as digits, or -1. */
+        private int count(Token token) {
+            if (token == null || token.type() != Type.NUMBER) {
+                return -1;
+            }
+            long count = 0;
+            for (int i = token.start(); i < token.end(); i++) {
+                char c = sql.charAt(i);
+                if (c < '0' || c > '9') {
+                    return -1;
+                }
+                count = Math.min(Integer.MAX_VALUE, count * 10 + (c - '0'));
+            }
+            return (int) count;
+        }
+
+        /** {@code FLUSH GANTRY HOSTS}, {@code FLUSH GANTRY HOST 'addr'} or {@code FLUSH GANTRY QUERIES}. */
         private AdminStatement flushGantry() {
-            String expects = "FLUSH GANTRY expects HOSTS or HOST 'address'";
+            String expects = "FLUSH GANTRY expects HOSTS, HOST 'address' or QUERIES";
             if (text.isWord(2, "HOSTS")) {
                 return text.endsAt(3, new FlushHosts(Optional.empty()), "FLUSH GANTRY HOSTS");
+            }
+            if (text.isWord(2, "QUERIES")) {
+                return text.endsAt(3, new AdminStatement.FlushQueries(), "FLUSH GANTRY QUERIES");
             }
             if (!text.isWord(2, "HOST")) {
                 return text.invalid(expects, 2);

@@ -66,6 +66,7 @@ public final class Authority implements AutoCloseable {
     private final TimelineStore timeline;
     private final HistoryPruning pruning;
     private final LiveServerStore liveServers;
+    private final QueryDigestStore queryDigests;
     private final AdminQueries adminQueries;
     private final QueryCacheStore queryCaches;
     private final CdcPositionStore cdcPositions;
@@ -80,6 +81,7 @@ public final class Authority implements AutoCloseable {
         this.healthHistory = new HealthHistoryStore(database);
         this.pruning = new HistoryPruning(database);
         this.liveServers = new LiveServerStore(database);
+        this.queryDigests = new QueryDigestStore(database);
         this.adminQueries = new AdminQueries(database);
         this.queryCaches = new QueryCacheStore(database);
         this.cdcPositions = new CdcPositionStore(database, clock);
@@ -313,6 +315,14 @@ public final class Authority implements AutoCloseable {
      */
     public void replaceLiveServers(List<LiveServerRow> rows) {
         liveServers.replace(rows);
+    }
+
+    /**
+     * Replaces the content of {@code gantry.queries} with the statement digests, in one transaction, so that the
+     * admin query that follows reads them with ordinary SQL.
+     */
+    public void replaceQueryDigests(List<QueryDigestRow> rows) {
+        queryDigests.replace(rows);
     }
 
     /**

@@ -133,7 +133,32 @@ final class Schema {
                     "CREATE UNIQUE INDEX IF NOT EXISTS GANTRY.EVENTS_ORIGIN ON GANTRY.EVENTS(instance, origin_id)")),
             new Migration(8, "the live server table shows the smoothed round trip the closest replica is judged by",
                     List.of("ALTER TABLE GANTRY.UPSTREAM_SERVERS ADD COLUMN IF NOT EXISTS rtt_smoothed_ms "
-                            + "DOUBLE PRECISION")));
+                            + "DOUBLE PRECISION")),
+            new Migration(9, "the statement digests, copied in before a query reads them", List.of(
+                    // Live state like UPSTREAM_SERVERS: replaced as a whole before each admin query that names it.
+                    """
+                    CREATE TABLE IF NOT EXISTS GANTRY.QUERIES(
+                        query VARCHAR(1000000) NOT NULL,
+                        schema_name VARCHAR(64) NOT NULL,
+                        account VARCHAR(128) NOT NULL,
+                        count BIGINT NOT NULL,
+                        errors BIGINT NOT NULL,
+                        error_codes VARCHAR(4000) NOT NULL,
+                        rows_sent BIGINT NOT NULL,
+                        rows_affected BIGINT NOT NULL,
+                        total_time_us BIGINT NOT NULL,
+                        p50_us BIGINT NOT NULL,
+                        p95_us BIGINT NOT NULL,
+                        p99_us BIGINT NOT NULL,
+                        max_us BIGINT NOT NULL,
+                        on_primary BIGINT NOT NULL,
+                        on_replica BIGINT NOT NULL,
+                        on_cache BIGINT NOT NULL,
+                        on_gantry BIGINT NOT NULL,
+                        routing_reasons VARCHAR(4000) NOT NULL,
+                        first_seen TIMESTAMP(3) WITH TIME ZONE NOT NULL,
+                        last_seen TIMESTAMP(3) WITH TIME ZONE NOT NULL,
+                        folded BOOLEAN NOT NULL)""")));
 
     /** The version this Gantry writes and understands. */
     static final int CURRENT_VERSION = MIGRATIONS.get(MIGRATIONS.size() - 1).version();

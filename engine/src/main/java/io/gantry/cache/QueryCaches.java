@@ -2,6 +2,7 @@ package io.gantry.cache;
 
 import io.gantry.authority.Authority;
 import io.gantry.cdc.CdcStream;
+import io.gantry.digest.ShapeDigest;
 import io.gantry.gtid.GtidSet;
 import io.gantry.route.SqlMode;
 import io.gantry.topology.Upstreams;
@@ -343,14 +344,13 @@ public final class QueryCaches implements AutoCloseable {
         return sum;
     }
 
-    /** {@code SHOW PROXIED QUERIES}: the shapes seen, most frequent first. */
-    public Table proxiedQueries() {
-        return proxied.table(definitions.index());
-    }
-
-    /** Where sessions record the statements they proxied. */
-    public ProxiedQueries proxied() {
-        return proxied;
+    /**
+     * {@code SHOW PROXIED QUERIES}: the SELECT shapes seen, most frequent first.
+     *
+     * @param shapes the statement digests' rows merged per shape
+     */
+    public Table proxiedQueries(List<ShapeDigest> shapes) {
+        return proxied.table(shapes, definitions.index());
     }
 
     /** Every live cache, in creation order. */

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.StatementDigests;
 import io.gantry.events.EventPublisher;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
@@ -368,6 +369,11 @@ public final class ProxyServer implements AutoCloseable {
     /** Sessions that still hold a transaction or a running command (during a drain, those it waits for). */
     public long busySessions() {
         return services.sessions().busy();
+    }
+
+    /** Where every statement of the sessions is counted under its shape. */
+    public StatementDigests digests() {
+        return services.digests();
     }
 
     /** The pools of idle backend connections the sessions share. */

@@ -6,6 +6,7 @@ import io.gantry.admin.PoolFigures;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.StatementDigests;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
@@ -233,6 +234,11 @@ public final class RunningProxy implements AutoCloseable {
     /** The pools of idle backend connections the sessions share. */
     public BackendPools backendPools() {
         return server.backendPools();
+    }
+
+    /** Where every statement of the sessions is counted under its shape. */
+    public StatementDigests digests() {
+        return server.digests();
     }
 
     /** The pools as {@code SHOW GANTRY POOLS} shows them, with each server's open session connections. */

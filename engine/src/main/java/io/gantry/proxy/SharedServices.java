@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendLogin;
@@ -36,6 +37,7 @@ final class SharedServices implements ProxyServices {
     private final Router router = Router.withThreadLocalRandom();
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
+    private final StatementDigests digests;
     private final ReplayCounts replayCounts;
     private final AdminSql adminSql;
     private final Clock clock;
@@ -61,6 +63,7 @@ final class SharedServices implements ProxyServices {
         this.peerWarnings = new RateLimitedLog(SessionContext.LOG, 20,
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
+        this.digests = new StatementDigests(config.digestMaxShapes(), clock);
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
         backendPools.onWarming(this::openBackend);
     }
@@ -100,6 +103,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public ReadCounters readCounters() {
         return readCounters;
+    }
+
+    @Override
+    public StatementDigests digests() {
+        return digests;
     }
 
     @Override

@@ -171,23 +171,72 @@ public final class SqlTokenizer {
      *         token the text ends inside
      */
     public static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals) {
+        return writeShape(sql, mode, shape, literals, false);
+    }
+
+    /**
+     * Writes the shape of {@code sql} as the statement digests count it: as {@link #writeShape}, and a list of values
+     * after {@code IN} written as one {@code ?} ({@code IN (1, 2, 3)} and {@code IN (?)} are {@code IN ( ? )}), so
+     * that a statement whose lists vary in length has one shape. Allocates nothing but the builder's growth.
+     *
+     * @return false when the text has no single shape (see {@link #writeShape})
+     */
+    public static boolean writeDigestShape(CharSequence sql, SqlMode mode, StringBuilder shape) {
+        return writeShape(sql, mode, shape, null, true);
+    }
+
+    /** @param literals null to keep no literals */
+    private static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals,
+                                      boolean collapseInLists) {
         SqlTokenizer reader = new SqlTokenizer(sql, mode, true);
+        InList list = InList.OUTSIDE;
         for (Type type = reader.next(); type != null; type = reader.next()) {
-            switch (type) {
-                case COMMENT -> {
-                    continue;
+            if (type == Type.COMMENT) {
+                continue;
+            }
+            if (type == Type.UNTERMINATED) {
+                return false;
+            }
+            boolean value = type == Type.STRING || type == Type.NUMBER
+                    || (type == Type.SYMBOL && sql.charAt(reader.start) == '?');
+            if (value && literals != null && type != Type.SYMBOL) {
+                literals.append(sql, reader.start, reader.pos).append('\0');
+            }
+            if (collapseInLists) {
+                list = list.next(type, sql, reader.start, reader.pos, value);
+                if (list == InList.AFTER_COMMA || list == InList.SKIPPED) {
+                    continue; // a comma is held back until a value follows it, which is then left out
                 }
-                case UNTERMINATED -> {
-                    return false;
+                if (list == InList.ENDED_AFTER_COMMA) {
+                    separate(shape).append(','); // the comma held back was not between two values
+                    list = InList.OUTSIDE;
                 }
-                case STRING, NUMBER -> {
-                    literals.append(sql, reader.start, reader.pos).append('\0');
-                    separate(shape).append('?');
-                }
-                default -> separate(shape).append(sql, reader.start, reader.pos);
+            }
+            if (value) {
+                separate(shape).append('?');
+            } else {
+                separate(shape).append(sql, reader.start, reader.pos);
             }
         }
         return !reader.sawConditionalComment;
+    }
+
+    /** Where the digest shape's writer is in an {@code IN (...)} list of values, token by token. */
+    private enum InList {
+        OUTSIDE, AFTER_IN, OPENED, IN_VALUES, AFTER_COMMA, SKIPPED, ENDED_AFTER_COMMA;
+
+        InList next(Type type, CharSequence sql, int start, int end, boolean value) {
+            boolean comma = type == Type.SYMBOL && sql.charAt(start) == ',';
+            return switch (this) {
+                case OUTSIDE, ENDED_AFTER_COMMA -> type == Type.WORD && end - start == 2
+                        && Character.toUpperCase(sql.charAt(start)) == 'I'
+                        && Character.toUpperCase(sql.charAt(start + 1)) == 'N' ? AFTER_IN : OUTSIDE;
+                case AFTER_IN -> type == Type.SYMBOL && sql.charAt(start) == '(' ? OPENED : OUTSIDE;
+                case OPENED -> value ? IN_VALUES : OUTSIDE;
+                case IN_VALUES, SKIPPED -> comma ? AFTER_COMMA : OUTSIDE;
+                case AFTER_COMMA -> value ? SKIPPED : ENDED_AFTER_COMMA;
+            };
+        }
     }
 
     private static StringBuilder separate(StringBuilder shape) {

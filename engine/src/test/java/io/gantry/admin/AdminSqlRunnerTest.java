@@ -74,6 +74,33 @@ class AdminSqlRunnerTest {
                 .isInstanceOf(AdminResult.Failed.class);
     }
 
+    private static final java.time.Instant SEEN = java.time.Instant.parse("2026-12-07T12:00:00Z");
+    private static final List<io.gantry.digest.ShapeDigest> QUERIES = List.of(
+            new io.gantry.digest.ShapeDigest("SELECT c FROM t WHERE id = ?", "app", "alice", 90, java.util.Map.of(),
+                    90, 0, 900, 9, 12, 15, 40, java.util.Map.of(io.gantry.digest.RanOn.REPLICA, 90L),
+                    java.util.Map.of(io.gantry.route.RouteReason.READ_ON_REPLICA, 90L), SEEN, SEEN, false),
+            new io.gantry.digest.ShapeDigest("UPDATE t SET c = ? WHERE id = ?", "app", "alice", 10,
+                    java.util.Map.of(1213, 2L, 1062, 1L), 0, 7, 5000, 400, 900, 1000, 1000,
+                    java.util.Map.of(io.gantry.digest.RanOn.PRIMARY, 10L),
+                    java.util.Map.of(io.gantry.route.RouteReason.NOT_A_READ, 10L), SEEN, SEEN, false));
+
+    @Test
+    void theQueriesAreSortedAsAskedAndLimited() {
+        AdminResult.Rows rows = (AdminResult.Rows) result(handle("SHOW GANTRY QUERIES", "admin").orElseThrow());
+        assertThat(rows.columns()).extracting(AdminResult.Column::name).containsExactlyElementsOf(
+                AdminSqlRunner.QUERY_COLUMNS);
+        assertThat(rows.text()).extracting(row -> row.get(0)).as("by total time")
+                .containsExactly("UPDATE t SET c = ? WHERE id = ?", "SELECT c FROM t WHERE id = ?");
+        assertThat(rows.text().get(0)).containsExactly("UPDATE t SET c = ? WHERE id = ?", "app", "alice", "10", "3",
+                "1062:1 1213:2", "0", "7", "5000", "400", "900", "1000", "1000", "10", "0", "0", "0", "not_a_read:10",
+                "2026-12-07T12:00:00Z", "2026-12-07T12:00:00Z");
+        rows = (AdminResult.Rows) result(handle("show gantry queries order by COUNT limit 1", "admin").orElseThrow());
+        assertThat(rows.text()).extracting(row -> row.get(0)).containsExactly("SELECT c FROM t WHERE id = ?");
+        assertThat(result(handle("FLUSH GANTRY QUERIES", "admin").orElseThrow()))
+                .isInstanceOf(AdminResult.Done.class);
+        assertThat(calls).contains("flush queries by admin");
+    }
+
     @Test
     void theClusterIsOneRowPerInstanceWithThisOneMarked() {
         AdminResult.Rows rows = (AdminResult.Rows) result(handle("show gantry cluster;", "admin").orElseThrow());
@@ -154,6 +181,22 @@ class AdminSqlRunnerTest {
         @Override
         public List<PoolFigures.Pool> pools() {
             return List.of(new PoolFigures.Pool("db1:3306", "app", 12, 120, 2, 3, 4, 12, 1, 7, 12.25));
+        }
+
+        @Override
+        public List<io.gantry.digest.ShapeDigest> queries() {
+            return QUERIES;
+        }
+
+        @Override
+        public List<io.gantry.digest.ShapeDigest> queryShapes() {
+            return QUERIES;
+        }
+
+        @Override
+        public AdminResult.Done flushQueries(String by) {
+            calls.add("flush queries by " + by);
+            return new AdminResult.Done(0, "flushed");
         }
 
         @Override

@@ -273,14 +273,14 @@ class AdminStatementsTest {
                 arguments("alter gantry drop server 'db1:3306';", "ALTER GANTRY expects CHANGE UPSTREAM TO '<list>', "
                         + "CHANGE CDC TO '<list>' or SET WEIGHT 'host:port' TO 1..100, got 'drop server 'db1:3306''"),
 
-                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS, got the end of the statement"),
-                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, POOLS, CLUSTER or BLOCKED HOSTS, got 'STATS'"),
+                arguments("SHOW GANTRY", "SHOW GANTRY expects STATUS, POOLS, CLUSTER, QUERIES or BLOCKED HOSTS, got the end of the statement"),
+                arguments("SHOW GANTRY STATS", "SHOW GANTRY expects STATUS, POOLS, CLUSTER, QUERIES or BLOCKED HOSTS, got 'STATS'"),
                 arguments("SHOW GANTRY BLOCKED", "SHOW GANTRY BLOCKED expects HOSTS, got the end of the statement"),
-                arguments("FLUSH GANTRY", "FLUSH GANTRY expects HOSTS or HOST 'address', got the end of the "
+                arguments("FLUSH GANTRY", "FLUSH GANTRY expects HOSTS, HOST 'address' or QUERIES, got the end of the "
                         + "statement"),
-                arguments("FLUSH GANTRY HOST 10.0.0.7", "FLUSH GANTRY expects HOSTS or HOST 'address', got "
+                arguments("FLUSH GANTRY HOST 10.0.0.7", "FLUSH GANTRY expects HOSTS, HOST 'address' or QUERIES, got "
                         + "'10.0.0.7'"),
-                arguments("FLUSH GANTRY HOST ''", "FLUSH GANTRY expects HOSTS or HOST 'address', got ''''"),
+                arguments("FLUSH GANTRY HOST ''", "FLUSH GANTRY expects HOSTS, HOST 'address' or QUERIES, got ''''"),
                 arguments("FLUSH GANTRY HOSTS '10.0.0.7'",
                         "FLUSH GANTRY HOSTS expects the end of the statement, got ''10.0.0.7''"),
                 arguments("show gantry status like 'x%'",

@@ -140,7 +140,7 @@ class AdminSqlTest {
             return rows.getLong(1);
         });
         assertThat(count).isEqualTo(1L);
-        assertThat(authority.select("SHOW TABLES FROM gantry").rows()).hasSize(8);
+        assertThat(authority.select("SHOW TABLES FROM gantry").rows()).hasSize(9);
         assertThat(authority.select("VALUES (1, 'a')").rows()).containsExactly(List.of("1", "a"));
     }
 

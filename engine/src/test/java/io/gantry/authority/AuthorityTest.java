@@ -91,12 +91,12 @@ class AuthorityTest {
     void createsTheFileTheGantrySchemaAndEveryVersion() {
         assertThat(dir.resolve("data").resolve(Authority.FILE_NAME)).isRegularFile();
         assertThat(authority.select("SELECT version FROM gantry.schema_version ORDER BY version").rows())
-                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5", "6", "7", "8");
+                .extracting(row -> row.get(0)).containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9");
         assertThat(authority.select("SELECT table_name FROM information_schema.tables WHERE table_schema = 'GANTRY' "
                 + "ORDER BY table_name").rows())
                 .extracting(row -> row.get(0))
-                .containsExactly("CDC_POSITION", "CLUSTER_STATE", "EVENTS", "HEALTH_HISTORY", "QUERY_CACHES", "SCHEMA_VERSION",
-                        "SERVER_LIST", "UPSTREAM_SERVERS");
+                .containsExactly("CDC_POSITION", "CLUSTER_STATE", "EVENTS", "HEALTH_HISTORY", "QUERIES", "QUERY_CACHES",
+                        "SCHEMA_VERSION", "SERVER_LIST", "UPSTREAM_SERVERS");
     }
 
     @Test

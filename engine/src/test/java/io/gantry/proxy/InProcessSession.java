@@ -4,6 +4,7 @@ import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_ATTRS;
 import static io.gantry.wire.CapabilityFlags.CLIENT_CONNECT_WITH_DB;
 import static io.gantry.wire.CapabilityFlags.CLIENT_MYSQL;
 
+import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.frontend.ClientSession;
@@ -296,6 +297,11 @@ public final class InProcessSession implements AutoCloseable {
         List<String> taken = List.copyOf(sent);
         sent.clear();
         return taken;
+    }
+
+    /** Where the proxy counts its sessions' statements. */
+    public StatementDigests digests() {
+        return proxy.digests();
     }
 
     /** The primary's address, then the replica's. */

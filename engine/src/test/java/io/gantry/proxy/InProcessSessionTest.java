@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.digest.RanOn;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +26,26 @@ class InProcessSessionTest {
             // The login and the prepare on the primary; the reads on one replica connection.
             assertThat(session.backends().values()).allSatisfy(channels -> assertThat(channels).hasSize(1));
             assertThat(session.backends()).hasSize(2);
+        }
+    }
+
+    @Test
+    void theBenchmarksTextAndExecutionsAreCountedAsOneShapeOnTheReplica() {
+        try (InProcessSession session = new InProcessSession()) {
+            ByteBuf query = session.queryFrame("SELECT c FROM sbtest1 WHERE id=5021");
+            text(session.command(query));
+            long statement = session.prepare("SELECT c FROM sbtest1 WHERE id=?");
+            text(session.command(session.executeFrame(statement, 1, true)));
+            text(session.command(session.executeFrame(statement, 2, false)));
+            query.release();
+            assertThat(session.digests().snapshot())
+                    .filteredOn(row -> row.shape().equals("SELECT c FROM sbtest1 WHERE id = ?")).singleElement()
+                    .satisfies(row -> {
+                        assertThat(row.count()).isEqualTo(3);
+                        assertThat(row.rowsSent()).isEqualTo(3);
+                        assertThat(row.ran(RanOn.REPLICA)).isEqualTo(3);
+                        assertThat(row.errors()).isZero();
+                    });
         }
     }
 

@@ -262,4 +262,30 @@ class SqlTokenizerTest {
         }
         return lexer.sawConditionalComment();
     }
+
+    private static String digestShape(String sql) {
+        StringBuilder shape = new StringBuilder();
+        return SqlTokenizer.writeDigestShape(sql, SqlMode.DEFAULT, shape) ? shape.toString() : null;
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "SELECT * FROM t WHERE id IN (1, 2, 3)                | SELECT * FROM t WHERE id IN ( ? )",
+        "select * from t where id in ('a')  /* c */           | select * from t where id in ( ? )",
+        "SELECT * FROM t WHERE id IN (?, ?, ?) AND k = 'x'    | SELECT * FROM t WHERE id IN ( ? ) AND k = ?",
+        "SELECT * FROM t WHERE id NOT IN (1,2) OR id IN (3)   | SELECT * FROM t WHERE id NOT IN ( ? ) OR id IN ( ? )",
+        "SELECT * FROM t WHERE id IN (1, a, 2)                | SELECT * FROM t WHERE id IN ( ? , a , ? )",
+        "SELECT * FROM t WHERE id IN (SELECT id FROM u)       | SELECT * FROM t WHERE id IN ( SELECT id FROM u )",
+        "SELECT f(1, 2), 'x' -- note                          | SELECT f ( ? , ? ) , ?",
+        "INSERT INTO t VALUES (1, 'a')                        | INSERT INTO t VALUES ( ? , ? )",
+    })
+    void digestShapesCollapseInListsAndKeepEverythingElseAsTheCacheShapeDoes(String sql, String shape) {
+        assertThat(digestShape(sql.strip())).isEqualTo(shape.strip());
+    }
+
+    @Test
+    void aDigestShapeIsRefusedWhereTheCacheShapeIs() {
+        assertThat(digestShape("SELECT 'unterminated")).isNull();
+        assertThat(digestShape("SELECT /*!80000 1 */ 2")).isNull();
+    }
 }

@@ -35,11 +35,13 @@ import picocli.CommandLine;
  * server-state change and timeline event as it happens.
  */
 @Command(name = "admin", mixinStandardHelpOptions = true, versionProvider = GantryVersion.class,
+        subcommands = AdminQueriesCommand.class,
         description = {"Run an admin statement on a running Gantry through its admin socket and print the result, "
                 + "or watch its servers and timeline live.",
                 "  gantry admin \"SELECT * FROM gantry.upstream_servers\"",
                 "  gantry admin \"ALTER GANTRY SET WEIGHT 'db2:3306' TO 70\"",
-                "  gantry admin --watch"})
+                "  gantry admin --watch",
+                "  gantry admin queries --order-by p99 --limit 10"})
 final class AdminCommand implements Callable<Integer> {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSS")
@@ -48,8 +50,9 @@ final class AdminCommand implements Callable<Integer> {
 
     @Parameters(arity = "0..1", paramLabel = "SQL",
             description = "The statement: SHOW GANTRY STATUS, SHOW GANTRY POOLS, SHOW GANTRY CLUSTER, "
-                    + "ALTER GANTRY ..., START|STOP GANTRY REPLICATION, SHOW GANTRY BLOCKED HOSTS, "
-                    + "FLUSH GANTRY HOST[S], SHOW TABLES FROM gantry, or a query on the gantry tables.")
+                    + "SHOW GANTRY QUERIES, ALTER GANTRY ..., START|STOP GANTRY REPLICATION, "
+                    + "SHOW GANTRY BLOCKED HOSTS, FLUSH GANTRY HOST[S], FLUSH GANTRY QUERIES, "
+                    + "SHOW TABLES FROM gantry, or a query on the gantry tables.")
     String sql;
 
     @Option(names = "--watch", description = "Print every change of a server's state and every timeline event as "
@@ -82,15 +85,20 @@ final class AdminCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "give either an admin statement or --watch");
         }
-        Path socket = adminSocket != null ? adminSocket : AdminClient.socketIn(dataDir);
-        PrintWriter out = spec.commandLine().getOut();
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
         if (watch) {
-            return watch(socket, out, timeout);
+            Path socket = adminSocket != null ? adminSocket : AdminClient.socketIn(dataDir);
+            return watch(socket, spec.commandLine().getOut(), Duration.ofSeconds(timeoutSeconds));
         }
+        return run(sql);
+    }
+
+    /** Runs one admin statement on the socket these options name and prints its result; the exit code. */
+    int run(String statement) throws IOException, InterruptedException {
+        Path socket = adminSocket != null ? adminSocket : AdminClient.socketIn(dataDir);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
         try (AdminClient client = AdminClient.connect(socket, "gantry admin", timeout, push -> { })) {
-            Reply reply = client.call(id -> new Request.Sql(id, sql), timeout);
-            return print(reply, out);
+            Reply reply = client.call(id -> new Request.Sql(id, statement), timeout);
+            return print(reply, spec.commandLine().getOut());
         }
     }
 

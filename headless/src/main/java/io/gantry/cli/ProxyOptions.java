@@ -59,6 +59,12 @@ final class ProxyOptions {
                     + "(default: ${DEFAULT-VALUE}).")
     int maxClientConnections;
 
+    @Option(names = "--digest-max-shapes", paramLabel = "N", defaultValue = "10000",
+            description = "Rows of the statement digests (SHOW GANTRY QUERIES) kept at most; past it the least "
+                    + "used shapes are folded into one 'other' row that keeps their counts (default: "
+                    + "${DEFAULT-VALUE}).")
+    int digestMaxShapes;
+
     @Option(names = "--event-loop-threads", paramLabel = "N",
             description = "I/O threads carrying the client sessions and their server connections, 1 to "
                     + ProxyConfig.MAX_EVENT_LOOP_THREADS + " (default: one per core). Fewer leave cores to "
@@ -205,6 +211,7 @@ final class ProxyOptions {
             return ProxyConfig.defaults(listenAddress())
                     .withRouting(routing)
                     .withMaxClientConnections(maxClientConnections)
+                    .withDigestMaxShapes(digestMaxShapes)
                     .withConnectTimeout(Duration.ofMillis((long) (connectTimeoutSeconds * 1000)))
                     .withConnectionRetention(Duration.ofMillis(connectionRetentionMs))
                     .withPool(pool.toSettings())

@@ -16,7 +16,11 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -111,6 +115,30 @@ class AdminCommandIT {
         JsonNode first = new ObjectMapper().readTree(lines.get(0));
         assertThat(first.get("port").isIntegralNumber()).isTrue();
         assertThat(first.get("active_cdc").isBoolean()).isTrue();
+    }
+
+    @Test
+    void queriesPrintsTheStatementDigests() throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:mysql://127.0.0.1:"
+                + gantry.address().getPort() + "/app?sslMode=DISABLED", "app", "app");
+             Statement statement = connection.createStatement()) {
+            for (int i = 0; i < 3; i++) {
+                statement.executeQuery("SELECT 1 + " + i).close();
+            }
+        }
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        assertThat(admin(out, err, "--json", "--data-dir", dataDir.toString(), "queries", "--order-by", "count",
+                "--limit", "50")).as(err.toString()).isZero();
+        ObjectMapper json = new ObjectMapper();
+        List<JsonNode> rows = new ArrayList<>();
+        for (String line : out.toString().lines().toList()) {
+            rows.add(json.readTree(line));
+        }
+        assertThat(rows).filteredOn(row -> row.get("Query").asText().equals("SELECT ? + ?")).singleElement()
+                .satisfies(row -> assertThat(row.get("Count").asText()).isEqualTo("3"));
+        assertThat(admin(out, err, "--data-dir", dataDir.toString(), "queries", "--order-by", "slowest"))
+                .isEqualTo(2);
     }
 
     @Test

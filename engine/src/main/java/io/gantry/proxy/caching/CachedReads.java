@@ -2,13 +2,11 @@ package io.gantry.proxy.caching;
 
 import io.gantry.admin.AdminResult;
 import io.gantry.cache.CachedResult;
-import io.gantry.cache.ProxiedQueries;
 import io.gantry.cache.QueryCache;
 import io.gantry.cache.QueryCaches;
 import io.gantry.cache.Rerun;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.SampledPosition;
-import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.login.ClientIdentity;
 import io.gantry.proxy.prepared.PreparedStatements;
@@ -21,7 +19,6 @@ import io.gantry.route.ReadGuarantees;
 import io.gantry.route.RouteReason;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionRouteState;
-import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
@@ -75,7 +72,6 @@ public final class CachedReads {
     private String format;
     private long formatVersion = -1;
     private Rerun.Format resultFormat;
-    private int sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
     private String account;
     private String accountUser;
 
@@ -369,29 +365,5 @@ public final class CachedReads {
                     session.stateLog().since(0));
         }
         return resultFormat;
-    }
-
-    /**
-     * One SELECT in {@value ProxiedQueries#SAMPLE_EVERY} is recorded for {@code SHOW PROXIED QUERIES}: its shape,
-     * once it completed, and its latency. Null for the rest, and while no cache store exists.
-     */
-    public AfterResponse sampled(QueryText text, AfterResponse after) {
-        QueryCaches caches = currentCaches.get();
-        if (caches == null || --sampleCountdown > 0 || !text.leadsWith("SELECT")) {
-            return after;
-        }
-        String sql = text.sql();
-        SqlMode mode = text.mode(); // not the text itself: the session reads its next statement into it
-        sampleCountdown = ProxiedQueries.SAMPLE_EVERY;
-        long started = System.nanoTime();
-        return (connection, framing, done) -> {
-            long nanos = System.nanoTime() - started;
-            shape.setLength(0);
-            literals.setLength(0);
-            if (SqlTokenizer.writeShape(sql, mode, shape, literals)) {
-                caches.proxied().record(shape.toString(), sql, nanos);
-            }
-            after.run(connection, framing, done);
-        };
     }
 }

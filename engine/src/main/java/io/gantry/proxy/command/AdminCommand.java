@@ -3,6 +3,7 @@ package io.gantry.proxy.command;
 import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.admin.AdminResult;
+import io.gantry.proxy.digest.SessionDigest;
 import io.gantry.proxy.session.ClientWriter;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
@@ -24,13 +25,16 @@ public final class AdminCommand {
 
     private final SessionContext session;
     private final ClientWriter client;
+    private final SessionDigest digest;
     /** The session's event loop: the answer is written there, whichever thread ran the statement. */
     private final EventLoop loop;
     private final ByteBufAllocator alloc;
 
-    AdminCommand(SessionContext session, ClientWriter client, EventLoop loop, ByteBufAllocator alloc) {
+    AdminCommand(SessionContext session, ClientWriter client, SessionDigest digest, EventLoop loop,
+                 ByteBufAllocator alloc) {
         this.session = session;
         this.client = client;
+        this.digest = digest;
         this.loop = loop;
         this.alloc = alloc;
     }
@@ -41,9 +45,13 @@ public final class AdminCommand {
             if (failure != null) {
                 LOG.atError().addKeyValue("session", session.id())
                         .log("session {}: admin statement failed: {}", session.id(), failure.toString(), failure);
-                session.finish(Reply.error(SessionErrors.adminStatementFailed(failure)));
+                Reply error = Reply.error(SessionErrors.adminStatementFailed(failure));
+                digest.answeredByGantry(error, 0);
+                session.finish(error);
             } else {
-                session.finish(write(answer));
+                Reply written = write(answer);
+                digest.answeredByGantry(written, answer instanceof AdminResult.Rows rows ? rows.text().size() : 0);
+                session.finish(written);
             }
         }));
         return Reply.LATER;

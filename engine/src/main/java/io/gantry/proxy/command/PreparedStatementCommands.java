@@ -4,6 +4,7 @@ import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.InternalCommand;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.digest.SessionDigest;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
@@ -58,6 +59,7 @@ public final class PreparedStatementCommands {
     private final ResponseForwarder forwarder;
     private final PreparedStatements prepared;
     private final CachedReads cachedReads;
+    private final SessionDigest digest;
     private final StatementPipeline pipeline;
     /**
      * The running execution's bytes, kept in a buffer of the session's (no allocation per execution) so that a read
@@ -77,13 +79,14 @@ public final class PreparedStatementCommands {
     /** @param alloc the client channel's allocator, for the commands Gantry sends */
     public PreparedStatementCommands(SessionContext session, SessionBackends backends, SessionRouting routing,
                                      ResponseForwarder forwarder, StatementPipeline pipeline,
-                                     CachedReads cachedReads, AnswerCorrections answers, Upstreams upstreams,
-                                     ByteBufAllocator alloc) {
+                                     CachedReads cachedReads, SessionDigest digest, AnswerCorrections answers,
+                                     Upstreams upstreams, ByteBufAllocator alloc) {
         this.session = session;
         this.answers = answers;
         this.upstreams = upstreams;
         this.alloc = alloc;
         this.cachedReads = cachedReads;
+        this.digest = digest;
         this.backends = backends;
         this.routing = routing;
         this.forwarder = forwarder;
@@ -184,6 +187,7 @@ public final class PreparedStatementCommands {
             return Reply.error(SessionErrors.unknownStatement(clientId, "mysqld_stmt_execute"));
         }
         PreparedStatements.Statement statement = found.get();
+        digest.execution(statement, session.sqlMode());
         // Most executions bind no types (clients send them with the first); only those that do are parsed further.
         byte[] boundTypes = statement.paramCount() > 0
                 && StmtExecutePayloads.bindsNewTypes(packet.payload(), statement.paramCount())
@@ -195,12 +199,15 @@ public final class PreparedStatementCommands {
         if (longData.get().lost()) {
             prepared.reset(statement.clientId());
             packet.release();
-            return Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
+            Reply lost = Reply.error(SessionErrors.longDataLost(longData.get().hostPort()));
+            digest.answeredByGantry(lost, 0);
+            return lost;
         }
         // The long data went to one server: the execution must go there too, unrouted.
         UpstreamServer target = upstreams.find(longData.get().hostPort()).orElseThrow();
+        digest.runsOn(target.role());
         return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes, true), target,
-                backends.afterStatement(null, null, null));
+                digest.completing(backends.afterStatement(null, null, null)));
     }
 
     /**
@@ -247,6 +254,7 @@ public final class PreparedStatementCommands {
         Reply cachedOrRouted() {
             CacheFill fill = cachedReads.execute(statement, command().payload(), boundTypes);
             if (fill == CacheFill.ANSWERED) {
+                digest.answeredFromCache();
                 if (boundTypes != null) {
                     // The client binds types once; the backend that runs its next execution must get them.
                     prepared.typesBound(statement.clientId(), boundTypes);
@@ -265,25 +273,28 @@ public final class PreparedStatementCommands {
 
         @Override
         protected SessionRouting.Routed route(SessionRouting routing, boolean accountCheck) {
-            return routing.route(statement.statementClass(), statement.sql(), true, accountCheck);
+            SessionRouting.Routed routed = routing.route(statement.statementClass(), statement.sql(), true,
+                    accountCheck);
+            digest.routed(routed);
+            return routed;
         }
 
         @Override
         protected AfterResponse after(SessionRouting.Routed routed) {
             AfterResponse tracked = backends.afterStatement(routed.statement(), null, null);
             if (routed.statement().kind() != StatementKind.SESSION_STATE) {
-                return tracked;
+                return digest.completing(tracked);
             }
             // A setting made through a prepared statement cannot be replayed on other backends.
-            return (connection, framing, done) -> {
+            return digest.completing((connection, framing, done) -> {
                 backends.keepOnThisConnection(connection, "a session setting made by a prepared statement");
                 tracked.run(connection, framing, done);
-            };
+            });
         }
 
         @Override
         protected ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server) {
-            return corrections(statement, server);
+            return digest.observing(corrections(statement, server));
         }
 
         /** On a connection it is not known to be prepared on, the statement is prepared there first. */

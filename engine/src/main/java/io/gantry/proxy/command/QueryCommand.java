@@ -5,6 +5,7 @@ import io.gantry.admin.AdminSql;
 import io.gantry.cache.CacheStatements;
 import io.gantry.proxy.caching.CacheFill;
 import io.gantry.proxy.caching.CachedReads;
+import io.gantry.proxy.digest.SessionDigest;
 import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.PreviousCounts;
 import io.gantry.proxy.execution.PrimaryWait;
@@ -55,6 +56,7 @@ public final class QueryCommand {
     private final AdminCommand admin;
     private final GantrySettingsCommand settings;
     private final CachedReads cachedReads;
+    private final SessionDigest digest;
     /** Statement texts up to this size are read through {@link #textScratch}; a larger one gets its own copy. */
     private static final int TEXT_SCRATCH_LIMIT = 4096;
     private byte[] textScratch = new byte[256];
@@ -68,7 +70,8 @@ public final class QueryCommand {
      * @param alloc     the client channel's allocator, for the result sets Gantry makes
      */
     public QueryCommand(SessionContext session, SessionBackends backends, SessionRouting routing,
-                        StatementPipeline pipeline, CachedReads cachedReads, AnswerCorrections answers,
+                        StatementPipeline pipeline, CachedReads cachedReads, SessionDigest digest,
+                        AnswerCorrections answers,
                         AdminSql adminSql, SessionRegistry sessions, Upstreams upstreams, ClientWriter client,
                         EventLoop loop, ByteBufAllocator alloc) {
         this.session = session;
@@ -76,10 +79,11 @@ public final class QueryCommand {
         this.adminSql = adminSql;
         this.client = client;
         this.cachedReads = cachedReads;
+        this.digest = digest;
         this.backends = backends;
         this.pipeline = pipeline;
         this.kill = new KillCommand(session, backends, client, sessions, upstreams);
-        this.admin = new AdminCommand(session, client, loop, alloc);
+        this.admin = new AdminCommand(session, client, digest, loop, alloc);
         this.settings = new GantrySettingsCommand(session, routing, client, alloc);
     }
 
@@ -91,9 +95,13 @@ public final class QueryCommand {
      */
     public Reply run(Packet packet) {
         QueryText text = statement.read(text(packet.payload()), session.sqlMode());
+        digest.text(text);
         Reply answered = answeredByGantry(text);
         if (answered != null) {
             packet.release();
+            if (answered != Reply.LATER) {
+                digest.answeredByGantry(answered, 0); // an admin statement's answer is counted when written
+            }
             return answered;
         }
         Packet command = packet;
@@ -115,6 +123,7 @@ public final class QueryCommand {
         }
         CacheFill fill = cachedReads.text(text);
         if (fill == CacheFill.ANSWERED) {
+            digest.answeredFromCache();
             command.release();
             return Reply.DONE;
         }
@@ -203,6 +212,7 @@ public final class QueryCommand {
      */
     private Reply runPart(String sql, MultiStatementRun.Stitch part) {
         QueryText text = QueryText.of(sql, session.sqlMode());
+        digest.part(sql, text.mode());
         String withId = SessionIdentitySql.withSessionId(text, session.id());
         QueryText sent = withId.equals(sql) ? text : QueryText.of(withId, text.mode());
         return pipeline.run(new TextTrip(new Packet(0, session.queryPayload(withId)), text, sent, null, false,
@@ -231,23 +241,24 @@ public final class QueryCommand {
 
         @Override
         protected SessionRouting.Routed route(SessionRouting routing, boolean accountCheck) {
-            return routing.route(sent, true, true, accountCheck);
+            SessionRouting.Routed routed = routing.route(sent, true, true, accountCheck);
+            digest.routed(routed);
+            return routed;
         }
 
         @Override
         protected AfterResponse after(SessionRouting.Routed routed) {
             byte[] stateCommand = routed.statement().kind() == StatementKind.SESSION_STATE
                     ? ByteBufUtil.getBytes(command().payload()) : null;
-            AfterResponse sampled = cachedReads.sampled(text,
-                    backends.afterStatement(routed.statement(), sent.sql(), stateCommand));
-            return stitch == null ? sampled : stitch.after(sampled);
+            AfterResponse tracked = backends.afterStatement(routed.statement(), sent.sql(), stateCommand);
+            return digest.completing(stitch == null ? tracked : stitch.after(tracked));
         }
 
         @Override
         protected ResponseForwarder.ResponseRewriter rewriter(UpstreamServer server) {
             ResponseForwarder.ResponseRewriter own = answers.of(text, sent,
                     routed().statement().kind(), server);
-            return stitch == null ? own : stitch.rewriter(own);
+            return digest.observing(stitch == null ? own : stitch.rewriter(own));
         }
 
         @Override

@@ -7,6 +7,7 @@ import io.gantry.proxy.command.KillCommand;
 import io.gantry.proxy.command.PreparedStatementCommands;
 import io.gantry.proxy.command.QueryCommand;
 import io.gantry.proxy.command.SessionCommands;
+import io.gantry.proxy.digest.SessionDigest;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
@@ -128,10 +129,11 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
                 upstreams, services.readCounters(), services.config().failover(), services.replayCounts(), loop);
         AnswerCorrections answers = new AnswerCorrections(session, services.sessions(), services.login(),
                 upstreams, client, alloc);
-        queries = new QueryCommand(session, backends, routing, pipeline, cachedReads, answers, services.adminSql(),
-                services.sessions(), upstreams, client, loop, alloc);
+        SessionDigest digest = new SessionDigest(session, services.digests());
+        queries = new QueryCommand(session, backends, routing, pipeline, cachedReads, digest, answers,
+                services.adminSql(), services.sessions(), upstreams, client, loop, alloc);
         statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads,
-                answers, upstreams, alloc);
+                digest, answers, upstreams, alloc);
         sessionCommands = new SessionCommands(session, backends, forwarder, upstreams);
         session.wire(this::dispatch, () -> {
             login.cancelDeadline();

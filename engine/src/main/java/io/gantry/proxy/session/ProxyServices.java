@@ -2,6 +2,7 @@ package io.gantry.proxy.session;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
@@ -39,6 +40,9 @@ public interface ProxyServices {
 
     /** The query caches sessions look statements up in; null when this proxy has none. */
     QueryCaches caches();
+
+    /** Where every statement is counted under its shape. */
+    StatementDigests digests();
 
     /** Answers Gantry's own SQL on the proxy port. */
     AdminSql adminSql();

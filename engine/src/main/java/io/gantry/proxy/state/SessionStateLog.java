@@ -1,5 +1,6 @@
 package io.gantry.proxy.state;
 
+import io.gantry.route.SqlTokenizer;
 import io.gantry.wire.CommandType;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,8 @@ public final class SessionStateLog {
     private final Map<String, ByteBuffer> settingByVariable = new HashMap<>();
     private long version;
     private boolean changedDatabase;
+    /** The database the latest recorded {@code USE} or COM_INIT_DB chose, or null when none did. */
+    private String database;
     private String contents = "";
     private long contentsVersion;
     private String settingsContents = "";
@@ -48,7 +51,10 @@ public final class SessionStateLog {
 
     /** Records a command payload (command byte included) that succeeded; returns the new version. */
     public long record(byte[] commandPayload) {
-        changedDatabase |= changesDatabase(commandPayload);
+        if (changesDatabase(commandPayload)) {
+            changedDatabase = true;
+            database = databaseOf(commandPayload);
+        }
         version++;
         versionByCommand.put(ByteBuffer.wrap(commandPayload.clone()), version);
         return version;
@@ -114,12 +120,18 @@ public final class SessionStateLog {
         commandByKey.clear();
         settingByVariable.clear();
         changedDatabase = false;
+        database = null;
         version++;
     }
 
     /** Whether a recorded command changed the default database ({@code USE}, COM_INIT_DB). */
     public boolean changedDatabase() {
         return changedDatabase;
+    }
+
+    /** The default database a recorded command chose last ({@code USE}, COM_INIT_DB), or null when none did. */
+    public String database() {
+        return database;
     }
 
     /**
@@ -155,6 +167,16 @@ public final class SessionStateLog {
             }
         }
         return text.toString();
+    }
+
+    /** The database of a {@code USE name} text or a COM_INIT_DB (one char per byte, as the query path reads text). */
+    private static String databaseOf(byte[] payload) {
+        String text = new String(payload, 1, payload.length - 1, StandardCharsets.ISO_8859_1);
+        if (payload[0] == CommandType.COM_INIT_DB.code()) {
+            return text;
+        }
+        List<SqlTokenizer.Token> tokens = SqlTokenizer.tokenize(text, false);
+        return tokens.size() > 1 ? tokens.get(1).identifier(text) : null;
     }
 
     private static boolean changesDatabase(byte[] payload) {

@@ -57,4 +57,19 @@ class SessionStateLogTest {
         log.recordSetting("@@time_zone", ComQuery.payload("SET time_zone = '+01:00'"));
         assertThat(texts(log.since(0))).containsExactly("SET time_zone = '+01:00'");
     }
+
+    @Test
+    void theDatabaseIsTheOneTheLatestUseOrInitDbChose() {
+        SessionStateLog log = new SessionStateLog();
+        assertThat(log.database()).isNull();
+        log.record(ComQuery.payload("USE `sales db`"));
+        assertThat(log.database()).isEqualTo("sales db");
+        byte[] initDb = "\u0002app".getBytes(StandardCharsets.ISO_8859_1);
+        log.record(initDb);
+        assertThat(log.database()).isEqualTo("app");
+        log.record(ComQuery.payload("use other;"));
+        assertThat(log.database()).isEqualTo("other");
+        log.clear();
+        assertThat(log.database()).isNull();
+    }
 }
