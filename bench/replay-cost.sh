@@ -253,7 +253,7 @@ ratio() { # workload other
     echo
     case "$w" in
       point) echo "**point**: oltp_point_select, $threads threads (replicas)" ;;
-      rw) echo "**rw**: oltp_read_write, $rw_threads threads (primary; transactions of 18 statements)" ;;
+      rw) echo "**rw**: oltp_read_write, $rw_threads threads (primary; 18 statements between BEGIN and COMMIT)" ;;
     esac
     echo
     echo "| target | qps | p95 ms | proxy CPU µs/query | deadlocks retried |"
