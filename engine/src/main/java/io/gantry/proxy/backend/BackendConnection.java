@@ -19,7 +19,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Promise;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -29,6 +28,8 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One connection from Gantry to a backend server on behalf of one client session. It logs in as the session's
@@ -40,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  * (writes, and the TLS handshake when it asks for one).
  */
 public final class BackendConnection {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BackendConnection.class);
 
     /** How long a connection closed with COM_QUIT waits for the server to close it before Gantry does. */
     private static final Duration QUIT_WAIT = Duration.ofSeconds(1);
@@ -495,7 +498,11 @@ public final class BackendConnection {
                     }
                 }
             } catch (RuntimeException e) {
-                ReferenceCountUtil.safeRelease(packet);
+                // Logged whole: a fault of Gantry's own handling would otherwise show only as a lost connection.
+                LOG.warn("{}: closing the connection after an error handling its answer", server.address(), e);
+                if (packet.refCnt() > 0) { // a listener that failed may have let it go already
+                    packet.release();
+                }
                 failCommand("protocol error with " + server.address() + ": " + describe(e));
             }
         }

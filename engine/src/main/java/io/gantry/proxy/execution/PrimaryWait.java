@@ -93,6 +93,23 @@ public final class PrimaryWait {
     }
 
     /**
+     * Holds a statement whose new connection to the primary {@code unreachable} could not be made (nothing was sent),
+     * when it may still wait: until the health loop has looked at every server since, or found another primary.
+     * True when it waits (the command is then the wait's), false when it may not.
+     */
+    public boolean holdAfterUnreachable(UpstreamServer unreachable, Packet command, long holdUntil, Retry retry) {
+        long deadline = deadline(holdUntil);
+        // No transaction open on a server (a BEGIN routed but not sent opens none): nothing stays behind.
+        if (deadline == OFF || System.nanoTime() - deadline >= 0 || session.inTransaction()) {
+            return false;
+        }
+        await(unreachable, "the primary " + unreachable.address() + " cannot be reached", deadline,
+                () -> session.finish(retry.run(command, deadline)), () -> session.finish(retry.run(command, OFF)),
+                command::release);
+        return true;
+    }
+
+    /**
      * A transaction replay waits for the primary to replay on: one other than {@code lost} (the server whose
      * connection with the transaction was lost), or {@code lost} itself once the health loop has looked at every
      * server since; {@code ready} runs then, {@code expired} at {@code deadlineNanos}. Unlike a statement's wait it

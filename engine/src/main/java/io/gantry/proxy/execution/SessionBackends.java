@@ -112,10 +112,11 @@ public final class SessionBackends {
     /**
      * Runs a client command on a server: obtains (or opens) the session's connection to it, brings its session
      * state up to date, then hands the connection to {@code then} (which forwards the command). When
-     * {@code unreachable} is given and the server cannot be reached at all (no connection was ever made), it runs
-     * instead of ending the session.
+     * {@code unreachable} is given and the server cannot be reached at all (no connection was made, so nothing was
+     * sent), it gets the failure instead of the session's end, and {@code packet} is still its caller's.
      */
-    public void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then, Runnable unreachable) {
+    public void run(Packet packet, UpstreamServer server, Consumer<BackendConnection> then,
+                    Consumer<BackendFailure> unreachable) {
         BackendConnection ready = readyConnection(server);
         if (ready != null) {
             then.accept(ready);
@@ -124,8 +125,8 @@ public final class SessionBackends {
         session.markRunning();
         obtain(server).addListener(future -> {
             if (!future.isSuccess() && unreachable != null && future.cause() instanceof BackendFailure failure
-                    && failure.serverUnreachable() && !server.isReachable()) {
-                unreachable.run();
+                    && failure.serverUnreachable()) {
+                unreachable.accept(failure);
                 return;
             }
             if (!future.isSuccess()) {

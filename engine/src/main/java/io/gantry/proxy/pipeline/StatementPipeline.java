@@ -32,6 +32,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The one way a session's statement goes to a server, whatever command carried it (a text, an execution of a prepared
@@ -118,20 +119,16 @@ public final class StatementPipeline {
         } else {
             trip.answerWith(fill.completing(after), fill.capturing(rewriter));
         }
-        // A read that would open a new connection to a replica loses nothing if that replica is gone: obtain()
-        // marks it down and the read is routed again, once, instead of ending the session.
-        Runnable unreachable = trip.reroutesUnreachableReplica() && trip.mayGoElsewhere()
-                && routed.statement().kind() == StatementKind.READ && routed.server().role() == Role.REPLICA
-                && !backends.isConnectedTo(routed.server()) ? () -> {
-                    LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", routed.server().address())
-                            .log("session {}: {} cannot be reached; routing the read again", session.id(),
-                                    routed.server().address());
-                    session.finish(trip.rerouted());
-                } : null;
-        if (unreachable == null && routed.server().role() == Role.PRIMARY && !backends.isConnectedTo(routed.server())) {
-            // Nothing is sent if the primary's new connection cannot be made (it died): the statement waits for the
-            // new primary as one routed while none is known, instead of ending the session.
-            unreachable = () -> session.finish(primaryUnreachable(trip, routed.server()));
+        // Nothing is sent when the server's new connection cannot be made: a read on a replica marked down is routed
+        // again, once; a statement for the primary waits for the next one (its transaction moves there by replay).
+        Consumer<BackendFailure> unreachable = null;
+        if (!backends.isConnectedTo(routed.server())) {
+            if (routed.server().role() == Role.PRIMARY) {
+                unreachable = failure -> session.finish(primaryUnreachable(trip, routed.server(), failure));
+            } else if (trip.reroutesUnreachableReplica() && trip.mayGoElsewhere()
+                    && routed.statement().kind() == StatementKind.READ) {
+                unreachable = failure -> replicaUnreachable(trip, routed.server(), failure);
+            }
         }
         fallbacks(trip, routed);
         BackendConnection ready = backends.readyConnection(routed.server());
@@ -212,16 +209,28 @@ public final class StatementPipeline {
                 + holder.server().address() + " closed");
     }
 
+    /** The replica of a read's new connection cannot be reached: once it is marked down, the read is routed again. */
+    private void replicaUnreachable(StatementTrip trip, UpstreamServer replica, BackendFailure failure) {
+        if (replica.isReachable()) {
+            trip.command().release();
+            session.backendFailed(replica, failure);
+            return;
+        }
+        LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", replica.address())
+                .log("session {}: {} cannot be reached; routing the read again", session.id(), replica.address());
+        session.finish(trip.rerouted());
+    }
+
     /**
-     * The primary could not be reached for the trip's new connection and is marked down: nothing was sent, so the
-     * statement waits for the new primary (its transaction moves there by replay), or is refused as it would be
-     * without a primary.
+     * The primary could not be reached for the trip's new connection: nothing was sent, so the statement waits for
+     * the health loop to look again (the next primary, or this one back), and its transaction moves there by replay;
+     * or it is refused as it would be without a primary.
      */
-    private Reply primaryUnreachable(StatementTrip trip, UpstreamServer primary) {
+    private Reply primaryUnreachable(StatementTrip trip, UpstreamServer primary, BackendFailure failure) {
         LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", primary.address())
-                .log("session {}: the primary {} cannot be reached; the statement waits for a primary", session.id(),
-                        primary.address());
-        if (primaryWait.holdForPrimary(trip.command(), trip.holdUntil(), trip)) {
+                .log("session {}: the primary {} cannot be reached ({}); the statement waits for a primary",
+                        session.id(), primary.address(), failure.getMessage());
+        if (primaryWait.holdAfterUnreachable(primary, trip.command(), trip.holdUntil(), trip)) {
             return Reply.LATER;
         }
         if (transactionLetGoForNoPrimary()) {
@@ -229,7 +238,7 @@ public final class StatementPipeline {
         }
         trip.command().release();
         return Reply.error(SessionErrors.noPrimary("statement", "the primary " + primary.address()
-                + " cannot be reached"));
+                + " cannot be reached (" + failure.getMessage() + ")"));
     }
 
     /**

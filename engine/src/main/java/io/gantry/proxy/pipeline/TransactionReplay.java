@@ -181,8 +181,11 @@ public final class TransactionReplay {
                 awaitPrimary(null);
                 return;
             }
-            // The packet is the waiting statement's only if the connection cannot be had; it is released then.
-            backends.run(trip.command(), primary, connection -> send(connection, 0));
+            // The connection is brought to the session's settings as for the transaction's first statement (a held
+            // SET TRANSACTION goes before it): a copy of it, never sent, stands for it. The waiting statement's own
+            // packet stays the trip's.
+            Packet first = new Packet(0, Unpooled.wrappedBuffer(session.transactionLog().entries().get(0).command()));
+            backends.run(first, primary, connection -> send(connection, 0));
         }
 
         /** Sends statement {@code index} of the transaction on {@code connection}. */
@@ -211,7 +214,15 @@ public final class TransactionReplay {
                     .log("session {}: replayed its transaction ({} statements) on {} in {} ms, every answer the same",
                             session.id(), session.transactionLog().entries().size(), connection.server().address(),
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-            session.finish(pipeline.run(trip));
+            try {
+                session.finish(pipeline.run(trip));
+            } catch (RuntimeException e) {
+                // The statement must get an answer whatever went wrong: a client left waiting is the worst end.
+                LOG.atError().addKeyValue("session", session.id()).setCause(e)
+                        .log("session {}: the statement after the replay failed in Gantry", session.id());
+                session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lostWhy, "Gantry failed to run "
+                        + "the statement after the replay (" + e + "); see its log"));
+            }
         }
 
         /** The replay cannot be done: its connection goes (rolling back what it ran), and the session ends. */
