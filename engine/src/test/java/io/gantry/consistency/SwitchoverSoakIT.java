@@ -40,11 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * commit semi-synchronously, as a primary that may be killed must: otherwise a commit it acknowledged may exist
  * nowhere else. At the end: no acknowledged write lost, none on a replica, no violation of the read guarantees in
  * the history, every fed row in the change feed exactly once, and the client errors each kind of fault cost.
- * {@code -Dgantry.soak.cycles=100} for the soak (5 by default, each fault once, as CI runs it).
+ * {@code -Dgantry.soak.cycles=100} for the soak (10 by default, each fault twice, as CI runs it).
  */
 class SwitchoverSoakIT {
 
-    private static final int CYCLES = Integer.getInteger("gantry.soak.cycles", 5);
+    private static final int CYCLES = Integer.getInteger("gantry.soak.cycles", 10);
     private static final Duration INTERVAL = ReadGuarantees.DEFAULTS.sampleInterval();
 
     enum Fault {
