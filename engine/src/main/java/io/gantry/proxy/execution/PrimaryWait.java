@@ -113,10 +113,12 @@ public final class PrimaryWait {
      * A transaction replay waits for the primary to replay on: one other than {@code lost} (the server whose
      * connection with the transaction was lost), or {@code lost} itself once the health loop has looked at every
      * server since; {@code ready} runs then, {@code expired} at {@code deadlineNanos}. Unlike a statement's wait it
-     * is allowed inside a transaction: it is the transaction that waits.
+     * is allowed inside a transaction: it is the transaction that waits. {@code abandoned} runs if the session closes
+     * meanwhile.
      */
-    public void awaitForReplay(UpstreamServer lost, String why, long deadlineNanos, Runnable ready, Runnable expired) {
-        await(lost, why, deadlineNanos, ready, expired, () -> { });
+    public void awaitForReplay(UpstreamServer lost, String why, long deadlineNanos, Runnable ready, Runnable expired,
+                               Runnable abandoned) {
+        await(lost, why, deadlineNanos, ready, expired, abandoned);
     }
 
     /** The deadline of a statement's wait: set now if it has not waited yet, 0 when statements do not wait. */

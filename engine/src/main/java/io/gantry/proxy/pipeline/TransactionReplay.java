@@ -105,6 +105,9 @@ public final class TransactionReplay {
         }
         Attempt attempt = new Attempt(trip, log.lostServer(), log.lostWhy(), System.nanoTime() + timeout.toNanos());
         log.replayStarted();
+        // The waiting statement's packet is held by the replay too: in runs under load something let it go during
+        // the wait (not found yet), and the statement then failed after the replay (see Attempt#ownPacketBack).
+        trip.command().retain();
         session.markRunning();
         attempt.awaitPrimary(attempt.lostServer());
         return Reply.LATER;
@@ -172,7 +175,10 @@ public final class TransactionReplay {
         void awaitPrimary(UpstreamServer notThis) {
             primaryWait.awaitForReplay(notThis, "session " + session.id() + " replays its transaction after "
                     + lostWhy, deadline, this::onPrimary, () -> fail(ReplayCounts.Outcome.FAILED, "no primary was "
-                    + "found within " + timeout.toMillis() + " ms (--transaction-replay-timeout-ms)"));
+                    + "found within " + timeout.toMillis() + " ms (--transaction-replay-timeout-ms)"), () -> {
+                        ownPacketBack();
+                        SessionContext.releaseIfHeld(trip.command());
+                    });
         }
 
         private void onPrimary() {
@@ -206,7 +212,23 @@ public final class TransactionReplay {
         }
 
         /** Every statement answered as before: the transaction is the session's again, and the statement runs. */
+        /**
+         * Gives back the reference the replay took on the waiting statement's packet; if another owner let it go
+         * meanwhile (which should not happen), the replay's reference stands for it, and that is logged.
+         */
+        private void ownPacketBack() {
+            Packet command = trip.command();
+            if (command.refCnt() >= 2) {
+                command.release();
+                return;
+            }
+            LOG.atWarn().addKeyValue("session", session.id())
+                    .log("session {}: the statement waiting for the replay had its packet let go meanwhile; the "
+                            + "replay's own reference keeps it (a fault of Gantry's, please report it)", session.id());
+        }
+
         private void replayed(BackendConnection connection, int status) {
+            ownPacketBack();
             session.transactionLog().replayEnded();
             backends.replayedOn(connection, status);
             counts.ended(ReplayCounts.Outcome.REPLAYED, connection.server().address(), loop);
@@ -227,6 +249,7 @@ public final class TransactionReplay {
 
         /** The replay cannot be done: its connection goes (rolling back what it ran), and the session ends. */
         private void fail(ReplayCounts.Outcome outcome, String why) {
+            ownPacketBack();
             counts.ended(outcome, lostServer, loop);
             session.transactionLog().clear();
             LOG.atWarn().addKeyValue("session", session.id())
