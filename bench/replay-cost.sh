@@ -167,7 +167,7 @@ EOF
 start_haproxy "$haproxy_primary_port"
 gpid[haproxy]=$haproxy_pid
 haproxy_pid=""  # stopped with the others
-log "Gantry on ${gpid[on]}, off ${gpid[off]}, HAProxy ${gpid[haproxy]}"
+log "pids: Gantry on ${gpid[on]}, Gantry off ${gpid[off]}, HAProxy ${gpid[haproxy]}"
 
 # ---------------------------------------------------------------- data
 sb_common=(--db-driver=mysql --mysql-host=127.0.0.1 --mysql-db="$db" --mysql-ssl=off --tables="$tables"

@@ -99,7 +99,7 @@ start_gantry_run() { # name port flags: `gantry run` as the demo's service accou
     chmod 600 "$work/upstream.password"
   fi
   urls="$(printf "mysql://$svc_user@127.0.0.1:%s/$db," "${server_ports[@]}")"
-  log "starting Gantry $name on $port: $flags"
+  log "starting Gantry '$name' on port $port: $flags"
   # shellcheck disable=SC2086 # the flags are word-split on purpose
   java ${GANTRY_JAVA_OPTS:-} -jar "$jar" run --listen "127.0.0.1:$port" --data-dir "$work/gantry-$name" \
     --upstream-db-url "${urls%,}" --upstream-password-file "$work/upstream.password" --no-cdc $flags \
