@@ -105,9 +105,9 @@ public final class ResponseForwarder {
 
     /**
      * As {@link #forward(Packet, BackendConnection, AfterResponse, ResponseRewriter, ReadOnlyFallback)}, for a
-     * statement the session's transaction log follows ({@code onLost} not null): {@code TransactionLog} gets the checksum of
-     * its answer and whether a transaction is still open after it, and if the connection is lost before any of the
-     * answer reached the client, {@code onLost} runs instead of the session's end.
+     * statement the session's transaction log follows ({@code onLost} not null): the log gets the checksum of its
+     * answer and whether a transaction is still open after it, and if the connection is lost before any of the answer
+     * reached the client, {@code onLost} runs instead of the session's end.
      */
     public void forward(Packet command, BackendConnection connection, AfterResponse after,
                         ResponseRewriter rewriter, ReadOnlyFallback onReadOnly, LostFallback onLost) {

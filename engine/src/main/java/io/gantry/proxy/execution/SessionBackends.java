@@ -306,10 +306,9 @@ public final class SessionBackends {
      * transaction is not replayable), and the session ends as it would without replay.
      */
     private boolean replayLater(SessionBackend backend, String why) {
-        if (!onlyTheTransaction(backend.held) || !session.transactionLog().replayable()) {
+        if (!letGoForReplay(backend.connection, why)) {
             return false;
         }
-        letGoForReplay(backend.connection, why);
         LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", backend.server.hostPort())
                 .log("session {}: {} while its transaction was open; the transaction will be replayed on the "
                         + "primary before the session's next statement", session.id(), why);
@@ -331,9 +330,7 @@ public final class SessionBackends {
         if ((backend != null && !onlyTheTransaction(backend.held)) || !session.transactionLog().replayable()) {
             return false;
         }
-        if (backend != null) {
-            drop(backend);
-        }
+        forget(connection);
         connection.close();
         session.transactionLog().lost(connection.server().address(), why);
         return true;

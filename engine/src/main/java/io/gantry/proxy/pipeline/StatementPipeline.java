@@ -201,10 +201,7 @@ public final class StatementPipeline {
      * heard of.
      */
     private boolean transactionConnectionClosed() {
-        if (!session.transactionLog().replayable()) {
-            return false;
-        }
-        BackendConnection holder = backends.holdingTransaction();
+        BackendConnection holder = replayableTransaction();
         return holder != null && !holder.isUsable() && backends.letGoForReplay(holder, "the connection to "
                 + holder.server().address() + " closed");
     }
@@ -247,12 +244,14 @@ public final class StatementPipeline {
      * statement's refusal. False when it is not replayable.
      */
     private boolean transactionLetGoForNoPrimary() {
-        if (!session.transactionLog().replayable()) {
-            return false;
-        }
-        BackendConnection holder = backends.holdingTransaction();
+        BackendConnection holder = replayableTransaction();
         return holder != null && backends.letGoForReplay(holder, "no primary is known ("
                 + upstreams.noPrimaryReason() + ")");
+    }
+
+    /** The connection holding the session's transaction when Gantry can replay that transaction, else null. */
+    private BackendConnection replayableTransaction() {
+        return session.transactionLog().replayable() ? backends.holdingTransaction() : null;
     }
 
     private void runLostElsewhere() {
@@ -267,7 +266,7 @@ public final class StatementPipeline {
      */
     void awaitAfterRefusal(StatementTrip trip) {
         if (trip.refusedPayload() == null) { // a statement of a replayable transaction (fallbacks)
-            BackendConnection holder = backends.holdingTransaction();
+            BackendConnection holder = replayableTransaction();
             String why = "the primary " + trip.routed().server().address() + " refused a statement of the "
                     + "transaction as read-only";
             if (holder != null && backends.letGoForReplay(holder, why)) {

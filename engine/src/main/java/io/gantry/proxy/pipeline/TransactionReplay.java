@@ -127,12 +127,12 @@ public final class TransactionReplay {
             session.transactionLog().clear();
             backends.forget(connection);
             LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
-                    .log("session {}: {} while its COMMIT was on its way; whether it committed is not known, so "
-                            + "it is not replayed; ending the session", session.id(), lost);
+                    .log("session {}: {} while its COMMIT (or a statement that commits) was on its way; whether it "
+                            + "committed is not known, so it is not replayed; ending the session", session.id(), lost);
             SessionContext.releaseIfHeld(trip.command());
-            session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lost, "its COMMIT was sent and no "
-                    + "answer came, so whether the transaction committed is not known; look before running it "
-                    + "again"));
+            session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lost, "its COMMIT (or a statement "
+                    + "that commits) was sent and no answer came, so whether the transaction committed is not known; "
+                    + "look before running it again"));
             return;
         }
         if (!backends.letGoForReplay(connection, lost)) {
@@ -163,12 +163,7 @@ public final class TransactionReplay {
 
         /** The server whose connection was lost, if it is still one of Gantry's: the primary the replay avoids. */
         UpstreamServer lostServer() {
-            for (UpstreamServer server : upstreams.servers()) {
-                if (server.address().equals(lostServer)) {
-                    return server;
-                }
-            }
-            return null;
+            return upstreams.find(lostServer).orElse(null);
         }
 
         /** Waits for a primary other than {@code notThis} (or that one again once the health loop looked), then runs. */
