@@ -305,7 +305,10 @@ public final class Gantry implements AutoCloseable {
             AdminSqlRunner sql = new AdminSqlRunner(admin, adminUsers, adminWork, caches);
             RunningProxy proxy;
             try {
-                proxy = parts.add(RunningProxy.start(options.proxy(), upstreams, options.healthInterval(), bus, sql,
+                // The slow-statement log, when asked for, is in the data directory unless a file was named.
+                ProxyConfig proxyConfig = options.proxy().withDigests(options.proxy().digests()
+                        .inDirectory(options.dataDir()));
+                proxy = parts.add(RunningProxy.start(proxyConfig, upstreams, options.healthInterval(), bus, sql,
                         adoption == null ? null : adoption.listener()));
             } catch (Exception e) {
                 // Any exception: Netty's sync() throws a failed bind's exception though no signature declares it.

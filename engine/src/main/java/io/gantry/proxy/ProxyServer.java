@@ -404,6 +404,8 @@ public final class ProxyServer implements AutoCloseable {
         boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
         services.login().close();
+        // After the event loops: no statement is offered to it any more.
+        services.slowStatements().close();
         LOG.info("proxy: stopped");
     }
 }

@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.SlowStatementLog;
 import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendChannels;
 import io.gantry.proxy.backend.BackendConnection;
@@ -38,6 +39,7 @@ final class SharedServices implements ProxyServices {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private final StatementDigests digests;
+    private final SlowStatementLog slowStatements;
     private final ReplayCounts replayCounts;
     private final AdminSql adminSql;
     private final Clock clock;
@@ -63,7 +65,8 @@ final class SharedServices implements ProxyServices {
         this.peerWarnings = new RateLimitedLog(SessionContext.LOG, 20,
                 Duration.ofMinutes(1), clock);
         this.sessions = new SessionRegistry(config.maxClientConnections());
-        this.digests = new StatementDigests(config.digestMaxShapes(), clock);
+        this.digests = new StatementDigests(config.digests().maxShapes(), clock);
+        this.slowStatements = SlowStatementLog.of(config.digests());
         this.login = new LoginDoor(config, upstreams, serverVersion, clock);
         backendPools.onWarming(this::openBackend);
     }
@@ -108,6 +111,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public StatementDigests digests() {
         return digests;
+    }
+
+    @Override
+    public SlowStatementLog slowStatements() {
+        return slowStatements;
     }
 
     @Override

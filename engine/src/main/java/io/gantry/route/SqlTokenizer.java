@@ -185,6 +185,18 @@ public final class SqlTokenizer {
         return writeShape(sql, mode, shape, null, true);
     }
 
+    /**
+     * Writes {@code sql} with its literals masked, for a log that must not keep values: as {@link #writeShape}
+     * (tokens but comments, one space apart, every string and number written as {@code ?}) without keeping the
+     * literals. Unlike the digests' shape, lists of values stay as long as they were.
+     *
+     * @return false when the text has no single shape (see {@link #writeShape}): what was written may then hold
+     *         a literal's text
+     */
+    public static boolean writeMasked(CharSequence sql, SqlMode mode, StringBuilder masked) {
+        return writeShape(sql, mode, masked, null, false);
+    }
+
     /** @param literals null to keep no literals */
     private static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals,
                                       boolean collapseInLists) {

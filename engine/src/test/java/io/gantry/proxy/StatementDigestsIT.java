@@ -4,14 +4,19 @@ import static io.gantry.proxy.ProxyHarness.execute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gantry.Gantry;
 import io.gantry.TopologyKinds;
 import io.gantry.authority.Retention;
+import io.gantry.digest.DigestSettings;
+import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -27,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,8 +57,11 @@ class StatementDigestsIT {
     @BeforeAll
     void start() throws Exception {
         topology = TopologyKinds.shared(TopologyKind.MARIADB);
+        // Every statement goes to the slow-statement log too (0 ms), in the data directory.
         ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
-                .withConnectTimeout(Duration.ofSeconds(2));
+                .withConnectTimeout(Duration.ofSeconds(2))
+                .withDigests(new DigestSettings(StatementDigests.DEFAULT_MAX_SHAPES, Optional.of(Duration.ZERO),
+                        false, Optional.empty()));
         List<UpstreamUrl> urls = topology.servers().stream()
                 .map(s -> new UpstreamUrl(s.host(), s.port(), "app", "app", "app", 50)).toList();
         gantry = Gantry.start(new Gantry.Options(proxy, urls, List.of(), dataDir, Duration.ofSeconds(1),
@@ -227,5 +236,45 @@ class StatementDigestsIT {
             assertThat(queries(connection, "SHOW GANTRY QUERIES").keySet())
                     .noneMatch(shape -> shape.contains("digest_t"));
         }
+    }
+
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void writesSlowStatementsToTheLogInTheDataDirectoryWithTheirLiteralsMasked() throws Exception {
+        long session;
+        try (Connection connection = throughGantry("")) {
+            try (Statement statement = connection.createStatement();
+                 ResultSet id = statement.executeQuery("SELECT CONNECTION_ID()")) {
+                id.next();
+                session = id.getLong(1);
+            }
+            try (Statement statement = connection.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT v FROM digest_t WHERE id = 3 AND 'slow-log' <> 'x'")) {
+                assertThat(rows.next()).isTrue();
+            }
+        }
+        Path log = dataDir.resolve(DigestSettings.SLOW_LOG_FILE);
+        ObjectMapper json = new ObjectMapper();
+        List<String> replicas = topology.replicas().stream().map(s -> s.host() + ":" + s.port()).toList();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            JsonNode line = null;
+            List<String> lines = Files.readAllLines(log);
+            for (String text : lines) {
+                JsonNode read = json.readTree(text);
+                if (read.get("shape").asText().equals("SELECT v FROM digest_t WHERE id = ? AND ? < > ?")) {
+                    line = read;
+                }
+            }
+            assertThat(line).as("the select's line in %s: %s", log, lines).isNotNull();
+            assertThat(line.get("text").asText()).isEqualTo("SELECT v FROM digest_t WHERE id = ? AND ? < > ?");
+            assertThat(line.get("session").asLong()).isEqualTo(session);
+            assertThat(line.get("account").asText()).isEqualTo("app");
+            assertThat(line.get("schema").asText()).isEqualTo("app");
+            assertThat(line.get("ran_on").asText()).isEqualTo("replica");
+            assertThat(line.get("server").asText()).isIn(replicas);
+            assertThat(line.get("reason").asText()).startsWith("read_on");
+            assertThat(line.get("rows_sent").asLong()).isEqualTo(1);
+            assertThat(line.get("latency_ms").asDouble()).isPositive();
+        });
     }
 }

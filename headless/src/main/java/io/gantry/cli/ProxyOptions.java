@@ -1,5 +1,6 @@
 package io.gantry.cli;
 
+import io.gantry.digest.DigestSettings;
 import io.gantry.proxy.login.LoginLimits;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
@@ -10,6 +11,7 @@ import io.gantry.route.RoutingConfig;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -64,6 +66,22 @@ final class ProxyOptions {
                     + "used shapes are folded into one 'other' row that keeps their counts (default: "
                     + "${DEFAULT-VALUE}).")
     int digestMaxShapes;
+
+    @Option(names = "--slow-statement-ms", paramLabel = "MS",
+            description = "Write every statement at least this slow (from its arrival to the end of its answer) to "
+                    + "the slow-statement log, one JSON object per line; 0 writes every statement (default: no "
+                    + "log).")
+    Long slowStatementMs;
+
+    @Option(names = "--slow-statement-literals",
+            description = "Keep the statements' literal values in the slow-statement log (by default each is "
+                    + "written as ?).")
+    boolean slowStatementLiterals;
+
+    @Option(names = "--slow-statement-log", paramLabel = "FILE",
+            description = "The slow-statement log's file, owner-only, rotated past 64 MiB with four older files "
+                    + "kept (default: " + DigestSettings.SLOW_LOG_FILE + " in --data-dir).")
+    Path slowStatementLog;
 
     @Option(names = "--event-loop-threads", paramLabel = "N",
             description = "I/O threads carrying the client sessions and their server connections, 1 to "
@@ -211,7 +229,9 @@ final class ProxyOptions {
             return ProxyConfig.defaults(listenAddress())
                     .withRouting(routing)
                     .withMaxClientConnections(maxClientConnections)
-                    .withDigestMaxShapes(digestMaxShapes)
+                    .withDigests(new DigestSettings(digestMaxShapes,
+                            Optional.ofNullable(slowStatementMs).map(Duration::ofMillis), slowStatementLiterals,
+                            Optional.ofNullable(slowStatementLog)))
                     .withConnectTimeout(Duration.ofMillis((long) (connectTimeoutSeconds * 1000)))
                     .withConnectionRetention(Duration.ofMillis(connectionRetentionMs))
                     .withPool(pool.toSettings())

@@ -205,7 +205,7 @@ public final class PreparedStatementCommands {
         }
         // The long data went to one server: the execution must go there too, unrouted.
         UpstreamServer target = upstreams.find(longData.get().hostPort()).orElseThrow();
-        digest.runsOn(target.role());
+        digest.runsOn(target);
         return pipeline.runOn(new ExecuteTrip(packet, statement, boundTypes, true), target,
                 digest.completing(backends.afterStatement(null, null, null)));
     }

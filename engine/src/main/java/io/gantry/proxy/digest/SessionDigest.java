@@ -1,6 +1,8 @@
 package io.gantry.proxy.digest;
 
 import io.gantry.digest.RanOn;
+import io.gantry.digest.SlowStatement;
+import io.gantry.digest.SlowStatementLog;
 import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.execution.AfterResponse;
@@ -14,9 +16,11 @@ import io.gantry.route.RouteReason;
 import io.gantry.route.SqlMode;
 import io.gantry.route.SqlTokenizer;
 import io.gantry.topology.Role;
+import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.netty.buffer.ByteBuf;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -31,6 +35,9 @@ import java.util.Map;
  * a statement allocates only the tokenizer of a text's shaping pass (48 bytes) and, the first time its shape is
  * seen on its event loop, the shape's row (see BENCHMARKS.md).
  *
+ * <p>A statement at least {@code --slow-statement-ms} slow is also handed to the {@link SlowStatementLog} (one
+ * comparison per statement; an entry only for a slow one).
+ *
  * <p>Latency runs from the handler's start to the end of the answer. A statement whose session ended before its
  * answer is not counted; a refusal by Gantry (no primary, a write in a read-only transaction) counts as Gantry's,
  * with its error code, once the next statement starts.
@@ -42,6 +49,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
 
     private final SessionContext session;
     private final StatementDigests digests;
+    private final SlowStatementLog slowStatements;
     private final StringBuilder shape = new StringBuilder(128);
     private final Map<PreparedStatements.Statement, String> preparedShapes = new IdentityHashMap<>();
 
@@ -49,11 +57,15 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     private String text;
     private SqlMode mode;
     private String preparedShape;
+    /** The running execution's prepared text, for the slow-statement log. */
+    private String preparedText;
     /** A COM_QUERY's whole text, which says how many statements it holds; null for one statement. */
     private QueryText query;
     private long startedAt;
     private RanOn ranOn;
     private RouteReason reason;
+    /** {@code host:port} of the server the running statement went to; null while none. */
+    private String server;
     /** The error code of Gantry's refusal of the running statement, recorded if no try gets further, and when. */
     private int refusal;
     private long refusedAt;
@@ -69,19 +81,20 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     /** Whether the answer's results are timed one by one: the text holds several statements. */
     private boolean timesResults;
 
-    public SessionDigest(SessionContext session, StatementDigests digests) {
+    public SessionDigest(SessionContext session, StatementDigests digests, SlowStatementLog slowStatements) {
         this.session = session;
         this.digests = digests;
+        this.slowStatements = slowStatements;
     }
 
     /** A COM_QUERY's text starts (its parts, if it has several, are counted apart). */
     public void text(QueryText statement) {
-        start(statement.sql(), statement.mode(), null, statement);
+        start(statement.sql(), statement.mode(), null, null, statement);
     }
 
     /** A part of a multi-statement text run on its own starts. */
     public void part(String sql, SqlMode sqlMode) {
-        start(sql, sqlMode, null, null);
+        start(sql, sqlMode, null, null, null);
     }
 
     /** An execution of a prepared statement starts; its shape is made once per statement. */
@@ -96,18 +109,20 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
                     : statement.sql();
             preparedShapes.put(statement, known);
         }
-        start(null, sqlMode, known, null);
+        start(null, sqlMode, known, statement.sql(), null);
     }
 
-    private void start(String sql, SqlMode sqlMode, String prepared, QueryText whole) {
+    private void start(String sql, SqlMode sqlMode, String prepared, String preparedSql, QueryText whole) {
         recordRefusal();
         text = sql;
         mode = sqlMode;
         preparedShape = prepared;
+        preparedText = preparedSql;
         query = whole;
         startedAt = System.nanoTime();
         ranOn = RanOn.GANTRY;
         reason = null;
+        server = null;
         errorCode = 0;
         results = 0;
         rows = 0;
@@ -116,6 +131,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     /** The running statement was answered by a cache. */
     public void answeredFromCache() {
         ranOn = RanOn.CACHE;
+        server = null;
         finish(0, 0);
     }
 
@@ -125,6 +141,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
      */
     public void answeredByGantry(Reply reply, long rowsSent) {
         ranOn = RanOn.GANTRY;
+        server = null;
         finish(errorOf(reply), rowsSent);
     }
 
@@ -138,13 +155,15 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
         refusal = 0;
         ranOn = routed.server().role() == Role.PRIMARY ? RanOn.PRIMARY : RanOn.REPLICA;
         reason = routed.decision().reason();
+        server = routed.server().address();
     }
 
-    /** The running statement runs on {@code role}'s server unrouted (its long data went there). */
-    public void runsOn(Role role) {
+    /** The running statement runs on {@code target} unrouted (its long data went there). */
+    public void runsOn(UpstreamServer target) {
         refusal = 0;
-        ranOn = role == Role.PRIMARY ? RanOn.PRIMARY : RanOn.REPLICA;
+        ranOn = target.role() == Role.PRIMARY ? RanOn.PRIMARY : RanOn.REPLICA;
         reason = null;
+        server = target.address();
     }
 
     /** This object, running {@code next} once it has recorded the statement. */
@@ -233,7 +252,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
                 affected += resultAffected[i];
                 sent += resultRows[i];
             }
-            record(shape, errorCode, sent, affected, ended - startedAt);
+            record(shape, errorCode, sent, affected, startedAt, ended);
         } else {
             String whole = shape.toString();
             long from = startedAt;
@@ -244,7 +263,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
                 shape.append(whole, i == 0 ? 0 : cuts[i - 1] + 1, cuts[i]);
                 trim(shape);
                 record(shape, failed ? errorCode : 0, failed ? rows : resultRows[i],
-                        failed ? 0 : resultAffected[i], end - from);
+                        failed ? 0 : resultAffected[i], from, end);
                 from = end;
             }
         }
@@ -290,6 +309,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
         if (refusal != 0 && (text != null || preparedShape != null)) {
             ranOn = RanOn.GANTRY;
             reason = null;
+            server = null;
             finishAt(refusedAt, refusal, 0, 0);
         }
         refusal = 0;
@@ -304,26 +324,36 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     }
 
     private void finishAt(long endedAt, int error, long rowsSent, long rowsAffected) {
-        long nanos = endedAt - startedAt;
         if (preparedShape != null) {
-            record(preparedShape, error, rowsSent, rowsAffected, nanos);
+            record(preparedShape, error, rowsSent, rowsAffected, startedAt, endedAt);
         } else if (text != null) {
             shape.setLength(0);
             if (!SqlTokenizer.writeDigestShape(text, mode, shape)) {
                 shape.setLength(0);
                 shape.append(text); // a text with no single shape is its own
             }
-            record(shape, error, rowsSent, rowsAffected, nanos);
+            record(shape, error, rowsSent, rowsAffected, startedAt, endedAt);
         }
         text = null;
         preparedShape = null;
+        preparedText = null;
         refusal = 0;
     }
 
-    private void record(CharSequence statementShape, int error, long rowsSent, long rowsAffected, long nanos) {
+    /** @param from when the statement started and {@code to} ended, in {@link System#nanoTime()} */
+    private void record(CharSequence statementShape, int error, long rowsSent, long rowsAffected, long from,
+                        long to) {
         String chosen = session.stateLog().database();
-        digests.record(statementShape, chosen != null ? chosen : session.client().initialDatabase(),
-                session.client().user(), ranOn, reason, error, rowsSent, rowsAffected, nanos);
+        String schema = chosen != null ? chosen : session.client().initialDatabase();
+        long nanos = to - from;
+        digests.record(statementShape, schema, session.client().user(), ranOn, reason, error, rowsSent, rowsAffected,
+                nanos);
+        if (slowStatements.isSlow(nanos)) {
+            Instant started = Instant.now().minusNanos(System.nanoTime() - from);
+            slowStatements.offer(new SlowStatement(started, nanos, statementShape.toString(),
+                    text != null ? text : preparedText, mode, schema == null ? "" : schema, session.client().user(),
+                    session.id(), server, ranOn, reason, error, rowsSent, rowsAffected));
+        }
     }
 
     private static int errorOf(Reply reply) {

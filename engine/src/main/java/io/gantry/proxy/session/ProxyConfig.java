@@ -1,6 +1,6 @@
 package io.gantry.proxy.session;
 
-import io.gantry.digest.StatementDigests;
+import io.gantry.digest.DigestSettings;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.login.LoginLimits;
 import io.gantry.proxy.transport.SocketTransport;
@@ -39,15 +39,14 @@ import java.util.Optional;
  * @param pool                 connection multiplexing: whether sessions share idle backend connections, and how
  *                             long and how many of them the pools keep
  * @param failover             how health checks are bounded and how long statements wait for a primary
- * @param digestMaxShapes      the statement digests' rows at most ({@code --digest-max-shapes}, default 10 000);
- *                             past it the least used shapes are folded into one "other" row
+ * @param digests              how statements are measured: the digests' rows at most, the slow-statement log
  */
 public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int maxClientConnections,
                           Duration connectTimeout, Duration connectionRetention, int maxPacketSize,
                           Optional<TlsFiles> tls, String defaultAuthPlugin, int connectRetries,
                           LoginLimits login, ReadGuarantees readGuarantees, int eventLoopThreads,
                           SocketTransport socketTransport, BackendPool.Settings pool, FailoverSettings failover,
-                          int digestMaxShapes) {
+                          DigestSettings digests) {
 
     /** The most {@link #eventLoopThreads} accepted. */
     public static final int MAX_EVENT_LOOP_THREADS = 256;
@@ -79,9 +78,6 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
             throw new IllegalArgumentException("--upstream-connect-retries must be between 0 and 100, not "
                     + connectRetries);
         }
-        if (digestMaxShapes < 1) {
-            throw new IllegalArgumentException("--digest-max-shapes must be at least 1, not " + digestMaxShapes);
-        }
         if (eventLoopThreads < 1 || eventLoopThreads > MAX_EVENT_LOOP_THREADS) {
             throw new IllegalArgumentException("--event-loop-threads must be between 1 and " + MAX_EVENT_LOOP_THREADS
                     + ", not " + eventLoopThreads);
@@ -99,94 +95,94 @@ public record ProxyConfig(InetSocketAddress listen, RoutingConfig routing, int m
         return new ProxyConfig(listen, RoutingConfig.DEFAULTS, 1000, Duration.ofSeconds(5), Duration.ofMillis(256),
                 DEFAULT_MAX_PACKET_SIZE, Optional.empty(), NativePassword.PLUGIN_NAME, 3, LoginLimits.DEFAULTS,
                 ReadGuarantees.DEFAULTS, Runtime.getRuntime().availableProcessors(), SocketTransport.best(),
-                BackendPool.Settings.DEFAULTS, FailoverSettings.DEFAULTS, StatementDigests.DEFAULT_MAX_SHAPES);
+                BackendPool.Settings.DEFAULTS, FailoverSettings.DEFAULTS, DigestSettings.DEFAULTS);
     }
 
     public ProxyConfig withRouting(RoutingConfig value) {
         return new ProxyConfig(listen, value, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withMaxClientConnections(int value) {
         return new ProxyConfig(listen, routing, value, connectTimeout, connectionRetention, maxPacketSize, tls,
                 defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withConnectTimeout(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, value, connectionRetention, maxPacketSize, tls,
                 defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withConnectionRetention(Duration value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, value, maxPacketSize, tls,
                 defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withMaxPacketSize(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention, value, tls,
                 defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withTls(TlsFiles value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, Optional.ofNullable(value), defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads, socketTransport, pool, failover, digestMaxShapes);
+                eventLoopThreads, socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withConnectRetries(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, value, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withDefaultAuthPlugin(String value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, value, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withReadGuarantees(ReadGuarantees value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, value, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withEventLoopThreads(int value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, value,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
     public ProxyConfig withSocketTransport(SocketTransport value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees,
-                eventLoopThreads, value, pool, failover, digestMaxShapes);
+                eventLoopThreads, value, pool, failover, digests);
     }
 
     public ProxyConfig withPool(BackendPool.Settings value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, value, failover, digestMaxShapes);
+                socketTransport, value, failover, digests);
     }
 
     public ProxyConfig withFailover(FailoverSettings value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
-                socketTransport, pool, value, digestMaxShapes);
+                socketTransport, pool, value, digests);
     }
 
     public ProxyConfig withLogin(LoginLimits value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, value, readGuarantees, eventLoopThreads,
-                socketTransport, pool, failover, digestMaxShapes);
+                socketTransport, pool, failover, digests);
     }
 
-    public ProxyConfig withDigestMaxShapes(int value) {
+    public ProxyConfig withDigests(DigestSettings value) {
         return new ProxyConfig(listen, routing, maxClientConnections, connectTimeout, connectionRetention,
                 maxPacketSize, tls, defaultAuthPlugin, connectRetries, login, readGuarantees, eventLoopThreads,
                 socketTransport, pool, failover, value);

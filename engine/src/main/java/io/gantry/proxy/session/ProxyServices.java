@@ -2,6 +2,7 @@ package io.gantry.proxy.session;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.SlowStatementLog;
 import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
@@ -43,6 +44,9 @@ public interface ProxyServices {
 
     /** Where every statement is counted under its shape. */
     StatementDigests digests();
+
+    /** Where statements slower than {@code --slow-statement-ms} are written; one that writes nothing without it. */
+    SlowStatementLog slowStatements();
 
     /** Answers Gantry's own SQL on the proxy port. */
     AdminSql adminSql();
