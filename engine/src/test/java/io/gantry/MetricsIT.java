@@ -86,6 +86,18 @@ class MetricsIT {
                 }
                 assertThat(during.get("gantry_upstream_primary{server=\"" + topology.primary().address() + "\"}"))
                         .isEqualTo(1.0);
+                // The shapes: SELECT 1 is among the top rows by total time, with its count and latency.
+                String select = "{account=\"app\",digest=\"" + shapeDigest("SELECT ?", "app", "app")
+                        + "\",schema=\"app\",shape=\"SELECT ?\"}";
+                Map<String, Double> shapes = scrape(metrics);
+                assertThat(shapes.keySet().stream().filter(k -> k.startsWith("gantry_query_shape_statements_total{")))
+                        .hasSizeBetween(1, 20);
+                assertThat(shapes.get("gantry_query_shape_statements_total" + select)).isGreaterThanOrEqualTo(50);
+                assertThat(shapes.get("gantry_query_shape_seconds_total" + select)).isPositive();
+                assertThat(shapes.get("gantry_query_shape_errors_total" + select)).isZero();
+                assertThat(shapes.get("gantry_query_shape_latency_p99_seconds" + select)).isPositive();
+                assertThat(shapes).containsKeys("gantry_slow_statements_total",
+                        "gantry_slow_statements_dropped_total");
                 // Every series the sample Grafana dashboard plots exists.
                 String dashboard = java.nio.file.Files.readString(Path.of("..", "assets", "grafana-dashboard.json"));
                 Matcher used = Pattern.compile("gantry_[a-z_]+").matcher(dashboard);
@@ -129,6 +141,18 @@ class MetricsIT {
                     Double.parseDouble(sample.group(3).replace("+Inf", "Infinity")));
         }
         return samples;
+    }
+
+    /** What the metrics call a row: {@code ShapeMeters.digestId}, computed here again as its Javadoc says. */
+    private static String shapeDigest(String shape, String schema, String account) {
+        long hash = 0xcbf29ce484222325L;
+        for (String part : List.of(shape, schema, account)) {
+            for (int i = 0; i < part.length(); i++) {
+                hash = (hash ^ part.charAt(i)) * 0x100000001b3L;
+            }
+            hash = (hash ^ 0xffff) * 0x100000001b3L;
+        }
+        return String.format("%016x", hash);
     }
 
     private static double sum(Map<String, Double> samples, String name) {

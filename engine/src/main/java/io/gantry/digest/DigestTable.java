@@ -3,6 +3,7 @@ package io.gantry.digest;
 import io.gantry.route.RouteReason;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -99,6 +100,34 @@ final class DigestTable {
             return mine;
         }));
         if (other != null) {
+            otherInto.merge(other);
+        }
+    }
+
+    /**
+     * Adds each row's total latency to {@code into} (by key), and the "other" row's to {@code otherTotal[0]}: the first
+     * pass of {@link StatementDigests#topByTotalTime}, which copies no histogram, so the lock is held briefly.
+     */
+    synchronized void addTotals(Map<DigestKey, long[]> into, long[] otherTotal) {
+        rows.forEach((key, figures) -> into.computeIfAbsent((DigestKey) key, k -> new long[1])[0]
+                += figures.totalNanos);
+        if (other != null) {
+            otherTotal[0] += other.totalNanos;
+        }
+    }
+
+    /** Adds a copy of the rows of {@code keys} to {@code into}, and, when {@code otherInto} is given, "other". */
+    synchronized void copyRows(Set<DigestKey> keys, Map<DigestKey, ShapeFigures> into, ShapeFigures otherInto) {
+        for (DigestKey key : keys) {
+            ShapeFigures figures = rows.get(key);
+            if (figures != null) {
+                into.merge(key, figures.copy(), (mine, theirs) -> {
+                    mine.merge(theirs);
+                    return mine;
+                });
+            }
+        }
+        if (otherInto != null && other != null) {
             otherInto.merge(other);
         }
     }

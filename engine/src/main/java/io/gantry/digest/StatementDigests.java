@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -145,6 +147,47 @@ public final class StatementDigests {
         List<ShapeDigest> rows = snapshot();
         rows.sort(order.largestFirst());
         return rows.size() > limit ? List.copyOf(rows.subList(0, limit)) : rows;
+    }
+
+    /**
+     * The {@code limit} rows with the largest total latency, largest first, the "other" row among them when its
+     * total is one of the largest: {@link #top} by {@link DigestOrder#TOTAL_TIME} without copying every row. A first
+     * pass adds up the totals only; the histograms of the rows chosen alone are copied. A row folded between the
+     * passes is left out. For readers that look often (the metrics, the admin socket's {@code queries} feed).
+     */
+    public List<ShapeDigest> topByTotalTime(int limit) {
+        Map<DigestKey, long[]> totals = new HashMap<>();
+        long[] otherTotal = new long[1];
+        for (DigestTable table : tables) {
+            table.addTotals(totals, otherTotal);
+        }
+        List<Map.Entry<DigestKey, long[]>> ranked = new ArrayList<>(totals.entrySet());
+        ranked.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+        Set<DigestKey> chosen = new HashSet<>();
+        boolean withOther = false;
+        int i = 0;
+        while (chosen.size() + (withOther ? 1 : 0) < limit) {
+            boolean rowsLeft = i < ranked.size();
+            if (!withOther && otherTotal[0] > 0 && (!rowsLeft || otherTotal[0] > ranked.get(i).getValue()[0])) {
+                withOther = true;
+            } else if (rowsLeft) {
+                chosen.add(ranked.get(i++).getKey());
+            } else {
+                break;
+            }
+        }
+        Map<DigestKey, ShapeFigures> copied = new HashMap<>();
+        ShapeFigures other = new ShapeFigures();
+        for (DigestTable table : tables) {
+            table.copyRows(chosen, copied, withOther ? other : null);
+        }
+        List<ShapeDigest> rows = new ArrayList<>(copied.size() + 1);
+        copied.forEach((key, figures) -> rows.add(row(key.shape(), key.schema(), key.account(), figures, false)));
+        if (other.count > 0) {
+            rows.add(row(ShapeDigest.OTHER, "", "", other, true));
+        }
+        rows.sort(DigestOrder.TOTAL_TIME.largestFirst());
+        return rows;
     }
 
     /** Forgets every row ({@code FLUSH GANTRY QUERIES}). */

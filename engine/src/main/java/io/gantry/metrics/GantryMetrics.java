@@ -69,6 +69,7 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
     private final QueryCaches caches;
     /** The refresh counters of each cache, by the cache they count; they follow the caches at each scrape. */
     private final Map<QueryCache, List<Meter>> refreshCounters = new IdentityHashMap<>();
+    private final ShapeMeters shapes;
     private final HttpServer http;
 
     private GantryMetrics(InetSocketAddress listen, RunningProxy proxy, Upstreams upstreams,
@@ -128,11 +129,13 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
                 server -> slots.use(server.address()).waitP99Millis() / 1000.0));
         cdc.ifPresent(stream -> changeStream(stream, proxy));
         queryCaches(caches);
+        shapes = new ShapeMeters(registry, proxy.digests(), proxy.slowStatements());
         http = HttpServer.create(listen, 16);
         http.createContext("/metrics", exchange -> {
             try (exchange) {
                 refreshServers();
                 refreshCaches();
+                shapes.refresh();
                 byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                 exchange.sendResponseHeaders(200, body.length);

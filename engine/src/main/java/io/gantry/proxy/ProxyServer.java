@@ -2,6 +2,7 @@ package io.gantry.proxy;
 
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.SlowStatementLog;
 import io.gantry.digest.StatementDigests;
 import io.gantry.events.EventPublisher;
 import io.gantry.proxy.backend.BackendChannels;
@@ -374,6 +375,11 @@ public final class ProxyServer implements AutoCloseable {
     /** Where every statement of the sessions is counted under its shape. */
     public StatementDigests digests() {
         return services.digests();
+    }
+
+    /** Where statements slower than {@code --slow-statement-ms} are written. */
+    public SlowStatementLog slowStatements() {
+        return services.slowStatements();
     }
 
     /** The pools of idle backend connections the sessions share. */

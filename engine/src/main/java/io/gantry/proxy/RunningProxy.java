@@ -6,6 +6,7 @@ import io.gantry.admin.PoolFigures;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.cache.QueryCaches;
+import io.gantry.digest.SlowStatementLog;
 import io.gantry.digest.StatementDigests;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
@@ -239,6 +240,11 @@ public final class RunningProxy implements AutoCloseable {
     /** Where every statement of the sessions is counted under its shape. */
     public StatementDigests digests() {
         return server.digests();
+    }
+
+    /** Where statements slower than {@code --slow-statement-ms} are written. */
+    public SlowStatementLog slowStatements() {
+        return server.slowStatements();
     }
 
     /** The pools as {@code SHOW GANTRY POOLS} shows them, with each server's open session connections. */

@@ -162,4 +162,22 @@ class StatementDigestsTest {
     void refusesABoundBelowOne() {
         assertThatThrownBy(() -> new StatementDigests(0, CLOCK)).hasMessageContaining("--digest-max-shapes");
     }
+
+    @Test
+    void topByTotalTimeIsTheTopOfAllRowsTheFoldedRowAmongThem() {
+        StatementDigests digests = new StatementDigests(10, CLOCK);
+        // 30 shapes in a budget of 10: the least used are folded into "other", whose total is then the largest
+        for (int shape = 0; shape < 30; shape++) {
+            for (int n = 0; n <= shape; n++) {
+                digests.record("SELECT " + shape, "app", "alice", RanOn.REPLICA, null, 0, 1, 0, 1000L * (shape + 1));
+            }
+        }
+        assertThat(digests.topByTotalTime(1)).extracting(ShapeDigest::folded).containsExactly(true);
+        for (int limit : new int[] {1, 3, 5, 20}) {
+            assertThat(digests.topByTotalTime(limit)).as("top %d", limit)
+                    .isEqualTo(digests.top(DigestOrder.TOTAL_TIME, limit));
+        }
+        digests.flush();
+        assertThat(digests.topByTotalTime(5)).isEmpty();
+    }
 }
