@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.gantry.admin.AdminSocket;
 import io.gantry.admin.client.AdminClient;
 import io.gantry.admin.protocol.AdminProtocol;
+import io.gantry.admin.protocol.QueryShape;
 import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.admin.protocol.ServerState;
@@ -29,6 +30,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -253,6 +258,36 @@ class AdminSocketIT {
     }
 
     @Test
+    void aSubscriberOfQueriesGetsTheDigestsAtOnceThenEveryTwoSeconds() throws Exception {
+        try (Connection session = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + gantry.address().getPort()
+                + "/app", "app", "app"); Statement statement = session.createStatement()) {
+            for (int i = 0; i < 5; i++) {
+                try (ResultSet rows = statement.executeQuery("SELECT 'queries topic', " + i)) {
+                    rows.next();
+                }
+            }
+        }
+        BlockingQueue<Reply> pushes = new LinkedBlockingQueue<>();
+        try (AdminClient watcher = AdminClient.connect(gantry.adminSocket(), "queries", TIMEOUT, pushes::add)) {
+            Reply subscribed = watcher.call(id -> new Request.Subscribe(id, Set.of(Topic.QUERIES)), TIMEOUT);
+            assertThat(((Reply.Subscribed) subscribed).topics()).containsExactly(Topic.QUERIES);
+            Reply first = pushes.poll(1, TimeUnit.SECONDS);
+            assertThat(first).as("a push at once").isInstanceOf(Reply.Queries.class);
+            QueryShape select = ((Reply.Queries) first).shapes().stream()
+                    .filter(q -> q.shape().equals("SELECT ? , ?") && q.account().equals("app")).findFirst()
+                    .orElseThrow();
+            assertThat(select.count()).isGreaterThanOrEqualTo(5);
+            assertThat(select.schema()).isEqualTo("app");
+            assertThat(select.onReplica() + select.onPrimary()).isEqualTo(select.count());
+            assertThat(select.totalMicros()).isPositive();
+            Reply second = pushes.poll(5, TimeUnit.SECONDS);
+            assertThat(second).as("the next push").isInstanceOf(Reply.Queries.class);
+            assertThat(Duration.between(((Reply.Queries) first).at(), ((Reply.Queries) second).at()))
+                    .isBetween(Duration.ofMillis(500), Duration.ofSeconds(3));
+        }
+    }
+
+    @Test
     void aSubscriberHearsOfAKilledReplicaWithinTwoSeconds() throws Exception {
         BlockingQueue<Reply> pushes = new LinkedBlockingQueue<>();
         DatabaseServer victim = topology.replicas().get(0);
@@ -290,7 +325,7 @@ class AdminSocketIT {
     void aSubscriberThatDoesNotReadIsDisconnected() throws Exception {
         gantry.close();
         gantry = Gantry.start(options().withAdminSocketSettings(new AdminSocket.Settings(16 << 10,
-                Duration.ofMillis(500))));
+                Duration.ofMillis(500), Duration.ofSeconds(2))));
         String replica = topology.replicas().get(1).address();
         try (RawClient slow = new RawClient(gantry.adminSocket());
              AdminClient operator = AdminClient.connect(gantry.adminSocket(), "operator", TIMEOUT, push -> { })) {

@@ -116,6 +116,12 @@ public interface AdminOperations {
     /** The statement digests merged per shape ({@code SHOW PROXIED QUERIES}); none before the proxy listens. */
     List<ShapeDigest> queryShapes();
 
+    /**
+     * The {@code limit} digest rows with the largest total latency, largest first (the admin socket's
+     * {@code queries} topic); none before the proxy listens.
+     */
+    List<ShapeDigest> topQueries(int limit);
+
     /** {@code FLUSH GANTRY QUERIES}: forgets the statement digests. */
     AdminResult.Done flushQueries(String by);
 

@@ -145,6 +145,12 @@ public final class AdminService implements AdminOperations {
     }
 
     @Override
+    public List<ShapeDigest> topQueries(int limit) {
+        StatementDigests current = digests;
+        return current == null ? List.of() : current.topByTotalTime(limit);
+    }
+
+    @Override
     public AdminResult.Done flushQueries(String by) {
         StatementDigests current = digests;
         if (current != null) {

@@ -3,6 +3,7 @@ package io.gantry.admin;
 import io.gantry.admin.protocol.AdminProtocol;
 import io.gantry.admin.protocol.Column;
 import io.gantry.admin.protocol.HealthPoint;
+import io.gantry.admin.protocol.QueryShape;
 import io.gantry.admin.protocol.Reply;
 import io.gantry.admin.protocol.Request;
 import io.gantry.admin.protocol.ServerState;
@@ -12,6 +13,8 @@ import io.gantry.authority.Authority;
 import io.gantry.authority.Event;
 import io.gantry.authority.HealthSample;
 import io.gantry.authority.LiveServerRow;
+import io.gantry.digest.RanOn;
+import io.gantry.digest.ShapeDigest;
 import io.gantry.events.EngineEvent;
 import io.gantry.events.EventBus;
 import io.gantry.localsocket.SocketFile;
@@ -37,6 +40,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +61,8 @@ import org.slf4j.LoggerFactory;
  * The admin socket: a Unix domain socket, owner-only ({@link SocketFile}), speaking {@link AdminProtocol} to any
  * number of clients at once ({@code gantry admin}, the console). It answers admin SQL ({@link AdminSqlRunner}, the
  * same statements and results as the proxy port, as typed rows), the servers' live state, pages of health history
- * and of the timeline, and pushes to subscribers every change of a server's state and every timeline entry.
+ * and of the timeline, and pushes to subscribers every change of a server's state and every timeline entry, and, every
+ * {@link Settings#queriesInterval()}, the statement digests' top rows.
  *
  * <p>Threads: one Netty event loop ({@code gantry-admin-socket}) frames lines and writes; admin SQL, health and
  * timeline reads run on the admin executor; the server-state feed ({@code gantry-admin-state}) diffs the live
@@ -73,15 +78,22 @@ public final class AdminSocket implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AdminSocket.class);
     private static final String BY = "the admin socket";
     private static final SocketFile.Name NAME = new SocketFile.Name(BY, "choose another path with --admin-socket");
+    /**
+     * The rows each {@code queries} push holds at most: the largest by total latency. About 500 bytes a row, so a
+     * push is at most some 250 KB, well inside a subscriber's queue.
+     */
+    static final int QUERIES_PUSHED = 500;
 
     /**
      * @param maxQueuedBytes bytes waiting for one subscriber beyond which it is disconnected (default 4 MiB)
      * @param stateInterval  how often the feed looks for changes no event announces (lag, RTT, connections;
      *                       default 500 ms)
+     * @param queriesInterval how often the statement digests' top rows are pushed to the {@code queries} topic's
+     *                       subscribers (default 2 s)
      */
-    public record Settings(int maxQueuedBytes, Duration stateInterval) {
+    public record Settings(int maxQueuedBytes, Duration stateInterval, Duration queriesInterval) {
 
-        public static final Settings DEFAULTS = new Settings(4 << 20, Duration.ofMillis(500));
+        public static final Settings DEFAULTS = new Settings(4 << 20, Duration.ofMillis(500), Duration.ofSeconds(2));
 
         public Settings {
             if (maxQueuedBytes < 1024) {
@@ -89,6 +101,9 @@ public final class AdminSocket implements AutoCloseable {
             }
             if (stateInterval.isNegative() || stateInterval.isZero()) {
                 throw new IllegalArgumentException("stateInterval must be positive, not " + stateInterval);
+            }
+            if (queriesInterval.isNegative() || queriesInterval.isZero()) {
+                throw new IllegalArgumentException("queriesInterval must be positive, not " + queriesInterval);
             }
         }
     }
@@ -145,6 +160,8 @@ public final class AdminSocket implements AutoCloseable {
             });
             long period = settings.stateInterval().toMillis();
             socket.feed.scheduleWithFixedDelay(socket::refreshQuietly, period, period, TimeUnit.MILLISECONDS);
+            long queries = settings.queriesInterval().toMillis();
+            socket.feed.scheduleWithFixedDelay(socket::pushQueriesQuietly, queries, queries, TimeUnit.MILLISECONDS);
             LOG.info("admin socket: listening on {} (owner-only)", socket.file.path());
             return socket;
         } catch (IOException | RuntimeException e) {
@@ -253,6 +270,33 @@ public final class AdminSocket implements AutoCloseable {
         return states;
     }
 
+    /** On the feed thread: the digests' top rows to every subscriber of {@code queries}, when there is one. */
+    private void pushQueriesQuietly() {
+        try {
+            if (connections.stream().anyMatch(c -> c.topics.contains(Topic.QUERIES))) {
+                String line = queriesLine();
+                for (Connection connection : connections) {
+                    if (connection.topics.contains(Topic.QUERIES)) {
+                        connection.push(line);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("admin socket: reading the statement digests failed: {}", e.toString(), e);
+        }
+    }
+
+    private String queriesLine() {
+        return AdminProtocol.encode(new Reply.Queries(Instant.now(),
+                operations.topQueries(QUERIES_PUSHED).stream().map(AdminSocket::queryShape).toList()));
+    }
+
+    /** On the feed thread: a new subscriber of {@code queries} gets the rows at once, then every interval. */
+    private void startQueryPushes(Connection connection) {
+        connection.topics.add(Topic.QUERIES);
+        connection.push(queriesLine());
+    }
+
     private void pushToServerSubscribers(String line) {
         for (Connection connection : connections) {
             if (connection.topics.contains(Topic.SERVERS)) {
@@ -282,6 +326,14 @@ public final class AdminSocket implements AutoCloseable {
         return new ServerState(row.host(), row.port(), row.database(), row.user(), row.weight(), row.purpose(),
                 row.activeCdc(), row.health(), row.downSince(), row.lastOk(), row.connections(), row.role(),
                 row.lagMs(), row.rttMs(), row.connectMs(), row.rttSmoothedMs());
+    }
+
+    static QueryShape queryShape(ShapeDigest row) {
+        return new QueryShape(row.shape(), row.schema(), row.account(), row.count(), row.errors(),
+                row.errorCodesText(), row.rowsSent(), row.rowsAffected(), row.totalMicros(), row.p50Micros(),
+                row.p95Micros(), row.p99Micros(), row.maxMicros(), row.ran(RanOn.PRIMARY), row.ran(RanOn.REPLICA),
+                row.ran(RanOn.CACHE), row.ran(RanOn.GANTRY), row.reasonsText(), row.firstSeen(), row.lastSeen(),
+                row.folded());
     }
 
     /** @param id the entry's row, or 0 for a pushed entry; reasons are masked as the Authority stores them */
@@ -413,6 +465,9 @@ public final class AdminSocket implements AutoCloseable {
                 }
                 if (subscribe.topics().contains(Topic.SERVERS) && !topics.contains(Topic.SERVERS)) {
                     feed.execute(() -> startServerPushes(this));
+                }
+                if (subscribe.topics().contains(Topic.QUERIES) && !topics.contains(Topic.QUERIES)) {
+                    feed.execute(() -> startQueryPushes(this));
                 }
             } else if (request instanceof Request.Unsubscribe unsubscribe) {
                 topics.removeAll(unsubscribe.topics());

@@ -194,6 +194,11 @@ class AdminSqlRunnerTest {
         }
 
         @Override
+        public List<io.gantry.digest.ShapeDigest> topQueries(int limit) {
+            return QUERIES;
+        }
+
+        @Override
         public AdminResult.Done flushQueries(String by) {
             calls.add("flush queries by " + by);
             return new AdminResult.Done(0, "flushed");

@@ -22,8 +22,10 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -87,7 +89,9 @@ final class AdminCommand implements Callable<Integer> {
         }
         if (watch) {
             Path socket = adminSocket != null ? adminSocket : AdminClient.socketIn(dataDir);
-            return watch(socket, spec.commandLine().getOut(), Duration.ofSeconds(timeoutSeconds));
+            PrintWriter out = spec.commandLine().getOut();
+            return follow(EnumSet.of(Topic.SERVERS, Topic.EVENTS), "gantry admin --watch",
+                    push -> printPush(push, out));
         }
         return run(sql);
     }
@@ -135,9 +139,22 @@ final class AdminCommand implements Callable<Integer> {
         throw new IllegalStateException("the engine answered with " + reply.getClass().getSimpleName());
     }
 
-    private int watch(Path socket, PrintWriter out, Duration timeout) throws IOException, InterruptedException {
-        try (AdminClient client = AdminClient.connect(socket, "gantry admin --watch", timeout,
-                push -> printPush(push, out))) {
+    /**
+     * Subscribes to {@code topics} on the socket these options name and hands every push to {@code print} (with
+     * {@code --json}, prints it as the socket's own line instead) until the engine goes away; the exit code.
+     */
+    int follow(Set<Topic> topics, String clientName, Consumer<Reply> print) throws IOException, InterruptedException {
+        Path socket = adminSocket != null ? adminSocket : AdminClient.socketIn(dataDir);
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        PrintWriter out = spec.commandLine().getOut();
+        try (AdminClient client = AdminClient.connect(socket, clientName, timeout, push -> {
+            if (json) {
+                out.println(AdminProtocol.encode(push));
+                out.flush();
+            } else {
+                print.accept(push);
+            }
+        })) {
             if (!json) {
                 Reply.Welcome engine = client.welcome();
                 // Before subscribing: the servers' state comes right after the subscription.
@@ -145,7 +162,7 @@ final class AdminCommand implements Callable<Integer> {
                         + engine.dataDir() + "); Ctrl-C to stop");
                 out.flush();
             }
-            Reply answer = client.call(id -> new Request.Subscribe(id, EnumSet.allOf(Topic.class)), timeout);
+            Reply answer = client.call(id -> new Request.Subscribe(id, topics), timeout);
             if (answer instanceof Reply.Error error) {
                 spec.commandLine().getErr().println("gantry: " + error.error() + ": " + error.message());
                 return 1;
@@ -160,9 +177,7 @@ final class AdminCommand implements Callable<Integer> {
     }
 
     private void printPush(Reply push, PrintWriter out) {
-        if (json) {
-            out.println(AdminProtocol.encode(push));
-        } else if (push instanceof Reply.ServerChanged changed) {
+        if (push instanceof Reply.ServerChanged changed) {
             ServerState s = changed.server();
             out.printf(Locale.ROOT, "%s  server  %s  %s  %s  weight %d  lag %s  rtt %s  connect %s  connections %d%s%n",
                     TIME.format(Instant.now()), s.address(), s.role(), s.health(), s.weight(),

@@ -191,6 +191,29 @@ class AdminCommandIT {
                 .startsWith("gantry: the engine closed the admin connection"));
     }
 
+    @Test
+    void queriesWatchPrintsTheShapesAtEveryPush() throws Exception {
+        try (Connection connection = DriverManager.getConnection("jdbc:mysql://127.0.0.1:"
+                + gantry.address().getPort() + "/app?sslMode=DISABLED", "app", "app");
+             Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT 2 * 21").close();
+        }
+        SynchronizedWriter out = new SynchronizedWriter();
+        StringWriter err = new StringWriter();
+        CompletableFuture<Integer> watching = CompletableFuture.supplyAsync(() -> admin(out, err, "--data-dir",
+                dataDir.toString(), "queries", "--watch", "--limit", "50"));
+        try {
+            // one push at once, the next about 2 s later: two tables, each with the shape's row
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> out.text().lines()
+                    .filter(line -> line.matches("\\d\\d:\\d\\d:\\d\\d  queries by total_time")).count() >= 2);
+            assertThat(out.text().lines().filter(line -> line.startsWith("| SELECT ? * ? ")).count())
+                    .isGreaterThanOrEqualTo(2);
+        } finally {
+            gantry.close();
+            assertThat(watching.get(10, TimeUnit.SECONDS)).as("--watch ends when the engine stops").isOne();
+        }
+    }
+
     /** A writer the watch thread writes to while the test reads it. */
     private static final class SynchronizedWriter extends StringWriter {
         synchronized String text() {

@@ -198,6 +198,11 @@ public final class AdminProtocol {
             node.put("type", "server_removed").put("address", removed.address());
         } else if (reply instanceof Reply.Event event) {
             node.put("type", "event").set("event", event(event.event()));
+        } else if (reply instanceof Reply.Queries queries) {
+            node.put("type", "queries");
+            putInstant(node, "at", queries.at());
+            ArrayNode array = node.putArray("shapes");
+            queries.shapes().forEach(shape -> array.add(shape(shape)));
         }
         return write(node);
     }
@@ -243,6 +248,13 @@ public final class AdminProtocol {
             case "server" -> new Reply.ServerChanged(server(requiredObject(node, "server")));
             case "server_removed" -> new Reply.ServerRemoved(requiredText(node, "address"));
             case "event" -> new Reply.Event(event(requiredObject(node, "event")));
+            case "queries" -> {
+                List<QueryShape> shapes = new ArrayList<>();
+                for (JsonNode shape : array(node, "shapes")) {
+                    shapes.add(shape(shape));
+                }
+                yield new Reply.Queries(requiredInstant(node, "at"), shapes);
+            }
             default -> throw new BadMessage("unknown_type", "unknown reply type '" + type + "'");
         };
     }
@@ -296,6 +308,33 @@ public final class AdminProtocol {
         return new TimelineEvent(node.has("id") ? requiredLong(node, "id") : 0, requiredInstant(node, "at"),
                 optionalText(node, "server", null), requiredText(node, "kind"), requiredText(node, "reason"),
                 optionalText(node, "instance", null));
+    }
+
+    private static ObjectNode shape(QueryShape shape) {
+        ObjectNode node = NODES.objectNode();
+        node.put("shape", shape.shape()).put("schema", shape.schema()).put("account", shape.account())
+                .put("count", shape.count()).put("errors", shape.errors()).put("error_codes", shape.errorCodes())
+                .put("rows_sent", shape.rowsSent()).put("rows_affected", shape.rowsAffected())
+                .put("total_us", shape.totalMicros()).put("p50_us", shape.p50Micros())
+                .put("p95_us", shape.p95Micros()).put("p99_us", shape.p99Micros()).put("max_us", shape.maxMicros())
+                .put("on_primary", shape.onPrimary()).put("on_replica", shape.onReplica())
+                .put("on_cache", shape.onCache()).put("on_gantry", shape.onGantry())
+                .put("routing_reasons", shape.reasons());
+        putInstant(node, "first_seen", shape.firstSeen());
+        putInstant(node, "last_seen", shape.lastSeen());
+        return node.put("folded", shape.folded());
+    }
+
+    private static QueryShape shape(JsonNode node) throws BadMessage {
+        return new QueryShape(requiredText(node, "shape"), requiredText(node, "schema"),
+                requiredText(node, "account"), requiredLong(node, "count"), requiredLong(node, "errors"),
+                requiredText(node, "error_codes"), requiredLong(node, "rows_sent"),
+                requiredLong(node, "rows_affected"), requiredLong(node, "total_us"), requiredLong(node, "p50_us"),
+                requiredLong(node, "p95_us"), requiredLong(node, "p99_us"), requiredLong(node, "max_us"),
+                requiredLong(node, "on_primary"), requiredLong(node, "on_replica"), requiredLong(node, "on_cache"),
+                requiredLong(node, "on_gantry"), requiredText(node, "routing_reasons"),
+                requiredInstant(node, "first_seen"), requiredInstant(node, "last_seen"),
+                requiredBoolean(node, "folded"));
     }
 
     private static Reply.Rows rows(String id, JsonNode node) throws BadMessage {
@@ -381,7 +420,7 @@ public final class AdminProtocol {
         Set<Topic> topics = EnumSet.noneOf(Topic.class);
         for (JsonNode topic : array(node, "topics")) {
             if (!topic.isTextual()) {
-                throw invalid("topics", "an array of topic names (servers, events)", node.get("topics"));
+                throw invalid("topics", "an array of topic names (servers, events, queries)", node.get("topics"));
             }
             try {
                 topics.add(Topic.fromWireName(topic.asText()));

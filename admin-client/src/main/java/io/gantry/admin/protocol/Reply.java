@@ -134,4 +134,17 @@ public sealed interface Reply {
     /** Push ({@link Topic#EVENTS}): a new timeline entry. */
     record Event(TimelineEvent event) implements Push {
     }
+
+    /**
+     * Push ({@link Topic#QUERIES}): the statement digests' rows with the largest total latency, largest first, as
+     * they were {@code at}; each push holds them all again (a row left out has fallen out of the top, or was
+     * flushed).
+     */
+    record Queries(Instant at, List<QueryShape> shapes) implements Push {
+
+        public Queries {
+            Objects.requireNonNull(at, "at");
+            shapes = List.copyOf(shapes);
+        }
+    }
 }

@@ -7,9 +7,14 @@ public enum Topic {
     /** Every change of a server's live state (health, role, weight, lag, RTT, connections...): {@code server}. */
     SERVERS,
     /** Every new entry of the failover timeline: {@code event}. */
-    EVENTS;
+    EVENTS,
+    /**
+     * The statement digests' rows with the largest total latency, at once and then every few seconds:
+     * {@code queries}.
+     */
+    QUERIES;
 
-    /** The name on the wire: {@code servers}, {@code events}. */
+    /** The name on the wire: {@code servers}, {@code events}, {@code queries}. */
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);
     }
@@ -21,6 +26,6 @@ public enum Topic {
                 return topic;
             }
         }
-        throw new IllegalArgumentException("unknown topic '" + name + "' (known: servers, events)");
+        throw new IllegalArgumentException("unknown topic '" + name + "' (known: servers, events, queries)");
     }
 }

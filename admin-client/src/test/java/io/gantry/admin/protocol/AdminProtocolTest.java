@@ -28,6 +28,7 @@ class AdminProtocolTest {
             new Request.Events("5", T0, 10),
             new Request.Subscribe("6", EnumSet.allOf(Topic.class)),
             new Request.Unsubscribe("7", Set.of(Topic.EVENTS)),
+            new Request.Subscribe("9", Set.of(Topic.QUERIES)),
             new Request.Ping("8"));
 
     private static final List<Reply> REPLIES = List.of(
@@ -52,7 +53,13 @@ class AdminProtocolTest {
             new Reply.Pong("9"),
             new Reply.ServerChanged(REPLICA),
             new Reply.ServerRemoved("db4:3306"),
-            new Reply.Event(new TimelineEvent(0, T0, "db2:3306", "weight_changed", "weight 50 -> 70")));
+            new Reply.Event(new TimelineEvent(0, T0, "db2:3306", "weight_changed", "weight 50 -> 70")),
+            new Reply.Queries(T0, List.of(new QueryShape("SELECT c FROM t WHERE id = ?", "app", "alice", 102, 1,
+                            "1146:1", 101, 0, 5_050_501, 49_000, 95_000, 99_000, 100_000, 1, 100, 1, 0,
+                            "read_on_replica:100 no_replica_up:1", T0, T0.plusSeconds(60), false),
+                    new QueryShape("other", "", "", 7, 0, "", 0, 7, 700, 100, 100, 100, 100, 7, 0, 0, 0, "not_a_read:7",
+                            T0, T0, true))),
+            new Reply.Queries(T0, List.of()));
 
     @Test
     void everyRequestRoundTrips() {
