@@ -2,9 +2,10 @@
 # Takes the console screenshots of the README and docs/console.md against the demo topology, under Xvfb:
 #   sliders.png   the weight sliders (weights set to 70 / 30 first)
 #   chart.png     lag and RTT over the last 5 minutes (--window 5m), with replica1 held back for a while
+#   queries.png   the Queries tab under sysbench oltp_read_write through Gantry (2 threads, 20 tps)
 #   timeline.png  the failover timeline after replica2 was killed (kill -9)
 #   table.png     the server table at that moment (the top of timeline.png)
-# Needs Debian's xvfb, imagemagick and libgtk-3-0 (installed when missing, as root). Run from anywhere:
+# Needs Debian's xvfb, imagemagick, libgtk-3-0 and sysbench (installed when missing, as root). Run from anywhere:
 #   assets/screenshots/take.sh
 set -euo pipefail
 
@@ -19,6 +20,7 @@ missing=()
 command -v xvfb-run >/dev/null || missing+=(xvfb)
 command -v import >/dev/null || missing+=(imagemagick)
 ldconfig -p | grep -q 'libgtk-3.so.0' || missing+=(libgtk-3-0)
+command -v sysbench >/dev/null || missing+=(sysbench)
 if (( ${#missing[@]} )); then
   echo "take.sh: installing ${missing[*]} ..." >&2
   apt-get install -y "${missing[@]}" >/dev/null
@@ -79,11 +81,20 @@ shot() {
 shot weights sliders.png 8
 shot chart chart.png 10
 
+# The statement digests under a read-write load through Gantry: 50 s of pushes in the chart of the busiest shape.
+bench=(sysbench oltp_read_write --mysql-host=127.0.0.1 --mysql-port="${listen##*:}" --mysql-user=app
+  --mysql-password=app --mysql-db=app --mysql-ssl=off --tables=2 --table-size=2000)
+"${bench[@]}" prepare > "$work/sysbench.log"
+"${bench[@]}" --threads=2 --rate=20 --time=80 run >> "$work/sysbench.log" &
+load=$!
+shot queries queries.png 50
+wait "$load"
+
 # A failover: replica2 killed (its pid from its own pid file), then the timeline with the down entry.
 kill -9 "$(cat "$work/demo/replica2/server.pid")"
 sleep 3
 shot timeline timeline.png 8
 convert "$work/timeline.png" -crop 1280x212+0+0 +repage "$work/table.png"
 
-cp "$work"/{table,timeline,sliders,chart}.png "$here/"
-echo "take.sh: wrote $here/{table,timeline,sliders,chart}.png"
+cp "$work"/{table,timeline,sliders,chart,queries}.png "$here/"
+echo "take.sh: wrote $here/{table,timeline,sliders,chart,queries}.png"

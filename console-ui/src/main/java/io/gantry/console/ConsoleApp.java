@@ -25,6 +25,7 @@ public final class ConsoleApp extends Application {
         switch (getParameters().getNamed().getOrDefault("tab", "timeline")) {
             case "chart" -> console.view().showChart();
             case "weights" -> console.view().showWeights();
+            case "queries" -> console.view().showQueries();
             default -> console.view().showTimeline();
         }
     }

@@ -24,12 +24,12 @@ public final class ConsoleLauncher {
     static final String USAGE = """
             Usage: gantry console [--data-dir DIR | --socket PATH] [--tab NAME] [--window W]
             The desktop console of a running Gantry: live server table, failover timeline, lag and RTT chart,
-            weight sliders, health CSV export. It talks to the engine only through its admin socket, and waits
+            weight sliders, statement digests, health CSV export. It talks to the engine only through its admin socket, and waits
             (and says so) until the engine is there, reconnecting by itself when it restarts.
               --data-dir DIR   the running Gantry's data directory; its socket is DIR/admin.sock (default: gantry-data)
               --socket PATH    the admin socket itself (gantry run --admin-socket, gantry demo prints it, or forwarded);
                                --admin-socket PATH is the same, as for gantry admin
-              --tab NAME       open on this tab: timeline (default), chart or weights
+              --tab NAME       open on this tab: timeline (default), chart, weights or queries
               --window W       the chart's window: 5m, 15m (default), 1h, 6h or 1d
               -h, --help       this help
               -V, --version    the version""";
@@ -62,8 +62,9 @@ public final class ConsoleLauncher {
                     return 0;
                 }
                 case "--tab" -> {
-                    if (i + 1 >= args.length || !List.of("timeline", "chart", "weights").contains(args[i + 1])) {
-                        return bad(err, "--tab must be timeline, chart or weights");
+                    if (i + 1 >= args.length || !List.of("timeline", "chart", "weights", "queries")
+                            .contains(args[i + 1])) {
+                        return bad(err, "--tab must be timeline, chart, weights or queries");
                     }
                     tab = args[++i];
                 }

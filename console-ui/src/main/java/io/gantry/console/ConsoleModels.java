@@ -6,6 +6,7 @@ import io.gantry.console.engine.EngineConnection;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsViewModel;
 import io.gantry.console.pools.PoolsViewModel;
+import io.gantry.console.queries.QueriesViewModel;
 import io.gantry.console.servers.ServerTableViewModel;
 import io.gantry.console.status.ConnectionViewModel;
 import io.gantry.console.timeline.TimelineViewModel;
@@ -30,6 +31,7 @@ public final class ConsoleModels implements AutoCloseable {
     private final WeightSlidersViewModel weights;
     private final BlockedHostsViewModel blockedHosts;
     private final PoolsViewModel pools;
+    private final QueriesViewModel queries;
     private final ClusterViewModel cluster;
     private final ExportViewModel export;
     private final ExecutorService exports = Executors.newSingleThreadExecutor(r -> {
@@ -50,6 +52,7 @@ public final class ConsoleModels implements AutoCloseable {
         weights = new WeightSlidersViewModel(ui, engine);
         blockedHosts = new BlockedHostsViewModel(ui, engine);
         pools = new PoolsViewModel(ui, engine, clock);
+        queries = new QueriesViewModel(ui, exports);
         cluster = new ClusterViewModel(ui, engine, clock);
         export = new ExportViewModel(ui, engine, clock, exports);
         engine.addListener(connection);
@@ -59,6 +62,7 @@ public final class ConsoleModels implements AutoCloseable {
         engine.addListener(weights);
         engine.addListener(blockedHosts);
         engine.addListener(pools);
+        engine.addListener(queries);
         engine.addListener(cluster);
     }
 
@@ -97,6 +101,10 @@ public final class ConsoleModels implements AutoCloseable {
 
     public PoolsViewModel pools() {
         return pools;
+    }
+
+    public QueriesViewModel queries() {
+        return queries;
     }
 
     public ClusterViewModel cluster() {

@@ -6,6 +6,7 @@ import io.gantry.console.export.ExportDialog;
 import io.gantry.console.export.ExportViewModel;
 import io.gantry.console.hosts.BlockedHostsView;
 import io.gantry.console.pools.PoolsView;
+import io.gantry.console.queries.QueriesView;
 import io.gantry.console.servers.ServerRow;
 import io.gantry.console.servers.ServerTableView;
 import io.gantry.console.status.StatusBarView;
@@ -22,8 +23,8 @@ import javafx.scene.control.ToolBar;
 import javafx.scene.layout.BorderPane;
 
 /**
- * The window: the server table on top, the timeline, chart, sliders, blocked hosts and connection pools in tabs
- * below, the status bar at the foot.
+ * The window: the server table on top, the timeline, chart, sliders, blocked hosts, connection pools, the statement
+ * digests and the cluster in tabs below, the status bar at the foot.
  */
 public final class MainView extends BorderPane {
 
@@ -34,6 +35,7 @@ public final class MainView extends BorderPane {
     private final Tab weights;
     private final Tab blockedHosts;
     private final Tab pools;
+    private final Tab queries;
     private ExportDialog export;
 
     public MainView(ConsoleModels models) {
@@ -55,12 +57,14 @@ public final class MainView extends BorderPane {
         blockedHosts.setId("tab-blocked-hosts");
         pools = new Tab("Pools", new PoolsView(models.pools()));
         pools.setId("tab-pools");
+        queries = new Tab("Queries", new QueriesView(models.queries()));
+        queries.setId("tab-queries");
         Tab cluster = new Tab("Cluster", new ClusterView(models.cluster()));
         cluster.setId("tab-cluster");
-        for (Tab tab : List.of(timeline, chart, weights, blockedHosts, pools, cluster)) {
+        for (Tab tab : List.of(timeline, chart, weights, blockedHosts, pools, queries, cluster)) {
             tab.setClosable(false);
         }
-        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts, pools, cluster);
+        tabs.getTabs().addAll(timeline, chart, weights, blockedHosts, pools, queries, cluster);
         SplitPane split = new SplitPane(table, tabs);
         split.setOrientation(Orientation.VERTICAL);
         split.setDividerPositions(0.25);
@@ -86,6 +90,10 @@ public final class MainView extends BorderPane {
 
     public void showPools() {
         tabs.getSelectionModel().select(pools);
+    }
+
+    public void showQueries() {
+        tabs.getSelectionModel().select(queries);
     }
 
     /** Opens the export dialog (once; again brings it to the front), with the servers the table knows now. */

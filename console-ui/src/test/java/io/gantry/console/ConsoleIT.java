@@ -10,6 +10,7 @@ import io.gantry.authority.HealthSample;
 import io.gantry.authority.Retention;
 import io.gantry.cli.GantryCommand;
 import io.gantry.console.export.ExportViewModel;
+import io.gantry.console.queries.QueryRow;
 import io.gantry.console.servers.ServerRow;
 import io.gantry.console.status.ConnectionViewModel;
 import io.gantry.console.weights.WeightItem;
@@ -255,6 +256,52 @@ class ConsoleIT {
                 + "gantry export-health");
         fx(() -> {
             console.view().openExport().hide();
+            return null;
+        });
+    }
+
+    @Test
+    @Order(2)
+    void theQueriesTabListsTheShapesFiltersThemAndFollowsTheSelectedOne() throws Exception {
+        try (java.sql.Connection session = java.sql.DriverManager.getConnection("jdbc:mysql://127.0.0.1:"
+                + gantry.address().getPort() + "/app?sslMode=DISABLED", "app", "app");
+             java.sql.Statement statement = session.createStatement()) {
+            for (int i = 0; i < 20; i++) {
+                statement.executeQuery("SELECT " + i + " AS console_queries").close();
+            }
+        }
+        fx(() -> {
+            console.view().showQueries();
+            return null;
+        });
+        TableView<?> table = fx(() -> robot.lookup("#queries-table").queryAs(TableView.class));
+        String shape = "SELECT ? AS console_queries";
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fx(() -> table.getItems().stream()
+                .anyMatch(row -> ((QueryRow) row).query().equals(shape))));
+        assertThat(fx(() -> table.getItems().size())).as("every shape before the filter").isGreaterThan(1);
+        robot.clickOn("#queries-filter").write("CONSOLE_QUERIES");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> fx(() -> table.getItems().size()) == 1);
+        fx(() -> {
+            table.getSelectionModel().select(0);
+            return null;
+        });
+        // The selection holds across the next pushes, which add points to its chart.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fx(() -> console.models().queries().history()
+                .size()) >= 2);
+        QueryRow selected = fx(() -> (QueryRow) table.getSelectionModel().getSelectedItem());
+        assertThat(selected.query()).isEqualTo(shape);
+        assertThat(selected.count()).isEqualTo(20);
+        assertThat(fx(() -> robot.lookup("#queries-where").queryAs(javafx.scene.control.Label.class).getText()))
+                .startsWith("Ran on: ").contains("replica 20 (100 %)");
+        Path csv = Files.createTempFile(dataDir, "queries", ".csv");
+        fx(() -> {
+            console.models().queries().exportCsv(csv);
+            return null;
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(Files.readAllLines(csv))
+                .hasSize(2).element(1).asString().startsWith(shape + ",app,app,20,0,"));
+        fx(() -> {
+            console.models().queries().filterProperty().set("");
             return null;
         });
     }

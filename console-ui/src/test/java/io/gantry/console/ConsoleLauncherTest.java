@@ -34,7 +34,7 @@ class ConsoleLauncherTest {
         assertThat(err.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("gantry console: ")))
                 .containsExactly("gantry console: give --data-dir or --socket, not both",
                         "gantry console: --socket needs a value",
-                        "gantry console: --tab must be timeline, chart or weights",
+                        "gantry console: --tab must be timeline, chart, weights or queries",
                         "gantry console: --window must be one of 5m, 15m, 1h, 6h, 1d",
                         "gantry console: unknown option '--watch'");
     }
