@@ -1,6 +1,7 @@
 package io.gantry.digest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -134,11 +135,19 @@ class SlowStatementLogTest {
 
     @Test
     void theSettingsPutTheLogInTheDataDirectoryUnlessAFileIsNamed() {
-        DigestSettings on = new DigestSettings(10, Optional.of(Duration.ofSeconds(1)), false, Optional.empty());
+        DigestSettings on = new DigestSettings(true, 10, Optional.of(Duration.ofSeconds(1)), false, Optional.empty());
         assertThat(on.inDirectory(dir).slowStatementLog()).contains(dir.resolve(DigestSettings.SLOW_LOG_FILE));
         Path named = dir.resolve("elsewhere.jsonl");
-        DigestSettings elsewhere = new DigestSettings(10, Optional.of(Duration.ofSeconds(1)), false,
+        DigestSettings elsewhere = new DigestSettings(true, 10, Optional.of(Duration.ofSeconds(1)), false,
                 Optional.of(named));
         assertThat(elsewhere.inDirectory(dir).slowStatementLog()).contains(named);
+    }
+
+    @Test
+    void aSlowStatementLogNeedsTheDigestsOn() {
+        assertThatThrownBy(() -> new DigestSettings(false, 10,
+                Optional.of(Duration.ofSeconds(1)), false, Optional.empty()))
+                .hasMessage("--slow-statement-ms needs --digests on: the slow statements are found by the digests' "
+                        + "timing");
     }
 }

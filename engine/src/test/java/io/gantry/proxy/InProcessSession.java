@@ -89,13 +89,17 @@ public final class InProcessSession implements AutoCloseable {
      *                       handlers, never for the benchmark, whose garbage per query it would change
      */
     public InProcessSession(boolean recordCommands) {
+        this(recordCommands, ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)));
+    }
+
+    /** A session as {@link #InProcessSession(boolean)}, of a proxy configured as {@code config}. */
+    public InProcessSession(boolean recordCommands, ProxyConfig config) {
         received = recordCommands ? new LinkedHashMap<>() : null;
         backends = new LinkedHashMap<>();
         greeted = new ArrayList<>();
         owner = null;
         upstreams = InProcessTopology.primaryAndReplica(url(3306), url(3307));
-        proxy = new ProxyServer(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0)), upstreams,
-                SERVER_VERSION);
+        proxy = new ProxyServer(config, upstreams, SERVER_VERSION);
         proxy.setBackendChannels((server, loop, connectTimeout, handler) -> {
             EmbeddedChannel channel = withProxyAllocator(handler);
             backends.computeIfAbsent(server.address(), address -> new ArrayList<>()).add(channel);

@@ -2,11 +2,15 @@ package io.gantry.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.digest.DigestSettings;
 import io.gantry.digest.RanOn;
+import io.gantry.proxy.session.ProxyConfig;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The benchmark's session answers as a proxy would: if it did not, the benchmark would measure something else. */
@@ -46,6 +50,21 @@ class InProcessSessionTest {
                         assertThat(row.ran(RanOn.REPLICA)).isEqualTo(3);
                         assertThat(row.errors()).isZero();
                     });
+        }
+    }
+
+    @Test
+    void withDigestsOffTheSameStatementsAnswerAndNothingIsCounted() {
+        ProxyConfig config = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
+                .withDigests(new DigestSettings(false, 100, Optional.empty(), false, Optional.empty()));
+        try (InProcessSession session = new InProcessSession(false, config)) {
+            ByteBuf query = session.queryFrame("SELECT c FROM sbtest1 WHERE id=5021");
+            assertThat(text(session.command(query))).contains(InProcessSession.ROW_VALUE);
+            long statement = session.prepare("SELECT c FROM sbtest1 WHERE id=?");
+            assertThat(text(session.command(session.executeFrame(statement, 1, true))))
+                    .contains(InProcessSession.ROW_VALUE);
+            query.release();
+            assertThat(session.digests().snapshot()).isEmpty();
         }
     }
 

@@ -60,7 +60,7 @@ class StatementDigestsIT {
         // Every statement goes to the slow-statement log too (0 ms), in the data directory.
         ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", 0))
                 .withConnectTimeout(Duration.ofSeconds(2))
-                .withDigests(new DigestSettings(StatementDigests.DEFAULT_MAX_SHAPES, Optional.of(Duration.ZERO),
+                .withDigests(new DigestSettings(true, StatementDigests.DEFAULT_MAX_SHAPES, Optional.of(Duration.ZERO),
                         false, Optional.empty()));
         List<UpstreamUrl> urls = topology.servers().stream()
                 .map(s -> new UpstreamUrl(s.host(), s.port(), "app", "app", "app", 50)).toList();

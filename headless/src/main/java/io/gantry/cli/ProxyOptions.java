@@ -67,6 +67,12 @@ final class ProxyOptions {
                     + "${DEFAULT-VALUE}).")
     int digestMaxShapes;
 
+    @Option(names = "--digests", paramLabel = "on|off", defaultValue = "on",
+            description = "Count every statement under its shape (SHOW GANTRY QUERIES, the metrics' top shapes, the "
+                    + "console's Queries tab); off counts nothing and allows no slow-statement log (default: "
+                    + "${DEFAULT-VALUE}).")
+    String digests;
+
     @Option(names = "--slow-statement-ms", paramLabel = "MS",
             description = "Write every statement at least this slow (from its arrival to the end of its answer) to "
                     + "the slow-statement log, one JSON object per line; 0 writes every statement (default: no "
@@ -229,7 +235,7 @@ final class ProxyOptions {
             return ProxyConfig.defaults(listenAddress())
                     .withRouting(routing)
                     .withMaxClientConnections(maxClientConnections)
-                    .withDigests(new DigestSettings(digestMaxShapes,
+                    .withDigests(new DigestSettings(OnOff.parse("--digests", digests), digestMaxShapes,
                             Optional.ofNullable(slowStatementMs).map(Duration::ofMillis), slowStatementLiterals,
                             Optional.ofNullable(slowStatementLog)))
                     .withConnectTimeout(Duration.ofMillis((long) (connectTimeoutSeconds * 1000)))

@@ -38,6 +38,9 @@ import java.util.Map;
  * <p>A statement at least {@code --slow-statement-ms} slow is also handed to the {@link SlowStatementLog} (one
  * comparison per statement; an entry only for a slow one).
  *
+ * <p>With {@code --digests off} ({@link #off}) every method returns at once and the answer is not wrapped: a statement
+ * costs a few branches.
+ *
  * <p>Latency runs from the handler's start to the end of the answer. A statement whose session ended before its
  * answer is not counted; a refusal by Gantry (no primary, a write in a read-only transaction) counts as Gantry's,
  * with its error code, once the next statement starts.
@@ -47,6 +50,7 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     /** Prepared statements whose shapes are kept; past that the map starts again (closed ones stay otherwise). */
     private static final int MAX_REMEMBERED_STATEMENTS = 1024;
 
+    private final boolean counting;
     private final SessionContext session;
     private final StatementDigests digests;
     private final SlowStatementLog slowStatements;
@@ -82,23 +86,43 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
     private boolean timesResults;
 
     public SessionDigest(SessionContext session, StatementDigests digests, SlowStatementLog slowStatements) {
+        this(true, session, digests, slowStatements);
+    }
+
+    private SessionDigest(boolean counting, SessionContext session, StatementDigests digests,
+                          SlowStatementLog slowStatements) {
+        this.counting = counting;
         this.session = session;
         this.digests = digests;
         this.slowStatements = slowStatements;
     }
 
+    /** A session's digest that counts nothing ({@code --digests off}). */
+    public static SessionDigest off() {
+        return new SessionDigest(false, null, null, null);
+    }
+
     /** A COM_QUERY's text starts (its parts, if it has several, are counted apart). */
     public void text(QueryText statement) {
+        if (!counting) {
+            return;
+        }
         start(statement.sql(), statement.mode(), null, null, statement);
     }
 
     /** A part of a multi-statement text run on its own starts. */
     public void part(String sql, SqlMode sqlMode) {
+        if (!counting) {
+            return;
+        }
         start(sql, sqlMode, null, null, null);
     }
 
     /** An execution of a prepared statement starts; its shape is made once per statement. */
     public void execution(PreparedStatements.Statement statement, SqlMode sqlMode) {
+        if (!counting) {
+            return;
+        }
         String known = preparedShapes.get(statement);
         if (known == null) {
             if (preparedShapes.size() >= MAX_REMEMBERED_STATEMENTS) {
@@ -130,6 +154,9 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
 
     /** The running statement was answered by a cache. */
     public void answeredFromCache() {
+        if (!counting) {
+            return;
+        }
         ranOn = RanOn.CACHE;
         server = null;
         finish(0, 0);
@@ -140,6 +167,9 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
      * result set it wrote).
      */
     public void answeredByGantry(Reply reply, long rowsSent) {
+        if (!counting) {
+            return;
+        }
         ranOn = RanOn.GANTRY;
         server = null;
         finish(errorOf(reply), rowsSent);
@@ -147,6 +177,9 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
 
     /** Where this try of the running statement goes, or Gantry's refusal of it. */
     public void routed(SessionRouting.Routed routed) {
+        if (!counting) {
+            return;
+        }
         if (routed.refused()) {
             refusal = errorOf(routed.refusal());
             refusedAt = System.nanoTime();
@@ -160,20 +193,29 @@ public final class SessionDigest implements AfterResponse, ResponseForwarder.Res
 
     /** The running statement runs on {@code target} unrouted (its long data went there). */
     public void runsOn(UpstreamServer target) {
+        if (!counting) {
+            return;
+        }
         refusal = 0;
         ranOn = target.role() == Role.PRIMARY ? RanOn.PRIMARY : RanOn.REPLICA;
         reason = null;
         server = target.address();
     }
 
-    /** This object, running {@code next} once it has recorded the statement. */
+    /** This object, running {@code next} once it has recorded the statement; {@code next} itself when off. */
     public AfterResponse completing(AfterResponse next) {
+        if (!counting) {
+            return next;
+        }
         then = next;
         return this;
     }
 
-    /** This object, counting the answer's packets on their way to {@code next}. */
+    /** This object, counting the answer's packets on their way to {@code next}; {@code next} itself when off. */
     public ResponseForwarder.ResponseRewriter observing(ResponseForwarder.ResponseRewriter next) {
+        if (!counting) {
+            return next;
+        }
         inner = next;
         results = 0;
         rows = 0;

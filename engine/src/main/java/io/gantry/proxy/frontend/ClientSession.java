@@ -129,7 +129,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
                 upstreams, services.readCounters(), services.config().failover(), services.replayCounts(), loop);
         AnswerCorrections answers = new AnswerCorrections(session, services.sessions(), services.login(),
                 upstreams, client, alloc);
-        SessionDigest digest = new SessionDigest(session, services.digests(), services.slowStatements());
+        SessionDigest digest = services.config().digests().enabled()
+                ? new SessionDigest(session, services.digests(), services.slowStatements()) : SessionDigest.off();
         queries = new QueryCommand(session, backends, routing, pipeline, cachedReads, digest, answers,
                 services.adminSql(), services.sessions(), upstreams, client, loop, alloc);
         statements = new PreparedStatementCommands(session, backends, routing, forwarder, pipeline, cachedReads,
