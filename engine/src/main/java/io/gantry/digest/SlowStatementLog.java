@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import io.gantry.route.SqlTokenizer;
-import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -56,6 +55,8 @@ public final class SlowStatementLog implements AutoCloseable {
     public static final int KEPT_FILES = 4;
     /** Entries waiting for the disk at most; past it they are dropped. */
     static final int QUEUE_CAPACITY = 4096;
+    /** Lines are written in batches of about this many bytes, or fewer when the queue runs empty. */
+    private static final int BATCH_BYTES = 64 * 1024;
     /** Dropped entries are told in Gantry's log at most this often. */
     private static final long REPORT_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -77,7 +78,9 @@ public final class SlowStatementLog implements AutoCloseable {
     private final ByteArrayBuilder line = new ByteArrayBuilder(512);
     private final StringBuilder masked = new StringBuilder(256);
     private OutputStream out;
+    /** The file's size, and lines written since the last write to it: whole lines, so one write never ends mid-line. */
     private long size;
+    private final ByteArrayBuilder batch = new ByteArrayBuilder(64 * 1024);
     private long droppedReported;
     private long reportedAt = System.nanoTime() - REPORT_EVERY_NANOS;
     private boolean failing;
@@ -191,11 +194,14 @@ public final class SlowStatementLog implements AutoCloseable {
                 openFile();
             }
             byte[] bytes = lineOf(statement);
-            if (size > 0 && size + bytes.length > rotateBytes) {
+            if (size + batch.size() > 0 && size + batch.size() + bytes.length > rotateBytes) {
+                writeBatch();
                 rotate();
             }
-            out.write(bytes);
-            size += bytes.length;
+            batch.write(bytes);
+            if (batch.size() >= BATCH_BYTES) {
+                writeBatch();
+            }
             written.incrementAndGet();
             if (failing) {
                 failing = false;
@@ -265,7 +271,7 @@ public final class SlowStatementLog implements AutoCloseable {
         } catch (FileAlreadyExistsException kept) {
             // appended to, as a restarted server appends to its slow log
         }
-        out = new BufferedOutputStream(new FileOutputStream(file.toFile(), true), 64 * 1024);
+        out = new FileOutputStream(file.toFile(), true);
         size = Files.size(file);
     }
 
@@ -285,12 +291,24 @@ public final class SlowStatementLog implements AutoCloseable {
         return file.resolveSibling(file.getFileName() + "." + generation);
     }
 
+    /**
+     * Writes the lines gathered so far in one write: a Gantry taking over appends to the same file for a moment, and
+     * appends of whole lines in one write each do not split each other's lines.
+     */
+    private void writeBatch() throws IOException {
+        if (batch.size() > 0) {
+            out.write(batch.toByteArray());
+            size += batch.size();
+            batch.reset();
+        }
+    }
+
     private void flush() {
         if (out == null) {
             return;
         }
         try {
-            out.flush();
+            writeBatch();
         } catch (IOException e) {
             closeFile();
             if (!failing) {
@@ -300,7 +318,9 @@ public final class SlowStatementLog implements AutoCloseable {
         }
     }
 
+    /** Closes the file; lines not written yet are lost (closed after a failed write, or after {@link #flush}). */
     private void closeFile() {
+        batch.reset();
         if (out != null) {
             try {
                 out.close();
