@@ -8,6 +8,7 @@ import io.gantry.cluster.ClusterMember;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyMetrics;
+import io.gantry.proxy.pipeline.InDoubtCommits;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;
@@ -235,6 +236,11 @@ public final class GantryMetrics implements ProxyMetrics, AutoCloseable {
             readCounter(proxy, "gantry.transaction.replays", outcome.statusRow(),
                     Tags.of("outcome", outcome.name().toLowerCase(Locale.ROOT)),
                     "Transactions whose primary was lost while they were open, by how they ended");
+        }
+        for (InDoubtCommits.Found found : InDoubtCommits.Found.values()) {
+            readCounter(proxy, "gantry.commits.in.doubt", found.statusRow(),
+                    Tags.of("found", found.name().toLowerCase(Locale.ROOT)),
+                    "Commits and autocommit writes on their way when the primary was lost, by what Gantry found");
         }
     }
 

@@ -345,6 +345,7 @@ public final class ProxyServer implements AutoCloseable {
         Map<String, String> rows = new LinkedHashMap<>(services.readCounters().status());
         rows.putAll(services.login().accountStatus());
         rows.putAll(services.replayCounts().status());
+        rows.putAll(services.inDoubtCommits().status());
         return rows;
     }
 
@@ -412,6 +413,7 @@ public final class ProxyServer implements AutoCloseable {
         services.login().close();
         // After the event loops: no statement is offered to it any more.
         services.slowStatements().close();
+        services.inDoubtCommits().close();
         LOG.info("proxy: stopped");
     }
 }

@@ -10,6 +10,7 @@ import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
+import io.gantry.proxy.pipeline.InDoubtCommits;
 import io.gantry.proxy.session.LoginDoor;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
@@ -41,6 +42,7 @@ final class SharedServices implements ProxyServices {
     private final StatementDigests digests;
     private final SlowStatementLog slowStatements;
     private final ReplayCounts replayCounts;
+    private final InDoubtCommits inDoubtCommits = new InDoubtCommits();
     private final AdminSql adminSql;
     private final Clock clock;
     private final RateLimitedLog peerWarnings;
@@ -121,6 +123,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public ReplayCounts replayCounts() {
         return replayCounts;
+    }
+
+    @Override
+    public InDoubtCommits inDoubtCommits() {
+        return inDoubtCommits;
     }
 
     @Override

@@ -22,4 +22,29 @@ class TransactionEffectsTest {
     void anythingThatMayCommitDoesNot(String sql) {
         assertThat(TransactionEffects.leavesTransactionOpen(QueryText.of(sql, SqlMode.DEFAULT))).isFalse();
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"COMMIT", "commit work", " COMMIT ;", "COMMIT\n"})
+    void aPlainCommitIsKnown(String sql) {
+        assertThat(TransactionEffects.isPlainCommit(sql)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"COMMIT AND CHAIN", "COMMIT RELEASE", "/* why */ COMMIT", "COMMITTED", "ROLLBACK",
+            "INSERT INTO t VALUES (1); COMMIT"})
+    void anythingMoreIsNotAPlainCommit(String sql) {
+        assertThat(TransactionEffects.isPlainCommit(sql)).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ROLLBACK", "rollback work;"})
+    void aPlainRollbackIsKnown(String sql) {
+        assertThat(TransactionEffects.isPlainRollback(sql)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ROLLBACK TO SAVEPOINT a", "ROLLBACK TO a", "ROLLBACK AND CHAIN", "COMMIT"})
+    void aPartialRollbackIsNotAPlainRollback(String sql) {
+        assertThat(TransactionEffects.isPlainRollback(sql)).isFalse();
+    }
 }

@@ -278,6 +278,11 @@ public final class QueryCommand {
         }
 
         @Override
+        protected String text() {
+            return sent.sql();
+        }
+
+        @Override
         protected boolean reroutesUnreachableReplica() {
             return true;
         }

@@ -126,7 +126,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         CachedReads cachedReads = new CachedReads(session, client, upstreams, services.serverIds(), services::caches,
                 services.clock());
         StatementPipeline pipeline = new StatementPipeline(session, backends, routing, forwarder, cachedReads,
-                upstreams, services.readCounters(), services.config().failover(), services.replayCounts(), loop);
+                upstreams, services.readCounters(), services.config().failover(), services.replayCounts(),
+                services.inDoubtCommits(), loop);
         AnswerCorrections answers = new AnswerCorrections(session, services.sessions(), services.login(),
                 upstreams, client, alloc);
         SessionDigest digest = services.config().digests().enabled()

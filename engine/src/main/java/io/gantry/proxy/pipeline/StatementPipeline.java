@@ -2,6 +2,8 @@ package io.gantry.proxy.pipeline;
 
 import static io.gantry.proxy.session.SessionContext.LOG;
 
+import io.gantry.gtid.GtidSet;
+import io.gantry.gtid.SampledPosition;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.backend.InternalCommand;
@@ -74,7 +76,7 @@ public final class StatementPipeline {
     public StatementPipeline(SessionContext session, SessionBackends backends, SessionRouting routing,
                              ResponseForwarder forwarder, CachedReads cachedReads, Upstreams upstreams,
                              ReadCounters readCounters, FailoverSettings failover, ReplayCounts replayCounts,
-                             EventLoop loop) {
+                             InDoubtCommits inDoubtCommits, EventLoop loop) {
         this.session = session;
         this.backends = backends;
         this.routing = routing;
@@ -85,8 +87,8 @@ public final class StatementPipeline {
         this.primaryWait = new PrimaryWait(session, upstreams, failover.switchoverHold(), loop);
         this.replayTimeout = failover.replay().timeout();
         this.replayCounts = replayCounts;
-        this.replay = new TransactionReplay(session, backends, upstreams, primaryWait, replayCounts, replayTimeout,
-                this, loop);
+        this.replay = new TransactionReplay(session, backends, upstreams, primaryWait, replayCounts, inDoubtCommits,
+                replayTimeout, this, loop);
     }
 
     /** Routes the trip's statement and runs this try of it; every later try comes back here. */
@@ -298,8 +300,31 @@ public final class StatementPipeline {
         if (fill != null) {
             fill.start(connection);
         }
+        boolean kept = keptForReplay(trip, command, connection);
+        boolean autocommitWrite = !kept && autocommitWriteOnPrimary(trip, connection);
+        if (kept || autocommitWrite) {
+            trip.inDoubtIfLost(positionOf(connection.server()), autocommitWrite);
+        }
         forwarder.forward(command, connection, trip.after(), trip.rewriter(), trip.readOnlyFallback(),
-                keptForReplay(trip, command, connection) ? trip : null);
+                kept || autocommitWrite ? trip : null);
+    }
+
+    /** The server's sampled position, null when none is known. */
+    private static GtidSet positionOf(UpstreamServer server) {
+        SampledPosition position = server.position();
+        return position == null ? null : position.executed();
+    }
+
+    /**
+     * Whether the trip is a text write outside a transaction on the primary, with replay on: lost before its answer,
+     * Gantry finds out whether it committed, and runs it again on the new primary if it did not.
+     */
+    private boolean autocommitWriteOnPrimary(StatementTrip trip, BackendConnection connection) {
+        SessionRouting.Routed routed = trip.routed();
+        SessionRouteState state = session.routeState();
+        return session.transactionLog().enabled() && connection.server().role() == Role.PRIMARY && routed != null
+                && routed.statement().kind() == StatementKind.WRITE && trip.text() != null
+                && state.transaction() == TransactionState.NONE && state.autocommit();
     }
 
     /**

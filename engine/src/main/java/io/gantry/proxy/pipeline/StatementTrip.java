@@ -1,5 +1,6 @@
 package io.gantry.proxy.pipeline;
 
+import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.caching.CacheFill;
@@ -53,6 +54,13 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
      */
     private byte[] refusedPayload;
     private int refusedSequence;
+    /**
+     * The primary's position sampled before this try was sent, when a loss before its answer leaves its commit in
+     * doubt (a statement of a transaction Gantry follows, or an autocommit write): a commit of it comes after it.
+     */
+    private GtidSet sentAfter;
+    /** Whether this try is an autocommit write, in doubt if lost: it runs again only if it did not commit. */
+    private boolean autocommitWrite;
 
     /**
      * @param command        the command of the first try
@@ -124,6 +132,14 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
      */
     protected boolean mayEndTransaction() {
         return true;
+    }
+
+    /**
+     * The statement's text as it went to the server, or null for a command that is not a text (an execution): only a
+     * text is compared with what a new primary logged, when its commit is in doubt.
+     */
+    protected String text() {
+        return null;
     }
 
     /** Whether a read that would open a new connection to a replica is routed again if that replica is gone. */
@@ -208,6 +224,21 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
 
     long holdUntil() {
         return holdUntil;
+    }
+
+    /** This try goes to the primary at {@code position}; an autocommit write, or a statement of a transaction. */
+    void inDoubtIfLost(GtidSet position, boolean isAutocommitWrite) {
+        sentAfter = position;
+        autocommitWrite = isAutocommitWrite;
+    }
+
+    /** The primary's position before this try was sent, or null when it was not known. */
+    GtidSet sentAfter() {
+        return sentAfter;
+    }
+
+    boolean autocommitWrite() {
+        return autocommitWrite;
     }
 
     void routed(SessionRouting.Routed routed) {

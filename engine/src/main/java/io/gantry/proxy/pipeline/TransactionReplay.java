@@ -2,6 +2,7 @@ package io.gantry.proxy.pipeline;
 
 import static io.gantry.proxy.session.SessionContext.LOG;
 
+import io.gantry.gtid.MariaDbGtidSet;
 import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.backend.BackendFailure;
 import io.gantry.proxy.execution.AnswerChecksum;
@@ -14,16 +15,21 @@ import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
 import io.gantry.proxy.state.TransactionLog;
+import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionEffects;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.wire.ComQuery;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -59,6 +65,7 @@ public final class TransactionReplay {
     private final Upstreams upstreams;
     private final PrimaryWait primaryWait;
     private final ReplayCounts counts;
+    private final InDoubtCommits inDoubtCommits;
     private final Duration timeout;
     private final StatementPipeline pipeline;
     /** The session's event loop: where a loss's tally is published. */
@@ -66,12 +73,14 @@ public final class TransactionReplay {
     private Executions executions;
 
     TransactionReplay(SessionContext session, SessionBackends backends, Upstreams upstreams, PrimaryWait primaryWait,
-                      ReplayCounts counts, Duration timeout, StatementPipeline pipeline, EventLoop loop) {
+                      ReplayCounts counts, InDoubtCommits inDoubtCommits, Duration timeout, StatementPipeline pipeline,
+                      EventLoop loop) {
         this.session = session;
         this.backends = backends;
         this.upstreams = upstreams;
         this.primaryWait = primaryWait;
         this.counts = counts;
+        this.inDoubtCommits = inDoubtCommits;
         this.timeout = timeout;
         this.pipeline = pipeline;
         this.loop = loop;
@@ -114,35 +123,208 @@ public final class TransactionReplay {
     }
 
     /**
-     * The transaction's connection was lost while {@code trip}'s statement was on its way, before any of its answer
-     * reached the client. A statement that would have ended the transaction ({@code COMMIT}) may have committed:
-     * it is never run blindly again, and the session ends saying its outcome is unknown. Any other statement runs
-     * again after the replay.
+     * The connection was lost while {@code trip}'s statement was on its way, before any of its answer reached the
+     * client. A statement that leaves the transaction open runs again after the transaction's replay. A statement
+     * that may have committed is never run blindly again: a {@code COMMIT} (or an autocommit write) waits for the new
+     * primary, which says whether it committed ({@link InDoubt}); a {@code ROLLBACK} has rolled back either way; any
+     * other (a statement that commits implicitly) ends the session saying its outcome is unknown.
      */
     void lostBeforeAnswer(StatementTrip trip, BackendConnection connection, BackendFailure failure) {
         String lost = "the connection to " + connection.server().address() + " was lost (" + failure.getMessage()
                 + ")";
-        if (trip.mayEndTransaction()) {
-            counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, connection.server().address(), loop);
-            session.transactionLog().clear();
+        if (trip.autocommitWrite()) {
             backends.forget(connection);
-            LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
-                    .log("session {}: {} while its COMMIT (or a statement that commits) was on its way; whether it "
-                            + "committed is not known, so it is not replayed; ending the session", session.id(), lost);
-            SessionContext.releaseIfHeld(trip.command());
-            session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lost, "its COMMIT (or a statement "
-                    + "that commits) was sent and no answer came, so whether the transaction committed is not known; "
-                    + "look before running it again"));
+            new InDoubt(trip, connection.server(), lost, failure).start();
             return;
         }
-        if (!backends.letGoForReplay(connection, lost)) {
-            session.backendFailed(connection.server(), failure);
+        if (session.transactionLog().keptNothingBefore() && (!trip.mayEndTransaction() || (trip.routed() != null
+                && trip.routed().statement().kind() == StatementKind.TRANSACTION_BEGIN))) {
+            // The statement was the transaction's first (a BEGIN with none open): nothing of it is lost.
+            backends.forget(connection);
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
+                    .log("session {}: {} under the first statement of its transaction; running it again on the "
+                            + "primary", session.id(), lost);
+            session.finish(trip.run(trip.again(), trip.holdUntil()));
             return;
         }
-        LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
-                .log("session {}: {} during its transaction; replaying the transaction on the primary, then the "
-                        + "statement", session.id(), lost);
-        session.finish(trip.run(trip.again(), trip.holdUntil()));
+        if (!trip.mayEndTransaction()) {
+            if (!backends.letGoForReplay(connection, lost)) {
+                session.backendFailed(connection.server(), failure);
+                return;
+            }
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
+                    .log("session {}: {} during its transaction; replaying the transaction on the primary, then the "
+                            + "statement", session.id(), lost);
+            session.finish(trip.run(trip.again(), trip.holdUntil()));
+            return;
+        }
+        String text = trip.text();
+        if (text != null && TransactionEffects.isPlainRollback(text) && backends.letGoForReplay(connection, lost)) {
+            session.transactionLog().clear();
+            counts.ended(ReplayCounts.Outcome.ROLLED_BACK, connection.server().address(), loop);
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
+                    .log("session {}: {} while its ROLLBACK was on its way; the transaction is rolled back either "
+                            + "way", session.id(), lost);
+            session.statusFrom(connection.server(), autocommitStatus());
+            session.finish(Reply.OK);
+            return;
+        }
+        if (text != null && TransactionEffects.isPlainCommit(text) && backends.letGoForReplay(connection, lost)) {
+            new InDoubt(trip, connection.server(), lost, failure).start();
+            return;
+        }
+        counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, connection.server().address(), loop);
+        inDoubtCommits.counted(InDoubtCommits.Found.UNKNOWN);
+        session.transactionLog().clear();
+        backends.forget(connection);
+        LOG.atWarn().addKeyValue("session", session.id()).addKeyValue("server", connection.server().address())
+                .log("session {}: {} while a statement that commits was on its way; whether it committed is not "
+                        + "known, so it is not replayed; ending the session", session.id(), lost);
+        SessionContext.releaseIfHeld(trip.command());
+        session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lost, "a statement that commits was sent "
+                + "and no answer came, so whether the transaction committed is not known; look before running it "
+                + "again"));
+    }
+
+    /** The status of an OK that ends the session's transaction. */
+    private int autocommitStatus() {
+        return session.routeState().autocommit() ? ServerStatus.SERVER_STATUS_AUTOCOMMIT : 0;
+    }
+
+    /**
+     * A {@code COMMIT} of a transaction Gantry can replay, or an autocommit write, whose connection was lost on its
+     * way: it waits for the new primary, and Gantry reads there what was logged after the old primary's position
+     * from before it was sent ({@link InDoubtCommits}). Committed: the COMMIT gets its OK (an autocommit write, whose
+     * answer held counts Gantry cannot know, gets an error saying it committed). Not committed: the transaction is
+     * replayed and the COMMIT runs again, or the write runs again. Cannot be told: the session ends saying so.
+     */
+    private final class InDoubt {
+        private final StatementTrip trip;
+        private final UpstreamServer lostServer;
+        private final String lostWhy;
+        private final BackendFailure failure;
+        private final long deadline = System.nanoTime() + timeout.toNanos();
+        private final String what;
+
+        InDoubt(StatementTrip trip, UpstreamServer lostServer, String lostWhy, BackendFailure failure) {
+            this.trip = trip;
+            this.lostServer = lostServer;
+            this.lostWhy = lostWhy;
+            this.failure = failure;
+            this.what = trip.autocommitWrite() ? "write" : "COMMIT";
+        }
+
+        void start() {
+            LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", lostServer.address())
+                    .log("session {}: {} while its {} was on its way; waiting for the new primary to find out "
+                            + "whether it committed", session.id(), lostWhy, what);
+            awaitPrimary(lostServer);
+        }
+
+        private void awaitPrimary(UpstreamServer notThis) {
+            primaryWait.awaitForReplay(notThis, "session " + session.id() + " finds out whether its " + what
+                    + " committed after " + lostWhy, deadline, this::onPrimary, () -> settle(null,
+                    new CommitOutcome.Unknown("no primary was found within " + timeout.toMillis() + " ms "
+                            + "(--transaction-replay-timeout-ms)")), () -> {
+                    });
+        }
+
+        private void onPrimary() {
+            UpstreamServer primary = upstreams.primaryOrNull();
+            if (primary == null) {
+                awaitPrimary(null);
+                return;
+            }
+            if (!(trip.sentAfter() instanceof MariaDbGtidSet before)) {
+                settle(primary, new CommitOutcome.Unknown(trip.sentAfter() == null ? "the old primary's position "
+                        + "from before it was sent is not known" : "finding it out is done on MariaDB only"));
+                return;
+            }
+            long left = Math.max(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), 1000);
+            inDoubtCommits.find(primary, primary == lostServer, before, ownStatements(), Duration.ofMillis(left), loop,
+                    outcome -> settle(primary, outcome), failure -> {
+                        if (InDoubtCommits.unreachable(failure) && System.nanoTime() - deadline < 0
+                                && !session.isClosed()) {
+                            awaitPrimary(primary); // gone too, or not marked down yet: the next primary then
+                        } else {
+                            settle(primary, new CommitOutcome.Unknown("the binlog of " + whichPrimary(primary) + " "
+                                    + primary.address() + " could not be read (" + failure.getMessage() + ")"));
+                        }
+                    });
+        }
+
+        /** The texts of the statements the session sent in it, as the server's log reads them; null if not all are. */
+        private List<String> ownStatements() {
+            List<String> own = new ArrayList<>();
+            if (!trip.autocommitWrite()) {
+                for (TransactionLog.Entry entry : session.transactionLog().entries()) {
+                    if (entry.command()[0] != CommandType.COM_QUERY.code()) {
+                        return null;
+                    }
+                    own.add(asLogged(entry.command()));
+                }
+            }
+            own.add(asLogged(ComQuery.payload(trip.text())));
+            return own;
+        }
+
+        /** How the log names the primary looked at: the same one, when only the connection was lost. */
+        private String whichPrimary(UpstreamServer primary) {
+            return primary == lostServer ? "the primary" : "the new primary";
+        }
+
+        private void settle(UpstreamServer primary, CommitOutcome outcome) {
+            if (session.isClosed()) {
+                return;
+            }
+            if (outcome instanceof CommitOutcome.NotCommitted) {
+                inDoubtCommits.counted(InDoubtCommits.Found.NOT_COMMITTED);
+                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", primary.address())
+                        .log("session {}: its {} had not committed: {} {} has no trace of it; "
+                                + "running it again{}", session.id(), what, whichPrimary(primary), primary.address(),
+                                trip.autocommitWrite() ? "" : " after the transaction's replay");
+                session.finish(trip.run(trip.again(), trip.holdUntil()));
+            } else if (outcome instanceof CommitOutcome.Committed committed) {
+                inDoubtCommits.counted(InDoubtCommits.Found.COMMITTED);
+                session.consistency().committed(MariaDbGtidSet.of(committed.gtid()));
+                if (trip.autocommitWrite()) {
+                    LOG.atWarn().addKeyValue("session", session.id())
+                            .log("session {}: its write had committed as {} before {}; its answer is lost, so "
+                                    + "the session ends", session.id(), committed.gtid(), lostWhy);
+                    session.sendErrorAndClose(1, SessionErrors.sessionEnded("Gantry: " + lostWhy + " while "
+                            + "this write was on its way; it committed (as " + committed.gtid() + ", found on "
+                            + whichPrimary(primary) + " " + primary.address() + "), but its answer is lost; this "
+                            + "session is closed"));
+                    return;
+                }
+                session.transactionLog().clear();
+                counts.ended(ReplayCounts.Outcome.COMMIT_FOUND, primary.address(), loop);
+                LOG.atInfo().addKeyValue("session", session.id()).addKeyValue("server", primary.address())
+                        .log("session {}: its COMMIT had committed before {}: {} {} has it as {}; answering OK",
+                                session.id(), lostWhy, whichPrimary(primary), primary.address(), committed.gtid());
+                session.statusFrom(primary, autocommitStatus());
+                session.finish(Reply.OK);
+            } else if (outcome instanceof CommitOutcome.Unknown unknown) {
+                inDoubtCommits.counted(InDoubtCommits.Found.UNKNOWN);
+                LOG.atWarn().addKeyValue("session", session.id())
+                        .log("session {}: whether its {} committed cannot be told: {}; ending the session",
+                                session.id(), what, unknown.why());
+                if (trip.autocommitWrite()) {
+                    session.backendFailed(lostServer, failure);
+                    return;
+                }
+                counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, lostServer.address(), loop);
+                session.transactionLog().clear();
+                session.sendErrorAndClose(1, SessionErrors.transactionNotReplayed(lostWhy, "its COMMIT was sent "
+                        + "and no answer came, and whether it committed cannot be told (" + unknown.why()
+                        + "); look before running it again"));
+            }
+        }
+    }
+
+    /** A COM_QUERY's text as a binlog read decodes it, so that the same bytes compare equal. */
+    private static String asLogged(byte[] comQuery) {
+        return new String(comQuery, 1, comQuery.length - 1, Charset.defaultCharset());
     }
 
     /** One replay of the transaction, and the statement that waits for it. */
@@ -186,7 +368,14 @@ public final class TransactionReplay {
             // SET TRANSACTION goes before it): a copy of it, never sent, stands for it. The waiting statement's own
             // packet stays the trip's.
             Packet first = new Packet(0, Unpooled.wrappedBuffer(session.transactionLog().entries().get(0).command()));
-            backends.run(first, primary, connection -> send(connection, 0));
+            backends.run(first, primary, connection -> send(connection, 0), unreachable -> {
+                if (System.nanoTime() - deadline < 0) {
+                    awaitPrimary(primary); // not marked down yet: wait for the health loop's next look
+                } else {
+                    fail(ReplayCounts.Outcome.FAILED, "the primary " + primary.address() + " could not be reached ("
+                            + unreachable.getMessage() + ")");
+                }
+            });
         }
 
         /** Sends statement {@code index} of the transaction on {@code connection}. */

@@ -1,5 +1,6 @@
 package io.gantry.proxy.session;
 
+import io.gantry.proxy.pipeline.InDoubtCommits;
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.digest.SlowStatementLog;
@@ -35,6 +36,9 @@ public interface ProxyServices {
 
     /** Transaction replays and how they ended. */
     ReplayCounts replayCounts();
+
+    /** Finds out whether a commit in flight when the primary was lost committed, and counts what it found. */
+    InDoubtCommits inDoubtCommits();
 
     /** Where each statement's route, answer time and Gantry's own errors are counted. */
     ProxyMetrics metrics();

@@ -33,8 +33,15 @@ public final class ReplayCounts {
          * when it passes, lost or not.
          */
         TOO_LARGE,
-        /** Its COMMIT was sent and never answered: whether it committed is not known, and the session ended. */
+        /**
+         * Its COMMIT was sent and never answered, and the new primary had it: it had committed, and the client got
+         * the COMMIT's OK.
+         */
+        COMMIT_FOUND,
+        /** Its COMMIT was sent and never answered: whether it committed could not be told, and the session ended. */
         COMMIT_UNKNOWN,
+        /** Its ROLLBACK was sent and never answered: it is rolled back either way, and the client got the OK. */
+        ROLLED_BACK,
         /** No new primary within {@code --transaction-replay-timeout-ms}, or the replay's connection failed. */
         FAILED;
 
@@ -44,7 +51,9 @@ public final class ReplayCounts {
                 case REPLAYED -> "replayed";
                 case CHECKSUM_MISMATCH -> "ended (an answer differed)";
                 case TOO_LARGE -> "too large to replay";
+                case COMMIT_FOUND -> "committed before the loss (found on the new primary)";
                 case COMMIT_UNKNOWN -> "ended (a COMMIT's outcome unknown)";
+                case ROLLED_BACK -> "rolled back (its ROLLBACK was on its way)";
                 case FAILED -> "ended (no primary in time, or the replay's connection failed)";
             };
         }

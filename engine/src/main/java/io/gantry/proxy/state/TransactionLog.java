@@ -100,6 +100,14 @@ public final class TransactionLog {
         sending = null;
     }
 
+    /**
+     * Whether nothing of a transaction is kept yet, while the next statement would be: the statement on its way is
+     * the first of its transaction.
+     */
+    public boolean keptNothingBefore() {
+        return enabled && notReplayable == null && entries.isEmpty();
+    }
+
     /** Whether the open transaction can be replayed: replay is on, and its statements are kept from its start. */
     public boolean replayable() {
         return enabled && notReplayable == null && !entries.isEmpty();
