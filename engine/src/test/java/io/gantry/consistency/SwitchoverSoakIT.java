@@ -29,6 +29,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,6 +67,8 @@ class SwitchoverSoakIT {
 
     /** Failed operations, each with when it was invoked, from the workload's history and the feed writer. */
     private final ConcurrentLinkedQueue<Long> feedErrors = new ConcurrentLinkedQueue<>();
+    /** The feed's errors in words, for the report of what each fault cost. */
+    private final ConcurrentLinkedQueue<String> feedErrorTexts = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<Long> feedAcknowledged = new ConcurrentLinkedQueue<>();
 
     @Test
@@ -155,6 +158,7 @@ class SwitchoverSoakIT {
                     CYCLES, millis / 1000, countsByFault(windows), report.describe(20), workload.reconnects(),
                     feedAcknowledged.size(), lostFeed, feedIds.size(), distinct.size(), fed.size(), lostKeys,
                     onReplicas.size(), report.violations().size(), errorsPerFault(windows, history));
+            errorKinds(windows, history).forEach(line -> System.out.println("  " + line));
             try {
                 assertThat(lostKeys).as("keys whose last acknowledged version is missing").isZero();
                 assertThat(workload.disagreements()).as("reads inside a transaction missing its own write").isEmpty();
@@ -266,6 +270,7 @@ class SwitchoverSoakIT {
                 feedAcknowledged.add(id);
             } catch (SQLException e) {
                 feedErrors.add(System.nanoTime());
+                feedErrorTexts.add(e.getErrorCode() + " " + e.getMessage());
                 if (Workload.brokenConnection(e)) {
                     close(connection);
                     connection = null;
@@ -350,6 +355,28 @@ class SwitchoverSoakIT {
             out.put(fault.description, String.format("%.1f", errors / (double) list.size()));
         });
         return out.toString();
+    }
+
+    /** Per kind of fault, the client errors during its windows by what they said (numbers left out), most first. */
+    private List<String> errorKinds(Map<Fault, List<long[]>> windows, History history) {
+        List<String> lines = new ArrayList<>();
+        windows.forEach((fault, list) -> {
+            Map<String, Long> kinds = history.operations().stream()
+                    .filter(o -> !o.ok() && o.error() != null && list.stream()
+                            .anyMatch(w -> o.invokedNanos() >= w[0] && o.invokedNanos() <= w[1]))
+                    .collect(Collectors.groupingBy(o -> inGeneral(o.errorCode() + " " + o.error()),
+                            Collectors.counting()));
+            kinds.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                    .forEach(kind -> lines.add(fault.description + ": " + kind.getValue() + " × " + kind.getKey()));
+        });
+        feedErrorTexts.stream().collect(Collectors.groupingBy(SwitchoverSoakIT::inGeneral, Collectors.counting()))
+                .forEach((text, count) -> lines.add("feed: " + count + " × " + text));
+        return lines;
+    }
+
+    private static String inGeneral(String error) {
+        String general = error.replaceAll("[0-9]+", "N");
+        return general.length() > 240 ? general.substring(0, 240) + "…" : general;
     }
 
     private static Set<Long> ids(MariaDbTopology topology, DatabaseServer server, String sql) throws SQLException {

@@ -29,6 +29,8 @@ import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +83,39 @@ class ProxyFailureIT {
                 }
             }
             assertThat((System.nanoTime() - started) / 1_000_000).as("10 new sessions, in ms").isLessThan(5_000);
+        }
+    }
+
+    @Test
+    void aReadWhoseReplicaIsKilledUnderItRunsAgainElsewhere() throws Exception {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "read-again", 2);
+             ProxyHarness proxy = ProxyHarness.start(topology);
+             Connection session = proxy.connect(Driver.MARIADB_CONNECTOR_J)) {
+            CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return queryString(session, "SELECT CONCAT(SLEEP(1.5), ':', @@port)");
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            // The replica running it, found from its process list; killed while the read runs, before any answer.
+            DatabaseServer running = Awaitility.await().atMost(Duration.ofSeconds(10)).until(
+                    () -> topology.replicas().stream().filter(replica -> runsTheSleep(topology, replica)).findFirst(),
+                    java.util.Optional::isPresent).get();
+            topology.kill(running);
+
+            String answer = read.get(30, TimeUnit.SECONDS);
+            assertThat(answer).as("answered by another server, the client none the wiser")
+                    .startsWith("0:").isNotEqualTo("0:" + running.port());
+        }
+    }
+
+    private static boolean runsTheSleep(Topology topology, DatabaseServer replica) {
+        try (Connection direct = topology.connectAsAdmin(replica)) {
+            return !queryString(direct, "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                    + "WHERE INFO LIKE 'SELECT CONCAT(SLEEP%'").equals("0");
+        } catch (SQLException e) {
+            return false;
         }
     }
 

@@ -4,12 +4,15 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.cdc.LoggedTransactions;
 import io.gantry.gtid.MariaDbGtidSet;
+import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamServer;
 import io.netty.channel.EventLoop;
 import java.io.EOFException;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -46,6 +49,7 @@ public final class InDoubtCommits implements AutoCloseable {
         }
     }
 
+    private static final int ER_NO_SUCH_THREAD = 1094;
     /** At most this many binlog reads at once: a loss of the primary puts every in-flight commit in doubt at once. */
     private static final int READERS = 4;
 
@@ -67,16 +71,22 @@ public final class InDoubtCommits implements AutoCloseable {
     }
 
     /**
-     * Looks on {@code primary} (the new one, or the same one when {@code sameServer}: only the connection was lost)
-     * whether the transaction of {@code own} statements committed after
+     * Looks on {@code primary} (the new one, or the same one when {@code lostThreadId} is not -1: only the connection
+     * was lost, and the server may still be running the statement on that thread; it is ended first) whether the transaction of {@code own} statements committed after
      * {@code before} (the old primary's position before its commit was sent); {@code then} gets the outcome on
      * {@code loop}, within {@code timeout} plus the time to hand it over, or {@code failed} why the primary could not
      * be read.
      */
-    void find(UpstreamServer primary, boolean sameServer, MariaDbGtidSet before, List<String> own, Duration timeout,
+    void find(UpstreamServer primary, long lostThreadId, MariaDbGtidSet before, List<String> own, Duration timeout,
               EventLoop loop, Consumer<CommitOutcome> then, Consumer<Exception> failed) {
         readers.execute(() -> {
             try {
+                boolean sameServer = lostThreadId != -1;
+                if (sameServer && !ended(primary, lostThreadId, timeout)) {
+                    loop.execute(() -> then.accept(new CommitOutcome.Unknown("the session's old connection (thread "
+                            + lostThreadId + ") could not be ended on " + primary.address())));
+                    return;
+                }
                 CommitOutcome outcome = CommitOutcome.decide(own, LoggedTransactions.after(primary.url(), before,
                         timeout), sameServer);
                 loop.execute(() -> then.accept(outcome));
@@ -86,6 +96,37 @@ public final class InDoubtCommits implements AutoCloseable {
                 loop.execute(() -> failed.accept(e));
             }
         });
+    }
+
+    /**
+     * Ends {@code threadId} on {@code server} and waits until it is gone, so that what it committed, if anything, is
+     * in the binlog before it is read: {@code KILL CONNECTION} until the server says it knows no such thread (1094).
+     * False when the service account may not end it (1095), or it outlives {@code timeout}.
+     */
+    private static boolean ended(UpstreamServer server, long threadId, Duration timeout) throws SQLException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (Connection connection = ServiceConnections.open(server.url(), timeout, timeout);
+             Statement statement = connection.createStatement()) {
+            while (System.nanoTime() - deadline < 0) {
+                try {
+                    statement.execute("KILL CONNECTION " + threadId);
+                } catch (SQLException e) {
+                    if (e.getErrorCode() == ER_NO_SUCH_THREAD) {
+                        return true;
+                    }
+                    LOG.warn("ending thread {} on {} to find out what it committed failed: {}", threadId,
+                            server.address(), e.getMessage());
+                    return false;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+        }
+        return false;
     }
 
     /**

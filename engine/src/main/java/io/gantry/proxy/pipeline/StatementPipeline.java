@@ -165,7 +165,8 @@ public final class StatementPipeline {
      * marked down before it answered runs again elsewhere, once: told to the session.
      */
     private void fallbacks(StatementTrip trip, SessionRouting.Routed routed) {
-        if (session.transactionLog().replayable() && routed.server().role() == Role.PRIMARY) {
+        if (session.transactionLog().replayable() && (routed.server().role() == Role.PRIMARY
+                || holdsTheTransaction(routed.server()))) {
             // In a transaction Gantry can replay, a statement refused as read-only (a write, or the COMMIT of one:
             // it did not run) or lost before its answer runs again after the replay, made again from the trip.
             lostTrip = null;
@@ -251,6 +252,12 @@ public final class StatementPipeline {
                 + upstreams.noPrimaryReason() + ")");
     }
 
+    /** Whether the session's open transaction is on {@code server}. */
+    private boolean holdsTheTransaction(UpstreamServer server) {
+        BackendConnection holder = backends.holdingTransaction();
+        return holder != null && holder.server() == server;
+    }
+
     /** The connection holding the session's transaction when Gantry can replay that transaction, else null. */
     private BackendConnection replayableTransaction() {
         return session.transactionLog().replayable() ? backends.holdingTransaction() : null;
@@ -333,7 +340,10 @@ public final class StatementPipeline {
      */
     private boolean keptForReplay(StatementTrip trip, Packet command, BackendConnection connection) {
         TransactionLog log = session.transactionLog();
-        if (!log.enabled() || connection.server().role() != Role.PRIMARY) {
+        // Once a transaction is followed, each of its statements is, even when its server stopped being the primary
+        // meanwhile (a switchover under way): a replay must never leave one out.
+        if (!log.enabled() || (connection.server().role() != Role.PRIMARY
+                && (log.isEmpty() || !holdsTheTransaction(connection.server())))) {
             return false;
         }
         SessionRouteState state = session.routeState();

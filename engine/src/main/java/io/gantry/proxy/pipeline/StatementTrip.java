@@ -59,6 +59,8 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
      * doubt (a statement of a transaction Gantry follows, or an autocommit write): a commit of it comes after it.
      */
     private GtidSet sentAfter;
+    /** When this try was sent ({@link System#nanoTime()}), when it would be in doubt if lost. */
+    private long sentNanos;
     /** Whether this try is an autocommit write, in doubt if lost: it runs again only if it did not commit. */
     private boolean autocommitWrite;
 
@@ -229,7 +231,13 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     /** This try goes to the primary at {@code position}; an autocommit write, or a statement of a transaction. */
     void inDoubtIfLost(GtidSet position, boolean isAutocommitWrite) {
         sentAfter = position;
+        sentNanos = System.nanoTime();
         autocommitWrite = isAutocommitWrite;
+    }
+
+    /** When this try was sent, if it would be in doubt when lost. */
+    long sentNanos() {
+        return sentNanos;
     }
 
     /** The primary's position before this try was sent, or null when it was not known. */

@@ -133,8 +133,13 @@ public final class TransactionReplay {
         String lost = "the connection to " + connection.server().address() + " was lost (" + failure.getMessage()
                 + ")";
         if (trip.autocommitWrite()) {
+            if (failure.serverMarkedDown()) {
+                // It stopped answering: it may still run the write when it wakes, so no server can tell yet.
+                session.backendFailed(connection.server(), failure);
+                return;
+            }
             backends.forget(connection);
-            new InDoubt(trip, connection.server(), lost, failure).start();
+            new InDoubt(trip, connection, lost, failure).start();
             return;
         }
         if (session.transactionLog().keptNothingBefore() && (!trip.mayEndTransaction() || (trip.routed() != null
@@ -169,8 +174,9 @@ public final class TransactionReplay {
             session.finish(Reply.OK);
             return;
         }
-        if (text != null && TransactionEffects.isPlainCommit(text) && backends.letGoForReplay(connection, lost)) {
-            new InDoubt(trip, connection.server(), lost, failure).start();
+        if (text != null && TransactionEffects.isPlainCommit(text) && !failure.serverMarkedDown()
+                && backends.letGoForReplay(connection, lost)) {
+            new InDoubt(trip, connection, lost, failure).start();
             return;
         }
         counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, connection.server().address(), loop);
@@ -201,16 +207,21 @@ public final class TransactionReplay {
     private final class InDoubt {
         private final StatementTrip trip;
         private final UpstreamServer lostServer;
+        /** The lost connection's thread on its server: ended there first when that server is the primary still. */
+        private final long lostThreadId;
         private final String lostWhy;
         private final BackendFailure failure;
-        private final long deadline = System.nanoTime() + timeout.toNanos();
+        /** From when it was sent: a client waits for its answer at most the timeout, the wait for a primary included. */
+        private final long deadline;
         private final String what;
 
-        InDoubt(StatementTrip trip, UpstreamServer lostServer, String lostWhy, BackendFailure failure) {
+        InDoubt(StatementTrip trip, BackendConnection lost, String lostWhy, BackendFailure failure) {
             this.trip = trip;
-            this.lostServer = lostServer;
+            this.lostServer = lost.server();
+            this.lostThreadId = lost.serverThreadId();
             this.lostWhy = lostWhy;
             this.failure = failure;
+            this.deadline = trip.sentNanos() + timeout.toNanos();
             this.what = trip.autocommitWrite() ? "write" : "COMMIT";
         }
 
@@ -241,7 +252,8 @@ public final class TransactionReplay {
                 return;
             }
             long left = Math.max(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), 1000);
-            inDoubtCommits.find(primary, primary == lostServer, before, ownStatements(), Duration.ofMillis(left), loop,
+            inDoubtCommits.find(primary, primary == lostServer ? lostThreadId : -1, before, ownStatements(),
+                    Duration.ofMillis(left), loop,
                     outcome -> settle(primary, outcome), failure -> {
                         if (InDoubtCommits.unreachable(failure) && System.nanoTime() - deadline < 0
                                 && !session.isClosed()) {

@@ -419,6 +419,18 @@ public final class SessionContext {
         return true;
     }
 
+    /** Polls for the health loop's round of {@code ticket} (at most until {@code deadline}), then runs elsewhere. */
+    private void runElsewhereOnceChecked(UpstreamServer server, String why, long ticket, long deadline) {
+        if (isClosed()) {
+            return;
+        }
+        if (services.upstreams().checkedSince(ticket) || System.nanoTime() - deadline >= 0) {
+            ranElsewhere(server, why);
+            return;
+        }
+        loop.schedule(() -> runElsewhereOnceChecked(server, why, ticket, deadline), 10, TimeUnit.MILLISECONDS);
+    }
+
     /** The running command's answer started to reach the client: it can no longer run again elsewhere. */
     public void answerStarted() {
         elsewhereIfServerDown = null;
@@ -431,8 +443,17 @@ public final class SessionContext {
 
     /** As {@link #backendFailed(UpstreamServer, Throwable)}, the error with the given sequence id. */
     public void backendFailed(int sequenceId, UpstreamServer server, Throwable cause) {
-        if (cause instanceof BackendFailure failure && failure.serverMarkedDown()
-                && ranElsewhere(server, failure.getMessage())) {
+        if (cause instanceof BackendFailure failure && elsewhereIfServerDown != null) {
+            if (failure.serverMarkedDown()) {
+                ranElsewhere(server, failure.getMessage());
+            } else {
+                // The connection went before the health loop marked its server down (a crash, seen first here): the
+                // read waits for the health loop's next look, then runs where routing sends it then.
+                long ticket = services.upstreams().requestCheck("session " + id + " lost its connection to "
+                        + server.address());
+                runElsewhereOnceChecked(server, failure.getMessage(), ticket,
+                        System.nanoTime() + services.config().failover().switchoverHold().toNanos());
+            }
             return;
         }
         if (SessionErrors.endsSession(cause)) {
