@@ -5,6 +5,7 @@ import io.gantry.gtid.Flavour;
 import io.gantry.gtid.Gtid;
 import io.gantry.gtid.GtidSet;
 import io.gantry.gtid.MariaDbGtidSet;
+import io.gantry.topology.BinlogTls;
 import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamUrl;
 import java.io.IOException;

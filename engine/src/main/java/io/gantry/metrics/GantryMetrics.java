@@ -8,7 +8,7 @@ import io.gantry.cluster.ClusterMember;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyMetrics;
-import io.gantry.proxy.pipeline.InDoubtCommits;
+import io.gantry.proxy.session.InDoubtCommits;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.route.ReplicaRefusal;
 import io.gantry.route.RouteReason;

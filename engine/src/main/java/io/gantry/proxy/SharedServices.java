@@ -10,7 +10,7 @@ import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
-import io.gantry.proxy.pipeline.InDoubtCommits;
+import io.gantry.proxy.session.InDoubtCommits;
 import io.gantry.proxy.session.LoginDoor;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;

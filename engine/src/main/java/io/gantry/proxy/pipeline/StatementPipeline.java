@@ -17,6 +17,7 @@ import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.session.FailoverSettings;
+import io.gantry.proxy.session.InDoubtCommits;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;

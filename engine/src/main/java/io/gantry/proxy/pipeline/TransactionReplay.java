@@ -9,6 +9,8 @@ import io.gantry.proxy.execution.AnswerChecksum;
 import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ReadOnlyRefusal;
 import io.gantry.proxy.execution.SessionBackends;
+import io.gantry.proxy.session.CommitOutcome;
+import io.gantry.proxy.session.InDoubtCommits;
 import io.gantry.proxy.session.LogText;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.Reply;

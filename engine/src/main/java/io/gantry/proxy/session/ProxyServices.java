@@ -1,6 +1,6 @@
 package io.gantry.proxy.session;
 
-import io.gantry.proxy.pipeline.InDoubtCommits;
+
 import io.gantry.admin.AdminSql;
 import io.gantry.cache.QueryCaches;
 import io.gantry.digest.SlowStatementLog;

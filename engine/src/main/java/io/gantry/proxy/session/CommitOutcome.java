@@ -1,6 +1,6 @@
-package io.gantry.proxy.pipeline;
+package io.gantry.proxy.session;
 
-import io.gantry.cdc.LoggedTransactions;
+import io.gantry.topology.LoggedTransactions;
 import io.gantry.gtid.MariaDbGtid;
 import java.util.ArrayList;
 import java.util.List;

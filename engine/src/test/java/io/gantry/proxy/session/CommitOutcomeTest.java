@@ -1,9 +1,9 @@
-package io.gantry.proxy.pipeline;
+package io.gantry.proxy.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gantry.cdc.LoggedTransactions.Logged;
-import io.gantry.cdc.LoggedTransactions.Tail;
+import io.gantry.topology.LoggedTransactions.Logged;
+import io.gantry.topology.LoggedTransactions.Tail;
 import io.gantry.gtid.MariaDbGtid;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.gantry.cdc;
+package io.gantry.topology;
 
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import com.github.shyiko.mysql.binlog.network.SSLMode;
@@ -23,12 +23,12 @@ import javax.net.ssl.SSLSocket;
  * <p>Unlike the other paths the library has no switch for asking a server for its RSA public key: without TLS a
  * {@code caching_sha2_password} full authentication (MySQL) always asks for it. See docs/tls.md.
  */
-final class BinlogTls {
+public final class BinlogTls {
 
     private BinlogTls() {
     }
 
-    static void apply(UpstreamUrl server, BinaryLogClient binlog) {
+    public static void apply(UpstreamUrl server, BinaryLogClient binlog) {
         ServerTls tls = server.tls();
         binlog.setSSLMode(switch (tls.mode()) {
             case DISABLED -> SSLMode.DISABLED;

@@ -1,4 +1,4 @@
-package io.gantry.cdc;
+package io.gantry.topology;
 
 import com.github.shyiko.mysql.binlog.BinaryLogClient;
 import com.github.shyiko.mysql.binlog.event.AnnotateRowsEventData;
@@ -12,8 +12,6 @@ import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.NullEventDataDeserializer;
 import io.gantry.gtid.MariaDbGtid;
 import io.gantry.gtid.MariaDbGtidSet;
-import io.gantry.topology.ServiceConnections;
-import io.gantry.topology.UpstreamUrl;
 import java.io.IOException;
 import java.net.Socket;
 import java.sql.Connection;

@@ -1,8 +1,6 @@
-package io.gantry.proxy.pipeline;
+package io.gantry.proxy.session;
 
-import static io.gantry.proxy.session.SessionContext.LOG;
-
-import io.gantry.cdc.LoggedTransactions;
+import io.gantry.topology.LoggedTransactions;
 import io.gantry.gtid.MariaDbGtidSet;
 import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamServer;
@@ -77,7 +75,7 @@ public final class InDoubtCommits implements AutoCloseable {
      * {@code loop}, within {@code timeout} plus the time to hand it over, or {@code failed} why the primary could not
      * be read.
      */
-    void find(UpstreamServer primary, long lostThreadId, MariaDbGtidSet before, List<String> own, Duration timeout,
+    public void find(UpstreamServer primary, long lostThreadId, MariaDbGtidSet before, List<String> own, Duration timeout,
               EventLoop loop, Consumer<CommitOutcome> then, Consumer<Exception> failed) {
         readers.execute(() -> {
             try {
@@ -91,7 +89,7 @@ public final class InDoubtCommits implements AutoCloseable {
                         timeout), sameServer);
                 loop.execute(() -> then.accept(outcome));
             } catch (Exception e) {
-                LOG.warn("reading what the primary {} logged after {} failed: {}", primary.address(), before,
+                SessionContext.LOG.warn("reading what the primary {} logged after {} failed: {}", primary.address(), before,
                         e.toString());
                 loop.execute(() -> failed.accept(e));
             }
@@ -114,7 +112,7 @@ public final class InDoubtCommits implements AutoCloseable {
                     if (e.getErrorCode() == ER_NO_SUCH_THREAD) {
                         return true;
                     }
-                    LOG.warn("ending thread {} on {} to find out what it committed failed: {}", threadId,
+                    SessionContext.LOG.warn("ending thread {} on {} to find out what it committed failed: {}", threadId,
                             server.address(), e.getMessage());
                     return false;
                 }
@@ -133,7 +131,7 @@ public final class InDoubtCommits implements AutoCloseable {
      * Whether a read failed because the server could not be reached (it may be the old primary, not marked down yet,
      * or a new one going too), not for a reason that stays (privileges, a binlog the server cannot serve).
      */
-    static boolean unreachable(Exception failure) {
+    public static boolean unreachable(Exception failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")
                     || cause instanceof SocketException || cause instanceof EOFException
@@ -145,7 +143,7 @@ public final class InDoubtCommits implements AutoCloseable {
     }
 
     /** A statement in doubt turned out so. */
-    void counted(Found found) {
+    public void counted(Found found) {
         counts.get(found).increment();
     }
 
