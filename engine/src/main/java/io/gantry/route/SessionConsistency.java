@@ -207,6 +207,37 @@ public final class SessionConsistency {
         return out;
     }
 
+    /**
+     * What the session has read and written, by value, for a take-over: the floors as GTID text (empty for none) and
+     * the completions still waiting for a sample.
+     */
+    public record Kept(String readFloor, String writeFloor, List<KeptCompletion> pending) {
+    }
+
+    /** A completion on {@code server} ({@code host:port}) still waiting for a sample. */
+    public record KeptCompletion(String server, boolean write, long completedAtMillis) {
+    }
+
+    /** This session's floors and waiting completions, to continue in another process ({@link #restore}). */
+    public Kept kept() {
+        List<KeptCompletion> waiting = new ArrayList<>(pending.size());
+        for (Pending entry : pending) {
+            waiting.add(new KeptCompletion(entry.server().hostPort(), entry.write(), entry.completedAtMillis()));
+        }
+        return new Kept(readFloor == null ? null : readFloor.toString(),
+                writeFloor == null ? null : writeFloor.toString(), waiting);
+    }
+
+    /** Takes on what another process's session had ({@link #kept}): the same floors and waiting completions. */
+    public void restore(Kept kept) {
+        clear();
+        readFloor = kept.readFloor() == null ? null : GtidSet.parseAnyFlavour(kept.readFloor());
+        writeFloor = kept.writeFloor() == null ? null : GtidSet.parseAnyFlavour(kept.writeFloor());
+        for (KeptCompletion entry : kept.pending()) {
+            pending.add(new Pending(new ServerId(entry.server()), entry.completedAtMillis(), entry.write()));
+        }
+    }
+
     /** A new login or a COM_RESET_CONNECTION: nothing seen or written before counts any more. */
     public void clear() {
         pending.clear();

@@ -43,6 +43,25 @@ class SessionConsistencyTest {
     }
 
     @Test
+    void whatWasKeptJudgesReplicasAsTheSessionDidBeforeItMoved() {
+        session.committed(GtidSet.parse("0-1-15", Flavour.MARIADB));
+        session.readAt(GtidSet.parse("0-1-12", Flavour.MARIADB));
+        session.completed(R1, 3_000, false);
+
+        SessionConsistency moved = new SessionConsistency();
+        moved.restore(session.kept());
+        assertThat(moved.floor(true)).isEqualTo(session.floor(true));
+        assertThat(moved.pendingDescriptions()).isEqualTo(session.pendingDescriptions());
+        assertThat(moved.judge(R1, at("0-1-14", 4_000, 4_000), DEFAULTS, 4_001))
+                .isEqualTo(session.judge(R1, at("0-1-14", 4_000, 4_000), DEFAULTS, 4_001))
+                .isEqualTo(ReplicaRefusal.OWN_WRITES);
+        SessionConsistency fresh = new SessionConsistency();
+        fresh.restore(new SessionConsistency().kept());
+        assertThat(fresh.hasPending()).isFalse();
+        assertThat(fresh.floor(true)).isNull();
+    }
+
+    @Test
     void aStalenessBoundRefusesReplicasWhoseSafeTimeIsOlder() {
         ReadGuarantees bounded = DEFAULTS.withFollowerReadStaleness(Duration.ofMillis(500));
         assertThat(session.judge(R1, at("0-1-10", 10_000, 9_600), bounded, 10_000)).isNull();

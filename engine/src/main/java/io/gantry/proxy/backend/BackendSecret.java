@@ -43,6 +43,23 @@ public sealed interface BackendSecret {
         }
     }
 
+    /**
+     * The secret by value, for a session that moves to another Gantry process over the owner-only hand-over socket
+     * ({@link #of(Kept)} makes it again there).
+     *
+     * @param plaintext whether {@code bytes} is the password itself, else SHA1(password)
+     */
+    record Kept(boolean plaintext, byte[] bytes) {
+    }
+
+    /** A copy of the secret by value ({@link Kept}). */
+    Kept kept();
+
+    /** The secret {@link #kept} in another process. */
+    static BackendSecret of(Kept kept) {
+        return kept.plaintext() ? password(kept.bytes()) : nativeStage1(kept.bytes());
+    }
+
     static BackendSecret password(byte[] password) {
         return new Password(password.clone());
     }
@@ -92,6 +109,11 @@ public sealed interface BackendSecret {
         }
 
         @Override
+        public Kept kept() {
+            return new Kept(true, bytes.clone());
+        }
+
+        @Override
         public String toString() {
             return "BackendSecret.Password[redacted]";
         }
@@ -135,6 +157,11 @@ public sealed interface BackendSecret {
         @Override
         public byte[] digest() {
             return BackendSecret.digest('S', stage1);
+        }
+
+        @Override
+        public Kept kept() {
+            return new Kept(false, stage1.clone());
         }
 
         @Override

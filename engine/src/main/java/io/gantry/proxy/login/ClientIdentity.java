@@ -93,6 +93,25 @@ public final class ClientIdentity {
         secretDigest = null;
     }
 
+    /** Who the client is and what it negotiated, by value, for a take-over (never of a TLS session). */
+    public record Kept(int capabilities, int mariaDbCapabilities, int collationId, String user, String initialDatabase,
+                       BackendSecret.Kept secret) {
+    }
+
+    public Kept kept() {
+        return new Kept(capabilities, mariaDbCapabilities, collationId, user, initialDatabase,
+                secret == null ? null : secret.kept());
+    }
+
+    /** Takes on what another process's session had ({@link #kept}): its account, negotiation and secret. */
+    public void restore(Kept kept) {
+        handshakeReceived(kept.capabilities(), kept.mariaDbCapabilities(), kept.collationId(), kept.user(),
+                kept.initialDatabase());
+        if (kept.secret() != null) {
+            keepSecret(BackendSecret.of(kept.secret()));
+        }
+    }
+
     /** Which pooled connections to {@code server} may serve this client: those of its own login. */
     public BackendPool.Key poolKey(String server) {
         return BackendPool.Key.of(server, backendLogin(),

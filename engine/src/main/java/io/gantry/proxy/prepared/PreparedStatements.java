@@ -1,17 +1,24 @@
 package io.gantry.proxy.prepared;
 
+import io.gantry.route.ModeHint;
 import io.gantry.route.StatementClass;
 import io.gantry.route.StatementFlag;
+import io.gantry.route.StatementKind;
+import io.gantry.route.TransactionFlavor;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.StmtPrepareOk;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.LongObjectHashMap;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -459,6 +466,67 @@ public final class PreparedStatements {
             lastPrepared = NONE;
         }
         return Collections.unmodifiableMap(entry.backendIds);
+    }
+
+    /**
+     * One open statement by value, for a take-over: what the client was told at prepare, how it is classified for
+     * routing, and the parameter types it last bound.
+     */
+    public record KeptStatement(long clientId, String sql, String sentSql, boolean answersCorrected, int paramCount,
+                                int columnCount, String kind, String beginFlavor, List<String> flags, String hint,
+                                int statementCount, byte[] paramTypes) {
+    }
+
+    /** The open statements, the next id and the last prepared one, for {@link #restore} in another process. */
+    public record Kept(List<KeptStatement> statements, long nextId, long lastPrepared) {
+    }
+
+    /** Whether long data sent for a statement waits on a server for its execution: the session is tied there. */
+    public boolean anyLongData() {
+        for (Entry entry : statements.values()) {
+            if (entry.longData != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The open statements by value, prepared on no server: each is prepared again where it next runs. */
+    public Kept kept() {
+        List<KeptStatement> out = new ArrayList<>(statements.size());
+        for (Entry entry : statements.values()) {
+            Statement statement = entry.statement;
+            StatementClass what = statement.statementClass();
+            out.add(new KeptStatement(statement.clientId(), statement.sql(), statement.sentSql(),
+                    statement.answersCorrected(), statement.paramCount(), statement.columnCount(), what.kind().name(),
+                    what.beginFlavor().map(Enum::name).orElse(null),
+                    what.flags().stream().map(Enum::name).sorted().toList(), what.hint().name(),
+                    what.statementCount(), entry.paramTypes));
+        }
+        out.sort(Comparator.comparingLong(KeptStatement::clientId));
+        return new Kept(out, nextId, lastPrepared);
+    }
+
+    /** Takes on another process's session's statements ({@link #kept}), with their ids. */
+    public void restore(Kept kept) {
+        clear();
+        for (KeptStatement kept1 : kept.statements()) {
+            Set<StatementFlag> flags = EnumSet.noneOf(StatementFlag.class);
+            kept1.flags().forEach(flag -> flags.add(StatementFlag.valueOf(flag)));
+            StatementClass what = new StatementClass(StatementKind.valueOf(kept1.kind()),
+                    Optional.ofNullable(kept1.beginFlavor()).map(TransactionFlavor::valueOf), flags,
+                    ModeHint.valueOf(kept1.hint()), kept1.statementCount());
+            Statement statement = new Statement(kept1.clientId(), kept1.sql(), what, kept1.paramCount(),
+                    kept1.columnCount(), kept1.sentSql(), kept1.answersCorrected());
+            Entry entry = new Entry(statement);
+            entry.paramTypes = kept1.paramTypes();
+            statements.put(statement.clientId(), entry);
+            if (readsPreviousStatement(statement)) {
+                readingPreviousStatement++;
+            }
+        }
+        nextId = kept.nextId();
+        lastPrepared = kept.lastPrepared();
     }
 
     /**

@@ -114,6 +114,41 @@ public final class SessionStateLog {
         return commands;
     }
 
+    /**
+     * One recorded command, for a take-over: its payload, and the user variable ({@code key}) or setting it replaces
+     * the older command of, or neither.
+     */
+    public record Recorded(byte[] payload, String key, String setting) {
+    }
+
+    /** Every recorded command in replay order, each with what it replaces: {@link #restore} records them again. */
+    public List<Recorded> recorded() {
+        Map<ByteBuffer, String> keys = new HashMap<>();
+        commandByKey.forEach((key, command) -> keys.put(command, key));
+        Map<ByteBuffer, String> settings = new HashMap<>();
+        settingByVariable.forEach((variable, command) -> settings.put(command, variable));
+        List<Recorded> out = new ArrayList<>();
+        for (byte[] command : since(0)) {
+            ByteBuffer wrapped = ByteBuffer.wrap(command);
+            out.add(new Recorded(command, keys.get(wrapped), settings.get(wrapped)));
+        }
+        return out;
+    }
+
+    /** Records {@code commands} ({@link #recorded} of another process's session) in order, after a {@link #clear}. */
+    public void restore(List<Recorded> commands) {
+        clear();
+        for (Recorded command : commands) {
+            if (command.key() != null) {
+                record(command.key(), command.payload());
+            } else if (command.setting() != null) {
+                recordSetting(command.setting(), command.payload());
+            } else {
+                record(command.payload());
+            }
+        }
+    }
+
     /** Forgets everything (COM_RESET_CONNECTION). */
     public void clear() {
         versionByCommand.clear();

@@ -110,6 +110,23 @@ public final class SessionTracking {
         return taken;
     }
 
+    /** What the session's tracking knows, by value, for a take-over (between commands: no GTIDs of its own wait). */
+    public record Kept(boolean hideLastGtid, boolean hideReadOnly, boolean hideGtids, boolean readOnlyByDefault) {
+    }
+
+    public Kept kept() {
+        return new Kept(hideLastGtid, hideReadOnly, hideGtids, readOnlyByDefault);
+    }
+
+    /** Takes on what another process's session tracked ({@link #kept}). */
+    public void restore(Kept kept) {
+        hideLastGtid = kept.hideLastGtid();
+        hideReadOnly = kept.hideReadOnly();
+        hideGtids = kept.hideGtids();
+        readOnlyByDefault = kept.readOnlyByDefault();
+        ownGtids = null;
+    }
+
     /** A COM_RESET_CONNECTION or a new login: the servers' session variables are back to their defaults. */
     public void reset() {
         hideLastGtid = true;

@@ -299,6 +299,29 @@ class PreparedStatementsTest {
         assertThat(statements.reset(99)).isEmpty();
     }
 
+    @Test
+    void keptStatementsComeBackWithTheirIdsClassesAndTypesButOnNoServer() {
+        register("SELECT 1", PRIMARY, 900);
+        Statement insert = statements.register("INSERT INTO t VALUES (?)", "INSERT INTO t VALUES (?)", true,
+                StatementClassifier.classify("INSERT INTO t VALUES (?)", SqlMode.DEFAULT), PRIMARY,
+                new StmtPrepareOk(901, 0, 1, 0));
+        statements.typesBound(insert.clientId(), new byte[] {3, 0});
+        statements.close(1);
+        Statement begin = register("BEGIN", REPLICA, 7);
+
+        PreparedStatements moved = new PreparedStatements();
+        moved.restore(statements.kept());
+        assertThat(moved.find(insert.clientId())).contains(insert);
+        assertThat(moved.find(begin.clientId())).contains(begin);
+        assertThat(moved.find(1)).isEmpty();
+        assertThat(moved.paramTypes(insert.clientId())).hasValueSatisfying(types -> assertThat(types)
+                .containsExactly(3, 0));
+        assertThat(moved.backendIds(insert.clientId())).isEmpty();
+        assertThat(moved.find(PreparedStatements.LAST_PREPARED)).contains(begin);
+        Statement next = moved.register("SELECT 2", READ, PRIMARY, new StmtPrepareOk(5, 0, 0, 0));
+        assertThat(next.clientId()).as("ids go on where they were").isEqualTo(4);
+    }
+
     private Statement register(String sql, String hostPort, long backendId) {
         return statements.register(sql, StatementClassifier.classify(sql, SqlMode.DEFAULT), hostPort,
                 new StmtPrepareOk(backendId, 0, 0, 0));

@@ -72,4 +72,26 @@ class SessionStateLogTest {
         log.clear();
         assertThat(log.database()).isNull();
     }
+
+    @Test
+    void theRecordedCommandsRestoreTheSameReplayAndKeepReplacingWhatTheyReplaced() {
+        SessionStateLog log = new SessionStateLog();
+        log.record(ComQuery.payload("SET NAMES utf8mb4"));
+        log.recordSetting("time_zone", ComQuery.payload("SET time_zone = 'Europe/Paris'"));
+        log.record("user variable a", ComQuery.payload("SET @`a` = 1"));
+        log.record(ComQuery.payload("USE app"));
+        log.recordSetting("time_zone", ComQuery.payload("SET time_zone = '+00:00'"));
+
+        SessionStateLog moved = new SessionStateLog();
+        moved.restore(log.recorded());
+        assertThat(texts(moved.since(0))).isEqualTo(texts(log.since(0)));
+        assertThat(moved.contents()).isEqualTo(log.contents());
+        assertThat(moved.settingsContents()).isEqualTo(log.settingsContents());
+        assertThat(moved.database()).isEqualTo("app");
+        // Replacing goes on after the move: the variable and the setting keep one command each.
+        moved.record("user variable a", ComQuery.payload("SET @`a` = 2"));
+        moved.recordSetting("time_zone", ComQuery.payload("SET time_zone = '+02:00'"));
+        assertThat(texts(moved.since(0))).containsExactly("SET NAMES utf8mb4", "USE app", "SET @`a` = 2",
+                "SET time_zone = '+02:00'");
+    }
 }
