@@ -3,6 +3,7 @@ package io.gantry;
 import io.gantry.authority.Authority;
 import io.gantry.cdc.CdcStream;
 import io.gantry.handover.HandOverSocket;
+import io.gantry.handover.MovingSession;
 import io.gantry.proxy.RunningProxy;
 import io.netty.channel.unix.FileDescriptor;
 import java.net.InetSocketAddress;
@@ -14,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a running Gantry lends to the one taking over from it ({@link HandOverSocket}): the listening socket, shared
- * (both accept until the new one listens), and everything that holds the data directory or a port the new one binds,
+ * (both accept until the new one listens; then this one stops, and passes its sessions), and everything that holds the data directory or a port the new one binds,
  * let go in the order that loses nothing: the change stream pauses and saves its position, the admin socket and the
  * metrics port close, the Authority's pruner and recorder stop (the recorder after writing what it holds), and the
  * Authority closes its H2 file, which H2 locks while it is open. The proxy goes on serving and accepting meanwhile.
@@ -118,6 +119,47 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
             streamPaused = false;
         }
         LOG.info("gantry: took the data directory back from {}; serving as before", borrower);
+    }
+
+    @Override
+    public long sessionIdsUpTo() {
+        return proxy.sessionIdsUpTo();
+    }
+
+    @Override
+    public void stopAccepting() {
+        proxy.stopAccepting();
+    }
+
+    @Override
+    public void acceptAgain() {
+        proxy.acceptAgain();
+    }
+
+    @Override
+    public Optional<MovingSession> nextSession() {
+        try {
+            return proxy.nextMovingSession().map(moving -> new MovingSession(moving.id(), moving.descriptor(),
+                    moving.state(), moving.moved(), moving.stays()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public int sessionsHeld() {
+        return proxy.sessionsHeld();
+    }
+
+    @Override
+    public String sessionsWaiting() {
+        return proxy.sessionsWaiting();
+    }
+
+    @Override
+    public int sessionsEnded() {
+        return proxy.sessionsEnded();
     }
 
     @Override

@@ -50,6 +50,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -170,10 +171,15 @@ public final class Gantry implements AutoCloseable {
     private final Optional<Restartable<GantryMetrics>> metrics;
     private final QueryCaches caches;
     private final DataDirectoryLoan loan;
+    private final EventBus bus;
+    /** Starts the change stream of a Gantry that took over, once the sessions moved; null once started. */
+    private Runnable streamAfterTakeOver;
 
     private Gantry(Startup parts, Authority authority, RunningProxy proxy, Optional<CdcStream> cdc,
                    Path adminSocket, Optional<Restartable<GantryMetrics>> metrics, QueryCaches caches,
-                   DataDirectoryLoan loan) {
+                   DataDirectoryLoan loan, EventBus bus, Runnable streamAfterTakeOver) {
+        this.bus = bus;
+        this.streamAfterTakeOver = streamAfterTakeOver;
         this.caches = caches;
         this.metrics = metrics;
         this.parts = parts;
@@ -227,9 +233,10 @@ public final class Gantry implements AutoCloseable {
     /**
      * Starts as {@link #start(Options)} does, taking over from the Gantry running on the same data directory
      * ({@code --take-over}): its listening socket first (it keeps accepting), then, once it has let go of the data
-     * directory, everything else; it drains once this one listens. The change stream starts last, from the position
-     * the other saved. A failure closes what started, as a start's does; the caller then closes {@code from}, and the
-     * other Gantry takes back what it lent.
+     * directory, everything else; once this one listens, the other stops accepting and its sessions move with
+     * {@link #moveSessionsFrom}, which starts the change stream from the position the other saved. A failure closes
+     * what started, as a start's does; the caller then closes {@code from}, and the other Gantry takes back what it
+     * lent. Sessions of this one take ids above every id the other gave.
      *
      * @throws io.gantry.handover.HandOverException when the other Gantry refuses or the options do not fit it
      *                                              (another --listen)
@@ -237,12 +244,49 @@ public final class Gantry implements AutoCloseable {
     public static Gantry takeOver(Options options, TakeOver from) throws InterruptedException {
         AdoptedListener listener = from.takeListener(options.proxy().listen());
         try {
-            from.release();
+            listener.sessionIdsAfter(from.release());
             return start(options, new Adoption(listener, from));
         } finally {
             // Once the proxy has made a channel of it, the channel owns it; until then it is closed here.
             listener.closeUnadopted();
         }
+    }
+
+    /**
+     * After {@link #takeOver}: takes the sessions of the Gantry taken over, each between two statements, with their
+     * ids and state, for up to {@code within} ({@code --take-over-timeout}); what it still holds then, it drains as
+     * on SIGTERM. Says what moved in the log and on the timeline ({@link EventKind#TAKE_OVER}). The change stream
+     * starts then, from the position the Gantry taken over saved.
+     */
+    public TakeOver.Moved moveSessionsFrom(TakeOver from, Duration within) throws InterruptedException {
+        long pid = from.greeting().pid();
+        LOG.info("gantry: taking over the sessions of the Gantry taken over (pid {}), each between two statements, "
+                + "for up to {} s (--take-over-timeout)", pid, within.toSeconds());
+        TakeOver.Moved moved;
+        try {
+            moved = from.moveSessions(proxy::adopt, within);
+        } finally {
+            if (streamAfterTakeOver != null) {
+                streamAfterTakeOver.run();
+                streamAfterTakeOver = null;
+            }
+        }
+        String summary = String.format(Locale.ROOT, "taken over from pid %d: %d sessions moved with their state "
+                        + "and CONNECTION_ID(), %d TLS sessions ended between two statements, %d left to its drain%s%s, "
+                        + "in %.2f s", pid, moved.moved(), moved.ended(), moved.drained(),
+                moved.drained() == 0 ? "" : " (--take-over-timeout passed with them in a transaction or a statement)",
+                moved.failed() == 0 ? "" : ", " + moved.failed() + " it served on (this one could not take them)",
+                moved.took().toNanos() / 1e9);
+        if (!moved.completed()) {
+            summary += "; it went away before the end, ending what it still held";
+        }
+        if (moved.completed() && moved.drained() == 0 && moved.failed() == 0) {
+            LOG.info("gantry: {}", summary);
+        } else {
+            LOG.warn("gantry: {}", summary);
+        }
+        bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.TAKE_OVER, summary)));
+        return moved;
     }
 
     private static Gantry start(Options options, Adoption adoption) throws InterruptedException {
@@ -355,16 +399,22 @@ public final class Gantry implements AutoCloseable {
                     options.proxy().socketTransport().flagValue(), version(),
                     options.cluster().map(ClusterSettings::name));
             handOverSocket(authority.dataDir(), loan).ifPresent(parts::add);
-            if (adoption != null) {
-                adoption.from().listening();
+            if (adoption != null && !adoption.from().listening()) {
+                LOG.warn("gantry: no session moves: the Gantry taken over is not there to pass them");
             }
-            cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
+            Runnable startStream = () -> cdc.ifPresent(stream -> stream.start(address -> upstreams.find(address)
                     .map(server -> !server.isUp()).orElse(false)));
+            // Taking over, the stream starts once the sessions have moved (moveSessionsFrom): until then the Gantry
+            // taken over may take everything back, its stream going on from the position it saved, and no
+            // transaction may reach the sink from both.
+            if (adoption == null) {
+                startStream.run();
+            }
             bus.publish(new EngineEvent.Timeline(new Event(0, Instant.now(), null, EventKind.STARTUP,
                     "Gantry started, listening on " + describe(proxy.address()) + (adoption == null ? ""
                             : ", taken over from pid " + adoption.from().greeting().pid()))));
             return new Gantry(parts, authority, proxy, cdc, socket.current().orElseThrow().path(), metrics, caches,
-                    loan);
+                    loan, bus, adoption == null ? null : startStream);
         } catch (Exception e) {
             // Any exception: a part may throw what its signature does not declare (Netty's sync() does).
             parts.close();

@@ -31,6 +31,11 @@ public enum EventKind {
      * ended and why ({@code server} names the new primary).
      */
     TRANSACTIONS_REPLAYED("transactions_replayed"),
+    /**
+     * A take-over ended: how many sessions moved to the new Gantry process, how many were ended or drained, and how
+     * long it took.
+     */
+    TAKE_OVER("take_over"),
     /** Gantry started. */
     STARTUP("startup");
 

@@ -6,29 +6,41 @@ import java.util.Map;
 
 /**
  * What a Gantry taking over ({@code gantry run --take-over}) and the running one say on the hand-over socket, one
- * line of text each way, and one message that carries the listening socket's descriptor ({@code SCM_RIGHTS}).
+ * line of text each way, and the messages that carry a socket's descriptor ({@code SCM_RIGHTS}).
  *
  * <pre>
  * running Gantry                                   Gantry taking over
- *   gantry-hand-over 1 pid=.. gantry=.. listen=.. transport=.. busy=..  -&gt;
+ *   gantry-hand-over 2 pid=.. gantry=.. listen=.. transport=.. busy=..  -&gt;
  *                                                  &lt;-  LISTENER
  *   (the listening socket's descriptor)            -&gt;   adopted, still not accepting
  *                                                  &lt;-  RELEASE
  *   change stream paused and saved, admin socket,
- *   metrics port and Authority let go; RELEASED    -&gt;   starts on the data directory, accepts
+ *   metrics port and Authority let go;
+ *   RELEASED ids-after=N                           -&gt;   starts on the data directory, accepts; its
+ *                                                       sessions' ids are above N
  *                                                  &lt;-  LISTENING
- *   DRAINING: stops accepting, drains, exits       -&gt;   starts its change stream
+ *   MOVING: stops accepting (the socket stays)     -&gt;   starts its change stream
+ *                                                  &lt;-  SESSION
+ *   SESSION id {state as JSON}                     -&gt;   (or WAIT held=.. ended=.., or DONE ended=..)
+ *                                                  &lt;-  DESCRIPTOR id
+ *   (the client socket's descriptor)               -&gt;   a session of it, not yet reading
+ *                                                  &lt;-  ADOPTED id (or KEPT id reason)
+ *   closes its copy; SESSION again ...                  starts reading it
+ *                                                  &lt;-  DRAIN (--take-over-timeout passed)
+ *   DRAINING held=.. ended=..: drains, exits       -&gt;
  * </pre>
  *
  * <p>The greeting's first two words are the same in every version: a Gantry that reads another version number stops
- * there, having asked nothing. Until {@code LISTENING} the running Gantry takes back what it let go when the
- * connection closes, so a Gantry taking over that fails or is killed leaves it serving; after it, the new one
- * serves alone.
+ * there, having asked nothing. Until {@code DONE} or {@code DRAINING} the running Gantry takes back what it let go
+ * when the connection closes (and accepts again), so a Gantry taking over that fails or is killed leaves it serving
+ * every session it still holds; a session it sent is its own again unless {@code ADOPTED} arrived first. A session
+ * moves only between two statements and outside a transaction; one that holds a server connection's state moves
+ * once it let it go; a TLS session ends as a drain ends it ({@code ended}).
  */
 public final class HandOverProtocol {
 
     /** The version this Gantry speaks; the greeting's second word. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     /** The socket's name in the data directory, beside the admin socket. */
     public static final String SOCKET_FILE = "handover.sock";
 
@@ -37,11 +49,24 @@ public final class HandOverProtocol {
     static final String RELEASE = "RELEASE";
     static final String LISTENING = "LISTENING";
     static final String RELEASED = "RELEASED";
+    static final String MOVING = "MOVING";
+    static final String SESSION = "SESSION";
+    static final String WAIT = "WAIT";
+    static final String DONE = "DONE";
+    static final String DESCRIPTOR = "DESCRIPTOR";
+    static final String ADOPTED = "ADOPTED";
+    static final String KEPT = "KEPT";
+    static final String DRAIN = "DRAIN";
     static final String DRAINING = "DRAINING";
     /** An answer to {@code RELEASE} the running Gantry cannot give: the rest of the line says why. */
     static final String REFUSED = "REFUSED";
-    /** A greeting line and a reason fit in this; a longer line is not a Gantry's. */
+    /** A greeting line, a request and a reason fit in this; a longer line is not a Gantry's. */
     static final int MAX_LINE_BYTES = 4096;
+    /**
+     * A session's state fits in this: its prepared statements' texts and its user variables (each at most 64 KiB)
+     * are the large part.
+     */
+    static final int MAX_SESSION_LINE_BYTES = 64 * 1024 * 1024;
 
     private HandOverProtocol() {
     }

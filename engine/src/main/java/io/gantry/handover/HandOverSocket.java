@@ -22,6 +22,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +44,8 @@ import org.slf4j.LoggerFactory;
 public final class HandOverSocket implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HandOverSocket.class);
+    /** How often the sessions that cannot move yet are said while a take-over waits for them. */
+    private static final Duration WAIT_LOG_INTERVAL = Duration.ofSeconds(5);
     private static final SocketFile.Name NAME = new SocketFile.Name("the hand-over socket",
             "choose a shorter --data-dir");
 
@@ -72,12 +75,43 @@ public final class HandOverSocket implements AutoCloseable {
         /** Takes back what {@link #lend} let go: the Gantry taking over failed or went away. */
         void takeBack(String borrower);
 
-        /** The new Gantry listens: stop accepting, drain and stop, as on SIGTERM. */
+        /**
+         * The session ids this Gantry gave, and may give until it stops accepting, are at most this: the Gantry taking
+         * over gives ids above it, so every session keeps its {@code CONNECTION_ID()} and no two share one.
+         */
+        long sessionIdsUpTo();
+
+        /** The new Gantry listens: stop accepting new clients, keeping the listening socket open. */
+        void stopAccepting();
+
+        /** Accept again: the new Gantry went away before the hand-over was done. */
+        void acceptAgain();
+
+        /**
+         * The next session that can move now (between two statements, outside a transaction, holding no server
+         * connection's state), held still until {@link MovingSession#moved} or {@link MovingSession#stays}; empty when
+         * none can now. A TLS session found there is ended as a drain ends it instead ({@link #sessionsEnded}).
+         */
+        Optional<MovingSession> nextSession();
+
+        /** Sessions this Gantry still serves: each moves once it can, or is drained. */
+        int sessionsHeld();
+
+        /**
+         * Why the sessions held could not move at the last {@link #nextSession}, in words: "2 (in a transaction), 1
+         * (a statement runs)".
+         */
+        String sessionsWaiting();
+
+        /** TLS sessions ended between two statements since the hand-over began, as a drain ends them. */
+        int sessionsEnded();
+
+        /** The hand-over is done: drain what is left and stop, as on SIGTERM. */
         void handedOver(String borrower);
     }
 
     /** Where the one conversation is; changed only on the work thread. */
-    private enum Step { GREETED, LISTENER_SENT, LENT, HANDED_OVER }
+    private enum Step { GREETED, LISTENER_SENT, LENT, MOVING, HANDED_OVER }
 
     private final Path path;
     private final Lender lender;
@@ -88,6 +122,10 @@ public final class HandOverSocket implements AutoCloseable {
     /** The conversation under way, its step and its peer's name; touched only on the work thread. */
     private Channel conversation;
     private Step step;
+    /** The session sent and not yet confirmed, or null; on the work thread. */
+    private MovingSession inFlight;
+    private int moved;
+    private long lastWaitLogged = System.nanoTime();
     /** Read when the connection opens: once it is closed, the kernel no longer says who it was. */
     private String borrower;
     private Channel server;
@@ -230,15 +268,78 @@ public final class HandOverSocket implements AutoCloseable {
             }
             unbind();
             step = Step.LENT;
-            send(channel, HandOverProtocol.RELEASED);
+            send(channel, HandOverProtocol.RELEASED + " ids-after=" + lender.sessionIdsUpTo());
         } else if (step == Step.LENT && line.equals(HandOverProtocol.LISTENING)) {
-            step = Step.HANDED_OVER;
-            LOG.info("hand-over: {} listens; this Gantry stops accepting and drains", borrower);
-            send(channel, HandOverProtocol.DRAINING);
-            lender.handedOver(borrower);
+            step = Step.MOVING;
+            moved = 0;
+            lender.stopAccepting();
+            LOG.info("hand-over: {} listens; this Gantry stops accepting and passes it its {} sessions, each between "
+                    + "two statements", borrower, lender.sessionsHeld());
+            send(channel, HandOverProtocol.MOVING);
+        } else if (step == Step.MOVING) {
+            moving(channel, line);
         } else {
             refuse(channel, "'" + HandOverProtocol.abbreviate(line) + "' was not expected after " + step);
         }
+    }
+
+    /** A request of the sessions' part of the conversation. */
+    private void moving(Channel channel, String line) {
+        if (inFlight == null && line.equals(HandOverProtocol.SESSION)) {
+            Optional<MovingSession> next = lender.nextSession();
+            if (next.isPresent()) {
+                inFlight = next.get();
+                send(channel, HandOverProtocol.SESSION + " " + inFlight.id() + " " + inFlight.state());
+            } else if (lender.sessionsHeld() == 0) {
+                send(channel, HandOverProtocol.DONE + " ended=" + lender.sessionsEnded());
+                handedOver("it holds no session any more");
+            } else {
+                send(channel, HandOverProtocol.WAIT + " held=" + lender.sessionsHeld() + " ended="
+                        + lender.sessionsEnded());
+                if (System.nanoTime() - lastWaitLogged > WAIT_LOG_INTERVAL.toNanos()) {
+                    lastWaitLogged = System.nanoTime();
+                    LOG.info("hand-over: {} sessions cannot move yet: {}", lender.sessionsHeld(),
+                            lender.sessionsWaiting());
+                }
+            }
+        } else if (inFlight != null && line.equals(HandOverProtocol.DESCRIPTOR + " " + inFlight.id())) {
+            // A new object, as for the listener: the descriptor stays this process's until ADOPTED.
+            channel.writeAndFlush(new FileDescriptor(inFlight.descriptor().intValue()));
+        } else if (inFlight != null && line.equals(HandOverProtocol.ADOPTED + " " + inFlight.id())) {
+            inFlight.moved().run();
+            inFlight = null;
+            moved++;
+        } else if (inFlight != null && line.startsWith(HandOverProtocol.KEPT + " " + inFlight.id() + " ")) {
+            LOG.warn("hand-over: {} could not take session {} ({}); this Gantry serves it on", borrower,
+                    inFlight.id(), line.substring((HandOverProtocol.KEPT + " " + inFlight.id() + " ").length()));
+            inFlight.stays().run();
+            inFlight = null;
+        } else if (inFlight == null && line.equals(HandOverProtocol.DRAIN)) {
+            LOG.info("hand-over: {} sessions could not move in time: {}", lender.sessionsHeld(),
+                    lender.sessionsWaiting());
+            send(channel, HandOverProtocol.DRAINING + " held=" + lender.sessionsHeld() + " ended="
+                    + lender.sessionsEnded());
+            handedOver("its --take-over-timeout passed");
+        } else {
+            // The new Gantry serves already: closing would have this one take everything back beside it. It drains
+            // instead, and a session on its way stays here until then.
+            LOG.warn("hand-over: {} sent '{}', which was not expected while sessions move; this Gantry drains what "
+                    + "it holds", borrower, HandOverProtocol.abbreviate(line));
+            if (inFlight != null) {
+                inFlight.stays().run();
+                inFlight = null;
+            }
+            send(channel, HandOverProtocol.DRAINING + " held=" + lender.sessionsHeld() + " ended="
+                    + lender.sessionsEnded());
+            handedOver("a request it did not expect");
+        }
+    }
+
+    private void handedOver(String why) {
+        step = Step.HANDED_OVER;
+        LOG.info("hand-over: done ({}): {} sessions moved to {}; {} ended as TLS sessions; this Gantry drains the {} "
+                + "it still holds and stops", why, moved, borrower, lender.sessionsEnded(), lender.sessionsHeld());
+        lender.handedOver(borrower);
     }
 
     private void closed(Channel channel) {
@@ -246,9 +347,22 @@ public final class HandOverSocket implements AutoCloseable {
             return;
         }
         conversation = null;
-        if (step == Step.LENT) {
-            LOG.warn("hand-over: {} went away before it listened; taking the data directory back", borrower);
+        if (step == Step.LENT || step == Step.MOVING) {
+            if (step == Step.LENT) {
+                LOG.warn("hand-over: {} went away before it listened; taking the data directory back", borrower);
+            } else {
+                if (inFlight != null) {
+                    inFlight.stays().run();
+                    inFlight = null;
+                }
+                LOG.warn("hand-over: {} went away while sessions moved to it ({} moved, gone with it); taking the "
+                        + "data directory back, accepting again and serving the {} sessions still here", borrower,
+                        moved, lender.sessionsHeld());
+            }
             lender.takeBack(borrower);
+            if (step == Step.MOVING) {
+                lender.acceptAgain();
+            }
             try {
                 bind();
             } catch (IOException e) {

@@ -45,6 +45,8 @@ public final class TakeOver implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TakeOver.class);
     /** How much longer than the other steps letting go of the data directory may take. */
     static final Duration RELEASE_WAIT = Duration.ofMinutes(1);
+    /** How long to wait before asking again while the running Gantry has no session that can move now. */
+    static final Duration WAIT_BETWEEN_ASKS = Duration.ofMillis(10);
     /** A closed connection, in the queue of what arrived. */
     private static final Object CLOSED = new Object();
 
@@ -91,7 +93,7 @@ public final class TakeOver implements AutoCloseable {
                         @Override
                         protected void initChannel(EpollDomainSocketChannel channel) {
                             channel.pipeline().addLast(
-                                    new LineBasedFrameDecoder(HandOverProtocol.MAX_LINE_BYTES, true, true),
+                                    new LineBasedFrameDecoder(HandOverProtocol.MAX_SESSION_LINE_BYTES, true, true),
                                     new StringDecoder(StandardCharsets.UTF_8),
                                     new Arrivals(arrived));
                         }
@@ -161,35 +163,174 @@ public final class TakeOver implements AutoCloseable {
      * closes its admin socket, metrics port and Authority, and goes on serving. Pausing waits for the stream's
      * thread, which may be making a binlog connection that has to fail first: this waits up to
      * {@link #RELEASE_WAIT} longer than the other steps.
+     *
+     * @return the highest session id the running Gantry gave or may give: this one's sessions take ids above it
      */
-    public void release() throws InterruptedException {
+    public long release() throws InterruptedException {
         send(HandOverProtocol.RELEASE);
         String answer = nextLine("its release of the data directory", timeout.plus(RELEASE_WAIT));
-        if (!answer.equals(HandOverProtocol.RELEASED)) {
+        if (!answer.startsWith(HandOverProtocol.RELEASED + " ")) {
             throw refusal(answer);
         }
+        return Long.parseLong(field(answer, "ids-after"));
     }
 
     /**
-     * Says this Gantry listens: the running one stops accepting and drains. Never fails: from here on this Gantry
-     * serves whatever the other answers, and if it is gone there is nobody left to drain.
+     * Says this Gantry listens: the running one stops accepting and is ready to pass its sessions
+     * ({@link #moveSessions}). Never fails: from here on this Gantry serves whatever the other answers, and if it is
+     * gone there is nobody left to take sessions from.
+     *
+     * @return whether the running Gantry is there to pass its sessions
      */
-    public void listening() throws InterruptedException {
+    public boolean listening() throws InterruptedException {
         ChannelFuture sent = channel.writeAndFlush(Unpooled.copiedBuffer(HandOverProtocol.LISTENING
                 + "\n", StandardCharsets.UTF_8)).await();
         if (!sent.isSuccess()) {
             LOG.warn("take-over: the Gantry taken over from (pid {}) is gone already: {}", greeting.pid(),
                     sent.cause().toString());
-            return;
+            return false;
         }
         Object answer = arrived.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (HandOverProtocol.DRAINING.equals(answer)) {
-            LOG.info("take-over: the Gantry taken over from (pid {}) stops accepting and drains", greeting.pid());
-        } else {
-            LOG.warn("take-over: the Gantry taken over from (pid {}) answered {} to LISTENING; this one serves "
-                    + "all the same", greeting.pid(), answer == null ? "nothing within " + timeout.toSeconds() + " s"
-                    : answer == CLOSED ? "by closing the connection" : "'" + answer + "'");
+        if (HandOverProtocol.MOVING.equals(answer)) {
+            LOG.info("take-over: the Gantry taken over from (pid {}) stops accepting; its sessions move here",
+                    greeting.pid());
+            return true;
         }
+        LOG.warn("take-over: the Gantry taken over from (pid {}) answered {} to LISTENING; this one serves "
+                + "all the same", greeting.pid(), answer == null ? "nothing within " + timeout.toSeconds() + " s"
+                : answer == CLOSED ? "by closing the connection" : "'" + answer + "'");
+        return false;
+    }
+
+    /** What this Gantry does with a session the running one passes: it serves it from its socket and state. */
+    public interface Adopter {
+
+        /**
+         * Makes a session of the client socket {@code descriptor} and its {@code state} (the running Gantry's JSON),
+         * not yet reading from it.
+         *
+         * @return what starts it reading, once the running Gantry has been told it moved
+         * @throws Exception when it cannot (the descriptor is then closed): the running Gantry serves it on
+         */
+        Runnable adopt(FileDescriptor descriptor, String state) throws Exception;
+    }
+
+    /**
+     * How the sessions' move went.
+     *
+     * @param moved     sessions this Gantry serves now, with their ids and state
+     * @param ended     TLS sessions the running Gantry ended between two statements, as a drain does
+     * @param drained   sessions still held when {@code --take-over-timeout} passed, left to the running Gantry's drain
+     * @param failed    sessions this Gantry could not take, which the running one served on
+     * @param took      from the first request to the last answer
+     * @param completed whether the running Gantry answered to the end (it was not gone in the middle)
+     */
+    public record Moved(int moved, int ended, int drained, int failed, Duration took, boolean completed) {
+    }
+
+    /**
+     * Takes the running Gantry's sessions one at a time, each between two statements, until it holds none or
+     * {@code within} passed: then it drains what is left, as on SIGTERM. A session the running Gantry holds in a
+     * transaction moves once the transaction ends. Never fails: a running Gantry that goes away in the middle has
+     * ended what it held, and the sessions that moved are served here.
+     */
+    public Moved moveSessions(Adopter adopter, Duration within) throws InterruptedException {
+        long started = System.nanoTime();
+        long deadline = started + within.toNanos();
+        if (!greeting.transport().equals("epoll")) {
+            // io_uring keeps a read of each client socket under way in the kernel: a session's next bytes could reach
+            // the running Gantry after its state left, so its sessions stay there and are drained.
+            LOG.warn("take-over: the Gantry taken over from (pid {}) runs on --socket-transport {}, whose sessions "
+                    + "cannot move (only epoll's can): it drains them as on SIGTERM", greeting.pid(),
+                    greeting.transport());
+            deadline = started;
+        }
+        int moved = 0;
+        int failed = 0;
+        try {
+            while (true) {
+                if (System.nanoTime() - deadline > 0) {
+                    send(HandOverProtocol.DRAIN);
+                    String answer = nextLine("its answer to DRAIN", timeout);
+                    if (!answer.startsWith(HandOverProtocol.DRAINING + " ")) {
+                        throw unexpected("its answer to DRAIN", answer);
+                    }
+                    return new Moved(moved, Integer.parseInt(field(answer, "ended")),
+                            Integer.parseInt(field(answer, "held")), failed, since(started), true);
+                }
+                send(HandOverProtocol.SESSION);
+                String answer = nextLine("a session", timeout);
+                if (answer.startsWith(HandOverProtocol.DONE + " ")) {
+                    return new Moved(moved, Integer.parseInt(field(answer, "ended")), 0, failed, since(started),
+                            true);
+                } else if (answer.startsWith(HandOverProtocol.DRAINING + " ")) {
+                    // It did not expect what this one asked: it drains what it holds.
+                    return new Moved(moved, Integer.parseInt(field(answer, "ended")),
+                            Integer.parseInt(field(answer, "held")), failed, since(started), true);
+                } else if (answer.startsWith(HandOverProtocol.WAIT + " ")) {
+                    Thread.sleep(WAIT_BETWEEN_ASKS.toMillis());
+                } else if (answer.startsWith(HandOverProtocol.SESSION + " ")) {
+                    if (adoptOne(adopter, answer.substring(HandOverProtocol.SESSION.length() + 1))) {
+                        moved++;
+                    } else {
+                        failed++;
+                    }
+                } else {
+                    throw unexpected("a session", answer);
+                }
+            }
+        } catch (HandOverException e) {
+            LOG.warn("take-over: the Gantry taken over from (pid {}) stopped passing sessions: {}; {} moved here",
+                    greeting.pid(), e.getMessage(), moved);
+            return new Moved(moved, 0, 0, failed, since(started), false);
+        }
+    }
+
+    /** One session: its descriptor, a session of it, the running Gantry told; whether it moved. */
+    private boolean adoptOne(Adopter adopter, String idAndState) throws InterruptedException {
+        int space = idAndState.indexOf(' ');
+        String id = idAndState.substring(0, space);
+        setReadMode(DomainSocketReadMode.FILE_DESCRIPTORS);
+        send(HandOverProtocol.DESCRIPTOR + " " + id);
+        Object answer = next(arrived, "session " + id + "'s socket", timeout);
+        setReadMode(DomainSocketReadMode.BYTES);
+        if (!(answer instanceof FileDescriptor descriptor)) {
+            throw unexpected("session " + id + "'s socket", answer);
+        }
+        Runnable start;
+        try {
+            start = adopter.adopt(descriptor, idAndState.substring(space + 1));
+        } catch (Exception e) {
+            LOG.warn("take-over: cannot take session {}: {}; the Gantry taken over from serves it on", id,
+                    e.toString());
+            send(HandOverProtocol.KEPT + " " + id + " " + e.getMessage());
+            return false;
+        }
+        // Told before it reads: until the running Gantry closes its copy, only this copy may ever answer. If the
+        // running Gantry is gone meanwhile, this one is the only one left to serve it.
+        ChannelFuture told = channel.writeAndFlush(Unpooled.copiedBuffer(HandOverProtocol.ADOPTED + " " + id + "\n",
+                StandardCharsets.UTF_8)).await();
+        start.run();
+        if (!told.isSuccess()) {
+            LOG.warn("take-over: the Gantry taken over from went away before it was told session {} moved; this one "
+                    + "serves it", id);
+        }
+        return true;
+    }
+
+    private static Duration since(long startedNanos) {
+        return Duration.ofNanos(System.nanoTime() - startedNanos);
+    }
+
+    /** The value of {@code name=value} among a line's words. */
+    private static String field(String line, String name) {
+        for (String word : line.split(" ")) {
+            if (word.startsWith(name + "=")) {
+                return word.substring(name.length() + 1);
+            }
+        }
+        throw new HandOverException("--take-over: the running Gantry's answer lacks " + name + ": '"
+                + HandOverProtocol.abbreviate(line) + "'");
     }
 
     private void setReadMode(DomainSocketReadMode mode) throws InterruptedException {
@@ -197,7 +338,11 @@ public final class TakeOver implements AutoCloseable {
     }
 
     private void send(String line) throws InterruptedException {
-        channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8)).sync();
+        ChannelFuture sent = channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8)).await();
+        if (!sent.isSuccess()) {
+            throw new HandOverException("--take-over: the connection to the running Gantry failed: "
+                    + sent.cause().getMessage());
+        }
     }
 
     private String nextLine(String what, Duration wait) throws InterruptedException {

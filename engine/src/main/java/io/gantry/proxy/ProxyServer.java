@@ -89,6 +89,7 @@ public final class ProxyServer implements AutoCloseable {
      */
     private final EventLoopGroup workers;
     private Channel listener;
+    private final SessionMoves moves;
     /** Every client and backend channel open now; each leaves the group as it closes. */
     private final ChannelGroup openChannels = new DefaultChannelGroup("gantry-sockets", GlobalEventExecutor.INSTANCE);
     /** Sessions and pools leave a server as soon as a health check finds it down; closed with the proxy. */
@@ -111,6 +112,7 @@ public final class ProxyServer implements AutoCloseable {
         this.services = new SharedServices(config, upstreams, adminSql, serverVersion,
                 tracked(BackendChannels.tcp(transport)),
                 Clock.systemUTC());
+        this.moves = new SessionMoves(services, config, workers, openChannels);
         this.leaveDownServers = upstreams.onDown((server, reason) -> {
             services.sessions().serverDown(server, reason);
             services.backendPools().closeServer(server.address(), reason);
@@ -200,6 +202,7 @@ public final class ProxyServer implements AutoCloseable {
                         + config.socketTransport().flagValue());
             }
             // Already bound and listening: registering it starts the accepting.
+            services.sessions().idsAfter(adopted.sessionIdsAfter());
             ServerSocketChannel channel = adopted.channel();
             ChannelFactory<ServerSocketChannel> theAdoptedOne = () -> channel;
             listener = bootstrap.channelFactory(theAdoptedOne).register().sync().channel();
@@ -225,6 +228,26 @@ public final class ProxyServer implements AutoCloseable {
                         new ClientSession(services, services.sessions().nextId()));
             }
         };
+    }
+
+    /** A Gantry taking over listens: this one accepts no new client, its listening socket left open. */
+    void stopAccepting() {
+        listener.config().setAutoRead(false);
+    }
+
+    /** The Gantry taking over went away in the middle: this one accepts again. */
+    void acceptAgain() {
+        listener.config().setAutoRead(true);
+    }
+
+    /** The highest session id given until this proxy stops accepting, for a Gantry taking over. */
+    long sessionIds() {
+        return services.sessions().idsUpToForTakeOver();
+    }
+
+    /** Sessions moving to or from another Gantry process (a take-over). */
+    SessionMoves sessionMoves() {
+        return moves;
     }
 
     /** The listening socket's channel, once started: its class is the transport's. */

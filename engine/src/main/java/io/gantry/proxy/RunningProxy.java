@@ -15,6 +15,7 @@ import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.backend.ConnectionSlots;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.session.ProxyMetrics;
+import io.gantry.proxy.session.LiveSession;
 import io.gantry.proxy.transport.AdoptedListener;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.KnownAccounts;
@@ -299,6 +300,51 @@ public final class RunningProxy implements AutoCloseable {
     /** How far {@code position} is behind the primary in ms, -1 when unknown: {@link GtidSampler#lagMillisOf}. */
     public long lagMillisOf(GtidSet position) {
         return sampler.lagMillisOf(position);
+    }
+
+    // ---- a take-over (docs/ARCHITECTURE.md, "The path of a take-over") --------------------------------------------
+
+    /** A Gantry taking over listens: accept no new client, the listening socket left open. */
+    public void stopAccepting() {
+        server.stopAccepting();
+    }
+
+    /** The Gantry taking over went away before the hand-over was done: accept again. */
+    public void acceptAgain() {
+        server.acceptAgain();
+    }
+
+    /** The highest session id this proxy gives until it stops accepting: a Gantry taking over gives ids above it. */
+    public long sessionIdsUpTo() {
+        return server.sessionIds();
+    }
+
+    /** The next session that can move to a Gantry taking over, held still; empty when none can now. */
+    public Optional<LiveSession.Departure.Moving> nextMovingSession() throws InterruptedException {
+        return server.sessionMoves().next();
+    }
+
+    /** Sessions this proxy still serves. */
+    public int sessionsHeld() {
+        return server.sessionMoves().held();
+    }
+
+    /** Why the sessions that could not move to a Gantry taking over at the last look could not, in words. */
+    public String sessionsWaiting() {
+        return server.sessionMoves().waiting();
+    }
+
+    /** TLS sessions ended for a take-over, as a drain ends them. */
+    public int sessionsEnded() {
+        return server.sessionMoves().ended();
+    }
+
+    /**
+     * Serves a session moved from the Gantry taken over, from its client socket and state; it reads once the
+     * returned task runs.
+     */
+    public Runnable adopt(FileDescriptor descriptor, String state) throws InterruptedException {
+        return server.sessionMoves().adopt(descriptor, state);
     }
 
     /** Starts the drain before a stop; see {@link ProxyServer#drain}. */

@@ -6,17 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gantry.proxy.transport.AdoptedListener;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.UnixChannel;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.Channels;
@@ -27,8 +31,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -51,6 +57,8 @@ class HandOverSocketTest {
     private Channel listening;
     private InetSocketAddress listenAddress;
     private final RecordingLender lender = new RecordingLender();
+    /** The connections the test's listener accepted: the sessions a lender offers. */
+    private final BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
     private HandOverSocket socket;
 
     @BeforeEach
@@ -58,7 +66,12 @@ class HandOverSocketTest {
         Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll is needed to pass a socket");
         loop = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         listening = new ServerBootstrap().group(loop).channel(EpollServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter()).bind("127.0.0.1", 0).sync().channel();
+                .childHandler(new ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void channelActive(ChannelHandlerContext ctx) {
+                        accepted.add(ctx.channel());
+                    }
+                }).bind("127.0.0.1", 0).sync().channel();
         listenAddress = (InetSocketAddress) listening.localAddress();
         socket = HandOverSocket.start(HandOverProtocol.socketIn(dataDir), lender).orElseThrow();
     }
@@ -81,14 +94,103 @@ class HandOverSocketTest {
             AdoptedListener adopted = takeOver.takeListener(listenAddress);
             assertThat(adopted.address().getPort()).isEqualTo(listenAddress.getPort());
             adopted.closeUnadopted();
-            takeOver.release();
+            assertThat(takeOver.release()).as("the ids the running Gantry keeps").isEqualTo(1234);
             assertThat(lender.calls).containsExactly("lend");
             // The running Gantry's hand-over socket is gone, so the new one can make its own there.
             assertThat(HandOverProtocol.socketIn(dataDir)).doesNotExist();
-            takeOver.listening();
+            assertThat(takeOver.listening()).isTrue();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                throw new AssertionError("no session to move");
+            }, STEP);
+            assertThat(moved.moved()).isZero();
+            assertThat(moved.completed()).isTrue();
             assertThat(lender.handedOver.get(5, TimeUnit.SECONDS)).startsWith("the Gantry taking over (pid ");
         }
-        assertThat(lender.calls).containsExactly("lend", "handedOver");
+        assertThat(lender.calls).containsExactly("lend", "stopAccepting", "handedOver");
+    }
+
+    @Test
+    void aSessionMovesWithItsSocketAndTheRunningGantryLetsGoOnlyOnceToldItMoved() throws Exception {
+        try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort());
+             TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
+            UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+            lender.offer(new MovingSession(7, accepted.fd(), "{\"id\":7}", () -> lender.calls.add("moved 7"),
+                    () -> lender.calls.add("stays 7")));
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            List<String> callsWhenAdopted = new CopyOnWriteArrayList<>();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                assertThat(state).isEqualTo("{\"id\":7}");
+                callsWhenAdopted.addAll(lender.calls);
+                EpollSocketChannel channel = new EpollSocketChannel(descriptor.intValue());
+                loop.next().register(channel).sync();
+                return () -> channel.writeAndFlush(Unpooled.copiedBuffer("from the new one", StandardCharsets.UTF_8));
+            }, STEP);
+            assertThat(moved.moved()).isEqualTo(1);
+            assertThat(callsWhenAdopted).as("the running Gantry's copy while the new one adopts it")
+                    .doesNotContain("moved 7");
+            // The socket the client holds is served by the new one's copy.
+            client.setSoTimeout(5000);
+            byte[] read = client.getInputStream().readNBytes("from the new one".length());
+            assertThat(new String(read, StandardCharsets.UTF_8)).isEqualTo("from the new one");
+        }
+        awaitCalls("lend", "stopAccepting", "moved 7", "handedOver");
+    }
+
+    @Test
+    void aSessionTheNewGantryCannotTakeStaysWithTheRunningOne() throws Exception {
+        try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort());
+             TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
+            UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+            lender.offer(new MovingSession(8, accepted.fd(), "{}", () -> lender.calls.add("moved 8"),
+                    () -> lender.calls.add("stays 8")));
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                descriptor.close();
+                throw new IllegalArgumentException("not a session's state");
+            }, STEP);
+            assertThat(moved.failed()).isEqualTo(1);
+            assertThat(moved.moved()).isZero();
+        }
+        awaitCalls("lend", "stopAccepting", "stays 8", "handedOver");
+    }
+
+    @Test
+    void aTakeOverThatGoesAwayWhileASessionIsOnItsWayLeavesItAndEverythingWithTheRunningGantry() throws Exception {
+        try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort())) {
+            UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+            lender.offer(new MovingSession(9, accepted.fd(), "{}", () -> lender.calls.add("moved 9"),
+                    () -> lender.calls.add("stays 9")));
+            TakeOver takeOver = TakeOver.connect(dataDir, STEP);
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                takeOver.close(); // as a kill -9 would: the descriptor is here, ADOPTED never leaves
+                throw new IllegalStateException("gone");
+            }, STEP);
+            assertThat(moved.completed()).isFalse();
+        }
+        awaitCalls("lend", "stopAccepting", "stays 9", "takeBack", "acceptAgain");
+    }
+
+    @Test
+    void sessionsThatCannotMoveInTimeAreLeftToTheRunningGantrysDrain() throws Exception {
+        lender.held = 2;
+        try (TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                throw new AssertionError("no session can move");
+            }, Duration.ofMillis(100));
+            assertThat(moved.drained()).isEqualTo(2);
+            assertThat(moved.took()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+        }
+        awaitCalls("lend", "stopAccepting", "handedOver");
     }
 
     @Test
@@ -98,7 +200,11 @@ class HandOverSocketTest {
             takeOver.release();
         }
         awaitCalls("lend", "takeBack");
-        // And it can be taken over again.
+        // And it can be taken over again, once its socket is made again (after the take-back).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!java.nio.file.Files.exists(HandOverProtocol.socketIn(dataDir)) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         try (TakeOver again = TakeOver.connect(dataDir, STEP)) {
             assertThat(again.greeting().busy()).isFalse();
         }
@@ -161,7 +267,7 @@ class HandOverSocketTest {
             CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                 try (SocketChannel peer = server.accept()) {
                     OutputStream out = Channels.newOutputStream(peer);
-                    out.write("gantry-hand-over 2 pid=1 something=new\n".getBytes(StandardCharsets.UTF_8));
+                    out.write("gantry-hand-over 3 pid=1 something=new\n".getBytes(StandardCharsets.UTF_8));
                     out.flush();
                     InputStream in = Channels.newInputStream(peer);
                     return in.readAllBytes();
@@ -170,7 +276,7 @@ class HandOverSocketTest {
                 }
             });
             assertThatThrownBy(() -> TakeOver.connect(other, STEP)).isInstanceOf(HandOverException.class)
-                    .hasMessageContaining("speaks hand-over version 2 and this one speaks version 1")
+                    .hasMessageContaining("speaks hand-over version 3 and this one speaks version 2")
                     .hasMessageContaining("nothing was taken over");
             assertThat(asked.get(5, TimeUnit.SECONDS)).isEmpty();
         }
@@ -199,6 +305,48 @@ class HandOverSocketTest {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final CompletableFuture<String> handedOver = new CompletableFuture<>();
         volatile RuntimeException lendFailure;
+        final BlockingQueue<MovingSession> sessions = new LinkedBlockingQueue<>();
+        /** Sessions held that cannot move, besides those offered. */
+        volatile int held;
+
+        void offer(MovingSession session) {
+            sessions.add(session);
+        }
+
+        @Override
+        public long sessionIdsUpTo() {
+            return 1234;
+        }
+
+        @Override
+        public void stopAccepting() {
+            calls.add("stopAccepting");
+        }
+
+        @Override
+        public void acceptAgain() {
+            calls.add("acceptAgain");
+        }
+
+        @Override
+        public Optional<MovingSession> nextSession() {
+            return Optional.ofNullable(sessions.poll());
+        }
+
+        @Override
+        public int sessionsHeld() {
+            return held + sessions.size();
+        }
+
+        @Override
+        public String sessionsWaiting() {
+            return held + " (in a transaction)";
+        }
+
+        @Override
+        public int sessionsEnded() {
+            return 0;
+        }
 
         @Override
         public String listenAddress() {

@@ -100,9 +100,17 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = ConfigDefaults.TAKE_OVER_FLAG,
             description = "Take over from the Gantry running on the same --data-dir, with the same --listen: its "
                     + "listening socket passes to this process first, so no client is refused, then its data "
-                    + "directory; it then drains as on SIGTERM and stops. Sessions do not move yet: the running "
-                    + "Gantry's drain ends them. Runs the proxy on --socket-transport epoll. Command line only.")
+                    + "directory, then each client session between two statements, with its state and "
+                    + "CONNECTION_ID(); TLS sessions end there, as a drain ends them. It stops when it holds no "
+                    + "session, or drains what is left after --take-over-timeout. Runs the proxy on "
+                    + "--socket-transport epoll. Command line only.")
     boolean takeOver;
+
+    @Option(names = "--take-over-timeout", paramLabel = "SECONDS", defaultValue = "30",
+            description = "With --take-over: how long sessions of the running Gantry may take to reach a point "
+                    + "where they can move (between two statements, outside a transaction); then the running Gantry "
+                    + "drains what it still holds, as on SIGTERM (default: ${DEFAULT-VALUE}).")
+    long takeOverTimeoutSeconds;
 
     @Option(names = "--metrics-listen", paramLabel = "HOST:PORT",
             description = "Serve Prometheus metrics at http://HOST:PORT/metrics (default: off). Give a loopback "
@@ -185,7 +193,14 @@ final class RunCommand implements Callable<Integer> {
      */
     private Gantry takeOver(Gantry.Options options) throws InterruptedException {
         try (TakeOver from = TakeOver.connect(dataDir, HAND_OVER_STEP_TIMEOUT)) {
-            return Gantry.takeOver(options, from);
+            Gantry gantry = Gantry.takeOver(options, from);
+            try {
+                gantry.moveSessionsFrom(from, Duration.ofSeconds(takeOverTimeoutSeconds));
+            } catch (InterruptedException | RuntimeException e) {
+                gantry.close();
+                throw e;
+            }
+            return gantry;
         }
     }
 
@@ -203,6 +218,10 @@ final class RunCommand implements Callable<Integer> {
         if (drainTimeoutSeconds < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--drain-timeout-secs must be 0 or more, not "
                     + drainTimeoutSeconds);
+        }
+        if (takeOverTimeoutSeconds < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--take-over-timeout must be 0 or more, not "
+                    + takeOverTimeoutSeconds);
         }
         ProxyConfig config = proxy.toConfig(spec.commandLine());
         List<UpstreamUrl> upstream = parse("--upstream-db-url", upstreamUrls);

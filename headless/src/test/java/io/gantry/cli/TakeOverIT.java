@@ -44,8 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code gantry run --take-over} as an operator runs it: two processes of the built jar on one data directory and
- * one port, and a client that connects every few milliseconds all the while. What moves today is the listening
- * socket and the data directory (the change stream's position with it); sessions are drained as on SIGTERM.
+ * one port, and a client that connects every few milliseconds all the while: the listening socket and the data
+ * directory move (the change stream's position with it). Sessions moving is {@link SessionTakeOverIT}'s.
  */
 class TakeOverIT {
 
@@ -191,7 +191,7 @@ class TakeOverIT {
             CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                 try (SocketChannel peer = newer.accept()) {
                     OutputStream out = Channels.newOutputStream(peer);
-                    out.write("gantry-hand-over 2 pid=4242 gantry=9.0 listen=127.0.0.1:1 transport=epoll\n"
+                    out.write("gantry-hand-over 3 pid=4242 gantry=9.0 listen=127.0.0.1:1 transport=epoll\n"
                             .getBytes(StandardCharsets.UTF_8));
                     out.flush();
                     InputStream in = Channels.newInputStream(peer);
@@ -203,8 +203,8 @@ class TakeOverIT {
             GantryProcess taking = GantryProcess.launch(PASSWORD, runFlags(dataDir, freePort(), "--take-over"));
             started.add(taking);
             assertThat(taking.awaitExit(Duration.ofSeconds(60))).as(taking.output()).isEqualTo(1);
-            assertThat(taking.output()).contains("the running Gantry speaks hand-over version 2 and this one speaks "
-                    + "version 1: nothing was taken over");
+            assertThat(taking.output()).contains("the running Gantry speaks hand-over version 3 and this one speaks "
+                    + "version 2: nothing was taken over");
             assertThat(asked.get(10, TimeUnit.SECONDS)).as("what the new Gantry asked").isEmpty();
         }
         assertThat(Authority.exists(dataDir)).as("an Authority made in " + dataDir).isFalse();

@@ -233,6 +233,7 @@ public final class TimelineView extends BorderPane {
             case "weight_changed" -> Color.web("#3949ab");
             case "host_blocked" -> Color.web("#ad1457");
             case "transactions_replayed" -> Color.web("#0277bd");
+            case "take_over" -> Color.web("#00838f");
             default -> Color.web("#757575");
         };
     }

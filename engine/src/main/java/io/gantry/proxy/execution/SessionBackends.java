@@ -395,6 +395,25 @@ public final class SessionBackends {
         closeAll();
     }
 
+    /**
+     * The session moves to another process (a take-over) and goes on there: each of its connections, which hold
+     * nothing replay cannot rebuild, goes to the pool or is closed ({@link BackendReleaser#release}), while what the
+     * session keeps by value (its prepared statements, its user variables) stays.
+     */
+    public void releaseForMove() {
+        if (pool() == null) {
+            for (SessionBackend backend : new ArrayList<>(backends.values())) {
+                drop(backend);
+                backend.connection.close();
+            }
+            return;
+        }
+        afterStatements.forgetKeptForNextStatement();
+        for (SessionBackend backend : new ArrayList<>(backends.values())) {
+            releaser.release(backend);
+        }
+    }
+
     /** Closes every backend connection of the session and forgets what it knew about them. */
     public void closeAll() {
         for (SessionBackend backend : backends.values()) {
@@ -476,7 +495,7 @@ public final class SessionBackends {
     }
 
     /** What {@code connection} holds, in words ("a transaction, user variables"). */
-    String describeHeld(BackendConnection connection) {
+    public String describeHeld(BackendConnection connection) {
         SessionBackend backend = of(connection);
         return backend == null ? "nothing" : HeldState.describe(backend.held);
     }

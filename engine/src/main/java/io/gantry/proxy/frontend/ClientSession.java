@@ -8,6 +8,7 @@ import io.gantry.proxy.command.PreparedStatementCommands;
 import io.gantry.proxy.command.QueryCommand;
 import io.gantry.proxy.command.SessionCommands;
 import io.gantry.proxy.digest.SessionDigest;
+import io.gantry.proxy.backend.BackendConnection;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.execution.SessionRouting;
@@ -24,12 +25,19 @@ import io.gantry.wire.Packet;
 import io.gantry.wire.PacketDecodeFailure;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
+import io.gantry.proxy.session.MovedSession;
+import io.gantry.wire.PacketFrameDecoder;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One client connection, as Netty sees it: packets in, in order, to the session's login while it logs in and then
@@ -44,6 +52,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
 
     private final ProxyServices services;
     private final long id;
+    /** The session as the Gantry taken over passed it, until it is adopted here; null for a new connection. */
+    private MovedSession moved;
     private SessionContext session;
     /** The client channel: only this class and the login's channel side ({@link ClientLogin}) touch it. */
     private ChannelHandlerContext ctx;
@@ -57,6 +67,15 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     public ClientSession(ProxyServices services, long id) {
         this.services = services;
         this.id = id;
+    }
+
+    /**
+     * A session moved from the Gantry taken over, logged in already: it keeps {@code moved}'s id and state, and reads
+     * nothing until {@link #beginAdopted}.
+     */
+    public ClientSession(ProxyServices services, MovedSession moved) {
+        this(services, moved.id());
+        this.moved = moved;
     }
 
     @Override
@@ -104,6 +123,75 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     }
 
     @Override
+    public CompletableFuture<Departure> departOnItsLoop() {
+        CompletableFuture<Departure> departure = new CompletableFuture<>();
+        ctx.channel().eventLoop().execute(() -> {
+            try {
+                departure.complete(depart());
+            } catch (RuntimeException e) {
+                departure.completeExceptionally(e);
+            }
+        });
+        return departure;
+    }
+
+    private Departure depart() {
+        if (session == null) {
+            return new Departure.NotNow("it logs in");
+        }
+        String notNow = session.whyNotMovable();
+        if (notNow != null) {
+            return new Departure.NotNow(notNow);
+        }
+        BackendConnection holding = backends.holding(false);
+        if (holding != null) {
+            return new Departure.NotNow("its connection to " + holding.server().address() + " holds "
+                    + backends.describeHeld(holding));
+        }
+        if (session.client().tlsActive()) {
+            SessionContext.LOG.info("session {}: ending it between two statements for the take-over: its TLS keys "
+                    + "cannot move to another process", id);
+            session.endIfIdleForDrain();
+            return new Departure.Ended(id);
+        }
+        if (!(ctx.channel() instanceof EpollSocketChannel epoll)) {
+            // Only an epoll channel's descriptor can be passed and given up cleanly.
+            return new Departure.NotNow("its socket is not on epoll");
+        }
+        // Nothing is read from now on; what was read of the next command goes with the state.
+        epoll.config().setAutoRead(false);
+        ByteBuf undecoded = ctx.pipeline().get(PacketFrameDecoder.class).takeUndecodedBytes();
+        byte[] unread = ByteBufUtil.getBytes(undecoded);
+        undecoded.release();
+        backends.releaseForMove();
+        String state = session.moving(unread).toJson();
+        EventLoop loop = ctx.channel().eventLoop();
+        return new Departure.Moving(id, epoll.fd(), state, () -> loop.execute(() -> {
+            session.movedAway();
+            ctx.channel().close();
+        }), () -> loop.execute(() -> {
+            session.stays();
+            epoll.config().setAutoRead(true);
+            if (unread.length > 0) {
+                ctx.pipeline().fireChannelRead(Unpooled.wrappedBuffer(unread));
+            }
+        }));
+    }
+
+    /**
+     * Starts reading a session adopted from the Gantry taken over, on its event loop: first the bytes it had read of
+     * the client's next command, then the socket. Until now the Gantry taken over held its copy still.
+     */
+    public void beginAdopted() {
+        byte[] unread = moved.unread();
+        moved = null;
+        ctx.channel().config().setAutoRead(true);
+        if (unread.length > 0) {
+            ctx.pipeline().fireChannelRead(Unpooled.wrappedBuffer(unread));
+        }
+    }
+
+    @Override
     public void channelActive(ChannelHandlerContext context) {
         java.net.SocketAddress address = context.channel().remoteAddress();
         String host = address instanceof java.net.InetSocketAddress inet ? inet.getHostString()
@@ -142,7 +230,10 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             backends.releaseAll();
             forwarder.discard();
         });
-        if (login.start()) {
+        if (moved != null) {
+            session.adopt(moved);
+            services.sessions().register(id, this);
+        } else if (login.start()) {
             services.sessions().register(id, this);
         }
     }

@@ -56,6 +56,10 @@ final class CommandQueue {
         }
     }
 
+    boolean isEmpty() {
+        return queued.isEmpty();
+    }
+
     /** The session closed: what is queued is dropped. */
     void clear() {
         Packet packet;

@@ -33,6 +33,11 @@ final class IdleLimit {
         limitMillis = Math.max(0, seconds) * 1000;
     }
 
+    /** The limit in seconds; 0: none set. */
+    long seconds() {
+        return limitMillis / 1000;
+    }
+
     /** The session became ready for a command: the idle time counts from now. */
     void ready() {
         if (limitMillis > 0) {

@@ -1,8 +1,10 @@
 package io.gantry.proxy.session;
 
 import io.gantry.topology.UpstreamServer;
+import io.netty.channel.unix.FileDescriptor;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * What the registry of sessions, and another session's KILL, may ask of a session from outside its event loop.
@@ -26,4 +28,35 @@ public interface LiveSession {
 
     /** Whether the session holds nothing a drain waits for (closed, or its server side gone). */
     boolean released();
+
+    /**
+     * During a take-over: on its own event loop, holds the session still for the Gantry taking over if it is between
+     * two statements with nothing on a server that replay cannot rebuild; ends it as a drain does if it is a TLS
+     * session there (its keys cannot move); else leaves it be.
+     */
+    CompletableFuture<Departure> departOnItsLoop();
+
+    /** What {@link #departOnItsLoop} made of a session. */
+    sealed interface Departure {
+
+        /**
+         * Held still for the Gantry taking over: no byte is read from the client meanwhile.
+         *
+         * @param descriptor the client socket's descriptor, this process's until {@code moved} runs
+         * @param state      the session by value ({@link MovedSession#toJson})
+         * @param moved      the other process serves it: this one's copy ends without a word to the client
+         * @param stays      it did not move: this one serves it on
+         */
+        record Moving(long id, FileDescriptor descriptor, String state, Runnable moved, Runnable stays)
+                implements Departure {
+        }
+
+        /** A TLS session, ended between two statements as a drain ends it. */
+        record Ended(long id) implements Departure {
+        }
+
+        /** Not now, for {@code why}: a statement runs, a transaction is open, it logs in, ... */
+        record NotNow(String why) implements Departure {
+        }
+    }
 }

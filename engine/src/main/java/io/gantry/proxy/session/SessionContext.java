@@ -14,6 +14,7 @@ import io.gantry.route.SessionConsistency;
 import io.gantry.route.SessionRouteState;
 import io.gantry.route.SqlMode;
 import io.gantry.route.StatementFlag;
+import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.ComQuery;
 import io.gantry.wire.ErrPacket;
@@ -24,6 +25,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -504,6 +506,15 @@ public final class SessionContext {
         if (isClosed()) {
             return;
         }
+        end();
+        if (writer.isOpen()) {
+            // Let a pending error reach the client first; the write's listener closes the channel.
+            closeLater = loop.schedule(writer::close, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The session ends here: it leaves every count and its server connections go. */
+    private void end() {
         phase = Phase.CLOSED;
         released = true;
         onClose.run();
@@ -512,10 +523,97 @@ public final class SessionContext {
         services.sessions().unregister(id);
         services.sessions().released();
         counts.closed();
-        if (writer.isOpen()) {
-            // Let a pending error reach the client first; the write's listener closes the channel.
-            closeLater = loop.schedule(writer::close, 1, TimeUnit.SECONDS);
+    }
+
+    // ---- a take-over: the session moves to another Gantry process ------------------------------------------------
+
+    /**
+     * Why the session cannot move to another process now, or null when it can: it must be between two statements with
+     * nothing a server keeps for it that replay cannot rebuild (ready, no command queued, outside a transaction, no
+     * long data sent); its server connections are the caller's to check ({@code SessionBackends.holding}). A session
+     * pinned to the primary moves with its pin: what pinned it lives on no connection any more, or one holds it.
+     */
+    public String whyNotMovable() {
+        switch (phase) {
+            case READY -> { }
+            case RUNNING, OPENING_BACKEND -> {
+                return "a statement runs";
+            }
+            case CLOSED -> {
+                return "it is ending";
+            }
+            case GREETING_SENT, AUTHENTICATING -> {
+                return "it logs in";
+            }
         }
+        if (sessionLost != null || released) {
+            return "it is ending";
+        }
+        if (!queued.isEmpty()) {
+            return "commands wait";
+        }
+        if (ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_IN_TRANS)) {
+            return "in a transaction";
+        }
+        if (prepared.anyLongData()) {
+            return "long data of a prepared statement waits on a server";
+        }
+        return null;
+    }
+
+    /**
+     * The session by value for the Gantry taking over, with {@code unread}, the bytes of the client's next command
+     * already read; from now on it runs nothing (it is marked running) until {@link #movedAway} or {@link #stays}.
+     */
+    public MovedSession moving(byte[] unread) {
+        phase = Phase.RUNNING;
+        GantrySettings own = settings;
+        return new MovedSession(id, host, client.kept(), stateLog.recorded(), prepared.kept(), consistency.kept(),
+                tracking.kept(), MovedSession.Routing.of(own.routing()), MovedSession.Guarantees.of(own.guarantees()),
+                own.nextTransaction(), routeState.pinnedBy().map(Enum::name).orElse(null), lastInsertId, lastStatus,
+                idleLimit.seconds(), unread);
+    }
+
+    /** The session did not move: it serves on, ready for the client's next command. */
+    public void stays() {
+        commandDone();
+    }
+
+    /**
+     * The Gantry taking over serves the session now: this process's copy ends, leaving every count, without a word
+     * to the client (the caller closes this process's copy of the socket).
+     */
+    public void movedAway() {
+        if (!isClosed()) {
+            end();
+        }
+    }
+
+    /**
+     * Takes on a session moved from the Gantry taken over ({@link #moving} there), with its id: logged in, ready for
+     * the client's next command.
+     */
+    public void adopt(MovedSession moved) {
+        client.restore(moved.client());
+        stateLog.restore(moved.settings());
+        prepared.restore(moved.prepared());
+        consistency.restore(moved.consistency());
+        tracking.restore(moved.tracking());
+        settings.use(moved.routing().config(), moved.guarantees().value());
+        if (moved.nextTransaction() != null) {
+            settings.holdNextTransaction(moved.nextTransaction());
+        }
+        lastInsertId = moved.lastInsertId();
+        lastStatus = moved.lastStatus();
+        // Between two statements and outside a transaction: only autocommit and the pin say anything yet.
+        routeState = new SessionRouteState(ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_AUTOCOMMIT),
+                TransactionState.NONE, Optional.ofNullable(moved.pinnedBy()).map(StatementFlag::valueOf),
+                Optional.empty(), Optional.empty());
+        idleLimit.set(moved.waitTimeoutSeconds());
+        services.sessions().admitMoved();
+        counts.admitted();
+        phase = Phase.READY;
+        idleLimit.ready();
     }
 
     /** The client's connection closed: the session ends, and a close still waiting for it has nothing to do. */

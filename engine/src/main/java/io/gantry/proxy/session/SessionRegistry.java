@@ -2,6 +2,7 @@ package io.gantry.proxy.session;
 
 import io.gantry.topology.UpstreamServer;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,38 @@ public final class SessionRegistry {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Counts a session moved here from the Gantry taken over: it was admitted there, so it is counted even beyond
+     * {@code --max-client-connections} rather than cut.
+     */
+    public void admitMoved() {
+        loggedIn.incrementAndGet();
+    }
+
+    /**
+     * How many ids a Gantry taking over leaves to this one: what it may still give between the release of its data
+     * directory and the moment it stops accepting (a few seconds at most).
+     */
+    static final long IDS_LEFT_FOR_TAKE_OVER = 100_000;
+
+    /**
+     * The highest id this registry gives until it stops accepting, for a Gantry taking over: it gives ids above it, so
+     * that the sessions of both keep distinct ids ({@code CONNECTION_ID()}).
+     */
+    public long idsUpToForTakeOver() {
+        return connectionIds.get() + IDS_LEFT_FOR_TAKE_OVER;
+    }
+
+    /** New connections take ids above {@code id}: the Gantry taken over gave those up to it. */
+    public void idsAfter(long id) {
+        connectionIds.accumulateAndGet(id, Math::max);
+    }
+
+    /** The sessions now, in no order. */
+    public List<LiveSession> all() {
+        return List.copyOf(sessions.values());
     }
 
     /** An admitted session ended. */

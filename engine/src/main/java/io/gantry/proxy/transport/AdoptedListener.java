@@ -20,6 +20,8 @@ public final class AdoptedListener {
     private final FileDescriptor descriptor;
     private final InetSocketAddress address;
     private boolean adopted;
+    /** The highest session id the Gantry taken over may give; this one's are above it. */
+    private volatile long sessionIdsAfter;
 
     private AdoptedListener(FileDescriptor descriptor, InetSocketAddress address) {
         this.descriptor = descriptor;
@@ -29,6 +31,15 @@ public final class AdoptedListener {
     /** The listener behind {@code descriptor}, received over a Unix socket ({@code SCM_RIGHTS}). */
     public static AdoptedListener of(FileDescriptor descriptor) {
         return new AdoptedListener(descriptor, new Socket(descriptor.intValue()).localAddress());
+    }
+
+    /** The Gantry taken over gives session ids up to {@code id}: the proxy accepting here gives ids above it. */
+    public void sessionIdsAfter(long id) {
+        sessionIdsAfter = id;
+    }
+
+    public long sessionIdsAfter() {
+        return sessionIdsAfter;
     }
 
     /** Where it listens. */

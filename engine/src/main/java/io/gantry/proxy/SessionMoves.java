@@ -1,0 +1,155 @@
+package io.gantry.proxy;
+
+import io.gantry.proxy.frontend.ClientSession;
+import io.gantry.proxy.session.LiveSession;
+import io.gantry.proxy.session.MovedSession;
+import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.session.ProxyServices;
+import io.gantry.proxy.transport.ChannelBuffers;
+import io.gantry.proxy.transport.SocketTransport;
+import io.gantry.wire.PacketFrameDecoder;
+import io.gantry.wire.PacketFrameEncoder;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.unix.FileDescriptor;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client sessions moving between two Gantry processes in a take-over (docs/ARCHITECTURE.md, "The path of a
+ * take-over"): in the Gantry taken over, the next session that can move, held still; in the one taking over, a
+ * session served from a client socket's descriptor and the state the other sent.
+ */
+final class SessionMoves {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SessionMoves.class);
+    /** How long one session's event loop may take to hold it still. */
+    private static final Duration DEPART_WAIT = Duration.ofSeconds(5);
+
+    private final ProxyServices services;
+    private final ProxyConfig config;
+    private final EventLoopGroup workers;
+    private final ChannelGroup openChannels;
+    private final AtomicInteger ended = new AtomicInteger();
+    private volatile String waiting = "";
+
+    SessionMoves(ProxyServices services, ProxyConfig config, EventLoopGroup workers, ChannelGroup openChannels) {
+        this.services = services;
+        this.config = config;
+        this.workers = workers;
+        this.openChannels = openChannels;
+    }
+
+    /**
+     * The next session that can move now, held still ({@link LiveSession#departOnItsLoop}); empty when none can. TLS
+     * sessions found on the way are ended as a drain ends them, and counted ({@link #ended}).
+     */
+    Optional<LiveSession.Departure.Moving> next() throws InterruptedException {
+        Map<String, Integer> why = new TreeMap<>();
+        try {
+            return next(why);
+        } finally {
+            waiting = why.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
+                    .collect(Collectors.joining(", "));
+        }
+    }
+
+    private Optional<LiveSession.Departure.Moving> next(Map<String, Integer> why) throws InterruptedException {
+        for (LiveSession session : services.sessions().all()) {
+            if (session.released()) {
+                continue;
+            }
+            LiveSession.Departure departure;
+            try {
+                departure = session.departOnItsLoop().get(DEPART_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("proxy: a session could not be held still for the take-over: {}", e.toString());
+                continue;
+            }
+            if (departure instanceof LiveSession.Departure.Moving moving) {
+                return Optional.of(moving);
+            }
+            if (departure instanceof LiveSession.Departure.Ended) {
+                ended.incrementAndGet();
+            } else if (departure instanceof LiveSession.Departure.NotNow notNow) {
+                why.merge(notNow.why(), 1, Integer::sum);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Sessions this process still serves: not closed, and not ended with their server side gone. */
+    int held() {
+        return (int) services.sessions().busy();
+    }
+
+    /** Why the sessions that could not move at the last look could not, in words: "2 (in a transaction)". */
+    String waiting() {
+        return waiting;
+    }
+
+    /** TLS sessions ended for a take-over. */
+    int ended() {
+        return ended.get();
+    }
+
+    /**
+     * Serves a session moved from the Gantry taken over: a channel of the client socket {@code descriptor} on one of
+     * the I/O threads (epoll: the one transport whose channels can be made of a descriptor), with the session's id
+     * and state, not yet reading.
+     *
+     * @return what starts it reading
+     * @throws IllegalArgumentException when {@code state} is not a session's, or this proxy is not on epoll; the
+     *                                  descriptor is then closed
+     */
+    Runnable adopt(FileDescriptor descriptor, String state) throws InterruptedException {
+        MovedSession moved;
+        try {
+            if (config.socketTransport() != SocketTransport.EPOLL) {
+                throw new IllegalArgumentException("a moved session needs --socket-transport epoll, not "
+                        + config.socketTransport().flagValue());
+            }
+            moved = MovedSession.fromJson(state);
+            if (services.sessions().find(moved.id()).isPresent()) {
+                throw new IllegalArgumentException("session id " + moved.id() + " is taken here");
+            }
+        } catch (IllegalArgumentException e) {
+            closeQuietly(descriptor);
+            throw e;
+        }
+        EpollSocketChannel channel = new EpollSocketChannel(descriptor.intValue());
+        channel.config().setAutoRead(false);
+        channel.config().setAllocator(ChannelBuffers.ALLOCATOR);
+        channel.config().setTcpNoDelay(true);
+        ClientSession session = new ClientSession(services, moved);
+        openChannels.add(channel);
+        channel.pipeline().addLast(new PacketFrameDecoder(config.maxPacketSize()), new PacketFrameEncoder(), session);
+        ChannelFuture registered = workers.next().register(channel).await();
+        if (!registered.isSuccess()) {
+            channel.close();
+            throw new IllegalStateException("cannot serve session " + moved.id() + ": " + registered.cause());
+        }
+        // Run on the channel's loop, after its registration's own task, which made the session (channelActive).
+        return () -> channel.eventLoop().execute(session::beginAdopted);
+    }
+
+    private static void closeQuietly(FileDescriptor descriptor) {
+        try {
+            descriptor.close();
+        } catch (IOException e) {
+            LOG.debug("proxy: closing a descriptor: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,478 @@
+package io.gantry.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.gantry.sandbox.MariaDbTopology;
+import io.gantry.sandbox.Sandboxes;
+import io.gantry.sandbox.Topology;
+import io.gantry.sandbox.TopologyKind;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Client sessions moving in a take-over, as an operator's clients see it: two processes of the built jar on one data
+ * directory and one port, Connector/J sessions (text and server-prepared statements, user variables, autocommit
+ * writes) and {@code mariadb} command-line sessions, all under a light load while a new Gantry takes over.
+ */
+class SessionTakeOverIT {
+
+    private static final String SERVICE_USER = "gantry_moves";
+    private static final String SERVICE_PASSWORD = "Pw-5c1d7e22-moves";
+    private static final Map<String, String> PASSWORD = Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD);
+    private static final Pattern MOVED = Pattern.compile("taken over from pid \\d+: (\\d+) sessions moved");
+    private static final int JDBC_SESSIONS = 16;
+    private static final int CLI_SESSIONS = 4;
+
+    private static Topology topology;
+
+    @TempDir
+    Path directory;
+
+    private final List<GantryProcess> started = new ArrayList<>();
+    private final List<AutoCloseable> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void serviceAccountAndTable() throws SQLException {
+        topology = Sandboxes.shared(TopologyKind.MARIADB);
+        try (Connection root = topology.connectAsAdmin(topology.primary());
+             Statement statement = root.createStatement()) {
+            statement.execute("CREATE USER IF NOT EXISTS '" + SERVICE_USER + "'@'%' IDENTIFIED BY '"
+                    + SERVICE_PASSWORD + "'");
+            statement.execute("GRANT ALL PRIVILEGES ON *.* TO '" + SERVICE_USER + "'@'%'");
+            statement.execute("REVOKE READ_ONLY ADMIN ON *.* FROM '" + SERVICE_USER + "'@'%'");
+            statement.execute("CREATE TABLE IF NOT EXISTS " + topology.database() + ".moved_writes (id BIGINT "
+                    + "AUTO_INCREMENT PRIMARY KEY, session BIGINT NOT NULL, n INT NOT NULL)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    }
+
+    @BeforeEach
+    void noWritesYet() throws SQLException {
+        try (Connection root = topology.connectAsAdmin(topology.primary());
+             Statement statement = root.createStatement()) {
+            statement.execute("DELETE FROM " + topology.database() + ".moved_writes");
+        }
+    }
+
+    @AfterEach
+    void stopLeftovers() throws Exception {
+        started.forEach(gantry -> System.out.println("---- gantry pid " + gantry.process().pid() + "\n"
+                + gantry.output()));
+        for (AutoCloseable client : clients) {
+            client.close();
+        }
+        started.forEach(gantry -> gantry.process().destroyForcibly());
+    }
+
+    @Test
+    void sessionsMoveWithTheirStateAndIdsAndNoClientNotices() throws Exception {
+        int port = freePort();
+        GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
+        List<JdbcSession> jdbc = new ArrayList<>();
+        for (int i = 0; i < JDBC_SESSIONS; i++) {
+            jdbc.add(track(new JdbcSession(port, i, i % 2 == 0)));
+        }
+        List<CliSession> cli = new ArrayList<>();
+        for (int i = 0; i < CLI_SESSIONS; i++) {
+            cli.add(track(new CliSession(port, i)));
+        }
+        List<Load> load = new ArrayList<>();
+        jdbc.forEach(session -> load.add(new Load(session::oneRound)));
+        cli.forEach(session -> load.add(new Load(session::oneRound)));
+        awaitRounds(load, 10);
+
+        long takeOverStarted = System.nanoTime();
+        GantryProcess taking = start(runFlags(port, "--take-over"));
+        assertThat(old.awaitExit(Duration.ofSeconds(60))).as(old.output()).isZero();
+        double oldGoneAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - takeOverStarted) / 1000.0;
+        awaitRounds(load, 10);
+        for (Load each : load) {
+            each.stop();
+        }
+
+        int rounds = load.stream().mapToInt(Load::rounds).sum();
+        List<String> errors = load.stream().flatMap(each -> each.errors().stream()).toList();
+        long acknowledged = jdbc.stream().mapToLong(JdbcSession::acknowledgedWrites).sum();
+        long stored = storedWrites(jdbc);
+        System.out.printf("session take-over: %d Connector/J and %d mariadb sessions, %d statements, %d errors, "
+                + "%d acknowledged writes, %d stored; the old Gantry gone %.1f s after the new one started; %s%n",
+                JDBC_SESSIONS, CLI_SESSIONS, rounds, errors.size(), acknowledged, stored, oldGoneAfter,
+                taking.lines().stream().filter(line -> line.contains("taken over from pid")).findFirst()
+                        .orElse("(no summary)"));
+        assertThat(errors).as("client errors").isEmpty();
+        assertThat(stored).as("acknowledged writes stored").isEqualTo(acknowledged);
+        assertThat(Integer.parseInt(taking.matchOf(MOVED))).as("sessions moved")
+                .isEqualTo(JDBC_SESSIONS + CLI_SESSIONS);
+        assertThat(old.output()).contains("this Gantry stops accepting and passes it its")
+                .contains("gantry: stopped");
+        try (Connection admin = taking.connect(SERVICE_USER, SERVICE_PASSWORD);
+             Statement statement = admin.createStatement();
+             ResultSet events = statement.executeQuery("SELECT reason FROM gantry.events WHERE kind = 'take_over'")) {
+            assertThat(events.next()).as("the take-over on the timeline").isTrue();
+            assertThat(events.getString(1)).contains((JDBC_SESSIONS + CLI_SESSIONS) + " sessions moved");
+        }
+        // A new session of the new Gantry takes an id no moved session has.
+        try (Connection fresh = taking.connect(SERVICE_USER, SERVICE_PASSWORD);
+             Statement statement = fresh.createStatement();
+             ResultSet id = statement.executeQuery("SELECT CONNECTION_ID()")) {
+            id.next();
+            long freshId = id.getLong(1);
+            assertThat(jdbc.stream().mapToLong(JdbcSession::connectionId)).doesNotContain(freshId);
+            assertThat(cli.stream().mapToLong(CliSession::connectionId)).doesNotContain(freshId);
+        }
+    }
+
+    @Test
+    void aNewGantryKilledWhileSessionsMoveLeavesTheRunningOneServingWhatItHolds() throws Exception {
+        int port = freePort();
+        GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
+        JdbcSession inTransaction = track(new JdbcSession(port, 100, false));
+        JdbcSession idle = track(new JdbcSession(port, 101, false));
+        inTransaction.connection.setAutoCommit(false);
+        inTransaction.write(1);
+
+        GantryProcess taking = GantryProcess.launch(PASSWORD, runFlags(port, "--take-over",
+                "--take-over-timeout", "120"));
+        started.add(taking);
+        taking.awaitLine("stops accepting; its sessions move here");
+        // The idle session moves at once; the one in a transaction waits for its end.
+        Thread.sleep(1000);
+        taking.process().destroyForcibly(); // SIGKILL
+        assertThat(taking.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
+        old.awaitLine("went away while sessions moved to it (1 moved, gone with it); taking the data directory "
+                + "back, accepting again");
+
+        inTransaction.write(2);
+        inTransaction.connection.commit();
+        inTransaction.oneRound();
+        assertThat(inTransaction.errors).isEmpty();
+        assertThat(storedWrites(List.of(inTransaction))).isEqualTo(2);
+        boolean movedSessionLost;
+        try {
+            idle.oneRound();
+            movedSessionLost = false;
+        } catch (SQLException e) {
+            movedSessionLost = true;
+        }
+        System.out.printf("new Gantry killed while sessions moved: the session in a transaction committed on the old "
+                + "one; the session that had moved %s%n", movedSessionLost ? "went with the killed process"
+                : "still answers");
+        try (Connection fresh = DriverManager.getConnection(url(port), SERVICE_USER, SERVICE_PASSWORD);
+             Statement statement = fresh.createStatement();
+             ResultSet status = statement.executeQuery("SHOW GANTRY STATUS")) {
+            assertThat(status.next()).as("the old Gantry accepts and has its Authority back").isTrue();
+        }
+        assertThat(old.process().isAlive()).isTrue();
+    }
+
+    @Test
+    void aTlsSessionEndsBetweenTwoStatementsAsADrainEndsItAndItsClientReconnects() throws Exception {
+        Path certificate = directory.resolve("cert.pem");
+        Path key = directory.resolve("key.pem");
+        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                "-subj", "/CN=gantry-test", "-keyout", key.toString(), "-out", certificate.toString())
+                .redirectErrorStream(true).start();
+        String made = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(openssl.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(openssl.exitValue()).as("openssl: %s", made).isZero();
+        String[] tls = {"--tls-cert", certificate.toString(), "--tls-key", key.toString()};
+        int port = freePort();
+        GantryProcess old = start(runFlags(port, Stream.concat(Stream.of("--socket-transport", "epoll"),
+                Stream.of(tls)).toArray(String[]::new)));
+        JdbcSession plain = track(new JdbcSession(port, 200, false));
+        Connection encrypted = track(DriverManager.getConnection(url(port).replace("sslMode=DISABLED",
+                "sslMode=REQUIRED"), SERVICE_USER, SERVICE_PASSWORD));
+        assertThat(cipherOf(encrypted)).isNotEmpty();
+
+        GantryProcess taking = start(runFlags(port, Stream.concat(Stream.of("--take-over"), Stream.of(tls))
+                .toArray(String[]::new)));
+        assertThat(old.awaitExit(Duration.ofSeconds(60))).as(old.output()).isZero();
+        assertThat(taking.output()).contains("1 sessions moved with their state and CONNECTION_ID(), 1 TLS sessions "
+                + "ended between two statements");
+        plain.oneRound();
+        assertThat(plain.errors).isEmpty();
+        // Ended as a drain ends an idle session: error 1053 at its next command, or, once the old Gantry has exited,
+        // a closed connection.
+        SQLException ended = catchThrowableOfType(SQLException.class, () -> cipherOf(encrypted));
+        assertThat((Throwable) ended).as("the TLS session's next statement").isNotNull();
+        System.out.printf("TLS session after the take-over: error %d, %s%n", ended.getErrorCode(),
+                ended.getMessage().lines().findFirst().orElse(""));
+        try (Connection again = DriverManager.getConnection(url(port).replace("sslMode=DISABLED",
+                "sslMode=REQUIRED"), SERVICE_USER, SERVICE_PASSWORD)) {
+            assertThat(cipherOf(again)).as("a TLS session of the new Gantry").isNotEmpty();
+        }
+    }
+
+    private static String cipherOf(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement();
+             ResultSet cipher = statement.executeQuery("SHOW SESSION STATUS LIKE 'Ssl_cipher'")) {
+            return cipher.next() ? cipher.getString(2) : "";
+        }
+    }
+
+    // ---- clients ------------------------------------------------------------------------------------------------
+
+    /**
+     * A Connector/J session with a user variable and a server-side prepared statement, each statement checking that
+     * neither nor its {@code CONNECTION_ID()} changed; some also write, autocommitted.
+     */
+    private static final class JdbcSession implements AutoCloseable {
+
+        final Connection connection;
+        final long connectionId;
+        final String variable;
+        final PreparedStatement prepared;
+        final boolean writes;
+        final List<String> errors = new CopyOnWriteArrayList<>();
+        final AtomicInteger acknowledged = new AtomicInteger();
+        int round;
+
+        JdbcSession(int port, int index, boolean writes) throws SQLException {
+            this.connection = DriverManager.getConnection(url(port) + "&useServerPrepStmts=true"
+                    + "&cachePrepStmts=false", SERVICE_USER, SERVICE_PASSWORD);
+            this.variable = "session-" + index;
+            this.writes = writes;
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET @v = '" + variable + "'");
+                try (ResultSet id = statement.executeQuery("SELECT CONNECTION_ID()")) {
+                    id.next();
+                    this.connectionId = id.getLong(1);
+                }
+            }
+            this.prepared = connection.prepareStatement("SELECT ? + 1, @v, CONNECTION_ID()");
+        }
+
+        long connectionId() {
+            return connectionId;
+        }
+
+        long acknowledgedWrites() {
+            return acknowledged.get();
+        }
+
+        void write(int n) throws SQLException {
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate("INSERT INTO moved_writes (session, n) VALUES (" + connectionId + ", " + n
+                        + ")");
+            }
+            acknowledged.incrementAndGet();
+        }
+
+        void oneRound() throws SQLException {
+            round++;
+            if (round % 2 == 0) {
+                prepared.setInt(1, round);
+                try (ResultSet row = prepared.executeQuery()) {
+                    row.next();
+                    check("prepared", row.getLong(1) == round + 1 && variable.equals(row.getString(2))
+                            && row.getLong(3) == connectionId, row.getLong(1) + ", " + row.getString(2) + ", "
+                            + row.getLong(3));
+                }
+            } else {
+                try (Statement statement = connection.createStatement();
+                     ResultSet row = statement.executeQuery("SELECT @v, CONNECTION_ID()")) {
+                    row.next();
+                    check("text", variable.equals(row.getString(1)) && row.getLong(2) == connectionId,
+                            row.getString(1) + ", " + row.getLong(2));
+                }
+            }
+            if (writes) {
+                write(round);
+            }
+        }
+
+        private void check(String what, boolean holds, String found) {
+            if (!holds) {
+                errors.add(variable + " (" + connectionId + "): " + what + " answered " + found);
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            connection.close();
+        }
+    }
+
+    /** A {@code mariadb} command-line session fed one statement at a time, with a user variable of its own. */
+    private static final class CliSession implements AutoCloseable {
+
+        final Process process;
+        final Writer in;
+        final BufferedReader out;
+        final String variable;
+        final long connectionId;
+
+        CliSession(int port, int index) throws IOException {
+            this.process = new ProcessBuilder(((MariaDbTopology) topology).installation().client().toString(),
+                    "--skip-ssl", "--batch", "--unbuffered", "--skip-column-names", "-h127.0.0.1", "-P" + port,
+                    "-u" + SERVICE_USER, "-p" + SERVICE_PASSWORD, topology.database())
+                    .redirectErrorStream(true).start();
+            this.in = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            this.variable = "cli-" + index;
+            send("SET @w = '" + variable + "';");
+            this.connectionId = Long.parseLong(ask("SELECT CONNECTION_ID();"));
+        }
+
+        long connectionId() {
+            return connectionId;
+        }
+
+        void oneRound() throws IOException, SQLException {
+            String line = ask("SELECT @w, CONNECTION_ID();");
+            if (!line.equals(variable + "\t" + connectionId)) {
+                throw new SQLException("mariadb " + variable + " (" + connectionId + ") answered '" + line + "'");
+            }
+        }
+
+        private void send(String statement) throws IOException {
+            in.write(statement + "\n");
+            in.flush();
+        }
+
+        private String ask(String statement) throws IOException {
+            send(statement);
+            String line = out.readLine();
+            if (line == null) {
+                throw new IOException("mariadb " + variable + " ended (alive: " + process.isAlive() + ")");
+            }
+            return line;
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+
+    /** One client's statements every 20 ms on a thread of its own, its errors kept. */
+    private static final class Load {
+
+        interface Round {
+            void run() throws Exception;
+        }
+
+        private final Thread thread;
+        private final AtomicInteger rounds = new AtomicInteger();
+        private final List<String> errors = new CopyOnWriteArrayList<>();
+        private volatile boolean running = true;
+
+        Load(Round round) {
+            thread = new Thread(() -> {
+                while (running) {
+                    try {
+                        round.run();
+                        rounds.incrementAndGet();
+                    } catch (Exception e) {
+                        errors.add(e.toString());
+                        return;
+                    }
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "session-load");
+            thread.start();
+        }
+
+        int rounds() {
+            return rounds.get();
+        }
+
+        List<String> errors() {
+            return errors;
+        }
+
+        void stop() throws InterruptedException {
+            running = false;
+            thread.join(10_000);
+        }
+    }
+
+    // ---- helpers ------------------------------------------------------------------------------------------------
+
+    private <T extends AutoCloseable> T track(T client) {
+        clients.add(client);
+        return client;
+    }
+
+    private static void awaitRounds(List<Load> load, int more) throws InterruptedException {
+        int[] target = load.stream().mapToInt(each -> each.rounds() + more).toArray();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (int i = 0; i < load.size(); i++) {
+            while (load.get(i).rounds() < target[i] && load.get(i).errors().isEmpty()) {
+                assertThat(System.nanoTime()).as("load %d stalled", i).isLessThan(deadline);
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    private static long storedWrites(List<JdbcSession> sessions) throws SQLException {
+        long stored = 0;
+        try (Connection direct = topology.connectAsAdmin(topology.primary());
+             PreparedStatement count = direct.prepareStatement("SELECT COUNT(*) FROM " + topology.database()
+                     + ".moved_writes WHERE session = ?")) {
+            for (JdbcSession session : sessions) {
+                count.setLong(1, session.connectionId());
+                try (ResultSet rows = count.executeQuery()) {
+                    rows.next();
+                    stored += rows.getLong(1);
+                }
+            }
+        }
+        return stored;
+    }
+
+    private GantryProcess start(String... arguments) throws Exception {
+        GantryProcess gantry = GantryProcess.launch(PASSWORD, arguments);
+        started.add(gantry);
+        return gantry.awaitServing();
+    }
+
+    private String[] runFlags(int port, String... more) {
+        return Stream.concat(Stream.of("--upstream-db-url", "mysql://" + SERVICE_USER + "@"
+                + topology.primary().address() + "/" + topology.database(), "--listen", "127.0.0.1:" + port,
+                "--data-dir", directory.resolve("data").toString(), "--drain-timeout-secs", "10"), Stream.of(more))
+                .toArray(String[]::new);
+    }
+
+    private static String url(int port) {
+        return "jdbc:mysql://127.0.0.1:" + port + "/" + topology.database() + "?sslMode=DISABLED&connectTimeout=5000";
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
