@@ -100,7 +100,9 @@ public final class TakeOver implements AutoCloseable {
                     })
                     .connect(new DomainSocketAddress(socket.toString())).await();
             Channel channel = connected.channel();
-            if (!channel.isActive()) {
+            // Whether it connected, not whether it is still connected: a Gantry busy with another take-over sends its
+            // greeting and closes at once, which may happen before this line.
+            if (!connected.isSuccess()) {
                 String cause = connected.cause() == null ? "" : ": " + connected.cause().getMessage();
                 throw new HandOverException("--take-over: no Gantry answers on " + socket + " (the one that made it "
                         + "is gone" + cause + "): start without --take-over");
