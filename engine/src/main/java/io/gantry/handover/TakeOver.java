@@ -305,7 +305,9 @@ public final class TakeOver implements AutoCloseable {
         } catch (Exception e) {
             LOG.warn("take-over: cannot take session {}: {}; the Gantry taken over from serves it on", id,
                     e.toString());
-            send(HandOverProtocol.KEPT + " " + id + " " + e.getMessage());
+            // One short line: the running Gantry reads lines of at most MAX_LINE_BYTES.
+            send(HandOverProtocol.KEPT + " " + id + " "
+                    + HandOverProtocol.abbreviate(String.valueOf(e.getMessage()).replaceAll("\\s+", " ")));
             return false;
         }
         // Told before it reads: until the running Gantry closes its copy, only this copy may ever answer. If the

@@ -15,6 +15,7 @@ import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -48,8 +49,10 @@ class SessionTakeOverIT {
     private static final String SERVICE_PASSWORD = "Pw-5c1d7e22-moves";
     private static final Map<String, String> PASSWORD = Map.of("GANTRY_UPSTREAM_PASSWORD", SERVICE_PASSWORD);
     private static final Pattern MOVED = Pattern.compile("taken over from pid \\d+: (\\d+) sessions moved");
-    private static final int JDBC_SESSIONS = 16;
-    private static final int CLI_SESSIONS = 4;
+    private static final int JDBC_SESSIONS = 32;
+    private static final int CLI_SESSIONS = 8;
+    /** Old to new to newer: each Gantry but the first was started by a take-over. */
+    private static final int TAKE_OVERS = 3;
 
     private static Topology topology;
 
@@ -84,8 +87,11 @@ class SessionTakeOverIT {
 
     @AfterEach
     void stopLeftovers() throws Exception {
-        started.forEach(gantry -> System.out.println("---- gantry pid " + gantry.process().pid() + "\n"
-                + gantry.output()));
+        // Every process's log, to read after a failure: target/session-take-over/PID.log.
+        Path logs = Files.createDirectories(Path.of("target", "session-take-over"));
+        for (GantryProcess gantry : started) {
+            Files.writeString(logs.resolve(gantry.process().pid() + ".log"), gantry.output());
+        }
         for (AutoCloseable client : clients) {
             client.close();
         }
@@ -95,10 +101,10 @@ class SessionTakeOverIT {
     @Test
     void sessionsMoveWithTheirStateAndIdsAndNoClientNotices() throws Exception {
         int port = freePort();
-        GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
+        GantryProcess current = start(runFlags(port, "--socket-transport", "epoll"));
         List<JdbcSession> jdbc = new ArrayList<>();
         for (int i = 0; i < JDBC_SESSIONS; i++) {
-            jdbc.add(track(new JdbcSession(port, i, i % 2 == 0)));
+            jdbc.add(track(new JdbcSession(port, i, i % 4 == 0, i % 4 == 1)));
         }
         List<CliSession> cli = new ArrayList<>();
         for (int i = 0; i < CLI_SESSIONS; i++) {
@@ -109,38 +115,47 @@ class SessionTakeOverIT {
         cli.forEach(session -> load.add(new Load(session::oneRound)));
         awaitRounds(load, 10);
 
-        long takeOverStarted = System.nanoTime();
-        GantryProcess taking = start(runFlags(port, "--take-over"));
-        assertThat(old.awaitExit(Duration.ofSeconds(60))).as(old.output()).isZero();
-        double oldGoneAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - takeOverStarted) / 1000.0;
-        awaitRounds(load, 10);
+        List<String> summaries = new ArrayList<>();
+        for (int takeOver = 1; takeOver <= TAKE_OVERS; takeOver++) {
+            long started = System.nanoTime();
+            GantryProcess taking = start(runFlags(port, "--take-over"));
+            assertThat(current.awaitExit(Duration.ofSeconds(60))).as(current.output()).isZero();
+            double oldGoneAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0;
+            assertThat(current.output()).contains("this Gantry stops accepting and passes it its")
+                    .contains("gantry: stopped");
+            String summary = taking.lines().stream().filter(line -> line.contains("taken over from pid"))
+                    .findFirst().orElse("(no summary)");
+            summaries.add(String.format("take-over %d: old gone %.1f s after the new one started; %s", takeOver,
+                    oldGoneAfter, summary.substring(summary.indexOf("taken over"))));
+            assertThat(Integer.parseInt(taking.matchOf(MOVED))).as("sessions moved in take-over %d", takeOver)
+                    .isEqualTo(JDBC_SESSIONS + CLI_SESSIONS);
+            awaitRounds(load, 10);
+            current = taking;
+        }
         for (Load each : load) {
             each.stop();
         }
 
         int rounds = load.stream().mapToInt(Load::rounds).sum();
+        long worstMillis = load.stream().mapToLong(Load::worstMillis).max().orElse(0);
         List<String> errors = load.stream().flatMap(each -> each.errors().stream()).toList();
         long acknowledged = jdbc.stream().mapToLong(JdbcSession::acknowledgedWrites).sum();
         long stored = storedWrites(jdbc);
-        System.out.printf("session take-over: %d Connector/J and %d mariadb sessions, %d statements, %d errors, "
-                + "%d acknowledged writes, %d stored; the old Gantry gone %.1f s after the new one started; %s%n",
-                JDBC_SESSIONS, CLI_SESSIONS, rounds, errors.size(), acknowledged, stored, oldGoneAfter,
-                taking.lines().stream().filter(line -> line.contains("taken over from pid")).findFirst()
-                        .orElse("(no summary)"));
+        System.out.printf("session take-over: %d Connector/J (%d in transactions) and %d mariadb sessions, %d "
+                + "take-overs, %d rounds of statements, worst round %d ms, %d errors, %d acknowledged writes, %d "
+                + "stored%n  %s%n", JDBC_SESSIONS, JDBC_SESSIONS / 4, CLI_SESSIONS, TAKE_OVERS, rounds, worstMillis,
+                errors.size(), acknowledged, stored, String.join("\n  ", summaries));
         assertThat(errors).as("client errors").isEmpty();
         assertThat(stored).as("acknowledged writes stored").isEqualTo(acknowledged);
-        assertThat(Integer.parseInt(taking.matchOf(MOVED))).as("sessions moved")
-                .isEqualTo(JDBC_SESSIONS + CLI_SESSIONS);
-        assertThat(old.output()).contains("this Gantry stops accepting and passes it its")
-                .contains("gantry: stopped");
-        try (Connection admin = taking.connect(SERVICE_USER, SERVICE_PASSWORD);
+        try (Connection admin = current.connect(SERVICE_USER, SERVICE_PASSWORD);
              Statement statement = admin.createStatement();
-             ResultSet events = statement.executeQuery("SELECT reason FROM gantry.events WHERE kind = 'take_over'")) {
-            assertThat(events.next()).as("the take-over on the timeline").isTrue();
-            assertThat(events.getString(1)).contains((JDBC_SESSIONS + CLI_SESSIONS) + " sessions moved");
+             ResultSet events = statement.executeQuery("SELECT COUNT(*) FROM gantry.events WHERE kind = 'take_over' "
+                     + "AND reason LIKE '%" + (JDBC_SESSIONS + CLI_SESSIONS) + " sessions moved%'")) {
+            events.next();
+            assertThat(events.getInt(1)).as("take-overs on the timeline").isEqualTo(TAKE_OVERS);
         }
-        // A new session of the new Gantry takes an id no moved session has.
-        try (Connection fresh = taking.connect(SERVICE_USER, SERVICE_PASSWORD);
+        // A new session of the last Gantry takes an id no moved session has.
+        try (Connection fresh = current.connect(SERVICE_USER, SERVICE_PASSWORD);
              Statement statement = fresh.createStatement();
              ResultSet id = statement.executeQuery("SELECT CONNECTION_ID()")) {
             id.next();
@@ -242,7 +257,8 @@ class SessionTakeOverIT {
 
     /**
      * A Connector/J session with a user variable and a server-side prepared statement, each statement checking that
-     * neither nor its {@code CONNECTION_ID()} changed; some also write, autocommitted.
+     * neither nor its {@code CONNECTION_ID()} changed; some also write, autocommitted, and some run each round as a
+     * transaction of their own ({@code autocommit} off, two writes, a commit).
      */
     private static final class JdbcSession implements AutoCloseable {
 
@@ -251,15 +267,21 @@ class SessionTakeOverIT {
         final String variable;
         final PreparedStatement prepared;
         final boolean writes;
+        final boolean transactions;
         final List<String> errors = new CopyOnWriteArrayList<>();
         final AtomicInteger acknowledged = new AtomicInteger();
         int round;
 
         JdbcSession(int port, int index, boolean writes) throws SQLException {
+            this(port, index, writes, false);
+        }
+
+        JdbcSession(int port, int index, boolean writes, boolean transactions) throws SQLException {
             this.connection = DriverManager.getConnection(url(port) + "&useServerPrepStmts=true"
                     + "&cachePrepStmts=false", SERVICE_USER, SERVICE_PASSWORD);
             this.variable = "session-" + index;
             this.writes = writes;
+            this.transactions = transactions;
             try (Statement statement = connection.createStatement()) {
                 statement.execute("SET @v = '" + variable + "'");
                 try (ResultSet id = statement.executeQuery("SELECT CONNECTION_ID()")) {
@@ -268,6 +290,9 @@ class SessionTakeOverIT {
                 }
             }
             this.prepared = connection.prepareStatement("SELECT ? + 1, @v, CONNECTION_ID()");
+            if (transactions) {
+                connection.setAutoCommit(false);
+            }
         }
 
         long connectionId() {
@@ -306,6 +331,16 @@ class SessionTakeOverIT {
             }
             if (writes) {
                 write(round);
+            }
+            if (transactions) {
+                try (Statement statement = connection.createStatement()) {
+                    statement.executeUpdate("INSERT INTO moved_writes (session, n) VALUES (" + connectionId + ", "
+                            + round + ")");
+                    statement.executeUpdate("INSERT INTO moved_writes (session, n) VALUES (" + connectionId + ", "
+                            + -round + ")");
+                }
+                connection.commit();
+                acknowledged.addAndGet(2);
             }
         }
 
@@ -382,6 +417,7 @@ class SessionTakeOverIT {
 
         private final Thread thread;
         private final AtomicInteger rounds = new AtomicInteger();
+        private volatile long worstNanos;
         private final List<String> errors = new CopyOnWriteArrayList<>();
         private volatile boolean running = true;
 
@@ -389,7 +425,9 @@ class SessionTakeOverIT {
             thread = new Thread(() -> {
                 while (running) {
                     try {
+                        long started = System.nanoTime();
                         round.run();
+                        worstNanos = Math.max(worstNanos, System.nanoTime() - started);
                         rounds.incrementAndGet();
                     } catch (Exception e) {
                         errors.add(e.toString());
@@ -407,6 +445,10 @@ class SessionTakeOverIT {
 
         int rounds() {
             return rounds.get();
+        }
+
+        long worstMillis() {
+            return TimeUnit.NANOSECONDS.toMillis(worstNanos);
         }
 
         List<String> errors() {

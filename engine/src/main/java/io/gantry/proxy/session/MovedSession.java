@@ -24,7 +24,8 @@ import java.util.List;
  *
  * <p>No packet sequence number is here: between two statements the client's next command starts a new exchange at 0.
  * What is not here starts afresh: the sticky replica of {@code --read-balance=session} (the read floors keep the
- * guarantees), {@code ROW_COUNT()} and {@code FOUND_ROWS()} of the statement before the move, the digests' figures.
+ * guarantees), {@code ROW_COUNT()}, {@code FOUND_ROWS()} and the warnings of the statement before the move, the
+ * digests' figures.
  *
  * @param id                 the session id: its {@code CONNECTION_ID()}, kept
  * @param host               the client's address, for logs and the login gate
