@@ -1,10 +1,12 @@
 package io.gantry.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Splits a byte stream into {@link Packet}s, joining {@code 0xFFFFFF}-length continuation frames
@@ -85,6 +87,30 @@ public final class PacketFrameDecoder extends ByteToMessageDecoder {
     public ByteBuf takeUndecodedBytes() {
         ByteBuf cumulation = internalBuffer();
         return cumulation.readRetainedSlice(cumulation.readableBytes());
+    }
+
+    /**
+     * Hands over the bytes received but not yet emitted exactly as they arrived, a frame header already read
+     * included, and starts again from a header: for a session that moves to another process, whose decoder must see
+     * the same bytes. Call it on the event loop, with reads stopped.
+     *
+     * @return a buffer the caller owns (possibly empty); empty {@code Optional} while a payload continued over several
+     *         frames is half received or the decoder failed (nothing is taken then)
+     */
+    public Optional<ByteBuf> takeUnemittedBytes(ByteBufAllocator alloc) {
+        if (pending != null || state == State.DISCARD) {
+            return Optional.empty();
+        }
+        ByteBuf cumulation = internalBuffer();
+        int readable = cumulation.readableBytes();
+        ByteBuf taken = alloc.buffer(Packet.HEADER_SIZE + readable);
+        if (state == State.READ_PAYLOAD) {
+            taken.writeMediumLE(frameLength).writeByte(frameSequenceId);
+            state = State.READ_HEADER;
+        }
+        taken.writeBytes(cumulation, cumulation.readerIndex(), readable);
+        cumulation.skipBytes(readable);
+        return Optional.of(taken);
     }
 
     @Override

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class PacketFrameDecoderTest {
@@ -23,6 +25,44 @@ class PacketFrameDecoderTest {
         assertThat(packet.lastSequenceId()).isEqualTo(3);
         packet.release();
         assertThat(channel.<Object>readInbound()).isNull();
+        assertThat(channel.finish()).isFalse();
+    }
+
+    @Test
+    void theBytesNotYetEmittedAreHandedOverAsTheyArrivedHeaderIncluded() {
+        ByteBuf whole = frame(0, "SELECT 1".getBytes());
+        byte[] sent = ByteBufUtil.getBytes(whole);
+        for (int cut : new int[] {0, 2, 4, 7}) {
+            EmbeddedChannel first = new EmbeddedChannel(new PacketFrameDecoder(1024));
+            first.writeInbound(Unpooled.wrappedBuffer(sent, 0, cut));
+            ByteBuf taken = first.pipeline().get(PacketFrameDecoder.class).takeUnemittedBytes(first.alloc())
+                    .orElseThrow();
+            assertThat(ByteBufUtil.getBytes(taken)).as("cut after %d bytes", cut)
+                    .isEqualTo(Arrays.copyOf(sent, cut));
+            // Another decoder given those bytes, then the rest, emits the packet.
+            EmbeddedChannel second = new EmbeddedChannel(new PacketFrameDecoder(1024));
+            second.writeInbound(taken);
+            second.writeInbound(Unpooled.wrappedBuffer(sent, cut, sent.length - cut));
+            assertThat(readText(second)).isEqualTo("0:SELECT 1");
+            // And the first starts again from a header, as if it had read nothing.
+            first.writeInbound(Unpooled.wrappedBuffer(sent));
+            assertThat(readText(first)).isEqualTo("0:SELECT 1");
+            assertThat(first.finish()).isFalse();
+            assertThat(second.finish()).isFalse();
+        }
+        whole.release();
+    }
+
+    @Test
+    void aPayloadContinuedOverSeveralFramesIsNotHandedOverHalfReceived() {
+        EmbeddedChannel channel = new EmbeddedChannel(new PacketFrameDecoder(MAX + 10));
+        channel.writeInbound(frame(0, pattern(MAX)));
+        PacketFrameDecoder decoder = channel.pipeline().get(PacketFrameDecoder.class);
+        assertThat(decoder.takeUnemittedBytes(channel.alloc())).isEmpty();
+        channel.writeInbound(frame(1, "end".getBytes()));
+        Packet packet = channel.readInbound();
+        assertThat(packet.payload().readableBytes()).isEqualTo(MAX + 3);
+        packet.release();
         assertThat(channel.finish()).isFalse();
     }
 

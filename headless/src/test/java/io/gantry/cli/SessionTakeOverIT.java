@@ -7,13 +7,24 @@ import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
 import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
+import io.gantry.wire.CapabilityFlags;
+import io.gantry.wire.ComQuery;
+import io.gantry.wire.HandshakeResponse41;
+import io.gantry.wire.HandshakeV10;
+import io.gantry.wire.NativePassword;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.io.BufferedReader;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +36,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -246,6 +258,29 @@ class SessionTakeOverIT {
         }
     }
 
+    @Test
+    void theBytesOfACommandReadBeforeTheMoveReachTheNewGantry() throws Exception {
+        int port = freePort();
+        GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
+        try (RawSession raw = new RawSession(port)) {
+            byte[] command = ComQuery.payload("SELECT CONNECTION_ID()");
+            byte[] packet = new byte[4 + command.length];
+            packet[0] = (byte) command.length;
+            System.arraycopy(command, 0, packet, 4, command.length);
+            // The packet's header and its first bytes: the old Gantry reads them and waits for the rest.
+            raw.out.write(packet, 0, 7);
+            raw.out.flush();
+            Thread.sleep(500);
+            GantryProcess taking = start(runFlags(port, "--take-over"));
+            assertThat(old.awaitExit(Duration.ofSeconds(60))).as(old.output()).isZero();
+            assertThat(Integer.parseInt(taking.matchOf(MOVED))).isEqualTo(1);
+            raw.out.write(packet, 7, packet.length - 7);
+            raw.out.flush();
+            assertThat(raw.singleValue()).as("the answer to the command begun before the move")
+                    .isEqualTo(Long.toString(raw.connectionId));
+        }
+    }
+
     private static String cipherOf(Connection connection) throws SQLException {
         try (Statement statement = connection.createStatement();
              ResultSet cipher = statement.executeQuery("SHOW SESSION STATUS LIKE 'Ssl_cipher'")) {
@@ -405,6 +440,76 @@ class SessionTakeOverIT {
         @Override
         public void close() {
             process.destroyForcibly();
+        }
+    }
+
+    /** A client that speaks the protocol itself, so that a command can arrive in two parts. */
+    private static final class RawSession implements AutoCloseable {
+
+        final Socket socket;
+        final DataInputStream in;
+        final OutputStream out;
+        final long connectionId;
+
+        RawSession(int port) throws IOException {
+            socket = new Socket(InetAddress.getLoopbackAddress(), port);
+            socket.setSoTimeout(30_000);
+            in = new DataInputStream(socket.getInputStream());
+            out = socket.getOutputStream();
+            HandshakeV10 greeting = HandshakeV10.decode(Unpooled.wrappedBuffer(readPacket()));
+            connectionId = greeting.connectionId();
+            byte[] seed = Arrays.copyOf(greeting.authPluginData(), NativePassword.SEED_LENGTH);
+            byte[] password = SERVICE_PASSWORD.getBytes(StandardCharsets.UTF_8);
+            int capabilities = CapabilityFlags.CLIENT_MYSQL | CapabilityFlags.CLIENT_PROTOCOL_41
+                    | CapabilityFlags.CLIENT_SECURE_CONNECTION | CapabilityFlags.CLIENT_PLUGIN_AUTH
+                    | CapabilityFlags.CLIENT_TRANSACTIONS;
+            ByteBuf response = Unpooled.buffer();
+            new HandshakeResponse41(capabilities, 1 << 24, 45, 0, SERVICE_USER,
+                    NativePassword.scramble(password, seed), "", NativePassword.PLUGIN_NAME, Map.of(), 0)
+                    .encode(response);
+            writePacket(1, ByteBufUtil.getBytes(response));
+            byte[] answer = readPacket();
+            if ((answer[0] & 0xFF) == 0xFE) { // switch to mysql_native_password with a new seed
+                int nul = 1;
+                while (answer[nul] != 0) {
+                    nul++;
+                }
+                byte[] newSeed = Arrays.copyOfRange(answer, nul + 1, nul + 1 + NativePassword.SEED_LENGTH);
+                writePacket(3, NativePassword.scramble(password, newSeed));
+                answer = readPacket();
+            }
+            assertThat(answer[0]).as("the login's answer").isEqualTo((byte) 0);
+        }
+
+        /** The one value of a one-column, one-row text result (a column count, a definition, EOF, the row, EOF). */
+        String singleValue() throws IOException {
+            byte[] columns = readPacket();
+            assertThat(columns[0]).as("a result set of one column, not %s", Arrays.toString(columns)).isEqualTo((byte) 1);
+            readPacket();
+            readPacket();
+            byte[] row = readPacket();
+            readPacket();
+            return new String(row, 1, row[0], StandardCharsets.US_ASCII);
+        }
+
+        private byte[] readPacket() throws IOException {
+            int length = in.readUnsignedByte() | in.readUnsignedByte() << 8 | in.readUnsignedByte() << 16;
+            in.readUnsignedByte(); // sequence
+            byte[] payload = new byte[length];
+            in.readFully(payload);
+            return payload;
+        }
+
+        private void writePacket(int sequence, byte[] payload) throws IOException {
+            out.write(new byte[] {(byte) payload.length, (byte) (payload.length >> 8), (byte) (payload.length >> 16),
+                    (byte) sequence});
+            out.write(payload);
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
         }
     }
 

@@ -37,6 +37,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -158,11 +159,15 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             // Only an epoll channel's descriptor can be passed and given up cleanly.
             return new Departure.NotNow("its socket is not on epoll");
         }
-        // Nothing is read from now on; what was read of the next command goes with the state.
+        // Nothing is read from now on; what was read of the next command goes with the state, as it arrived.
         epoll.config().setAutoRead(false);
-        ByteBuf undecoded = ctx.pipeline().get(PacketFrameDecoder.class).takeUndecodedBytes();
-        byte[] unread = ByteBufUtil.getBytes(undecoded);
-        undecoded.release();
+        Optional<ByteBuf> undecoded = ctx.pipeline().get(PacketFrameDecoder.class).takeUnemittedBytes(ctx.alloc());
+        if (undecoded.isEmpty()) {
+            epoll.config().setAutoRead(true);
+            return new Departure.NotNow("a command larger than 16 MiB is arriving");
+        }
+        byte[] unread = ByteBufUtil.getBytes(undecoded.get());
+        undecoded.get().release();
         backends.releaseForMove();
         String state = session.moving(unread).toJson();
         EventLoop loop = ctx.channel().eventLoop();
