@@ -259,6 +259,41 @@ class SessionTakeOverIT {
     }
 
     @Test
+    void aSessionThatCannotMoveInTimeIsDrainedAsTodayAndTheOthersMoveWithTheirLastInsertId() throws Exception {
+        int port = freePort();
+        GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
+        JdbcSession moving = track(new JdbcSession(port, 300, false));
+        long insertId;
+        try (Statement statement = moving.connection.createStatement()) {
+            statement.executeUpdate("INSERT INTO moved_writes (session, n) VALUES (" + moving.connectionId + ", 1)",
+                    Statement.RETURN_GENERATED_KEYS);
+            try (ResultSet keys = statement.getGeneratedKeys()) {
+                keys.next();
+                insertId = keys.getLong(1);
+            }
+        }
+        JdbcSession tied = track(new JdbcSession(port, 301, false));
+        try (Statement statement = tied.connection.createStatement()) {
+            statement.execute("CREATE TEMPORARY TABLE scratch (id INT)");
+        }
+
+        GantryProcess taking = start(runFlags(port, "--take-over", "--take-over-timeout", "2"));
+        assertThat(old.awaitExit(Duration.ofSeconds(60))).as(old.output()).isZero();
+        assertThat(taking.output()).contains("1 sessions moved with their state and CONNECTION_ID(), 0 TLS sessions "
+                + "ended between two statements, 1 left to its drain");
+        assertThat(old.output()).contains("1 sessions could not move in time: 1 (its connection to ")
+                .contains("holds temporary tables)");
+        try (Statement statement = moving.connection.createStatement();
+             ResultSet last = statement.executeQuery("SELECT LAST_INSERT_ID(), CONNECTION_ID()")) {
+            last.next();
+            assertThat(last.getLong(1)).as("LAST_INSERT_ID() after the move").isEqualTo(insertId);
+            assertThat(last.getLong(2)).isEqualTo(moving.connectionId);
+        }
+        SQLException drained = catchThrowableOfType(SQLException.class, tied::oneRound);
+        assertThat((Throwable) drained).as("the session the drain ended").isNotNull();
+    }
+
+    @Test
     void theBytesOfACommandReadBeforeTheMoveReachTheNewGantry() throws Exception {
         int port = freePort();
         GantryProcess old = start(runFlags(port, "--socket-transport", "epoll"));
