@@ -104,10 +104,15 @@ class SessionTakeOverIT {
         for (GantryProcess gantry : started) {
             Files.writeString(logs.resolve(gantry.process().pid() + ".log"), gantry.output());
         }
-        for (AutoCloseable client : clients) {
-            client.close();
-        }
+        // The processes go whatever the clients do: a client whose connection is gone may fail to close.
         started.forEach(gantry -> gantry.process().destroyForcibly());
+        for (AutoCloseable client : clients) {
+            try {
+                client.close();
+            } catch (Exception e) {
+                System.out.println("closing a client after the test: " + e);
+            }
+        }
     }
 
     @Test
