@@ -14,6 +14,7 @@ import io.gantry.sandbox.Topology;
 import io.gantry.sandbox.TopologyKind;
 import io.gantry.topology.UpstreamUrl;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
@@ -119,6 +120,31 @@ class InDoubtCommitIT {
                     .isInstanceOf(SQLException.class).hasMessageContaining("it committed (as ");
         }
         assertThat(rowsOf(4)).as("committed once, not run again").isEqualTo("1");
+        assertThat(grew(before, "Commits_in_doubt_committed")).isEqualTo(1);
+    }
+
+    /** 0x5A5A5A5A: the bytes {@code ZZZZ} in an execution's parameters, where the relay cuts. */
+    private static final int CUT_HERE = 0x5A5A5A5A;
+
+    @Test
+    void aPreparedWriteIsToldApartByItsValuesAndRunsAgainOnlyIfItDidNotCommit() throws Exception {
+        Map<String, String> before = gantry.proxy.readStatus();
+        try (Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J_SERVER_PREPARED);
+             PreparedStatement insert = session.prepareStatement("INSERT INTO moves VALUES (?, ?, ?)")) {
+            insert.setInt(1, 6);
+            insert.setInt(2, 1);
+            insert.setInt(3, CUT_HERE);
+            relay.cutAt("ZZZZ", Cut.BEFORE_THE_SERVER);
+            insert.executeUpdate();
+            assertThat(relay.cutDone()).isTrue();
+
+            insert.setInt(2, 2);
+            relay.cutAt("ZZZZ", Cut.AFTER_THE_SERVER_RAN_IT);
+            assertThatThrownBy(insert::executeUpdate).isInstanceOf(SQLException.class)
+                    .hasMessageContaining("it committed (as ");
+        }
+        assertThat(rowsOf(6)).as("each once").isEqualTo("1,2");
+        assertThat(grew(before, "Commits_in_doubt_not_committed")).isEqualTo(1);
         assertThat(grew(before, "Commits_in_doubt_committed")).isEqualTo(1);
     }
 

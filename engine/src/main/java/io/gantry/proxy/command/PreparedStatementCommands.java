@@ -15,6 +15,7 @@ import io.gantry.proxy.pipeline.StatementTrip;
 import io.gantry.proxy.pipeline.TransactionReplay;
 import io.gantry.proxy.prepared.PreparedStatements;
 import io.gantry.proxy.prepared.StmtExecutePayloads;
+import io.gantry.proxy.session.OwnStatement;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionErrors;
@@ -92,7 +93,35 @@ public final class PreparedStatementCommands {
         this.forwarder = forwarder;
         this.pipeline = pipeline;
         this.prepared = session.prepared();
-        pipeline.replayExecutionsWith(this::replayExecution);
+        pipeline.replayExecutionsWith(new TransactionReplay.Executions() {
+            @Override
+            public void replay(byte[] payload, BackendConnection connection, BackendConnection.ResponseListener answer,
+                               Consumer<String> refused) {
+                replayExecution(payload, connection, answer, refused);
+            }
+
+            @Override
+            public OwnStatement asLogged(byte[] payload) {
+                return keptExecutionAsLogged(payload);
+            }
+        });
+    }
+
+    /**
+     * A kept execution (a statement of a transaction) as a binlog would log it: only one that binds its parameter
+     * types itself, so that its values are read by the types it was sent with; null otherwise.
+     */
+    private OwnStatement keptExecutionAsLogged(byte[] payload) {
+        ByteBuf bytes = Unpooled.wrappedBuffer(payload);
+        Optional<PreparedStatements.Statement> found = prepared.find(StmtExecutePayloads.statementId(bytes));
+        if (found.isEmpty()) {
+            return null;
+        }
+        PreparedStatements.Statement statement = found.get();
+        int count = statement.paramCount();
+        byte[] types = count == 0 ? new byte[0] : StmtExecutePayloads.bindsNewTypes(bytes, count)
+                ? StmtExecutePayloads.parseExecute(bytes, count).paramTypes() : null;
+        return OwnStatement.execution(bytes, statement.sentSql(), count, types, session.noBackslashEscapes());
     }
 
     /**
@@ -358,6 +387,18 @@ public final class PreparedStatementCommands {
         @Override
         protected boolean mayEndTransaction() {
             return !TransactionEffects.leavesTransactionOpen(QueryText.of(statement.sql(), session.sqlMode()));
+        }
+
+        /** From the bytes kept for running again, with the types it binds or the ones the client bound last. */
+        @Override
+        protected OwnStatement asLogged() {
+            if (withLongData || runningExecuteLength == 0) {
+                return null;
+            }
+            byte[] types = statement.paramCount() == 0 ? new byte[0]
+                    : boundTypes != null ? boundTypes : prepared.paramTypes(statement.clientId()).orElse(null);
+            return OwnStatement.execution(Unpooled.wrappedBuffer(runningExecute, 0, runningExecuteLength),
+                    statement.sentSql(), statement.paramCount(), types, session.noBackslashEscapes());
         }
     }
 

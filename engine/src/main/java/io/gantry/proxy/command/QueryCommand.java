@@ -15,6 +15,7 @@ import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.pipeline.StatementPipeline;
 import io.gantry.proxy.pipeline.StatementTrip;
 import io.gantry.proxy.session.ClientWriter;
+import io.gantry.proxy.session.OwnStatement;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
@@ -280,6 +281,11 @@ public final class QueryCommand {
         @Override
         protected String text() {
             return sent.sql();
+        }
+
+        @Override
+        protected OwnStatement asLogged() {
+            return new OwnStatement.Text(OwnStatement.asLogged(sent.sql()));
         }
 
         @Override

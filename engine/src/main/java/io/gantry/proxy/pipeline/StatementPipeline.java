@@ -179,6 +179,9 @@ public final class StatementPipeline {
         if (routed.statement().kind() == StatementKind.WRITE) {
             lostTrip = null;
             session.mayRunElsewhere(null);
+            if (session.transactionLog().enabled()) {
+                trip.keepForElsewhere(); // in doubt if lost, it runs again if it did not commit
+            }
             long deadline = primaryWait.deadlineAfterRefusal(trip.holdUntil());
             if (deadline == PrimaryWait.OFF) {
                 trip.mayNotWaitAfterRefusal();
@@ -324,14 +327,15 @@ public final class StatementPipeline {
     }
 
     /**
-     * Whether the trip is a text write outside a transaction on the primary, with replay on: lost before its answer,
+     * Whether the trip is a write outside a transaction on the primary (not one with long data, which is not kept),
+     * with replay on: lost before its answer,
      * Gantry finds out whether it committed, and runs it again on the new primary if it did not.
      */
     private boolean autocommitWriteOnPrimary(StatementTrip trip, BackendConnection connection) {
         SessionRouting.Routed routed = trip.routed();
         SessionRouteState state = session.routeState();
         return session.transactionLog().enabled() && connection.server().role() == Role.PRIMARY && routed != null
-                && routed.statement().kind() == StatementKind.WRITE && trip.text() != null
+                && routed.statement().kind() == StatementKind.WRITE && trip.notReplayableBecause() == null
                 && state.transaction() == TransactionState.NONE && state.autocommit();
     }
 

@@ -8,6 +8,7 @@ import io.gantry.proxy.execution.AfterResponse;
 import io.gantry.proxy.execution.PrimaryWait;
 import io.gantry.proxy.execution.ResponseForwarder;
 import io.gantry.proxy.execution.SessionRouting;
+import io.gantry.proxy.session.OwnStatement;
 import io.gantry.proxy.session.Reply;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.wire.Packet;
@@ -141,6 +142,14 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
      * text is compared with what a new primary logged, when its commit is in doubt.
      */
     protected String text() {
+        return null;
+    }
+
+    /**
+     * This try's statement as a server's binlog would log it, for telling whether a commit in doubt was its; null
+     * when that cannot be told. Called after the send: an execution reads the bytes it kept for running again.
+     */
+    protected OwnStatement asLogged() {
         return null;
     }
 

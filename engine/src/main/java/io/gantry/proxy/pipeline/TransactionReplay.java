@@ -12,6 +12,7 @@ import io.gantry.proxy.execution.SessionBackends;
 import io.gantry.proxy.session.CommitOutcome;
 import io.gantry.proxy.session.InDoubtCommits;
 import io.gantry.proxy.session.LogText;
+import io.gantry.proxy.session.OwnStatement;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
@@ -21,7 +22,6 @@ import io.gantry.route.StatementKind;
 import io.gantry.route.TransactionEffects;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
-import io.gantry.wire.ComQuery;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.Packet;
 import io.gantry.wire.ResponseFraming;
@@ -60,6 +60,9 @@ public final class TransactionReplay {
          */
         void replay(byte[] payload, BackendConnection connection, BackendConnection.ResponseListener answer,
                     Consumer<String> refused);
+
+        /** The kept COM_STMT_EXECUTE {@code payload} as a binlog would log it, or null when that cannot be told. */
+        OwnStatement asLogged(byte[] payload);
     }
 
     private final SessionContext session;
@@ -267,18 +270,26 @@ public final class TransactionReplay {
                     });
         }
 
-        /** The texts of the statements the session sent in it, as the server's log reads them; null if not all are. */
-        private List<String> ownStatements() {
-            List<String> own = new ArrayList<>();
+        /** The statements the session sent in it, as the server's binlog would log them; null if one cannot be. */
+        private List<OwnStatement> ownStatements() {
+            List<OwnStatement> own = new ArrayList<>();
             if (!trip.autocommitWrite()) {
                 for (TransactionLog.Entry entry : session.transactionLog().entries()) {
-                    if (entry.command()[0] != CommandType.COM_QUERY.code()) {
+                    byte[] command = entry.command();
+                    OwnStatement logged = command[0] == CommandType.COM_QUERY.code()
+                            ? new OwnStatement.Text(asLogged(command))
+                            : command[0] == CommandType.COM_STMT_EXECUTE.code() ? executions.asLogged(command) : null;
+                    if (logged == null) {
                         return null;
                     }
-                    own.add(asLogged(entry.command()));
+                    own.add(logged);
                 }
             }
-            own.add(asLogged(ComQuery.payload(trip.text())));
+            OwnStatement last = trip.asLogged();
+            if (last == null) {
+                return null;
+            }
+            own.add(last);
             return own;
         }
 

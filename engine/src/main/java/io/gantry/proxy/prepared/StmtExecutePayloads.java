@@ -4,8 +4,11 @@ import io.gantry.wire.Buffers;
 import io.gantry.wire.CommandType;
 import io.gantry.wire.MalformedPacketException;
 import io.netty.buffer.ByteBuf;
+import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Reading and rewriting the client's prepared-statement command payloads, so one client statement
@@ -315,6 +318,99 @@ public final class StmtExecutePayloads {
                 yield unsigned && value < 0 ? null : value;
             }
         };
+    }
+
+    /** A parameter value {@link #parameterValues} does not decode (a date, a time, a bit field). */
+    public static final Object NOT_DECODED = new Object() {
+        @Override
+        public String toString() {
+            return "(not decoded)";
+        }
+    };
+
+    /**
+     * The parameter values of an execution, in order: {@code null} for a NULL, a {@link Long} for a signed integer
+     * type (a {@link java.math.BigInteger} for an unsigned one), a {@link Double} for FLOAT and DOUBLE, the bytes
+     * ({@code byte[]}) of a string, blob, decimal or JSON value, and {@link #NOT_DECODED} for the rest. Null when the
+     * payload is cut short or has no types to read the values by.
+     *
+     * @param types the execution's parameter types ({@code 2 * paramCount} bytes): bound by it, or remembered
+     */
+    public static List<Object> parameterValues(ByteBuf payload, int paramCount, byte[] types) {
+        if (paramCount == 0) {
+            return List.of();
+        }
+        if (types == null || types.length != 2 * paramCount) {
+            return null;
+        }
+        int base = payload.readerIndex();
+        int end = base + payload.readableBytes();
+        int bitmapLength = nullBitmapLength(paramCount);
+        int flagOffset = NULL_BITMAP_OFFSET + bitmapLength;
+        if (base + flagOffset >= end) {
+            return null;
+        }
+        boolean bound = payload.getByte(base + flagOffset) != 0;
+        int at = base + flagOffset + 1 + (bound ? 2 * paramCount : 0);
+        List<Object> values = new ArrayList<>(paramCount);
+        for (int i = 0; i < paramCount; i++) {
+            if ((payload.getByte(base + NULL_BITMAP_OFFSET + i / 8) & (1 << (i % 8))) != 0) {
+                values.add(null);
+                continue;
+            }
+            int type = types[2 * i] & 0xFF;
+            boolean unsigned = (types[2 * i + 1] & 0x80) != 0;
+            int fixed = switch (type) {
+                case 0x01 -> 1;
+                case 0x02, 0x0d -> 2;
+                case 0x03, 0x09, 0x04 -> 4;
+                case 0x08, 0x05 -> 8;
+                case 0x06 -> 0;
+                default -> -1;
+            };
+            if (type == 0x06) {
+                values.add(null);
+            } else if (fixed > 0) {
+                if (at + fixed > end) {
+                    return null;
+                }
+                values.add(switch (type) {
+                    case 0x04 -> (double) Float.intBitsToFloat(payload.getIntLE(at));
+                    case 0x05 -> Double.longBitsToDouble(payload.getLongLE(at));
+                    case 0x01 -> unsigned ? (long) payload.getUnsignedByte(at) : (long) payload.getByte(at);
+                    case 0x02, 0x0d -> unsigned ? (long) payload.getUnsignedShortLE(at) : (long) payload.getShortLE(at);
+                    case 0x03, 0x09 -> unsigned ? payload.getUnsignedIntLE(at) : (long) payload.getIntLE(at);
+                    default -> {
+                        long value = payload.getLongLE(at);
+                        yield unsigned && value < 0 ? new BigInteger(Long.toUnsignedString(value)) : value;
+                    }
+                });
+                at += fixed;
+            } else if (type == 0x07 || type == 0x0a || type == 0x0b || type == 0x0c) {
+                if (at >= end) {
+                    return null;
+                }
+                at += 1 + payload.getUnsignedByte(at); // a length byte, then the date or time
+                values.add(NOT_DECODED);
+            } else {
+                ByteBuf view = payload.duplicate();
+                view.readerIndex(at);
+                long length;
+                try {
+                    length = Buffers.readLenEncInt(view, "COM_STMT_EXECUTE.parameter_value");
+                } catch (MalformedPacketException e) {
+                    return null;
+                }
+                if (length < 0 || view.readerIndex() + length > end) {
+                    return null;
+                }
+                byte[] bytes = new byte[(int) length];
+                view.getBytes(view.readerIndex(), bytes);
+                values.add(type == 0x10 ? NOT_DECODED : bytes);
+                at = view.readerIndex() + (int) length;
+            }
+        }
+        return values;
     }
 
     private static void appendBytes(StringBuilder key, ByteBuf payload, int from, int length) {

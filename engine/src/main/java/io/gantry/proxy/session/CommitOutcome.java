@@ -31,12 +31,13 @@ public sealed interface CommitOutcome {
     /**
      * Decides from {@code tail}, what the new primary logged after the old primary's position.
      *
-     * @param own        the text of each statement the session sent in the transaction, in order (the in-doubt one
-     *                   included); null when one of them was not sent as text (an execution of a prepared statement)
+     * @param own        each statement the session sent in the transaction, in order (the in-doubt one included), as
+     *                   its binlog would log it; null when one of them cannot be told so (an execution whose values
+     *                   were not kept)
      * @param sameServer whether the primary read is the one whose connection was lost (only the connection went):
      *                   then its own transactions are the candidates, not those it got by replication
      */
-    static CommitOutcome decide(List<String> own, LoggedTransactions.Tail tail, boolean sameServer) {
+    static CommitOutcome decide(List<OwnStatement> own, LoggedTransactions.Tail tail, boolean sameServer) {
         List<LoggedTransactions.Logged> replicated = new ArrayList<>();
         for (LoggedTransactions.Logged logged : tail.transactions()) {
             if (sameServer || logged.gtid().server() != tail.serverId()) {
@@ -48,7 +49,7 @@ public sealed interface CommitOutcome {
         }
         if (own == null) {
             return new Unknown(replicated.size() + " transactions were logged after the COMMIT was sent, and the "
-                    + "transaction ran prepared statements, whose logged text Gantry cannot compare");
+                    + "transaction ran prepared statements whose values Gantry did not keep");
         }
         List<MariaDbGtid> fitting = new ArrayList<>();
         for (LoggedTransactions.Logged logged : replicated) {
@@ -59,7 +60,12 @@ public sealed interface CommitOutcome {
             if (logged.statements().stream().anyMatch(text -> text.indexOf('\uFFFD') >= 0)) {
                 return new Unknown("the statements of transaction " + logged.gtid() + " could not be read as text");
             }
-            if (inOrderAmong(logged.statements(), own)) {
+            OwnStatement.Match match = inOrderAmong(logged.statements(), own);
+            if (match == OwnStatement.Match.CANNOT_TELL) {
+                return new Unknown("whether transaction " + logged.gtid() + " ran this transaction's statements "
+                        + "cannot be told from its logged text (a value written in a way Gantry does not compare)");
+            }
+            if (match == OwnStatement.Match.SAME) {
                 fitting.add(logged.gtid());
             }
         }
@@ -73,11 +79,22 @@ public sealed interface CommitOutcome {
                 + "statements as this one");
     }
 
-    /** Whether every statement of {@code logged} is one of {@code own}, in the same order. */
-    private static boolean inOrderAmong(List<String> logged, List<String> own) {
+    /**
+     * Whether every statement of {@code logged} is one of {@code own}, in the same order: SAME when they are for
+     * certain, DIFFERENT when they cannot be even where a comparison could not tell, CANNOT_TELL otherwise.
+     */
+    private static OwnStatement.Match inOrderAmong(List<String> logged, List<OwnStatement> own) {
+        if (inOrder(logged, own, false)) {
+            return OwnStatement.Match.SAME;
+        }
+        return inOrder(logged, own, true) ? OwnStatement.Match.CANNOT_TELL : OwnStatement.Match.DIFFERENT;
+    }
+
+    /** The greedy subsequence match, taking "cannot tell" as a match when {@code lenient}. */
+    private static boolean inOrder(List<String> logged, List<OwnStatement> own, boolean lenient) {
         int next = 0;
         for (String text : logged) {
-            while (next < own.size() && !own.get(next).equals(text)) {
+            while (next < own.size() && !fits(own.get(next).matches(text), lenient)) {
                 next++;
             }
             if (next == own.size()) {
@@ -86,5 +103,9 @@ public sealed interface CommitOutcome {
             next++;
         }
         return true;
+    }
+
+    private static boolean fits(OwnStatement.Match match, boolean lenient) {
+        return match == OwnStatement.Match.SAME || (lenient && match == OwnStatement.Match.CANNOT_TELL);
     }
 }

@@ -75,7 +75,8 @@ public final class InDoubtCommits implements AutoCloseable {
      * {@code loop}, within {@code timeout} plus the time to hand it over, or {@code failed} why the primary could not
      * be read.
      */
-    public void find(UpstreamServer primary, long lostThreadId, MariaDbGtidSet before, List<String> own, Duration timeout,
+    public void find(UpstreamServer primary, long lostThreadId, MariaDbGtidSet before, List<OwnStatement> own,
+                     Duration timeout,
               EventLoop loop, Consumer<CommitOutcome> then, Consumer<Exception> failed) {
         readers.execute(() -> {
             try {

@@ -12,8 +12,12 @@ class CommitOutcomeTest {
 
     private static final long NEW_PRIMARY = 2;
     private static final long OLD_PRIMARY = 1;
-    private static final List<String> OWN = List.of("BEGIN", "INSERT INTO t VALUES (1)", "SELECT COUNT(*) FROM t",
+    private static final List<OwnStatement> OWN = texts("BEGIN", "INSERT INTO t VALUES (1)", "SELECT COUNT(*) FROM t",
             "UPDATE t SET n = n + 1 WHERE id = 7", "COMMIT");
+
+    private static List<OwnStatement> texts(String... texts) {
+        return java.util.Arrays.stream(texts).<OwnStatement>map(OwnStatement.Text::new).toList();
+    }
 
     private static Logged logged(long server, long sequence, String... statements) {
         return new Logged(new MariaDbGtid(0, server, sequence), List.of(statements), false);
@@ -81,7 +85,7 @@ class CommitOutcomeTest {
     @Test
     void aTextThatCouldNotBeDecodedIsNeverTakenAsAMatch() {
         Tail tail = new Tail(NEW_PRIMARY, List.of(logged(OLD_PRIMARY, 12, "INSERT INTO t VALUES ('\uFFFD')")));
-        assertThat(CommitOutcome.decide(List.of("INSERT INTO t VALUES ('\uFFFD')", "COMMIT"), tail, false))
+        assertThat(CommitOutcome.decide(texts("INSERT INTO t VALUES ('\uFFFD')", "COMMIT"), tail, false))
                 .isInstanceOf(CommitOutcome.Unknown.class);
     }
 }
