@@ -35,9 +35,10 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
 
     private final StatementPipeline pipeline;
     /**
-     * Whether running elsewhere and waiting for a primary are one allowance (an execution: it does either while it
-     * may still do both, and neither once one was used up) or two (a text: a read run elsewhere may still wait for a
-     * primary, one whose wait ran out may still run elsewhere), as each handler had them.
+     * Whether running elsewhere and waiting for a primary are one allowance or two. An execution may run elsewhere
+     * only while its wait for a primary has not run out; a text may run elsewhere even then. Either, once it ran
+     * elsewhere, may still wait for a primary (a read on a crashed server goes again where routing sends it, which
+     * may be the primary being replaced).
      */
     private final boolean oneAllowance;
     private Packet command;
@@ -216,7 +217,7 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
     // ---- the pipeline's state --------------------------------------------------------------------------------
 
     boolean mayGoElsewhere() {
-        return oneAllowance ? holdUntil != PrimaryWait.OFF : mayGoElsewhere;
+        return mayGoElsewhere && (!oneAllowance || holdUntil != PrimaryWait.OFF);
     }
 
     /** Its server went down before it answered: it runs again elsewhere, once. */
@@ -224,7 +225,7 @@ public abstract class StatementTrip implements PrimaryWait.Retry, ResponseForwar
         Packet next = again();
         mayGoElsewhere = false;
         fill = null;
-        return run(next, oneAllowance ? PrimaryWait.OFF : holdUntil);
+        return run(next, holdUntil);
     }
 
     /** Its new connection's replica could not be reached: it is routed again, once, as it is. */
