@@ -189,6 +189,14 @@ public final class SessionConsistency {
         return true;
     }
 
+    /**
+     * The GTIDs the session's commits produced, as the servers reported them ({@code @@gantry_last_write_position}),
+     * or null before its first.
+     */
+    public GtidSet writePosition() {
+        return writeFloor;
+    }
+
     /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
     public GtidSet floor(boolean readYourWrites) {
         if (!readYourWrites || writeFloor == null) {

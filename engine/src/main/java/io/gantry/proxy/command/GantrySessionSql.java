@@ -25,7 +25,11 @@ final class GantrySessionSql {
         READ_FROM_FOLLOWERS("gantry_read_from_followers"),
         FOLLOWER_READ_STALENESS_MS("gantry_follower_read_staleness_ms"),
         READ_YOUR_WRITES("gantry_read_your_writes"),
-        FOLLOWER_READS_PREFER("gantry_follower_reads_prefer");
+        FOLLOWER_READS_PREFER("gantry_follower_reads_prefer"),
+        /** Read-only: the GTIDs the session's writes produced, to carry to another session or instance. */
+        LAST_WRITE_POSITION("gantry_last_write_position"),
+        /** A position the session's reads must not be older than: one a write elsewhere produced. */
+        READ_AFTER("gantry_read_after");
 
         private final String sqlName;
 
@@ -241,6 +245,7 @@ final class GantrySessionSql {
     private static Parsed unknown(String name) {
         return new Refused(ErrPacket.of(1193, "HY000", "Unknown system variable '" + name + "' (Gantry's session "
                 + "settings are gantry_read_from_followers, gantry_follower_read_staleness_ms, "
-                + "gantry_read_your_writes and gantry_follower_reads_prefer)"));
+                + "gantry_read_your_writes, gantry_follower_reads_prefer, gantry_read_after and the read-only "
+                + "gantry_last_write_position)"));
     }
 }

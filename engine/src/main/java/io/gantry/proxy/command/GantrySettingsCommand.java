@@ -3,6 +3,7 @@ package io.gantry.proxy.command;
 import io.gantry.gtid.GtidSet;
 import io.gantry.proxy.execution.SessionRouting;
 import io.gantry.proxy.session.ClientWriter;
+import io.gantry.proxy.session.LogText;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
@@ -32,6 +33,8 @@ final class GantrySettingsCommand {
     private final SessionRouting routing;
     private final ClientWriter client;
     private final ByteBufAllocator alloc;
+    /** The position the session last said its reads come after ({@code gantry_read_after}), or null. */
+    private String lastReadAfter;
 
     GantrySettingsCommand(SessionContext session, SessionRouting routing, ClientWriter client,
                           ByteBufAllocator alloc) {
@@ -84,6 +87,7 @@ final class GantrySettingsCommand {
     }
 
     private Reply set(GantrySessionSql.Set set) {
+        GtidSet readAfter = null;
         RoutingConfig routing = session.settings().routing();
         ReadGuarantees guarantees = session.settings().guarantees();
         RoutingConfig defaultRouting = session.settings().flagsRouting();
@@ -134,9 +138,30 @@ final class GantrySettingsCommand {
                     }
                     routing = routing.withReplicaPreference(routing.replicaPreference().withClosest(closest));
                 }
+                case LAST_WRITE_POSITION -> {
+                    return Reply.error(ErrPacket.of(1238, "HY000", "Variable 'gantry_last_write_position' is a read "
+                            + "only variable: it says what this session's writes produced; to read after another "
+                            + "session's writes, SET gantry_read_after = '<its position>'"));
+                }
+                case READ_AFTER -> {
+                    if (value != null && !value.isBlank()) {
+                        try {
+                            readAfter = GtidSet.parseAnyFlavour(value.strip());
+                        } catch (IllegalArgumentException e) {
+                            return Reply.error(ErrPacket.of(1231, "42000", "Variable 'gantry_read_after' can't be set "
+                                    + "to the value of '" + LogText.abbreviate(value) + "': " + e.getMessage()
+                                    + " (a position as @@gantry_last_write_position gives it)"));
+                        }
+                    }
+                }
             }
         }
         session.settings().use(routing, guarantees);
+        if (readAfter != null) {
+            // The session's reads are not older than it from now on, whichever server serves them.
+            session.consistency().readAt(readAfter);
+            lastReadAfter = readAfter.toString();
+        }
         return Reply.OK;
     }
 
@@ -147,6 +172,11 @@ final class GantrySettingsCommand {
             case FOLLOWER_READ_STALENESS_MS -> session.settings().guarantees().followerReadStaleness().isZero() ? null
                     : Long.toString(session.settings().guarantees().followerReadStaleness().toMillis());
             case FOLLOWER_READS_PREFER -> session.settings().routing().replicaPreference().sqlName();
+            case LAST_WRITE_POSITION -> {
+                GtidSet written = session.consistency().writePosition();
+                yield written == null ? "" : written.toString();
+            }
+            case READ_AFTER -> lastReadAfter;
         };
     }
 
