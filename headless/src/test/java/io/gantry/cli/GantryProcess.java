@@ -2,6 +2,7 @@ package io.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gantry.sandbox.Topology;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,25 @@ import java.util.regex.Pattern;
 
 /** A {@code gantry run} of the built jar in a process of its own, its output collected line by line. */
 final class GantryProcess {
+
+    /**
+     * Creates the service account a Gantry process logs in with on {@code topology}'s primary (every privilege but
+     * {@code READ_ONLY ADMIN}, so a read-only server refuses its writes as it would an application's), runs
+     * {@code setup} there, and waits for the replicas to have it all.
+     */
+    static void createServiceAccount(Topology topology, String user, String password, String... setup)
+            throws SQLException {
+        try (Connection root = topology.connectAsAdmin(topology.primary());
+             Statement statement = root.createStatement()) {
+            statement.execute("CREATE USER IF NOT EXISTS '" + user + "'@'%' IDENTIFIED BY '" + password + "'");
+            statement.execute("GRANT ALL PRIVILEGES ON *.* TO '" + user + "'@'%'");
+            statement.execute("REVOKE READ_ONLY ADMIN ON *.* FROM '" + user + "'@'%'");
+            for (String sql : setup) {
+                statement.execute(sql);
+            }
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+    }
 
     private static final Pattern LISTENING = Pattern.compile("proxy: listening on 127\\.0\\.0\\.1:(\\d+)");
 

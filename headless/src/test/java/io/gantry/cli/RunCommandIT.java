@@ -55,15 +55,8 @@ class RunCommandIT {
     @BeforeAll
     static void serviceAccount() throws SQLException {
         topology = Sandboxes.shared(TopologyKind.MARIADB);
-        try (Connection root = topology.connectAsAdmin(topology.primary());
-             Statement statement = root.createStatement()) {
-            statement.execute("CREATE USER IF NOT EXISTS '" + SERVICE_USER + "'@'%' IDENTIFIED BY '"
-                    + SERVICE_PASSWORD + "'");
-            statement.execute("GRANT ALL PRIVILEGES ON *.* TO '" + SERVICE_USER + "'@'%'");
-            statement.execute("REVOKE READ_ONLY ADMIN ON *.* FROM '" + SERVICE_USER + "'@'%'");
-            statement.execute("CREATE TABLE IF NOT EXISTS app.drained (id INT PRIMARY KEY, note VARCHAR(40))");
-        }
-        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        GantryProcess.createServiceAccount(topology, SERVICE_USER, SERVICE_PASSWORD,
+                "CREATE TABLE IF NOT EXISTS app.drained (id INT PRIMARY KEY, note VARCHAR(40))");
     }
 
     @AfterEach

@@ -77,16 +77,9 @@ class SessionTakeOverIT {
     @BeforeAll
     static void serviceAccountAndTable() throws SQLException {
         topology = Sandboxes.shared(TopologyKind.MARIADB);
-        try (Connection root = topology.connectAsAdmin(topology.primary());
-             Statement statement = root.createStatement()) {
-            statement.execute("CREATE USER IF NOT EXISTS '" + SERVICE_USER + "'@'%' IDENTIFIED BY '"
-                    + SERVICE_PASSWORD + "'");
-            statement.execute("GRANT ALL PRIVILEGES ON *.* TO '" + SERVICE_USER + "'@'%'");
-            statement.execute("REVOKE READ_ONLY ADMIN ON *.* FROM '" + SERVICE_USER + "'@'%'");
-            statement.execute("CREATE TABLE IF NOT EXISTS " + topology.database() + ".moved_writes (id BIGINT "
+        GantryProcess.createServiceAccount(topology, SERVICE_USER, SERVICE_PASSWORD,
+                "CREATE TABLE IF NOT EXISTS " + topology.database() + ".moved_writes (id BIGINT "
                     + "AUTO_INCREMENT PRIMARY KEY, session BIGINT NOT NULL, n INT NOT NULL)");
-        }
-        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
     }
 
     @BeforeEach
