@@ -44,7 +44,7 @@ final class ProxyOptions {
     @Option(names = "--follower-reads-closest-tolerance-ms", paramLabel = "MS", defaultValue = "1",
             description = "With --follower-reads-prefer=closest, replicas whose smoothed round trip is within this "
                     + "of the closest one's, or within " + ReplicaPreference.RELATIVE_TOLERANCE_PERCENT
-                    + " % of it when that is more, count as close too (default: ${DEFAULT-VALUE}).")
+                    + " %% of it when that is more, count as close too (default: ${DEFAULT-VALUE}).")
     double closestToleranceMs;
 
     @Option(names = "--connection-retention-ms", paramLabel = "MS", defaultValue = "256",
