@@ -138,13 +138,8 @@ public final class TransactionReplay {
         String lost = "the connection to " + connection.server().address() + " was lost (" + failure.getMessage()
                 + ")";
         if (trip.autocommitWrite()) {
-            if (failure.serverMarkedDown()) {
-                // It stopped answering: it may still run the write when it wakes, so no server can tell yet.
-                session.backendFailed(connection.server(), failure);
-                return;
-            }
             backends.forget(connection);
-            new InDoubt(trip, connection, lost, failure).start();
+            new InDoubt(trip, connection, lost, failure).startUnlessFrozen();
             return;
         }
         if (session.transactionLog().keptNothingBefore() && (!trip.mayEndTransaction() || (trip.routed() != null
@@ -179,9 +174,8 @@ public final class TransactionReplay {
             session.finish(Reply.OK);
             return;
         }
-        if (text != null && TransactionEffects.isPlainCommit(text) && !failure.serverMarkedDown()
-                && backends.letGoForReplay(connection, lost)) {
-            new InDoubt(trip, connection, lost, failure).start();
+        if (text != null && TransactionEffects.isPlainCommit(text) && backends.letGoForReplay(connection, lost)) {
+            new InDoubt(trip, connection, lost, failure).startUnlessFrozen();
             return;
         }
         counts.ended(ReplayCounts.Outcome.COMMIT_UNKNOWN, connection.server().address(), loop);
@@ -228,6 +222,29 @@ public final class TransactionReplay {
             this.failure = failure;
             this.deadline = trip.sentNanos() + timeout.toNanos();
             this.what = trip.autocommitWrite() ? "write" : "COMMIT";
+        }
+
+        /**
+         * Starts finding out, unless the server was marked down for not answering and still accepts connections: it
+         * may be frozen (SIGSTOP, a hung host) with the statement in its socket, and run it when it wakes, after
+         * any answer Gantry gave. One that refuses connections is gone, and what it committed is all there is.
+         */
+        void startUnlessFrozen() {
+            if (!failure.serverMarkedDown()) {
+                start();
+                return;
+            }
+            inDoubtCommits.whenListening(lostServer, loop, listening -> {
+                if (session.isClosed()) {
+                    return;
+                }
+                if (listening) {
+                    settle(null, new CommitOutcome.Unknown(lostServer.address() + " stopped answering but still "
+                            + "accepts connections: it may be frozen, and run it when it wakes"));
+                } else {
+                    start();
+                }
+            });
         }
 
         void start() {

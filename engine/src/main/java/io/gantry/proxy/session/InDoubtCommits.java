@@ -6,6 +6,10 @@ import io.gantry.topology.ServiceConnections;
 import io.gantry.topology.UpstreamServer;
 import io.netty.channel.EventLoop;
 import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.sql.Connection;
@@ -48,6 +52,7 @@ public final class InDoubtCommits implements AutoCloseable {
     }
 
     private static final int ER_NO_SUCH_THREAD = 1094;
+    private static final int PROBE_MILLIS = 1000;
     /** At most this many binlog reads at once: a loss of the primary puts every in-flight commit in doubt at once. */
     private static final int READERS = 4;
 
@@ -94,6 +99,26 @@ public final class InDoubtCommits implements AutoCloseable {
                         e.toString());
                 loop.execute(() -> failed.accept(e));
             }
+        });
+    }
+
+    /**
+     * Whether {@code server} still accepts TCP connections (a frozen process does: the kernel completes them), told
+     * to {@code then} on {@code loop}; false when it refuses them (nothing listens there) or the check fails.
+     */
+    public void whenListening(UpstreamServer server, EventLoop loop, Consumer<Boolean> then) {
+        readers.execute(() -> {
+            boolean listening;
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(server.url().host(), server.url().port()), PROBE_MILLIS);
+                listening = true;
+            } catch (ConnectException refused) {
+                listening = false;
+            } catch (IOException e) {
+                listening = true; // no answer either way (a timeout, no route): not known to be gone
+            }
+            boolean answer = listening;
+            loop.execute(() -> then.accept(answer));
         });
     }
 
