@@ -28,7 +28,6 @@ import io.gantry.wire.ResponseFraming;
 import io.gantry.wire.ServerStatus;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -276,13 +275,13 @@ public final class TransactionReplay {
             long left = Math.max(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()), 1000);
             inDoubtCommits.find(primary, primary == lostServer ? lostThreadId : -1, before, ownStatements(),
                     Duration.ofMillis(left), loop,
-                    outcome -> settle(primary, outcome), failure -> {
-                        if (InDoubtCommits.unreachable(failure) && System.nanoTime() - deadline < 0
+                    outcome -> settle(primary, outcome), readFailed -> {
+                        if (InDoubtCommits.unreachable(readFailed) && System.nanoTime() - deadline < 0
                                 && !session.isClosed()) {
                             awaitPrimary(primary); // gone too, or not marked down yet: the next primary then
                         } else {
                             settle(primary, new CommitOutcome.Unknown("the binlog of " + whichPrimary(primary) + " "
-                                    + primary.address() + " could not be read (" + failure.getMessage() + ")"));
+                                    + primary.address() + " could not be read (" + readFailed.getMessage() + ")"));
                         }
                     });
         }
@@ -294,7 +293,7 @@ public final class TransactionReplay {
                 for (TransactionLog.Entry entry : session.transactionLog().entries()) {
                     byte[] command = entry.command();
                     OwnStatement logged = command[0] == CommandType.COM_QUERY.code()
-                            ? new OwnStatement.Text(asLogged(command))
+                            ? OwnStatement.Text.ofComQuery(command)
                             : command[0] == CommandType.COM_STMT_EXECUTE.code() ? executions.asLogged(command) : null;
                     if (logged == null) {
                         return null;
@@ -362,11 +361,6 @@ public final class TransactionReplay {
                         + "); look before running it again"));
             }
         }
-    }
-
-    /** A COM_QUERY's text as a binlog read decodes it, so that the same bytes compare equal. */
-    private static String asLogged(byte[] comQuery) {
-        return new String(comQuery, 1, comQuery.length - 1, Charset.defaultCharset());
     }
 
     /** One replay of the transaction, and the statement that waits for it. */

@@ -48,6 +48,12 @@ public sealed interface OwnStatement {
 
     /** A text statement: the same bytes, decoded the same way. */
     record Text(String text) implements OwnStatement {
+
+        /** A kept COM_QUERY payload (its command byte first) as the binlog read decodes its text. */
+        public static Text ofComQuery(byte[] comQuery) {
+            return new Text(new String(comQuery, 1, comQuery.length - 1, Charset.defaultCharset()));
+        }
+
         @Override
         public Match matches(String logged) {
             return text.equals(logged) ? Match.SAME : Match.DIFFERENT;
