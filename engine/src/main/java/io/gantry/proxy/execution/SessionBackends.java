@@ -88,11 +88,6 @@ public final class SessionBackends {
         return threads;
     }
 
-    /** Whether the session has a connection to {@code server} (open or not yet known to be lost). */
-    public boolean isConnectedTo(UpstreamServer server) {
-        return backends.containsKey(session.serverId(server));
-    }
-
     /** What the session knows of {@code connection}, or null when it is not (or no longer) the session's. */
     SessionBackend of(BackendConnection connection) {
         SessionBackend backend = backends.get(session.serverId(connection.server()));

@@ -122,25 +122,31 @@ public final class StatementPipeline {
         } else {
             trip.answerWith(fill.completing(after), fill.capturing(rewriter));
         }
-        // Nothing is sent when the server's new connection cannot be made: a read on a replica marked down is routed
-        // again, once; a statement for the primary waits for the next one (its transaction moves there by replay).
-        Consumer<BackendFailure> unreachable = null;
-        if (!backends.isConnectedTo(routed.server())) {
-            if (routed.server().role() == Role.PRIMARY) {
-                unreachable = failure -> session.finish(primaryUnreachable(trip, routed.server(), failure));
-            } else if (trip.reroutesUnreachableReplica() && trip.mayGoElsewhere()
-                    && routed.statement().kind() == StatementKind.READ) {
-                unreachable = failure -> replicaUnreachable(trip, routed.server(), failure);
-            }
-        }
         fallbacks(trip, routed);
         BackendConnection ready = backends.readyConnection(routed.server());
         if (ready != null) {
             connected(trip, ready); // the usual read or write: no closure
         } else {
-            backends.run(command, routed.server(), trip, unreachable);
+            backends.run(command, routed.server(), trip, ifUnreachable(trip, routed));
         }
         return Reply.LATER;
+    }
+
+    /**
+     * What a trip does when the new connection its server needs cannot be made (nothing was sent): a read on a
+     * replica marked down is routed again, once; a statement for the primary waits for the next one (its transaction
+     * moves there by replay). Null: the failure ends the statement as any other. A session's connection there that
+     * died unnoticed counts as none: it is replaced by a new one, which may be refused.
+     */
+    private Consumer<BackendFailure> ifUnreachable(StatementTrip trip, SessionRouting.Routed routed) {
+        if (routed.server().role() == Role.PRIMARY) {
+            return failure -> session.finish(primaryUnreachable(trip, routed.server(), failure));
+        }
+        if (trip.reroutesUnreachableReplica() && trip.mayGoElsewhere()
+                && routed.statement().kind() == StatementKind.READ) {
+            return failure -> replicaUnreachable(trip, routed.server(), failure);
+        }
+        return null;
     }
 
     /**
