@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,6 +61,16 @@ final class WireClient implements AutoCloseable {
                 NativePassword.PLUGIN_NAME, Map.of(), 0);
         client.send(1, Fuzzing.encode(response::encode));
         byte[] answer = client.readPacket();
+        if (answer[0] == (byte) 0xFE) {
+            // An auth switch (a greeting that offered caching_sha2_password): to mysql_native_password, a new seed.
+            int nameEnd = indexOf(answer, (byte) 0, 1);
+            String plugin = new String(answer, 1, nameEnd - 1, StandardCharsets.US_ASCII);
+            assertThat(plugin).as("the plugin an auth switch from port %d asks for", port)
+                    .isEqualTo(NativePassword.PLUGIN_NAME);
+            byte[] switchSeed = Arrays.copyOfRange(answer, nameEnd + 1, nameEnd + 1 + NativePassword.SEED_LENGTH);
+            client.send(3, NativePassword.scramble(password.getBytes(StandardCharsets.UTF_8), switchSeed));
+            answer = client.readPacket();
+        }
         assertThat(answer[0]).as("login answer from port %d", port).isEqualTo((byte) 0);
         return client;
     }
@@ -114,6 +125,18 @@ final class WireClient implements AutoCloseable {
         return packets;
     }
 
+    /**
+     * Sends COM_QUIT, which has no answer, and waits for the other side to close the connection, as a server does at
+     * once; returns how long that took. Fails the test if anything but the close arrives, or nothing in 10 s.
+     */
+    Duration quit() throws IOException {
+        long sent = System.nanoTime();
+        send(0, new byte[] {(byte) CommandType.COM_QUIT.code()});
+        int read = in.read();
+        assertThat(read).as("what follows a COM_QUIT: the close (-1), not a byte").isEqualTo(-1);
+        return Duration.ofNanos(System.nanoTime() - sent);
+    }
+
     /** The capabilities in effect: the test's, as far as the server offered them. */
     int capabilities() {
         return capabilities;
@@ -123,6 +146,15 @@ final class WireClient implements AutoCloseable {
     byte[] lastPacket(String sql) throws IOException {
         List<byte[]> packets = query(sql);
         return packets.get(packets.size() - 1);
+    }
+
+    private static int indexOf(byte[] bytes, byte wanted, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == wanted) {
+                return i;
+            }
+        }
+        throw new AssertionError("no byte " + wanted + " after position " + from);
     }
 
     /** {@code payload} with its 4-byte packet header in front: what goes on the wire. */

@@ -338,7 +338,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         session.finish(switch (command) {
             case COM_QUIT -> {
                 packet.release();
-                session.closeSession();
+                session.quit();
                 yield Reply.LATER;
             }
             case COM_PING -> sessionCommands.ping(packet);

@@ -56,8 +56,8 @@ public final class SessionContext {
     private final ClientWriter writer;
     private final EventLoop loop;
     /**
-     * The client connection's close one second after the session ended with it open (a COM_QUIT), until the client
-     * closes it first: the timer holds the whole session while it waits, so it goes when the connection does.
+     * The client connection's close one second after the session ended with it open (so that an error written
+     * after the end still arrives), until the client closes it first: the timer holds the whole session while it waits, so it goes when the connection does.
      */
     private ScheduledFuture<?> closeLater;
     private final ByteBufAllocator alloc;
@@ -511,6 +511,19 @@ public final class SessionContext {
             // Let a pending error reach the client first; the write's listener closes the channel.
             closeLater = loop.schedule(writer::close, 1, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * COM_QUIT: the session ends and its connection closes as soon as what was written to it has left, as a server
+     * closes it at once. Clients that wait for that close before they let their socket go (node {@code mysql2} does)
+     * would otherwise hold it, and Gantry the session, for the second {@link #closeSession} leaves an error to arrive.
+     */
+    public void quit() {
+        if (isClosed()) {
+            return;
+        }
+        end();
+        writer.closeAfterFlush();
     }
 
     /** The session ends here: it leaves every count and its server connections go. */
