@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.gantry.TopologyKinds;
+import io.gantry.ClassTopologies;
 import io.gantry.authority.Event;
 import io.gantry.authority.EventKind;
 import io.gantry.events.EngineEvent;
@@ -31,6 +31,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -45,12 +47,28 @@ class SwitchoverIT {
     /** {@code gantry run}'s default {@code --upstream-health-interval-secs}. */
     private static final Duration DEFAULT_HEALTH_INTERVAL = Duration.ofSeconds(2);
 
+    /**
+     * One topology per flavour and number of replicas for the whole class; each test starts its own Gantry and
+     * names its own table. The switchover test leaves its promoted replica as the primary.
+     */
+    private static final ClassTopologies TOPOLOGIES = new ClassTopologies("switchover");
+
+    @AfterEach
+    void restoreServers() {
+        TOPOLOGIES.restore();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        TOPOLOGIES.close();
+    }
+
     @ParameterizedTest
     @MethodSource("io.gantry.TopologyKinds#all")
     void aPlannedSwitchoverUnderAWriteLoopCostsNoErrorAndLosesNoAcknowledgedWrite(TopologyKind kind)
             throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(kind, "switchover", 2);
-             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+        Topology topology = TOPOLOGIES.get(kind, 2);
+        try (ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
              Connection textSession = gantry.connect(Driver.MARIADB_CONNECTOR_J);
              Connection preparedSession = gantry.connect(Driver.MARIADB_CONNECTOR_J_SERVER_PREPARED)) {
@@ -107,8 +125,8 @@ class SwitchoverIT {
     @ParameterizedTest
     @MethodSource("io.gantry.TopologyKinds#all")
     void aPrimaryThatResumesAfterSigstopIsWritableAgainWithinASecond(TopologyKind kind) throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(kind, "resume", 1);
-             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
              Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
             execute(session, "CREATE TABLE resumed (id INT PRIMARY KEY)");
@@ -138,8 +156,8 @@ class SwitchoverIT {
     void twoWritableServersHoldWritesRaiseTheEventAndNeitherIsShownAsThePrimary(TopologyKind kind)
             throws Exception {
         List<Event> roleChanges = new CopyOnWriteArrayList<>();
-        try (Topology topology = TopologyKinds.startPrivate(kind, "two-writable", 1);
-             ProxyHarness gantry = ProxyHarness.start(topology,
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (ProxyHarness gantry = ProxyHarness.start(topology,
                      config -> config.withFailover(FailoverSettings.DEFAULTS.withSwitchoverHold(Duration.ofSeconds(2))),
                      list -> list, event -> {
                          if (event instanceof EngineEvent.Timeline timeline
@@ -201,8 +219,8 @@ class SwitchoverIT {
     @MethodSource("io.gantry.TopologyKinds#all")
     void aPrimaryAtMaxConnectionsStaysUpAndWritableForTheSessionsOnIt(TopologyKind kind) throws Exception {
         List<Connection> fillers = new ArrayList<>();
-        try (Topology topology = TopologyKinds.startPrivate(kind, "full", 1);
-             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
              Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J);
              Connection root = topology.connectAsAdmin(topology.primary())) {
@@ -242,8 +260,8 @@ class SwitchoverIT {
     @MethodSource("io.gantry.TopologyKinds#all")
     void aReadOnAFrozenReplicaRunsElsewhereAndAWriteOnAFrozenPrimaryFailsWithinFiveSeconds(TopologyKind kind)
             throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen", 2);
-             ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
+        Topology topology = TOPOLOGIES.get(kind, 2);
+        try (ProxyHarness gantry = ProxyHarness.start(topology, config -> config, list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
              Connection reader = gantry.connect(Driver.MARIADB_CONNECTOR_J);
              Connection writer = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
@@ -329,8 +347,8 @@ class SwitchoverIT {
     @ParameterizedTest
     @MethodSource("io.gantry.TopologyKinds#all")
     void aReadWaitingOnAReplicaThatFreezesRunsElsewhere(TopologyKind kind) throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen-wait", 1);
-             ProxyHarness gantry = ProxyHarness.start(topology, config -> config.withReadGuarantees(
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (ProxyHarness gantry = ProxyHarness.start(topology, config -> config.withReadGuarantees(
                      ReadGuarantees.DEFAULTS.withWaiting(false, Duration.ofSeconds(30))), list -> list, event -> { },
                      DEFAULT_HEALTH_INTERVAL);
              Connection session = gantry.connect(Driver.MARIADB_CONNECTOR_J)) {
