@@ -241,7 +241,13 @@ class SwitchoverIT {
                     }
                 }
                 assertThat(full).as("the primary refuses new connections").isTrue();
-                Thread.sleep(DEFAULT_HEALTH_INTERVAL.multipliedBy(2).plusMillis(500).toMillis());
+                // Two whole health rounds while it is full, asked for now instead of waited for at the interval:
+                // each round's new connection to it is refused.
+                for (int round = 0; round < 2; round++) {
+                    long ticket = gantry.proxy.upstreams().requestCheck("test: the primary is full");
+                    await().atMost(DEFAULT_HEALTH_INTERVAL.multipliedBy(3)).pollInterval(Duration.ofMillis(20))
+                            .until(() -> gantry.proxy.upstreams().checkedSince(ticket));
+                }
 
                 assertThat(primary.isUp()).as("a full primary is not down: %s", primary.lastError()).isTrue();
                 assertThat(gantry.proxy.upstreams().primary()).contains(primary);
