@@ -2,7 +2,7 @@ package io.gantry.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gantry.TopologyKinds;
+import io.gantry.ClassTopologies;
 import io.gantry.proxy.RunningProxy;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.sandbox.DatabaseServer;
@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -38,6 +40,22 @@ class HealthLoopIT {
 
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
 
+    /**
+     * One topology per flavour and number of replicas for the whole class: each test starts its own health loop or
+     * proxy and names its own table; the promotion test leaves its promoted replica as the primary.
+     */
+    private static final ClassTopologies TOPOLOGIES = new ClassTopologies("health");
+
+    @AfterEach
+    void restoreServers() {
+        TOPOLOGIES.restore();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        TOPOLOGIES.close();
+    }
+
     /** Both flavours with a 1 s interval; the 10 s interval once (it tests the loop's timing, not the flavour). */
     static Stream<Arguments> kindsAndIntervals() {
         return Stream.of(Arguments.of(TopologyKind.MARIADB, 1), Arguments.of(TopologyKind.MARIADB, 5),
@@ -49,8 +67,8 @@ class HealthLoopIT {
     void killedReplicaIsSeenDownThenUpWithinOneIntervalPlusTheConnectTimeout(TopologyKind kind, int intervalSeconds)
             throws Exception {
         Duration interval = Duration.ofSeconds(intervalSeconds);
-        try (Topology topology = TopologyKinds.startPrivate(kind, "health", 1);
-             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval)) {
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval)) {
             DatabaseServer replica = topology.replicas().get(0);
             UpstreamServer seen = proxy.upstreams().find(replica.address()).orElseThrow();
             assertThat(seen.isUp()).isTrue();
@@ -75,8 +93,8 @@ class HealthLoopIT {
     @MethodSource("io.gantry.TopologyKinds#all")
     void pausedReplicaShowsLagFromGtidPositionsAndResumingClearsIt(TopologyKind kind) throws Exception {
         Duration interval = Duration.ofSeconds(1);
-        try (Topology topology = TopologyKinds.startPrivate(kind, "lag", 2);
-             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
+        Topology topology = TOPOLOGIES.get(kind, 2);
+        try (RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
              Connection primary = topology.connectAsApp(topology.primary())) {
             DatabaseServer lagging = topology.replicas().get(0);
             UpstreamServer laggingSeen = proxy.upstreams().find(lagging.address()).orElseThrow();
@@ -104,8 +122,8 @@ class HealthLoopIT {
     @MethodSource("io.gantry.TopologyKinds#all")
     void promotionMovesWritesToTheNewPrimaryWithinOneInterval(TopologyKind kind) throws Exception {
         Duration interval = Duration.ofSeconds(1);
-        try (Topology topology = TopologyKinds.startPrivate(kind, "promotion", 2);
-             RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
+        Topology topology = TOPOLOGIES.get(kind, 2);
+        try (RunningProxy proxy = RunningProxy.start(config(), ServerValidationIT.urls(topology, "app"), interval);
              // caching_sha2_password (MySQL's app account) without TLS: the password goes RSA-encrypted with
              // Gantry's key, which the driver may fetch.
              Connection session = DriverManager.getConnection("jdbc:mysql://127.0.0.1:" + proxy.address().getPort()
@@ -140,8 +158,8 @@ class HealthLoopIT {
     @ParameterizedTest
     @MethodSource("io.gantry.TopologyKinds#all")
     void theRoundTripIsAPingOnAKeptConnectionAndTheConnectTimeIsMeasuredApart(TopologyKind kind) throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(kind, "rtt", 1);
-             Connection admin = topology.connectAsAdmin(topology.primary())) {
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        try (Connection admin = topology.connectAsAdmin(topology.primary())) {
             Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
             try (HealthChecker checker = new HealthChecker(upstreams, Duration.ofSeconds(5))) {
                 Map<UpstreamServer, List<Long>> rtt = new HashMap<>();
@@ -188,31 +206,30 @@ class HealthLoopIT {
     @MethodSource("io.gantry.TopologyKinds#all")
     void aFrozenServerIsDownAfterOneRoundNoLongerThanItsLoginTimeout(TopologyKind kind) throws Exception {
         Duration connectTimeout = Duration.ofSeconds(1);
-        try (Topology topology = TopologyKinds.startPrivate(kind, "frozen", 1)) {
-            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
-            try (HealthChecker checker = new HealthChecker(upstreams, connectTimeout)) {
-                checker.checkNow();
-                DatabaseServer replica = topology.replicas().get(0);
-                UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
-                assertThat(seen.isUp()).isTrue();
+        Topology topology = TOPOLOGIES.get(kind, 1);
+        Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+        try (HealthChecker checker = new HealthChecker(upstreams, connectTimeout)) {
+            checker.checkNow();
+            DatabaseServer replica = topology.replicas().get(0);
+            UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
+            assertThat(seen.isUp()).isTrue();
 
-                topology.freeze(replica);
-                try {
-                    long started = System.nanoTime();
-                    checker.checkNow();
-                    long roundMillis = (System.nanoTime() - started) / 1_000_000;
-                    System.out.printf("HealthLoopIT: %s: the round with a frozen replica took %d ms%n", kind,
-                            roundMillis);
-                    assertThat(seen.isUp()).isFalse();
-                    assertThat(seen.lastError()).contains("health check failed");
-                    // A new connection's login may wait twice the connect timeout for the greeting, as before.
-                    assertThat(roundMillis).isLessThan(connectTimeout.multipliedBy(2).toMillis() + 1000);
-                } finally {
-                    topology.thaw(replica);
-                }
+            topology.freeze(replica);
+            try {
+                long started = System.nanoTime();
                 checker.checkNow();
-                assertThat(seen.isUp()).as(seen.lastError()).isTrue();
+                long roundMillis = (System.nanoTime() - started) / 1_000_000;
+                System.out.printf("HealthLoopIT: %s: the round with a frozen replica took %d ms%n", kind,
+                        roundMillis);
+                assertThat(seen.isUp()).isFalse();
+                assertThat(seen.lastError()).contains("health check failed");
+                // A new connection's login may wait twice the connect timeout for the greeting, as before.
+                assertThat(roundMillis).isLessThan(connectTimeout.multipliedBy(2).toMillis() + 1000);
+            } finally {
+                topology.thaw(replica);
             }
+            checker.checkNow();
+            assertThat(seen.isUp()).as(seen.lastError()).isTrue();
         }
     }
 
@@ -223,28 +240,27 @@ class HealthLoopIT {
      */
     @Test
     void aRoundCutShortByTheStopMarksNothingDown() throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "stop-mid-round", 1)) {
-            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
-            HealthChecker checker = new HealthChecker(upstreams, Duration.ofSeconds(10));
-            DatabaseServer replica = topology.replicas().get(0);
-            UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
-            Thread round;
-            try {
-                checker.checkNow();
-                assertThat(seen.isUp()).isTrue();
-                topology.freeze(replica); // the next round's new connection to it waits for a greeting
-                round = new Thread(checker::checkNow, "round");
-                round.start();
-                Thread.sleep(500);
-            } finally {
-                checker.close();
-            }
-            round.join(15_000);
-            topology.thaw(replica);
-            assertThat(round.isAlive()).isFalse();
-            assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
-            assertThat(upstreams.primaryOrNull()).isNotNull();
+        Topology topology = TOPOLOGIES.get(TopologyKind.MARIADB, 1);
+        Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+        HealthChecker checker = new HealthChecker(upstreams, Duration.ofSeconds(10));
+        DatabaseServer replica = topology.replicas().get(0);
+        UpstreamServer seen = upstreams.find(replica.address()).orElseThrow();
+        Thread round;
+        try {
+            checker.checkNow();
+            assertThat(seen.isUp()).isTrue();
+            topology.freeze(replica); // the next round's new connection to it waits for a greeting
+            round = new Thread(checker::checkNow, "round");
+            round.start();
+            Thread.sleep(500);
+        } finally {
+            checker.close();
         }
+        round.join(15_000);
+        topology.thaw(replica);
+        assertThat(round.isAlive()).isFalse();
+        assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
+        assertThat(upstreams.primaryOrNull()).isNotNull();
     }
 
     /**
@@ -254,28 +270,27 @@ class HealthLoopIT {
      */
     @Test
     void stoppingTheProxyDuringARoundMarksNothingDown() throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "proxy-stop-mid-round", 1)) {
-            ProxyConfig patient = config().withConnectTimeout(Duration.ofSeconds(10));
-            RunningProxy proxy = RunningProxy.start(patient, ServerValidationIT.urls(topology, "app"),
-                    Duration.ofMillis(200));
-            DatabaseServer replica = topology.replicas().get(0);
-            UpstreamServer seen = proxy.upstreams().find(replica.address()).orElseThrow();
-            Duration stoppedWithin;
-            try {
-                Thread.sleep(500); // a round or two: the replica has a kept connection, so the next login is the proxy's
-                topology.freeze(replica);
-                Thread.sleep(500); // the next round's login to it waits for a greeting
-            } finally {
-                long stopping = System.nanoTime();
-                proxy.close();
-                stoppedWithin = Duration.ofNanos(System.nanoTime() - stopping);
-                topology.thaw(replica);
-            }
-            assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
-            assertThat(proxy.upstreams().primaryOrNull()).isNotNull();
-            // Nor does it wait for the hung server's answers (the position sampler's close once waited 30 s for it).
-            assertThat(stoppedWithin).isLessThan(Duration.ofSeconds(10));
+        Topology topology = TOPOLOGIES.get(TopologyKind.MARIADB, 1);
+        ProxyConfig patient = config().withConnectTimeout(Duration.ofSeconds(10));
+        RunningProxy proxy = RunningProxy.start(patient, ServerValidationIT.urls(topology, "app"),
+                Duration.ofMillis(200));
+        DatabaseServer replica = topology.replicas().get(0);
+        UpstreamServer seen = proxy.upstreams().find(replica.address()).orElseThrow();
+        Duration stoppedWithin;
+        try {
+            Thread.sleep(500); // a round or two: the replica has a kept connection, so the next login is the proxy's
+            topology.freeze(replica);
+            Thread.sleep(500); // the next round's login to it waits for a greeting
+        } finally {
+            long stopping = System.nanoTime();
+            proxy.close();
+            stoppedWithin = Duration.ofNanos(System.nanoTime() - stopping);
+            topology.thaw(replica);
         }
+        assertThat(seen.isUp()).as(String.valueOf(seen.lastError())).isTrue();
+        assertThat(proxy.upstreams().primaryOrNull()).isNotNull();
+        // Nor does it wait for the hung server's answers (the position sampler's close once waited 30 s for it).
+        assertThat(stoppedWithin).isLessThan(Duration.ofSeconds(10));
     }
 
     /**
@@ -285,41 +300,40 @@ class HealthLoopIT {
      */
     @Test
     void aRoundTimesTheLoginGivenToItAndTellsARefusalFromAnOutage() throws Exception {
-        try (Topology topology = TopologyKinds.startPrivate(TopologyKind.MARIADB, "login-check", 1)) {
-            Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
-            try (HealthChecker checker = new HealthChecker(upstreams, CONNECT_TIMEOUT)) {
-                checker.checkNow();
-                Map<String, Integer> logins = Collections.synchronizedMap(new HashMap<>());
-                AtomicReference<SQLException> answer = new AtomicReference<>();
-                checker.timeLoginsWith((server, timeout) -> {
-                    logins.merge(server.address(), 1, Integer::sum);
-                    SQLException failure = answer.get();
-                    if (failure != null) {
-                        throw failure;
-                    }
-                });
+        Topology topology = TOPOLOGIES.get(TopologyKind.MARIADB, 1);
+        Upstreams upstreams = new Upstreams(ServerValidationIT.urls(topology, "app"), Clock.systemUTC());
+        try (HealthChecker checker = new HealthChecker(upstreams, CONNECT_TIMEOUT)) {
+            checker.checkNow();
+            Map<String, Integer> logins = Collections.synchronizedMap(new HashMap<>());
+            AtomicReference<SQLException> answer = new AtomicReference<>();
+            checker.timeLoginsWith((server, timeout) -> {
+                logins.merge(server.address(), 1, Integer::sum);
+                SQLException failure = answer.get();
+                if (failure != null) {
+                    throw failure;
+                }
+            });
 
-                checker.checkNow();
-                assertThat(logins).hasSize(topology.servers().size()).allSatisfy((server, n) -> assertThat(n).isOne());
-                assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
+            checker.checkNow();
+            assertThat(logins).hasSize(topology.servers().size()).allSatisfy((server, n) -> assertThat(n).isOne());
+            assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
 
-                answer.set(new SQLException("Too many connections", "08004", 1040));
-                checker.checkNow();
-                assertThat(upstreams.servers()).as("a full server answers: not down").allMatch(UpstreamServer::isUp);
+            answer.set(new SQLException("Too many connections", "08004", 1040));
+            checker.checkNow();
+            assertThat(upstreams.servers()).as("a full server answers: not down").allMatch(UpstreamServer::isUp);
 
-                answer.set(new SQLException("cannot connect to the server: Connection refused", "08001"));
-                checker.checkNow();
-                assertThat(upstreams.servers()).noneMatch(UpstreamServer::isUp);
-                assertThat(upstreams.servers().get(0).lastError()).contains("health check failed")
-                        .contains("Connection refused");
+            answer.set(new SQLException("cannot connect to the server: Connection refused", "08001"));
+            checker.checkNow();
+            assertThat(upstreams.servers()).noneMatch(UpstreamServer::isUp);
+            assertThat(upstreams.servers().get(0).lastError()).contains("health check failed")
+                    .contains("Connection refused");
 
-                // Down, the servers have no kept connection: the next round's login is a JDBC connection again.
-                answer.set(null);
-                logins.clear();
-                checker.checkNow();
-                assertThat(logins).isEmpty();
-                assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
-            }
+            // Down, the servers have no kept connection: the next round's login is a JDBC connection again.
+            answer.set(null);
+            logins.clear();
+            checker.checkNow();
+            assertThat(logins).isEmpty();
+            assertThat(upstreams.servers()).allMatch(UpstreamServer::isUp);
         }
     }
 
