@@ -19,6 +19,7 @@ import io.gantry.proxy.session.OwnStatement;
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
+import io.gantry.proxy.state.SingleSetting;
 import io.gantry.proxy.state.NextTransaction;
 import io.gantry.route.QueryText;
 import io.gantry.route.StatementFlag;
@@ -158,6 +159,9 @@ public final class QueryCommand {
                 return Reply.OK;
             }
         }
+        if (answersSettingItself(text)) {
+            return Reply.OK;
+        }
         SessionIdentitySql.KillText killText = SessionIdentitySql.inspectKill(text);
         if (killText instanceof SessionIdentitySql.KillText.Single single) {
             return kill.run(single.kill());
@@ -176,6 +180,32 @@ public final class QueryCommand {
             return Reply.error(refused.error());
         }
         return null;
+    }
+
+    /**
+     * Answers a setting the server would only acknowledge, outside a transaction: {@code SET autocommit} to the value
+     * it has (nothing changes), or {@code SET character_set_results = NULL} (it cannot fail: recorded for every
+     * connection of the session to take before its next statement, as a setting that ran is). The server's answer
+     * is a plain OK, which Gantry gives itself. Not for a client that tracks session state: the server's OK would
+     * carry the variable's tracked value.
+     */
+    private boolean answersSettingItself(QueryText text) {
+        SingleSetting setting = SingleSetting.parse(text);
+        if (setting == null || session.inTransaction()
+                || session.routeState().transaction() != TransactionState.NONE
+                || (session.client().capabilities() & CapabilityFlags.CLIENT_SESSION_TRACK) != 0) {
+            return false;
+        }
+        Boolean autocommit = setting.autocommit();
+        if (autocommit != null && autocommit.equals(session.autocommit())) {
+            backends.answeredWithOk(null);
+            return true;
+        }
+        if (setting.resultsCharsetToNull() && !session.stateLog().isFull()) {
+            backends.answeredWithOk(text.sql());
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -104,6 +104,12 @@ final class AfterStatements {
         }
     }
 
+    /** See {@link SessionBackends#answeredWithOk}. */
+    void answeredWithOk() {
+        ranLast = null;
+        counts.answeredWithOk();
+    }
+
     /**
      * What the session's previous statement left for {@code ROW_COUNT()} and {@code FOUND_ROWS()} when the connection
      * that ran it is no longer the session's, so that a statement asking for them is answered with the values written

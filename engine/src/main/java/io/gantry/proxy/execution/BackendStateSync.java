@@ -205,6 +205,14 @@ final class BackendStateSync {
         }
     }
 
+    /**
+     * A setting that cannot fail, answered by Gantry without a server ({@code QueryCommand}): recorded as one that ran
+     * is, with no connection having it yet.
+     */
+    void settingAnsweredByGantry(String sql) {
+        record(SettingReplay.replacesKey(sql, session.noBackslashEscapes()), ComQuery.payload(sql));
+    }
+
     /** Records a setting in the session's state log, in place of the older one it replaces when it has a key. */
     private long record(String replaces, byte[] command) {
         return replaces == null ? session.stateLog().record(command)

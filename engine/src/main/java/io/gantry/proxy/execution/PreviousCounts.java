@@ -53,6 +53,16 @@ public final class PreviousCounts {
         }
     }
 
+    /**
+     * Gantry answered the last statement with an OK of its own: {@code ROW_COUNT()} is 0, {@code FOUND_ROWS()} as it
+     * was, and only the session knows it.
+     */
+    void answeredWithOk() {
+        rowCount = 0;
+        rowCountKnown = true;
+        connectionLeft = true;
+    }
+
     /** The connection that ran the last statement left the session. */
     void connectionLeft() {
         connectionLeft = true;

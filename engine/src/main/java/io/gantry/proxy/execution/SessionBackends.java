@@ -529,6 +529,20 @@ public final class SessionBackends {
         return afterStatements.countsToWriteIn();
     }
 
+    /**
+     * Gantry answered a statement with an OK of its own in the server's place: {@code ROW_COUNT()} is 0 after it, as
+     * after the server's, and no connection knows that.
+     *
+     * @param setting the text of a setting the OK stands for, recorded for every connection of the session to take
+     *                before its next statement; null when it changed nothing
+     */
+    public void answeredWithOk(String setting) {
+        if (setting != null) {
+            stateSync.settingAnsweredByGantry(setting);
+        }
+        afterStatements.answeredWithOk();
+    }
+
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */
     public void keepOnThisConnection(BackendConnection connection, String why) {
         afterStatements.keepOnThisConnection(connection, why);

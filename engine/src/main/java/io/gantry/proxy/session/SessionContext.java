@@ -76,6 +76,8 @@ public final class SessionContext {
     private Phase phase = Phase.GREETING_SENT;
     private final LoginCounts counts;
     private int lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+    /** Whether {@link #lastStatus} came from a server's answer, not from the assumption a login starts with. */
+    private boolean statusFromServer;
     private SessionRouteState routeState = SessionRouteState.INITIAL;
     /** Commands the client has sent: tells whether the session was idle since a backend connection's last use. */
     private long commands;
@@ -163,6 +165,15 @@ public final class SessionContext {
         return lastStatus;
     }
 
+    /**
+     * Whether the session's statements commit on their own, as the last status a server gave it says; null before
+     * any server has answered one of its statements (a server's default may be off, which Gantry's login OK does not
+     * know).
+     */
+    public Boolean autocommit() {
+        return statusFromServer ? ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_AUTOCOMMIT) : null;
+    }
+
     /** Whether the last server answer the client saw left a transaction open. */
     public boolean inTransaction() {
         return ServerStatus.has(lastStatus, ServerStatus.SERVER_STATUS_IN_TRANS);
@@ -214,6 +225,7 @@ public final class SessionContext {
         reset();
         consistency.clear();
         lastStatus = ServerStatus.SERVER_STATUS_AUTOCOMMIT;
+        statusFromServer = false;
         client.changedUser(user, database, collationId);
     }
 
@@ -254,6 +266,7 @@ public final class SessionContext {
     /** A server answered with {@code status}: the session's transaction state and mode flags follow it. */
     public void statusFrom(UpstreamServer server, int status) {
         lastStatus = status;
+        statusFromServer = true;
         routeState = routeState.withServerStatus(serverId(server),
                 ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS),
                 ServerStatus.has(status, ServerStatus.SERVER_STATUS_IN_TRANS_READONLY),
