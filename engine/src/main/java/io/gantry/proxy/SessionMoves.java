@@ -16,6 +16,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.unix.FileDescriptor;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -44,6 +46,10 @@ final class SessionMoves {
     private final ChannelGroup openChannels;
     private final AtomicInteger ended = new AtomicInteger();
     private volatile String waiting = "";
+    /** What is left of the current pass over the sessions ({@link #next}). */
+    private Iterator<LiveSession> pass = Collections.emptyIterator();
+    /** Why the sessions of the current pass that could not move could not, with how many of each. */
+    private final Map<String, Integer> notMovingYet = new TreeMap<>();
 
     SessionMoves(ProxyServices services, ProxyConfig config, EventLoopGroup workers, ChannelGroup openChannels) {
         this.services = services;
@@ -55,19 +61,20 @@ final class SessionMoves {
     /**
      * The next session that can move now, held still ({@link LiveSession#departOnItsLoop}); empty when none can. TLS
      * sessions found on the way are ended as a drain ends them, and counted ({@link #ended}).
+     *
+     * <p>Sessions are looked at in passes over one copy of the registry, each session once per pass: a call goes on
+     * where the last one stopped, and the end of a pass answers empty (the Gantry taking over asks again a moment
+     * later, and a new pass begins). Asking every session from the start on every call made moving n sessions cost
+     * n² copies of the registry, and a trip to the event loop of every session that could not move yet (one in a
+     * transaction) for every session that could.
      */
-    Optional<LiveSession.Departure.Moving> next() throws InterruptedException {
-        Map<String, Integer> why = new TreeMap<>();
-        try {
-            return next(why);
-        } finally {
-            waiting = why.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
-                    .collect(Collectors.joining(", "));
+    synchronized Optional<LiveSession.Departure.Moving> next() throws InterruptedException {
+        if (!pass.hasNext()) {
+            pass = services.sessions().all().iterator();
+            notMovingYet.clear();
         }
-    }
-
-    private Optional<LiveSession.Departure.Moving> next(Map<String, Integer> why) throws InterruptedException {
-        for (LiveSession session : services.sessions().all()) {
+        while (pass.hasNext()) {
+            LiveSession session = pass.next();
             if (session.released()) {
                 continue;
             }
@@ -84,9 +91,11 @@ final class SessionMoves {
             if (departure instanceof LiveSession.Departure.Ended) {
                 ended.incrementAndGet();
             } else if (departure instanceof LiveSession.Departure.NotNow notNow) {
-                why.merge(notNow.why(), 1, Integer::sum);
+                notMovingYet.merge(notNow.why(), 1, Integer::sum);
             }
         }
+        waiting = notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
+                .collect(Collectors.joining(", "));
         return Optional.empty();
     }
 
@@ -95,7 +104,7 @@ final class SessionMoves {
         return (int) services.sessions().busy();
     }
 
-    /** Why the sessions that could not move at the last look could not, in words: "2 (in a transaction)". */
+    /** Why the sessions that could not move in the last whole pass could not, in words: "2 (in a transaction)". */
     String waiting() {
         return waiting;
     }
