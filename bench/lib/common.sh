@@ -91,9 +91,10 @@ demo_service_account() { # demo_log: sets db, svc_user and svc_pass from the dem
     || die "no database and account in the demo's banner ($1)"
 }
 
-start_gantry_run() { # name port flags: `gantry run` as the demo's service account in front of server_ports, its log
-  # $out/gantry-NAME.log, its data in $work/gantry-NAME, with --no-cdc and the (word-split) flags; sets run_pid
-  local name=$1 port=$2 flags=$3 urls
+start_gantry_run() { # name port flags [data]: `gantry run` as the demo's service account in front of server_ports,
+  # its log $out/gantry-NAME.log, its data in $work/gantry-DATA (default NAME), with --no-cdc and the (word-split)
+  # flags; sets run_pid
+  local name=$1 port=$2 flags=$3 data=${4:-$1} urls
   if [[ ! -f "$work/upstream.password" ]]; then
     printf '%s' "$svc_pass" >"$work/upstream.password"
     chmod 600 "$work/upstream.password"
@@ -101,7 +102,7 @@ start_gantry_run() { # name port flags: `gantry run` as the demo's service accou
   urls="$(printf "mysql://$svc_user@127.0.0.1:%s/$db," "${server_ports[@]}")"
   log "starting Gantry '$name' on port $port: $flags"
   # shellcheck disable=SC2086 # the flags are word-split on purpose
-  java ${GANTRY_JAVA_OPTS:-} -jar "$jar" run --listen "127.0.0.1:$port" --data-dir "$work/gantry-$name" \
+  java ${GANTRY_JAVA_OPTS:-} -jar "$jar" run --listen "127.0.0.1:$port" --data-dir "$work/gantry-$data" \
     --upstream-db-url "${urls%,}" --upstream-password-file "$work/upstream.password" --no-cdc $flags \
     >"$out/gantry-$name.log" 2>&1 &
   run_pid=$!

@@ -237,6 +237,7 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The Gantry taking over went away in the middle: this one accepts again. */
     void acceptAgain() {
+        moves.releaseAll();
         listener.config().setAutoRead(true);
     }
 

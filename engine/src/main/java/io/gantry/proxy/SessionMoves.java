@@ -18,8 +18,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,8 @@ final class SessionMoves {
     private static final Logger LOG = LoggerFactory.getLogger(SessionMoves.class);
     /** How long one session's event loop may take to hold it still. */
     private static final Duration DEPART_WAIT = Duration.ofSeconds(5);
+    /** How often sessions held back are looked at again, at most. */
+    private static final Duration HELD_BACK_LOOKS = Duration.ofMillis(2);
 
     private final ProxyServices services;
     private final ProxyConfig config;
@@ -48,6 +52,9 @@ final class SessionMoves {
     private volatile String waiting = "";
     /** What is left of the current pass over the sessions ({@link #next}). */
     private Iterator<LiveSession> pass = Collections.emptyIterator();
+    /** Sessions whose next command was held back at a look, to be looked at again first ({@link #nextHeldBack}). */
+    private final Set<LiveSession> heldBack = new LinkedHashSet<>();
+    private long heldBackLooked;
     /** Why the sessions of the current pass that could not move could not, with how many of each. */
     private final Map<String, Integer> notMovingYet = new TreeMap<>();
 
@@ -69,6 +76,10 @@ final class SessionMoves {
      * transaction) for every session that could.
      */
     synchronized Optional<LiveSession.Departure.Moving> next() throws InterruptedException {
+        Optional<LiveSession.Departure.Moving> heldBackReady = nextHeldBack();
+        if (heldBackReady.isPresent()) {
+            return heldBackReady;
+        }
         if (!pass.hasNext()) {
             pass = services.sessions().all().iterator();
             notMovingYet.clear();
@@ -78,13 +89,7 @@ final class SessionMoves {
             if (session.released()) {
                 continue;
             }
-            LiveSession.Departure departure;
-            try {
-                departure = session.departOnItsLoop().get(DEPART_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                LOG.warn("proxy: a session could not be held still for the take-over: {}", e.toString());
-                continue;
-            }
+            LiveSession.Departure departure = departure(session);
             if (departure instanceof LiveSession.Departure.Moving moving) {
                 return Optional.of(moving);
             }
@@ -92,11 +97,60 @@ final class SessionMoves {
                 ended.incrementAndGet();
             } else if (departure instanceof LiveSession.Departure.NotNow notNow) {
                 notMovingYet.merge(notNow.why(), 1, Integer::sum);
+                if (notNow.heldBack()) {
+                    heldBack.add(session);
+                }
             }
         }
         waiting = notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
                 .collect(Collectors.joining(", "));
         return Optional.empty();
+    }
+
+    /**
+     * The first session held back at an earlier look ({@link LiveSession.Departure.NotNow#heldBack}) that can move
+     * now, its statement answered meanwhile; looked at no more often than every {@link #HELD_BACK_LOOKS}, so that
+     * a busy session waits for its move about as long as its statement takes, not for a whole pass over the others.
+     */
+    private Optional<LiveSession.Departure.Moving> nextHeldBack() throws InterruptedException {
+        if (heldBack.isEmpty() || System.nanoTime() - heldBackLooked < HELD_BACK_LOOKS.toNanos()) {
+            return Optional.empty();
+        }
+        heldBackLooked = System.nanoTime();
+        for (Iterator<LiveSession> sessions = heldBack.iterator(); sessions.hasNext(); ) {
+            LiveSession session = sessions.next();
+            LiveSession.Departure departure = session.released() ? null : departure(session);
+            if (departure instanceof LiveSession.Departure.NotNow notNow && notNow.heldBack()) {
+                continue; // its statement still runs
+            }
+            sessions.remove();
+            if (departure instanceof LiveSession.Departure.Moving moving) {
+                return Optional.of(moving);
+            }
+            if (departure instanceof LiveSession.Departure.Ended) {
+                ended.incrementAndGet();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** What {@code session} makes of a request to depart, on its event loop; null if its loop did not answer. */
+    private static LiveSession.Departure departure(LiveSession session) throws InterruptedException {
+        try {
+            return session.departOnItsLoop().get(DEPART_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("proxy: a session could not be held still for the take-over: {}", e.toString());
+            return null;
+        }
+    }
+
+    /** The take-over ended here (the Gantry taking over went away): every session held back reads again. */
+    synchronized void releaseAll() {
+        pass = Collections.emptyIterator();
+        heldBack.clear();
+        for (LiveSession session : services.sessions().all()) {
+            session.releaseFromMoveOnItsLoop();
+        }
     }
 
     /** Sessions this process still serves: not closed, and not ended with their server side gone. */

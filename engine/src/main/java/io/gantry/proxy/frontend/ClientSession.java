@@ -60,6 +60,8 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     private ChannelHandlerContext ctx;
     private SessionBackends backends;
     private ResponseForwarder forwarder;
+    /** The one way out to the client, and its reads ({@link #depart} holds them back for a take-over). */
+    private ClientWriter writer;
     private ClientLogin login;
     private QueryCommand queries;
     private PreparedStatementCommands statements;
@@ -124,6 +126,13 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
     }
 
     @Override
+    public void releaseFromMoveOnItsLoop() {
+        if (writer != null) {
+            ctx.channel().eventLoop().execute(writer::releaseFromMove);
+        }
+    }
+
+    @Override
     public CompletableFuture<Departure> departOnItsLoop() {
         CompletableFuture<Departure> departure = new CompletableFuture<>();
         ctx.channel().eventLoop().execute(() -> {
@@ -138,16 +147,26 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
 
     private Departure depart() {
         if (session == null) {
-            return new Departure.NotNow("it logs in");
+            return new Departure.NotNow("it logs in", false);
         }
         String notNow = session.whyNotMovable();
         if (notNow != null) {
-            return new Departure.NotNow(notNow);
+            boolean holdBack = session.onlyRunsAStatement() && !forwarder.awaitsClientData()
+                    && !session.client().tlsActive() && ctx.channel() instanceof EpollSocketChannel;
+            if (holdBack) {
+                // A busy client would have its next command read before the next look: held back, the session is
+                // between two statements once this one is answered, and is looked at again first.
+                writer.holdForMove();
+            } else {
+                writer.releaseFromMove();
+            }
+            return new Departure.NotNow(notNow, holdBack);
         }
         BackendConnection holding = backends.holding(false);
         if (holding != null) {
+            writer.releaseFromMove();
             return new Departure.NotNow("its connection to " + holding.server().address() + " holds "
-                    + backends.describeHeld(holding));
+                    + backends.describeHeld(holding), false);
         }
         if (session.client().tlsActive()) {
             SessionContext.LOG.info("session {}: ending it between two statements for the take-over: its TLS keys "
@@ -157,14 +176,16 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         }
         if (!(ctx.channel() instanceof EpollSocketChannel epoll)) {
             // Only an epoll channel's descriptor can be passed and given up cleanly.
-            return new Departure.NotNow("its socket is not on epoll");
+            writer.releaseFromMove();
+            return new Departure.NotNow("its socket is not on epoll", false);
         }
         // Nothing is read from now on; what was read of the next command goes with the state, as it arrived.
         epoll.config().setAutoRead(false);
         Optional<ByteBuf> undecoded = ctx.pipeline().get(PacketFrameDecoder.class).takeUnemittedBytes(ctx.alloc());
         if (undecoded.isEmpty()) {
+            writer.releaseFromMove();
             epoll.config().setAutoRead(true);
-            return new Departure.NotNow("a command larger than 16 MiB is arriving");
+            return new Departure.NotNow("a command larger than 16 MiB is arriving", false);
         }
         byte[] unread = ByteBufUtil.getBytes(undecoded.get());
         undecoded.get().release();
@@ -176,6 +197,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             ctx.channel().close();
         }), () -> loop.execute(() -> {
             session.stays();
+            writer.releaseFromMove();
             epoll.config().setAutoRead(true);
             if (unread.length > 0) {
                 ctx.pipeline().fireChannelRead(Unpooled.wrappedBuffer(unread));
@@ -205,6 +227,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         EventLoop loop = context.channel().eventLoop();
         ByteBufAllocator alloc = context.alloc();
         ClientWriter client = new ClientWriter(context);
+        writer = client;
         session = new SessionContext(services, id, client, loop, alloc, host);
         // Each part gets the services it uses. The caches, the metrics, the sampler and the backend channels are set
         // after the listener starts, so a part gets a way to read the current one (services::...), not its value.

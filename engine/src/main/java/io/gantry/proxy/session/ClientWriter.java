@@ -15,6 +15,8 @@ import io.netty.handler.ssl.SslHandler;
 public final class ClientWriter {
 
     private final ChannelHandlerContext ctx;
+    /** Held for a take-over ({@link #holdForMove}): nothing is read, whatever back-pressure asks. */
+    private boolean heldForMove;
 
     public ClientWriter(ChannelHandlerContext ctx) {
         this.ctx = ctx;
@@ -50,7 +52,25 @@ public final class ClientWriter {
 
     /** Stops or resumes reading the client's packets: back-pressure on a client that sends faster than it is served. */
     public void readClient(boolean read) {
-        ctx.channel().config().setAutoRead(read);
+        ctx.channel().config().setAutoRead(read && !heldForMove);
+    }
+
+    /**
+     * A take-over: the client's next command is left unread until {@link #releaseFromMove}, so that once the
+     * statement running now is answered the session is between two statements and can move, however busy its
+     * client keeps it.
+     */
+    public void holdForMove() {
+        heldForMove = true;
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    /** Reading goes on after {@link #holdForMove}; nothing when the session was not held. */
+    public void releaseFromMove() {
+        if (heldForMove) {
+            heldForMove = false;
+            ctx.channel().config().setAutoRead(true);
+        }
     }
 
     /** Closes the connection once what was written has left (an error that ends the session). */

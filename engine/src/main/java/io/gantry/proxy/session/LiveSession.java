@@ -36,6 +36,12 @@ public interface LiveSession {
      */
     CompletableFuture<Departure> departOnItsLoop();
 
+    /**
+     * The take-over ended without this session moving (the Gantry taking over went away): on its own event loop, its
+     * client's next command is read again if {@link #departOnItsLoop} held it back.
+     */
+    void releaseFromMoveOnItsLoop();
+
     /** What {@link #departOnItsLoop} made of a session. */
     sealed interface Departure {
 
@@ -55,8 +61,13 @@ public interface LiveSession {
         record Ended(long id) implements Departure {
         }
 
-        /** Not now, for {@code why}: a statement runs, a transaction is open, it logs in, ... */
-        record NotNow(String why) implements Departure {
+        /**
+         * Not now, for {@code why}: a statement runs, a transaction is open, it logs in, ...
+         *
+         * @param heldBack whether its client's next command is held back, so that it can move as soon as the
+         *                 statement running now is answered: worth looking at again soon
+         */
+        record NotNow(String why, boolean heldBack) implements Departure {
         }
     }
 }

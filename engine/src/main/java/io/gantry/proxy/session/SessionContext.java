@@ -554,6 +554,16 @@ public final class SessionContext {
     // ---- a take-over: the session moves to another Gantry process ------------------------------------------------
 
     /**
+     * Whether a statement runs and nothing else keeps the session from moving once it is answered (no command
+     * queued behind it, nothing lost): a take-over holds such a session's next command back ({@code ClientWriter
+     * .holdForMove}).
+     */
+    public boolean onlyRunsAStatement() {
+        return (phase == Phase.RUNNING || phase == Phase.OPENING_BACKEND) && queued.isEmpty() && sessionLost == null
+                && !released;
+    }
+
+    /**
      * Why the session cannot move to another process now, or null when it can: it must be between two statements with
      * nothing a server keeps for it that replay cannot rebuild (ready, no command queued, outside a transaction, no
      * long data sent); its server connections are the caller's to check ({@code SessionBackends.holding}). A session
