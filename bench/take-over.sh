@@ -48,7 +48,7 @@ for n in "$idle" "$threads" "$duration" "$at" "$base_port" "$gantry_port"; do
 done
 ((threads >= 1 && at >= 2 && duration > at + 5)) \
   || { echo "take-over.sh: --threads must be >= 1, --at >= 2 and --time more than --at + 5" >&2; exit 2; }
-files_needed=$((2 * idle + 4 * threads + 1000))
+files_needed=$((idle + 4 * threads + 1000))  # the most one process needs: Gantry's client sockets and its others
 (($(ulimit -n) >= files_needed)) || ulimit -n "$files_needed" 2>/dev/null \
   || { echo "take-over.sh: $idle idle sessions need $files_needed open files; ulimit -n is $(ulimit -n)" >&2; exit 2; }
 
