@@ -55,5 +55,7 @@ size_kb="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"
 sed -e "s/@VERSION@/$deb_version/" -e "s/@SIZE@/$size_kb/" -e "s/@DEPENDS@/$depends/" \
   "$here/src/deb-console/DEBIAN/control" > "$root/DEBIAN/control"
 deb="$target/gantry-console_${deb_version}_amd64.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb"
+# xz level 1, not the default 6, as for the engine's package (6 s against 30 s there), in every build: 9 % more
+# bytes here (40.5 MB against 37.0).
+dpkg-deb --root-owner-group -Zxz -z1 --build "$root" "$deb"
 echo "build-console: $deb ($(du -h "$deb" | cut -f1)), Depends: $depends"

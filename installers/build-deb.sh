@@ -63,5 +63,6 @@ size_kb="$(du -sk --exclude=DEBIAN "$root" | cut -f1)"
 sed -e "s/@VERSION@/$deb_version/" -e "s/@SIZE@/$size_kb/" "$here/src/deb/DEBIAN/control" > "$root/DEBIAN/control"
 
 deb="$target/gantry_${deb_version}_amd64.deb"
-dpkg-deb --root-owner-group -Zxz --build "$root" "$deb"
+# xz level 1: 6 s instead of 30 s for the engine's package in every build, for 8 % more bytes (54 MB against 50).
+dpkg-deb --root-owner-group -Zxz -z1 --build "$root" "$deb"
 echo "build-deb: $deb ($(du -h "$deb" | cut -f1)), gantry $version"
