@@ -53,7 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Client sessions moving in a take-over, as an operator's clients see it: two processes of the built jar on one data
  * directory and one port, MySQL and MariaDB Connector/J sessions, half each (text and server-prepared statements,
- * user variables, autocommit writes, transactions) and {@code mariadb} command-line sessions, all under a light load while a new Gantry takes over.
+ * user variables, autocommit writes, transactions) and {@code mariadb} command-line sessions, all under a light load
+ * while a new Gantry takes over.
  */
 class SessionTakeOverIT {
 
@@ -155,9 +156,9 @@ class SessionTakeOverIT {
         List<String> errors = load.stream().flatMap(each -> each.errors().stream()).toList();
         long acknowledged = jdbc.stream().mapToLong(JdbcSession::acknowledgedWrites).sum();
         long stored = storedWrites(jdbc);
-        System.out.printf("session take-over: %d Connector/J, MySQL's and MariaDB's (%d in transactions) and %d mariadb sessions, %d "
-                + "take-overs, %d rounds of statements, worst round %d ms, %d errors, %d acknowledged writes, %d "
-                + "stored%n  %s%n", JDBC_SESSIONS, JDBC_SESSIONS / 4, CLI_SESSIONS, TAKE_OVERS, rounds, worstMillis,
+        System.out.printf("session take-over: %d Connector/J, MySQL's and MariaDB's (%d in transactions) and %d "
+                + "mariadb sessions, %d take-overs, %d rounds of statements, worst round %d ms, %d errors, %d "
+                + "acknowledged writes, %d stored%n  %s%n", JDBC_SESSIONS, JDBC_SESSIONS / 4, CLI_SESSIONS, TAKE_OVERS, rounds, worstMillis,
                 errors.size(), acknowledged, stored, String.join("\n  ", summaries));
         assertThat(errors).as("client errors").isEmpty();
         assertThat(stored).as("acknowledged writes stored").isEqualTo(acknowledged);

@@ -198,11 +198,12 @@ public final class QueryCommand {
         }
         Boolean autocommit = setting.autocommit();
         if (autocommit != null && autocommit.equals(session.autocommit())) {
-            backends.answeredWithOk(null);
+            backends.answeredWithOk();
             return true;
         }
         if (setting.resultsCharsetToNull() && !session.stateLog().isFull()) {
-            backends.answeredWithOk(text.sql());
+            backends.settingAnsweredByGantry(text.sql());
+            backends.answeredWithOk();
             return true;
         }
         return false;

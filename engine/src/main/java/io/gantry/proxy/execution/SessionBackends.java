@@ -532,15 +532,17 @@ public final class SessionBackends {
     /**
      * Gantry answered a statement with an OK of its own in the server's place: {@code ROW_COUNT()} is 0 after it, as
      * after the server's, and no connection knows that.
-     *
-     * @param setting the text of a setting the OK stands for, recorded for every connection of the session to take
-     *                before its next statement; null when it changed nothing
      */
-    public void answeredWithOk(String setting) {
-        if (setting != null) {
-            stateSync.settingAnsweredByGantry(setting);
-        }
+    public void answeredWithOk() {
         afterStatements.answeredWithOk();
+    }
+
+    /**
+     * A setting that cannot fail, answered by Gantry ({@link #answeredWithOk}): recorded for every connection of the
+     * session to take before its next statement.
+     */
+    public void settingAnsweredByGantry(String sql) {
+        stateSync.settingAnsweredByGantry(sql);
     }
 
     /** A setting that cannot be replayed: the session stays where it was made, and loses it with the connection. */

@@ -145,7 +145,19 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         return departure;
     }
 
+    /**
+     * What this session makes of a take-over's look, on its loop. One held back at an earlier look that cannot move
+     * now for another reason than a running statement reads again.
+     */
     private Departure depart() {
+        Departure departure = departNow();
+        if (departure instanceof Departure.NotNow notNow && !notNow.heldBack() && writer != null) {
+            writer.releaseFromMove();
+        }
+        return departure;
+    }
+
+    private Departure departNow() {
         if (session == null) {
             return new Departure.NotNow("it logs in", false);
         }
@@ -157,14 +169,11 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
                 // A busy client would have its next command read before the next look: held back, the session is
                 // between two statements once this one is answered, and is looked at again first.
                 writer.holdForMove();
-            } else {
-                writer.releaseFromMove();
             }
             return new Departure.NotNow(notNow, holdBack);
         }
         BackendConnection holding = backends.holding(false);
         if (holding != null) {
-            writer.releaseFromMove();
             return new Departure.NotNow("its connection to " + holding.server().address() + " holds "
                     + backends.describeHeld(holding), false);
         }
@@ -176,14 +185,12 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
         }
         if (!(ctx.channel() instanceof EpollSocketChannel epoll)) {
             // Only an epoll channel's descriptor can be passed and given up cleanly.
-            writer.releaseFromMove();
             return new Departure.NotNow("its socket is not on epoll", false);
         }
         // Nothing is read from now on; what was read of the next command goes with the state, as it arrived.
         epoll.config().setAutoRead(false);
         Optional<ByteBuf> undecoded = ctx.pipeline().get(PacketFrameDecoder.class).takeUnemittedBytes(ctx.alloc());
         if (undecoded.isEmpty()) {
-            writer.releaseFromMove();
             epoll.config().setAutoRead(true);
             return new Departure.NotNow("a command larger than 16 MiB is arriving", false);
         }

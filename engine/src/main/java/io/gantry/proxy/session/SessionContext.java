@@ -57,7 +57,8 @@ public final class SessionContext {
     private final EventLoop loop;
     /**
      * The client connection's close one second after the session ended with it open (so that an error written
-     * after the end still arrives), until the client closes it first: the timer holds the whole session while it waits, so it goes when the connection does.
+     * after the end still arrives), until the client closes it first: the timer holds the whole session while it
+     * waits, so it goes when the connection does.
      */
     private ScheduledFuture<?> closeLater;
     private final ByteBufAllocator alloc;

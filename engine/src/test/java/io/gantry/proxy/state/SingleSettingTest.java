@@ -35,7 +35,7 @@ class SingleSettingTest {
         assertThat(autocommit(sql)).as(sql).isFalse();
     }
 
-    /** What goes to a server as any other setting: Gantry cannot tell without it what the text sets, or it sets more. */
+    /** What goes to a server as any other setting: Gantry cannot tell what the text sets, or it sets more. */
     @ParameterizedTest
     @ValueSource(strings = {"SET autocommit = 2", "SET autocommit = 01", "SET autocommit = 1.0",
             "SET autocommit = 'ON'", "SET autocommit = @a", "SET autocommit = 1 + 0", "SET autocommit = (1)",
