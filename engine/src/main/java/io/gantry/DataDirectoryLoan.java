@@ -4,6 +4,7 @@ import io.gantry.authority.Authority;
 import io.gantry.cdc.CdcStream;
 import io.gantry.handover.HandOverSocket;
 import io.gantry.handover.MovingSession;
+import io.gantry.handover.Successor;
 import io.gantry.proxy.RunningProxy;
 import io.netty.channel.unix.FileDescriptor;
 import java.net.InetSocketAddress;
@@ -34,7 +35,7 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
     private final String version;
     /** The {@code --cluster} this Gantry is in, whose instance row and feed lease are not lent yet. */
     private final Optional<String> cluster;
-    private final CompletableFuture<String> handedOver = new CompletableFuture<>();
+    private final CompletableFuture<Successor> handedOver = new CompletableFuture<>();
     private boolean streamPaused;
 
     DataDirectoryLoan(RunningProxy proxy, Authority authority, Optional<CdcStream> cdc, List<Restartable<?>> parts,
@@ -48,8 +49,8 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
         this.cluster = cluster;
     }
 
-    /** Completes with the new Gantry's name once it listens: this one then drains and stops. */
-    CompletableFuture<String> handedOver() {
+    /** Completes with the new Gantry once the hand-over is done: this one then drains and stops. */
+    CompletableFuture<Successor> handedOver() {
         return handedOver;
     }
 
@@ -163,7 +164,7 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
     }
 
     @Override
-    public void handedOver(String borrower) {
-        handedOver.complete(borrower);
+    public void handedOver(Successor successor) {
+        handedOver.complete(successor);
     }
 }

@@ -29,6 +29,7 @@ import io.gantry.events.EventBus;
 import io.gantry.gtid.GtidSet;
 import io.gantry.handover.HandOverProtocol;
 import io.gantry.handover.HandOverSocket;
+import io.gantry.handover.Successor;
 import io.gantry.handover.TakeOver;
 import io.gantry.metrics.GantryMetrics;
 import io.gantry.proxy.RunningProxy;
@@ -585,10 +586,10 @@ public final class Gantry implements AutoCloseable {
     }
 
     /**
-     * Completes, with its name for the logs, when a Gantry taking over from this one listens: this one should then
-     * {@link #drain} and {@link #close}, as on SIGTERM.
+     * Completes, with the new Gantry, when the hand-over to it is done (it listens, and this one will not take back
+     * what it lent): this one should then {@link #drain} and {@link #close}, as on SIGTERM.
      */
-    public CompletableFuture<String> takenOver() {
+    public CompletableFuture<Successor> takenOver() {
         return loan.handedOver();
     }
 

@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * <pre>
  * running Gantry                                   Gantry taking over
- *   gantry-hand-over 2 pid=.. gantry=.. listen=.. transport=.. busy=..  -&gt;
+ *   gantry-hand-over 3 pid=.. gantry=.. listen=.. transport=.. busy=..  -&gt;
  *                                                  &lt;-  LISTENER
  *   (the listening socket's descriptor)            -&gt;   adopted, still not accepting
  *                                                  &lt;-  RELEASE
@@ -39,8 +39,11 @@ import java.util.Map;
  */
 public final class HandOverProtocol {
 
-    /** The version this Gantry speaks; the greeting's second word. */
-    public static final int VERSION = 2;
+    /**
+     * The version this Gantry speaks; the greeting's second word. 3: the Gantry taken over names the new one to a
+     * service manager as its main process before it exits, which systemd's reload needs of both ends.
+     */
+    public static final int VERSION = 3;
     /** The socket's name in the data directory, beside the admin socket. */
     public static final String SOCKET_FILE = "handover.sock";
 

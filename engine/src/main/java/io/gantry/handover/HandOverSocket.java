@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -107,7 +108,7 @@ public final class HandOverSocket implements AutoCloseable {
         int sessionsEnded();
 
         /** The hand-over is done: drain what is left and stop, as on SIGTERM. */
-        void handedOver(String borrower);
+        void handedOver(Successor successor);
     }
 
     /** Where the one conversation is; changed only on the work thread. */
@@ -128,6 +129,7 @@ public final class HandOverSocket implements AutoCloseable {
     private long lastWaitLogged = System.nanoTime();
     /** Read when the connection opens: once it is closed, the kernel no longer says who it was. */
     private String borrower;
+    private OptionalLong borrowerPid = OptionalLong.empty();
     private Channel server;
     private SocketFile file;
 
@@ -234,13 +236,15 @@ public final class HandOverSocket implements AutoCloseable {
         HandOverProtocol.Greeting greeting = new HandOverProtocol.Greeting(ProcessHandle.current().pid(),
                 lender.version(), lender.listenAddress(), lender.transport(), busy);
         if (busy) {
-            LOG.warn("hand-over: {} wants to take over while {} does; it is told so", nameOf(channel), borrower);
+            LOG.warn("hand-over: {} wants to take over while {} does; it is told so", nameOf(pidOf(channel)),
+                    borrower);
             send(channel, greeting.line()).addListener(future -> channel.close());
             return;
         }
         conversation = channel;
         step = Step.GREETED;
-        borrower = nameOf(channel);
+        borrowerPid = pidOf(channel);
+        borrower = nameOf(borrowerPid);
         send(channel, greeting.line());
     }
 
@@ -339,7 +343,7 @@ public final class HandOverSocket implements AutoCloseable {
         step = Step.HANDED_OVER;
         LOG.info("hand-over: done ({}): {} sessions moved to {}; {} ended as TLS sessions; this Gantry drains the {} "
                 + "it still holds and stops", why, moved, borrower, lender.sessionsEnded(), lender.sessionsHeld());
-        lender.handedOver(borrower);
+        lender.handedOver(new Successor(borrower, borrowerPid));
     }
 
     private void closed(Channel channel) {
@@ -383,13 +387,18 @@ public final class HandOverSocket implements AutoCloseable {
         return channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8));
     }
 
-    /** The peer as the logs name it: its process id, which the kernel gives with the connection. */
-    private static String nameOf(Channel channel) {
+    /** The peer's process id, which the kernel gives with the connection. */
+    private static OptionalLong pidOf(Channel channel) {
         try {
-            return "the Gantry taking over (pid " + ((EpollDomainSocketChannel) channel).peerCredentials().pid() + ")";
+            return OptionalLong.of(((EpollDomainSocketChannel) channel).peerCredentials().pid());
         } catch (IOException e) {
-            return "the Gantry taking over";
+            return OptionalLong.empty();
         }
+    }
+
+    /** The peer as the logs name it. */
+    private static String nameOf(OptionalLong pid) {
+        return pid.isPresent() ? "the Gantry taking over (pid " + pid.getAsLong() + ")" : "the Gantry taking over";
     }
 
     @Override

@@ -104,7 +104,10 @@ class HandOverSocketTest {
             }, STEP);
             assertThat(moved.moved()).isZero();
             assertThat(moved.completed()).isTrue();
-            assertThat(lender.handedOver.get(5, TimeUnit.SECONDS)).startsWith("the Gantry taking over (pid ");
+            // Both ends are this process here: the kernel names it as the successor, whose id a service manager gets.
+            Successor successor = lender.handedOver.get(5, TimeUnit.SECONDS);
+            assertThat(successor.pid()).hasValue(ProcessHandle.current().pid());
+            assertThat(successor.name()).isEqualTo("the Gantry taking over (pid " + ProcessHandle.current().pid() + ")");
         }
         assertThat(lender.calls).containsExactly("lend", "stopAccepting", "handedOver");
     }
@@ -267,7 +270,7 @@ class HandOverSocketTest {
             CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                 try (SocketChannel peer = server.accept()) {
                     OutputStream out = Channels.newOutputStream(peer);
-                    out.write("gantry-hand-over 3 pid=1 something=new\n".getBytes(StandardCharsets.UTF_8));
+                    out.write("gantry-hand-over 4 pid=1 something=new\n".getBytes(StandardCharsets.UTF_8));
                     out.flush();
                     InputStream in = Channels.newInputStream(peer);
                     return in.readAllBytes();
@@ -276,7 +279,7 @@ class HandOverSocketTest {
                 }
             });
             assertThatThrownBy(() -> TakeOver.connect(other, STEP)).isInstanceOf(HandOverException.class)
-                    .hasMessageContaining("speaks hand-over version 3 and this one speaks version 2")
+                    .hasMessageContaining("speaks hand-over version 4 and this one speaks version 3")
                     .hasMessageContaining("nothing was taken over");
             assertThat(asked.get(5, TimeUnit.SECONDS)).isEmpty();
         }
@@ -303,7 +306,7 @@ class HandOverSocketTest {
     private final class RecordingLender implements HandOverSocket.Lender {
 
         final List<String> calls = new CopyOnWriteArrayList<>();
-        final CompletableFuture<String> handedOver = new CompletableFuture<>();
+        final CompletableFuture<Successor> handedOver = new CompletableFuture<>();
         volatile RuntimeException lendFailure;
         final BlockingQueue<MovingSession> sessions = new LinkedBlockingQueue<>();
         /** Sessions held that cannot move, besides those offered. */
@@ -382,9 +385,9 @@ class HandOverSocketTest {
         }
 
         @Override
-        public void handedOver(String borrower) {
+        public void handedOver(Successor successor) {
             calls.add("handedOver");
-            handedOver.complete(borrower);
+            handedOver.complete(successor);
         }
     }
 }

@@ -31,6 +31,8 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
     static final String CONFIG_FLAG = "--config";
     /** What one start does, not a setting: in the file or the environment it would make every start a take-over. */
     static final String TAKE_OVER_FLAG = "--take-over";
+    /** How one take-over runs, so command line only too. */
+    static final String DETACH_FLAG = "--detach";
     static final String ENVIRONMENT_PREFIX = "GANTRY_";
     /**
      * {@code GANTRY_*} variables that are not run flags: passwords, what the sandbox and other commands read, and what
@@ -38,7 +40,8 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
      */
     static final Set<String> OTHER_VARIABLES = Set.of(Secrets.UPSTREAM_PASSWORD_VARIABLE,
             Secrets.CDC_PASSWORD_VARIABLE, "GANTRY_ADMIN_PASSWORD", "GANTRY_CACHE_DIR", "GANTRY_MARIADB_HOME",
-            "GANTRY_MYSQL_HOME", "GANTRY_MYSQL_PROVIDER", "GANTRY_JAVA_OPTS", ConsoleProcess.JAR_VARIABLE);
+            "GANTRY_MYSQL_HOME", "GANTRY_MYSQL_PROVIDER", "GANTRY_JAVA_OPTS", ConsoleProcess.JAR_VARIABLE,
+            DetachedTakeOver.PARENT_VARIABLE);
 
     /** A setting's value and where it was written, for errors. */
     record Setting(String value, String origin) {
@@ -79,12 +82,12 @@ final class ConfigDefaults implements CommandLine.IDefaultValueProvider {
     }
 
     /**
-     * The flags a file key or variable may set: every option but help, version, {@value #CONFIG_FLAG} and
-     * {@value #TAKE_OVER_FLAG}.
+     * The flags a file key or variable may set: every option but help, version, {@value #CONFIG_FLAG},
+     * {@value #TAKE_OVER_FLAG} and {@value #DETACH_FLAG}.
      */
     static boolean isSetting(OptionSpec option) {
-        return !option.usageHelp() && !option.versionHelp() && !option.longestName().equals(CONFIG_FLAG)
-                && !option.longestName().equals(TAKE_OVER_FLAG) && option.longestName().startsWith("--");
+        return !option.usageHelp() && !option.versionHelp() && option.longestName().startsWith("--")
+                && !Set.of(CONFIG_FLAG, TAKE_OVER_FLAG, DETACH_FLAG).contains(option.longestName());
     }
 
     static List<OptionSpec> settingsOf(CommandSpec command) {

@@ -4,6 +4,7 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cache.CacheSettings;
 import io.gantry.cluster.ClusterSettings;
+import io.gantry.handover.Successor;
 import io.gantry.handover.TakeOver;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
@@ -36,6 +37,8 @@ final class RunCommand implements Callable<Integer> {
     private static final Logger LOG = LoggerFactory.getLogger(RunCommand.class);
     /** How long each step of a take-over may wait for the running Gantry's answer. */
     private static final Duration HAND_OVER_STEP_TIMEOUT = Duration.ofSeconds(10);
+    /** With {@code --detach}: what a new Gantry may take to start and listen, beyond {@code --take-over-timeout}. */
+    private static final Duration DETACHED_START_ALLOWANCE = Duration.ofSeconds(120);
 
     @CommandLine.Mixin
     ProxyOptions proxy = new ProxyOptions();
@@ -106,6 +109,13 @@ final class RunCommand implements Callable<Integer> {
                     + "--socket-transport epoll. Command line only.")
     boolean takeOver;
 
+    @Option(names = ConfigDefaults.DETACH_FLAG,
+            description = "With --take-over: start the Gantry taking over as a process of its own and return once it "
+                    + "serves (exit 0, the take-over done) or has stopped (its exit status; its errors on standard "
+                    + "error), leaving the running Gantry serving. What systemctl reload runs in the .deb's unit. "
+                    + "Command line only.")
+    boolean detach;
+
     @Option(names = "--take-over-timeout", paramLabel = "SECONDS", defaultValue = "30",
             description = "With --take-over: how long sessions of the running Gantry may take to reach a point "
                     + "where they can move (between two statements, outside a transaction); then the running Gantry "
@@ -147,6 +157,7 @@ final class RunCommand implements Callable<Integer> {
     /** The environment settings and passwords are read from (the process's own, or a test's). */
     private Map<String, String> environment = System.getenv();
     private ConfigDefaults defaults = new ConfigDefaults(environment);
+    private ServiceManager serviceManager = ServiceManager.of(environment);
 
     /**
      * Makes {@code run} take settings the command line does not give from {@code environment} and the
@@ -156,6 +167,7 @@ final class RunCommand implements Callable<Integer> {
         RunCommand run = runCommandLine.getCommand();
         run.environment = Map.copyOf(environment);
         run.defaults = new ConfigDefaults(run.environment);
+        run.serviceManager = ServiceManager.of(run.environment);
         runCommandLine.setDefaultValueProvider(run.defaults);
     }
 
@@ -172,19 +184,52 @@ final class RunCommand implements Callable<Integer> {
         } catch (CommandLine.ParameterException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), defaults.withOrigins(spec, e.getMessage()));
         }
+        if (detach) {
+            return DetachedTakeOver.start(ConfigDefaults.DETACH_FLAG,
+                    Duration.ofSeconds(takeOverTimeoutSeconds).plus(DETACHED_START_ALLOWANCE));
+        }
         StopSignals signals = StopSignals.install();
         Gantry gantry = takeOver ? takeOver(options) : Gantry.start(options);
         signals.serving();
         LOG.info("gantry: serving; SIGTERM or Ctrl-C drains for up to {} s (--drain-timeout-secs), a second signal "
                 + "stops at once", drainTimeoutSeconds);
+        if (takeOver) {
+            // Not the service's main process yet: the Gantry it took over from names it so as it lets go.
+            DetachedTakeOver.reportServing(environment);
+        } else {
+            InetSocketAddress listening = gantry.address();
+            serviceManager.tell("READY=1", "STATUS=serving on " + listening.getHostString() + ":"
+                    + listening.getPort());
+        }
         String why = awaitStop(signals, gantry);
         // After a signal, a second one stops at once; after a take-over, the first one does.
         if (signals.first().isDone()) {
+            serviceManager.tell("STOPPING=1", "STATUS=draining: " + why);
             drainThenClose(gantry, why, signals.second(), "a second stop signal");
         } else {
+            handOverTheService(gantry.takenOver().join());
             drainThenClose(gantry, why, signals.first(), "a stop signal");
         }
         return 0;
+    }
+
+    /**
+     * Under systemd the Gantry taking over becomes the service's main process now, before this one can exit: the
+     * hand-over is done, so this one will not take anything back, and systemd would count the service stopped when
+     * its main process exits. Told by this process, which is still the main one, as {@code NotifyAccess=main} allows.
+     */
+    private void handOverTheService(Successor successor) {
+        if (!serviceManager.present()) {
+            return;
+        }
+        if (successor.pid().isEmpty()) {
+            LOG.warn("systemd: the kernel did not name {}, so systemd still has this process as the service's main "
+                    + "one and counts the service stopped when it exits", successor.name());
+            return;
+        }
+        serviceManager.tell("MAINPID=" + successor.pid().getAsLong(),
+                "STATUS=serving in process " + successor.pid().getAsLong() + " (taken over)");
+        LOG.info("systemd: told it that {} is the service's main process from now on", successor.name());
     }
 
     /**
@@ -208,7 +253,7 @@ final class RunCommand implements Callable<Integer> {
     private static String awaitStop(StopSignals signals, Gantry gantry) throws InterruptedException {
         try {
             return (String) CompletableFuture.anyOf(signals.first().thenApply(signal -> signal + " received"),
-                    gantry.takenOver().thenApply(by -> "taken over by " + by)).get();
+                    gantry.takenOver().thenApply(by -> "taken over by " + by.name())).get();
         } catch (ExecutionException e) {
             throw new IllegalStateException(e);
         }
@@ -218,6 +263,10 @@ final class RunCommand implements Callable<Integer> {
         if (drainTimeoutSeconds < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--drain-timeout-secs must be 0 or more, not "
                     + drainTimeoutSeconds);
+        }
+        if (detach && !takeOver) {
+            throw new CommandLine.ParameterException(spec.commandLine(), ConfigDefaults.DETACH_FLAG + " goes with "
+                    + ConfigDefaults.TAKE_OVER_FLAG + ": it starts the Gantry taking over as a process of its own");
         }
         if (takeOverTimeoutSeconds < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--take-over-timeout must be 0 or more, not "

@@ -130,9 +130,7 @@ class CrossFlagRulesTest {
                 .contains("(default: 2, or --backend-max-idle when that is less)");
     }
 
-    // ---- helpers ---------------------------------------------------------------------------------------------------
-
-    // ---- --take-over needs --socket-transport epoll -------------------------------------------------------------
+    // ---- --take-over needs --socket-transport epoll; --detach needs --take-over -----------------------------------
 
     @Test
     void aTakeOverOnATransportThatCannotAdoptTheListenerIsRefusedNamingIt() {
@@ -142,6 +140,16 @@ class CrossFlagRulesTest {
                 .contains("give epoll or auto, not nio");
         assertThat(directory.resolve("new")).doesNotExist();
     }
+
+    @Test
+    void detachWithoutATakeOverIsRefusedSayingWhatItGoesWith() {
+        assertThat(execute("run", "--detach", "--upstream-db-url", "mysql://app:app@127.0.0.1:1/app", "--data-dir",
+                directory.resolve("new").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("--detach goes with --take-over");
+        assertThat(directory.resolve("new")).doesNotExist();
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------------------------
 
     private static ProxyConfig config(String... runArguments) {
         return config(Map.of(), runArguments);
