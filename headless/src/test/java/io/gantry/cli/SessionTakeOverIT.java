@@ -2,6 +2,7 @@ package io.gantry.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
@@ -43,6 +44,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,6 +72,9 @@ class SessionTakeOverIT {
      * runs it: each more costs the suite some 10 s).
      */
     private static final int TAKE_OVERS = Integer.getInteger("gantry.take-overs", 2);
+    /** The take-over that runs while the replica is promoted. */
+    private static final int SWITCHOVER_TAKE_OVER = 2;
+
 
     private static Topology topology;
 
@@ -82,9 +87,7 @@ class SessionTakeOverIT {
     @BeforeAll
     static void serviceAccountAndTable() throws SQLException {
         topology = Sandboxes.shared(TopologyKind.MARIADB);
-        GantryProcess.createServiceAccount(topology, SERVICE_USER, SERVICE_PASSWORD,
-                "CREATE TABLE IF NOT EXISTS " + topology.database() + ".moved_writes (id BIGINT "
-                    + "AUTO_INCREMENT PRIMARY KEY, session BIGINT NOT NULL, n INT NOT NULL)");
+        GantryProcess.createServiceAccount(topology, SERVICE_USER, SERVICE_PASSWORD, movedWritesTable(topology, true));
     }
 
     @BeforeEach
@@ -113,10 +116,23 @@ class SessionTakeOverIT {
         }
     }
 
+    /**
+     * On servers of its own, a primary and a replica, since the second take-over runs while the replica is promoted (a
+     * planned switchover, as SwitchoverIT makes one): the Gantry taken over sees the old primary turn read-only and
+     * holds the writes of the sessions it still has, and the new one starts on servers whose primary is changing.
+     */
     @Test
     void sessionsMoveWithTheirStateAndIdsAndNoClientNotices() throws Exception {
+        try (Topology servers = Sandboxes.startPrivate(TopologyKind.MARIADB, "take-over-switchover", 1)) {
+            GantryProcess.createServiceAccount(servers, SERVICE_USER, SERVICE_PASSWORD,
+                    movedWritesTable(servers, false));
+            sessionsMoveUnderLoad(servers);
+        }
+    }
+
+    private void sessionsMoveUnderLoad(Topology servers) throws Exception {
         int port = freePort();
-        GantryProcess current = start(runFlags(port, "--socket-transport", "epoll"));
+        GantryProcess current = start(runFlags(servers, port, "--socket-transport", "epoll"));
         List<JdbcSession> jdbc = new ArrayList<>();
         for (int i = 0; i < JDBC_SESSIONS; i++) {
             jdbc.add(track(new JdbcSession(port, i, i % 4 == 0, i % 4 == 1)));
@@ -133,8 +149,23 @@ class SessionTakeOverIT {
         List<String> summaries = new ArrayList<>();
         for (int takeOver = 1; takeOver <= TAKE_OVERS; takeOver++) {
             long started = System.nanoTime();
-            GantryProcess taking = start(runFlags(port, "--take-over"));
+            GantryProcess taking = launch(runFlags(servers, port, "--take-over"));
+            Thread switchover = null;
+            if (takeOver == SWITCHOVER_TAKE_OVER) {
+                // Once the listening socket passed: the new Gantry starts on the data directory and sessions move
+                // while the promotion runs.
+                GantryProcess taken = current;
+                await().atMost(Duration.ofSeconds(60)).until(() -> taken.output().contains(
+                        "hand-over: passed the listening socket"));
+                switchover = new Thread(() -> servers.promote(servers.replicas().get(0)), "switchover");
+                switchover.start();
+            }
+            taking.awaitServing();
             assertThat(current.awaitExit(Duration.ofSeconds(60))).as(current.output()).isZero();
+            if (switchover != null) {
+                switchover.join(60_000);
+                assertThat(switchover.isAlive()).as("the promotion ended").isFalse();
+            }
             double oldGoneAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) / 1000.0;
             assertThat(current.output()).contains("this Gantry stops accepting and passes it its")
                     .contains("gantry: stopped");
@@ -155,7 +186,7 @@ class SessionTakeOverIT {
         long worstMillis = load.stream().mapToLong(Load::worstMillis).max().orElse(0);
         List<String> errors = load.stream().flatMap(each -> each.errors().stream()).toList();
         long acknowledged = jdbc.stream().mapToLong(JdbcSession::acknowledgedWrites).sum();
-        long stored = storedWrites(jdbc);
+        long stored = storedWrites(servers, jdbc);
         System.out.printf("session take-over: %d Connector/J, MySQL's and MariaDB's (%d in transactions) and %d "
                 + "mariadb sessions, %d take-overs, %d rounds of statements, worst round %d ms, %d errors, %d "
                 + "acknowledged writes, %d stored%n  %s%n", JDBC_SESSIONS, JDBC_SESSIONS / 4, CLI_SESSIONS, TAKE_OVERS, rounds, worstMillis,
@@ -204,7 +235,7 @@ class SessionTakeOverIT {
         inTransaction.connection.commit();
         inTransaction.oneRound();
         assertThat(inTransaction.errors).isEmpty();
-        assertThat(storedWrites(List.of(inTransaction))).isEqualTo(2);
+        assertThat(storedWrites(topology, List.of(inTransaction))).isEqualTo(2);
         boolean movedSessionLost;
         try {
             idle.oneRound();
@@ -625,10 +656,10 @@ class SessionTakeOverIT {
         }
     }
 
-    private static long storedWrites(List<JdbcSession> sessions) throws SQLException {
+    private static long storedWrites(Topology servers, List<JdbcSession> sessions) throws SQLException {
         long stored = 0;
-        try (Connection direct = topology.connectAsAdmin(topology.primary());
-             PreparedStatement count = direct.prepareStatement("SELECT COUNT(*) FROM " + topology.database()
+        try (Connection direct = servers.connectAsAdmin(servers.primary());
+             PreparedStatement count = direct.prepareStatement("SELECT COUNT(*) FROM " + servers.database()
                      + ".moved_writes WHERE session = ?")) {
             for (JdbcSession session : sessions) {
                 count.setLong(1, session.connectionId());
@@ -641,15 +672,38 @@ class SessionTakeOverIT {
         return stored;
     }
 
+    /**
+     * The table the clients write to: with an auto-increment id (the last insert id moves with a session), or keyed by
+     * the clients, where a switchover runs: an id another session took meanwhile makes a transaction replayed on the
+     * new primary answer with another id than the client got, which ends its session by design
+     * (following-the-primary.md).
+     */
+    private static String movedWritesTable(Topology servers, boolean autoIncrementId) {
+        return "CREATE TABLE IF NOT EXISTS " + servers.database() + ".moved_writes (" + (autoIncrementId
+                ? "id BIGINT AUTO_INCREMENT PRIMARY KEY, session BIGINT NOT NULL, n INT NOT NULL)"
+                : "session BIGINT NOT NULL, n INT NOT NULL, PRIMARY KEY (session, n))");
+    }
+
     private GantryProcess start(String... arguments) throws Exception {
+        return launch(arguments).awaitServing();
+    }
+
+    private GantryProcess launch(String... arguments) throws Exception {
         GantryProcess gantry = GantryProcess.launch(PASSWORD, arguments);
         started.add(gantry);
-        return gantry.awaitServing();
+        return gantry;
     }
 
     private String[] runFlags(int port, String... more) {
-        return Stream.concat(Stream.of("--upstream-db-url", "mysql://" + SERVICE_USER + "@"
-                + topology.primary().address() + "/" + topology.database(), "--listen", "127.0.0.1:" + port,
+        return runFlags(topology, port, more);
+    }
+
+    /** Every server of {@code servers} in {@code --upstream-db-url}, the primary first. */
+    private String[] runFlags(Topology servers, int port, String... more) {
+        String upstream = Stream.concat(Stream.of(servers.primary()), servers.replicas().stream())
+                .map(server -> "mysql://" + SERVICE_USER + "@" + server.address() + "/" + servers.database())
+                .collect(Collectors.joining(","));
+        return Stream.concat(Stream.of("--upstream-db-url", upstream, "--listen", "127.0.0.1:" + port,
                 "--data-dir", directory.resolve("data").toString(), "--drain-timeout-secs", "10"), Stream.of(more))
                 .toArray(String[]::new);
     }

@@ -4,6 +4,7 @@ import static io.gantry.proxy.session.SessionContext.LOG;
 
 import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
+import io.gantry.route.SessionRouteState;
 import io.gantry.route.TransactionState;
 import io.gantry.topology.UpstreamServer;
 import io.gantry.topology.Upstreams;
@@ -69,15 +70,19 @@ public final class PrimaryWait {
     /**
      * The deadline until which a write outside a transaction waits if the primary refuses it as read-only (so it did
      * not run), for the primary the health loop finds then; {@link #OFF} when it may not wait (waiting is off or ran
-     * out, or the session is in a transaction or has autocommit off, where the statement cannot move alone). Asked
-     * before the write is sent, as its bytes must be kept on the heap for the wait ({@link #afterRefusal}).
+     * out, or the session is in a transaction, where the statement cannot move alone). With autocommit off a write
+     * that no open transaction precedes may wait too: refused, it opened none, so it moves alone (a transaction Gantry
+     * can replay is not asked here: it waits for its replay). Asked before the write is sent, as its bytes must be
+     * kept on the heap for the wait ({@link #afterRefusal}).
      */
     public long deadlineAfterRefusal(long holdUntil) {
         if (holdUntil == OFF) {
             return OFF;
         }
         long deadline = deadline(holdUntil);
-        return allowed(deadline) && session.routeState().autocommit() ? deadline : OFF;
+        SessionRouteState state = session.routeState();
+        return allowed(deadline) && (state.autocommit() || state.transaction() == TransactionState.NONE) ? deadline
+                : OFF;
     }
 
     /**
