@@ -17,7 +17,11 @@
 #
 # Usage: bench/digests-cost.sh [--rounds N] [--time SECONDS] [--warmup SECONDS] [--threads N] [--ps-mode disable|auto]
 #                              [--jar PATH] [--server bundled|debian] [--out DIR] [--base-port PORT]
-#                              [--gantry-port PORT] [--max-load L]
+#                              [--gantry-port PORT] [--max-load L] [--flags-on FLAGS --flags-off FLAGS]
+#
+# --flags-on and --flags-off compare any other pair of settings the same way, e.g. what a causal scope costs
+# reads that write nothing (issue 49): --flags-on '--read-your-writes-scope account'
+# --flags-off '--read-your-writes-scope session'.
 #
 # Defaults: 5 rounds of 15 s, 10 s warm-up, 64 threads, --ps-mode disable (text queries: each is shaped by the
 # tokenizer; auto: server-side prepared statements, shaped once per statement). --base-port (28061) is the
@@ -38,6 +42,8 @@ out=""
 base_port=28061
 gantry_port=28070
 max_load=1.0
+flags_on="--digests on"
+flags_off="--digests off"
 tables=4
 table_size=10000
 
@@ -55,6 +61,8 @@ while (($#)); do
     --base-port) base_port="$2"; shift 2 ;;
     --gantry-port) gantry_port="$2"; shift 2 ;;
     --max-load) max_load="$2"; shift 2 ;;
+    --flags-on) flags_on="$2"; shift 2 ;;
+    --flags-off) flags_off="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "digests-cost.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -85,8 +93,8 @@ mariadb_client="${GANTRY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry}/mari
 ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
 
 targets=(on off)
-declare -A flags=([on]="--digests on" [off]="--digests off")
-declare -A label=([on]="Gantry, digests on (default)" [off]="Gantry, digests off")
+declare -A flags=([on]="$flags_on" [off]="$flags_off")
+declare -A label=([on]="Gantry, $flags_on" [off]="Gantry, $flags_off")
 demo_gantry_port=$((gantry_port + 4))
 declare -A gport=([on]=$gantry_port [off]=$((gantry_port + 1)))
 server_ports=("$base_port" $((base_port + 1)) $((base_port + 2)))
@@ -200,7 +208,7 @@ ratios() { # the per-round on/off qps ratios, in round order
 }
 {
   echo
-  echo "Statement digests' cost: oltp_point_select, $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode,"
+  echo "Gantry with $flags_on (on) against $flags_off (off): oltp_point_select, $threads threads, $tables x $table_size rows, --db-ps-mode=$ps_mode,"
   echo "$rounds rounds x ${duration} s, the two targets interleaved (medians over the rounds)."
   echo "Servers: $(root_sql "${server_ports[1]}" "SELECT VERSION()") ($server), a primary and two replicas shared by both."
   echo "1-minute load average before the start: $load."

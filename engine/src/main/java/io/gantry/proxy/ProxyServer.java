@@ -21,6 +21,7 @@ import io.gantry.proxy.session.ProxyServices;
 import io.gantry.proxy.transport.AdoptedListener;
 import io.gantry.proxy.transport.ChannelBuffers;
 import io.gantry.proxy.transport.SocketTransport;
+import io.gantry.route.CausalScopes;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.KnownAccounts;
 import io.gantry.topology.TlsTrust;
@@ -40,10 +41,10 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.UnixChannel;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.util.concurrent.Promise;
@@ -362,12 +363,14 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     /**
-     * Where reads went and why, what logins cost the servers, and how transactions lost with a primary ended, for
-     * {@code SHOW GANTRY STATUS}.
+     * Where reads went and why, what logins cost the servers, the causal scopes kept, and how transactions lost with a
+     * primary ended, for {@code SHOW GANTRY STATUS}.
      */
     public Map<String, String> readStatus() {
         Map<String, String> rows = new LinkedHashMap<>(services.readCounters().status());
         rows.putAll(services.login().accountStatus());
+        rows.put("Causal_scopes_kept", Long.toString(services.causalScopes().size()));
+        rows.put("Causal_scopes_forgotten", Long.toString(services.causalScopes().forgottenCount()));
         rows.putAll(services.replayCounts().status());
         rows.putAll(services.inDoubtCommits().status());
         return rows;
@@ -395,6 +398,11 @@ public final class ProxyServer implements AutoCloseable {
     /** Sessions that still hold a transaction or a running command (during a drain, those it waits for). */
     public long busySessions() {
         return services.sessions().busy();
+    }
+
+    /** The causal scopes wider than a session that its sessions share. */
+    public CausalScopes causalScopes() {
+        return services.causalScopes();
     }
 
     /** Where every statement of the sessions is counted under its shape. */

@@ -19,6 +19,7 @@ import io.gantry.proxy.session.RateLimitedLog;
 import io.gantry.proxy.session.ReplayCounts;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.proxy.session.SessionRegistry;
+import io.gantry.route.CausalScopes;
 import io.gantry.route.Router;
 import io.gantry.topology.GtidSampler;
 import io.gantry.topology.UpstreamServer;
@@ -40,6 +41,7 @@ final class SharedServices implements ProxyServices {
     private final ServerIds serverIds;
     private final ReadCounters readCounters = new ReadCounters();
     private final StatementDigests digests;
+    private final CausalScopes causalScopes = new CausalScopes(CausalScopes.MAX_SCOPES);
     private final SlowStatementLog slowStatements;
     private final ReplayCounts replayCounts;
     private final InDoubtCommits inDoubtCommits = new InDoubtCommits();
@@ -108,6 +110,11 @@ final class SharedServices implements ProxyServices {
     @Override
     public ReadCounters readCounters() {
         return readCounters;
+    }
+
+    @Override
+    public CausalScopes causalScopes() {
+        return causalScopes;
     }
 
     @Override

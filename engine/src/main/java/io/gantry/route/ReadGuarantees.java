@@ -19,13 +19,26 @@ import java.util.Objects;
  *                            to qualify for goes to the primary; false: it waits on a replica first
  * @param causalWaitTimeout   {@code --causal-wait-timeout-ms} (default 1 s): how long such a read waits on the
  *                            replica before it goes to the primary after all
+ * @param scope               {@code gantry_read_your_writes_scope} / {@code --read-your-writes-scope} (default
+ *                            {@code session}): whose writes a read must find, the session's own or those of every
+ *                            session of its account or of its token
+ * @param causalToken         {@code gantry_causal_token}: the token of a {@code token} scope, null when none is set
+ *                            (the session then has its own writes only)
  */
 public record ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
-                             Duration sampleInterval, boolean avoidWaiting, Duration causalWaitTimeout) {
+                             Duration sampleInterval, boolean avoidWaiting, Duration causalWaitTimeout,
+                             ReadYourWritesScope scope, String causalToken) {
 
     /** The defaults of {@code gantry run}. */
     public static final ReadGuarantees DEFAULTS = new ReadGuarantees(true, Duration.ZERO, Duration.ofSeconds(60),
             Duration.ofMillis(250), true, Duration.ofSeconds(1));
+
+    /** Guarantees of the session's own writes alone. */
+    public ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
+                          Duration sampleInterval, boolean avoidWaiting, Duration causalWaitTimeout) {
+        this(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval, avoidWaiting,
+                causalWaitTimeout, ReadYourWritesScope.SESSION, null);
+    }
 
     /** Guarantees that avoid waiting (the default). */
     public ReadGuarantees(boolean readYourWrites, Duration followerReadStaleness, Duration maxStaleReadBound,
@@ -39,6 +52,7 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
         Objects.requireNonNull(maxStaleReadBound, "maxStaleReadBound");
         Objects.requireNonNull(sampleInterval, "sampleInterval");
         Objects.requireNonNull(causalWaitTimeout, "causalWaitTimeout");
+        Objects.requireNonNull(scope, "scope");
         if (causalWaitTimeout.toMillis() < 1 || causalWaitTimeout.toSeconds() > 3600) {
             throw new IllegalArgumentException("--causal-wait-timeout-ms must be between 1 and 3600000, not "
                     + causalWaitTimeout.toMillis());
@@ -76,20 +90,35 @@ public record ReadGuarantees(boolean readYourWrites, Duration followerReadStalen
     }
 
     public ReadGuarantees withReadYourWrites(boolean value) {
-        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout);
+        return new ReadGuarantees(value, followerReadStaleness, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout, scope,
+                causalToken);
     }
 
     public ReadGuarantees withFollowerReadStaleness(Duration value) {
-        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout);
+        return new ReadGuarantees(readYourWrites, value, maxStaleReadBound, sampleInterval, avoidWaiting, causalWaitTimeout, scope,
+                causalToken);
     }
 
     public ReadGuarantees withMaxStaleReadBound(Duration value) {
-        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval, avoidWaiting, causalWaitTimeout);
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, value, sampleInterval, avoidWaiting, causalWaitTimeout, scope,
+                causalToken);
     }
 
     /** A copy that waits on a replica for up to {@code timeout} instead of going to the primary at once (or not). */
     public ReadGuarantees withWaiting(boolean avoid, Duration timeout) {
         return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval, avoid,
-                timeout);
+                timeout, scope, causalToken);
+    }
+
+    /** A copy whose reads must find the writes of {@code value}'s scope. */
+    public ReadGuarantees withScope(ReadYourWritesScope value) {
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval,
+                avoidWaiting, causalWaitTimeout, value, causalToken);
+    }
+
+    /** A copy naming the token of a {@code token} scope (null: none). */
+    public ReadGuarantees withCausalToken(String value) {
+        return new ReadGuarantees(readYourWrites, followerReadStaleness, maxStaleReadBound, sampleInterval,
+                avoidWaiting, causalWaitTimeout, scope, value);
     }
 }

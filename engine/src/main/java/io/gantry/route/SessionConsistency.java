@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * What one session has seen and written, as far as read guarantees are concerned, and whether a replica may serve
@@ -17,6 +18,10 @@ import java.util.function.Function;
  * Once X has been sampled after t (or, when X is no longer sampled, the primary, which holds everything a replica had
  * at t), its sampled set joins the session's <em>floor</em>: a replica then serves the session only if its executed
  * set contains the floor.
+ *
+ * <p>A session in a causal scope wider than itself ({@code gantry_read_your_writes_scope = account | token},
+ * {@link CausalScope}) also writes what it wrote there, and its reads must also find what the scope's other sessions
+ * wrote (and what scopes forgotten since wrote, {@link CausalScopes}).
  */
 public final class SessionConsistency {
 
@@ -54,6 +59,25 @@ public final class SessionConsistency {
     private GtidSet readFloor;
     /** Everything the session has written must be contained by the server of its next read (read-your-writes). */
     private GtidSet writeFloor;
+    /** The scopes a session's scope is looked up in; null for a session that has only its own. */
+    private final CausalScopes scopes;
+    /** The key of the session's scope now ({@link CausalScopes#ofAccount}), or null for the session alone. */
+    private final Supplier<String> scopeKey;
+
+    /** The read guarantees of a session alone: no scope wider than it. */
+    public SessionConsistency() {
+        this(null, () -> null);
+    }
+
+    /**
+     * @param scopes   where the scopes of this proxy are kept
+     * @param scopeKey the session's scope now, or null for none: read at each write and read, as a {@code SET}
+     *                 or a change of user may change it
+     */
+    public SessionConsistency(CausalScopes scopes, Supplier<String> scopeKey) {
+        this.scopes = scopes;
+        this.scopeKey = scopeKey;
+    }
 
     /**
      * A command of the session completed on {@code server}.
@@ -61,6 +85,12 @@ public final class SessionConsistency {
      * @param write whether it may have written (then read-your-writes applies to it, if the session has it on)
      */
     public void completed(ServerId server, long atMillis, boolean write) {
+        if (write) {
+            String key = scopeKey.get();
+            if (key != null) {
+                scopes.forWrite(key).wroteAt(atMillis);
+            }
+        }
         for (int i = 0; i < pending.size(); i++) {
             Pending known = pending.get(i);
             if (known.server().equals(server) && known.write() == write) {
@@ -77,6 +107,10 @@ public final class SessionConsistency {
      */
     public void committed(GtidSet gtids) {
         writeFloor = union(writeFloor, gtids);
+        String key = scopeKey.get();
+        if (key != null) {
+            scopes.forWrite(key).committed(gtids);
+        }
     }
 
     /**
@@ -89,14 +123,17 @@ public final class SessionConsistency {
         }
     }
 
-    /** Whether a write of the session still waits for a sample: until then no one knows what it wrote. */
+    /**
+     * Whether a write of the session, or of its scope, still waits for a sample: until then no one knows what it
+     * wrote.
+     */
     public boolean hasPendingWrite() {
         for (int i = 0; i < pending.size(); i++) {
             if (pending.get(i).write()) {
                 return true;
             }
         }
-        return false;
+        return scopePending(scopeKey.get());
     }
 
     /** Whether some completion still waits for a sample (the sampler should be asked for one). */
@@ -110,6 +147,15 @@ public final class SessionConsistency {
      * @param positions each server's latest sampled position (null when unknown)
      */
     public void settle(ServerId primary, Function<ServerId, SampledPosition> positions) {
+        String key = scopeKey.get();
+        if (key != null && primary != null) {
+            SampledPosition ofPrimary = positions.apply(primary);
+            CausalScope scope = scopes.forRead(key);
+            if (scope != null) {
+                scope.settle(ofPrimary);
+            }
+            scopes.forgotten().settle(ofPrimary);
+        }
         for (int i = pending.size() - 1; i >= 0; i--) {
             Pending entry = pending.get(i);
             SampledPosition own = positions.apply(entry.server());
@@ -166,7 +212,8 @@ public final class SessionConsistency {
                 return ReplicaRefusal.MONOTONIC_FLOOR;
             }
         }
-        if (guarantees.readYourWrites() && !contains(position.executed(), writeFloor)) {
+        if (guarantees.readYourWrites() && (!contains(position.executed(), writeFloor)
+                || !scopeHolds(scopeKey.get(), position.executed()))) {
             return ReplicaRefusal.OWN_WRITES;
         }
         if (!contains(position.executed(), readFloor)) {
@@ -186,7 +233,7 @@ public final class SessionConsistency {
                 return false;
             }
         }
-        return true;
+        return !readYourWrites || !scopePending(scopeKey.get());
     }
 
     /**
@@ -199,10 +246,54 @@ public final class SessionConsistency {
 
     /** The floor a server must contain to serve the next read (for {@code EXPLAIN GANTRY ROUTE}), or null. */
     public GtidSet floor(boolean readYourWrites) {
-        if (!readYourWrites || writeFloor == null) {
+        if (!readYourWrites) {
             return readFloor;
         }
-        return readFloor == null ? writeFloor : union(readFloor, writeFloor);
+        GtidSet floor = writeFloor == null ? readFloor : readFloor == null ? writeFloor : union(readFloor, writeFloor);
+        String key = scopeKey.get();
+        if (key != null) {
+            floor = withScopeFloor(floor, scopes.forRead(key));
+            floor = withScopeFloor(floor, scopes.forgotten());
+        }
+        return floor;
+    }
+
+    /** The floor of the session's scope (its own writes in it included), or null: none, or the session alone. */
+    public GtidSet scopeFloor() {
+        String key = scopeKey.get();
+        return key == null ? null : withScopeFloor(withScopeFloor(null, scopes.forRead(key)), scopes.forgotten());
+    }
+
+    /** The key of the session's scope now ({@code account:app}), or null when it has only its own. */
+    public String scope() {
+        return scopeKey.get();
+    }
+
+    private static GtidSet withScopeFloor(GtidSet floor, CausalScope scope) {
+        GtidSet added = scope == null ? null : scope.writes().floor();
+        return added == null ? floor : floor == null ? added : union(floor, added);
+    }
+
+    /** Whether a write of the scope {@code key} (or of a scope forgotten) still waits for a sample. */
+    private boolean scopePending(String key) {
+        if (key == null) {
+            return false;
+        }
+        CausalScope scope = scopes.forRead(key);
+        return scope != null && scope.writes().pending() || scopes.forgotten().writes().pending();
+    }
+
+    /** Whether {@code executed} holds every write of the scope {@code key}, and of the scopes forgotten. */
+    private boolean scopeHolds(String key, GtidSet executed) {
+        if (key == null) {
+            return true;
+        }
+        if (scopePending(key)) {
+            return false;
+        }
+        CausalScope scope = scopes.forRead(key);
+        return (scope == null || contains(executed, scope.writes().floor()))
+                && contains(executed, scopes.forgotten().writes().floor());
     }
 
     /** The servers whose completions still wait for a sample, for {@code EXPLAIN GANTRY ROUTE}. */
@@ -211,6 +302,18 @@ public final class SessionConsistency {
         for (Pending entry : pending) {
             out.add((entry.write() ? "write" : "read") + " on " + entry.server().hostPort() + " at "
                     + Instant.ofEpochMilli(entry.completedAtMillis()));
+        }
+        String key = scopeKey.get();
+        if (key != null) {
+            CausalScope scope = scopes.forRead(key);
+            if (scope != null && scope.writes().pending()) {
+                out.add("write of " + key + " on the primary at "
+                        + Instant.ofEpochMilli(scope.writes().pendingSinceMillis()));
+            }
+            if (scopes.forgotten().writes().pending()) {
+                out.add("write of a forgotten scope on the primary at "
+                        + Instant.ofEpochMilli(scopes.forgotten().writes().pendingSinceMillis()));
+            }
         }
         return out;
     }
@@ -254,10 +357,7 @@ public final class SessionConsistency {
     }
 
     private static GtidSet union(GtidSet floor, GtidSet added) {
-        if (floor == null || floor.flavour() != added.flavour()) {
-            return added; // another flavour took over: the old floor cannot be compared any more
-        }
-        return floor.union(added);
+        return CausalScope.union(floor, added);
     }
 
     private static boolean contains(GtidSet executed, GtidSet floor) {

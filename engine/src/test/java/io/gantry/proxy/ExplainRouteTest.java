@@ -124,6 +124,27 @@ class ExplainRouteTest {
                 + "'gantry_follower_reads_prefer' can't be set to the value of 'nearest' (closest, weight or DEFAULT)");
     }
 
+    @Test
+    void theCausalScopeRowSaysWhoseWritesAReadMustFind() {
+        assertThat(explain("SELECT 1")).containsEntry("causal scope", "session: the session's own writes");
+        session.command(session.queryFrame("SET gantry_read_your_writes_scope = token")).forEach(ByteBuf::release);
+        assertThat(explain("SELECT 1")).containsEntry("causal scope", "token: the session's own writes");
+        session.command(session.queryFrame("SET gantry_causal_token = 'user-42'")).forEach(ByteBuf::release);
+        assertThat(explain("SELECT 1")).containsEntry("causal scope", "token:user-42: nothing written in it");
+        assertThat(rows("SELECT @@gantry_read_your_writes_scope, @@gantry_causal_token"))
+                .containsEntry("token", "user-42");
+        assertThat(rows("SHOW GANTRY SESSION")).containsEntry("causal_scope", "token:user-42, nothing written");
+        session.command(session.queryFrame("SET gantry_read_your_writes_scope = account")).forEach(ByteBuf::release);
+        assertThat(explain("SELECT 1").get("causal scope")).startsWith("account:");
+        assertThat(error("SET gantry_read_your_writes_scope = global")).isEqualTo("Variable "
+                + "'gantry_read_your_writes_scope' can't be set to the value of 'global' (session, account, token or "
+                + "DEFAULT)");
+        assertThat(error("SET gantry_causal_token = ''")).contains("'gantry_causal_token' can't be set")
+                .contains("a token of 1 to 256 characters");
+        session.command(session.queryFrame("SET gantry_read_your_writes_scope = DEFAULT")).forEach(ByteBuf::release);
+        assertThat(explain("SELECT 1")).containsEntry("causal scope", "session: the session's own writes");
+    }
+
     /** The (item, detail) rows of {@code EXPLAIN GANTRY ROUTE statement}, in order. */
     private Map<String, String> explain(String statement) {
         return rows("EXPLAIN GANTRY ROUTE " + statement);

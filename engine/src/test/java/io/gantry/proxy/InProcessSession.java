@@ -11,6 +11,7 @@ import io.gantry.proxy.frontend.ClientSession;
 import io.gantry.proxy.login.ServerGreetings;
 import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.ChannelBuffers;
+import io.gantry.route.CausalScopes;
 import io.gantry.topology.InProcessTopology;
 import io.gantry.topology.UpstreamUrl;
 import io.gantry.topology.Upstreams;
@@ -301,6 +302,11 @@ public final class InProcessSession implements AutoCloseable {
         List<String> taken = List.copyOf(sent);
         sent.clear();
         return taken;
+    }
+
+    /** The causal scopes the proxy's sessions share. */
+    public CausalScopes causalScopes() {
+        return proxy.causalScopes();
     }
 
     /** Where the proxy counts its sessions' statements. */

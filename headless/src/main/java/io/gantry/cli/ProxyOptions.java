@@ -6,6 +6,7 @@ import io.gantry.proxy.session.ProxyConfig;
 import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.ReadYourWritesScope;
 import io.gantry.route.ReplicaPreference;
 import io.gantry.route.RoutingConfig;
 import java.net.InetSocketAddress;
@@ -178,6 +179,13 @@ final class ProxyOptions {
                     + "session changes it with SET gantry_read_your_writes (default: ${DEFAULT-VALUE}).")
     boolean readYourWrites;
 
+    @Option(names = "--read-your-writes-scope", paramLabel = "session|account|token", defaultValue = "session",
+            description = "Whose writes a session's reads must find: its own (session), those of every session of "
+                    + "its account through this Gantry (account: a write on one pooled connection, a read on "
+                    + "another), or those of every session that names the same SET gantry_causal_token (token). "
+                    + "A session changes it with SET gantry_read_your_writes_scope (default: ${DEFAULT-VALUE}).")
+    String readYourWritesScope;
+
     @Option(names = "--follower-read-staleness-ms", paramLabel = "MS", defaultValue = "0",
             description = "A replica serves a read only if it holds everything the primary had this long ago; "
                     + "0 for no such bound, else at least twice --lag-sample-interval-ms; a session changes "
@@ -215,10 +223,15 @@ final class ProxyOptions {
             }
             RoutingConfig routing = new RoutingConfig(masterPreferred, readMasterPercentage, balance,
                     readFromFollowers, new ReplicaPreference(closest, Math.round(closestToleranceMs * 1000)));
+            ReadYourWritesScope scope = ReadYourWritesScope.named(readYourWritesScope);
+            if (scope == null) {
+                throw new IllegalArgumentException("--read-your-writes-scope must be 'session', 'account' or "
+                        + "'token', got '" + readYourWritesScope + "'");
+            }
             ReadGuarantees guarantees = new ReadGuarantees(readYourWrites,
                     Duration.ofMillis(followerReadStalenessMs), Duration.ofMillis(maxStaleReadBoundMs),
                     Duration.ofMillis(lagSampleIntervalMs), followerReadsAvoidWaiting,
-                    Duration.ofMillis(causalWaitTimeoutMs));
+                    Duration.ofMillis(causalWaitTimeoutMs), scope, null);
             if (connectTimeoutSeconds <= 0) {
                 throw new IllegalArgumentException("--upstream-connect-timeout must be positive, not "
                         + connectTimeoutSeconds);

@@ -25,6 +25,10 @@ final class GantrySessionSql {
         READ_FROM_FOLLOWERS("gantry_read_from_followers"),
         FOLLOWER_READ_STALENESS_MS("gantry_follower_read_staleness_ms"),
         READ_YOUR_WRITES("gantry_read_your_writes"),
+        /** Whose writes the session's reads must find: its own, its account's, or its token's. */
+        READ_YOUR_WRITES_SCOPE("gantry_read_your_writes_scope"),
+        /** The token of a {@code token} scope, as an application names it per request. */
+        CAUSAL_TOKEN("gantry_causal_token"),
         FOLLOWER_READS_PREFER("gantry_follower_reads_prefer"),
         /** Read-only: the GTIDs the session's writes produced, to carry to another session or instance. */
         LAST_WRITE_POSITION("gantry_last_write_position"),

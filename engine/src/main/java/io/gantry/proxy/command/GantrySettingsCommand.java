@@ -8,6 +8,7 @@ import io.gantry.proxy.session.Reply;
 import io.gantry.proxy.session.SessionContext;
 import io.gantry.route.QueryText;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.ReadYourWritesScope;
 import io.gantry.route.ReplicaPreference;
 import io.gantry.route.RoutingConfig;
 import io.gantry.wire.ColumnDefinition;
@@ -33,6 +34,8 @@ final class GantrySettingsCommand {
     private final SessionRouting routing;
     private final ClientWriter client;
     private final ByteBufAllocator alloc;
+    /** A {@code gantry_causal_token} longer than this is refused: a token names a user or a request's chain. */
+    private static final int MAX_TOKEN_LENGTH = 256;
     /** The position the session last said its reads come after ({@code gantry_read_after}), or null. */
     private String lastReadAfter;
 
@@ -77,6 +80,10 @@ final class GantrySettingsCommand {
         rows.add(Arrays.asList("follower_reads_avoid_waiting", guarantees.avoidWaiting() ? "ON" : "OFF"));
         rows.add(Arrays.asList("causal_wait_timeout_ms", Long.toString(guarantees.causalWaitTimeout().toMillis())));
         rows.add(Arrays.asList("replica_choice", routing.replicaChoice()));
+        String scope = session.consistency().scope();
+        GtidSet scopeFloor = session.consistency().scopeFloor();
+        rows.add(Arrays.asList("causal_scope", scope == null ? "session (its own writes)" : scope
+                + (scopeFloor == null ? ", nothing written" : ", written up to " + scopeFloor)));
         GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         rows.add(Arrays.asList("read_floor", floor == null ? "none" : floor.isEmpty() ? "(empty)" : floor.toString()));
         List<String> pending = session.consistency().pendingDescriptions();
@@ -109,6 +116,19 @@ final class GantrySettingsCommand {
                         return Reply.error(wrongValue(setting, value));
                     }
                     guarantees = guarantees.withReadYourWrites(on);
+                }
+                case READ_YOUR_WRITES_SCOPE -> {
+                    ReadYourWritesScope scope = value == null ? defaults.scope() : ReadYourWritesScope.named(value);
+                    if (scope == null) {
+                        return Reply.error(wrongValue(setting, value));
+                    }
+                    guarantees = guarantees.withScope(scope);
+                }
+                case CAUSAL_TOKEN -> {
+                    if (value != null && (value.isBlank() || value.length() > MAX_TOKEN_LENGTH)) {
+                        return Reply.error(wrongValue(setting, LogText.abbreviate(value)));
+                    }
+                    guarantees = guarantees.withCausalToken(value);
                 }
                 case FOLLOWER_READ_STALENESS_MS -> {
                     Duration staleness;
@@ -169,6 +189,8 @@ final class GantrySettingsCommand {
         return switch (setting) {
             case READ_FROM_FOLLOWERS -> onOff(session.settings().routing().readFromFollowers());
             case READ_YOUR_WRITES -> onOff(session.settings().guarantees().readYourWrites());
+            case READ_YOUR_WRITES_SCOPE -> session.settings().guarantees().scope().sqlName();
+            case CAUSAL_TOKEN -> session.settings().guarantees().causalToken();
             case FOLLOWER_READ_STALENESS_MS -> session.settings().guarantees().followerReadStaleness().isZero() ? null
                     : Long.toString(session.settings().guarantees().followerReadStaleness().toMillis());
             case FOLLOWER_READS_PREFER -> session.settings().routing().replicaPreference().sqlName();
@@ -197,6 +219,8 @@ final class GantrySettingsCommand {
                 + value + "'" + switch (setting) {
                     case FOLLOWER_READ_STALENESS_MS -> " (a number of milliseconds, or DEFAULT)";
                     case FOLLOWER_READS_PREFER -> " (closest, weight or DEFAULT)";
+                    case READ_YOUR_WRITES_SCOPE -> " (session, account, token or DEFAULT)";
+                    case CAUSAL_TOKEN -> " (a token of 1 to " + MAX_TOKEN_LENGTH + " characters, or DEFAULT for none)";
                     default -> " (ON or OFF)";
                 });
     }

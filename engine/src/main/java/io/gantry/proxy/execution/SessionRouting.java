@@ -363,6 +363,10 @@ public final class SessionRouting {
                 + ", --follower-reads-avoid-waiting=" + guarantees.avoidWaiting()
                 + (guarantees.avoidWaiting() ? "" : ", --causal-wait-timeout-ms="
                 + guarantees.causalWaitTimeout().toMillis())));
+        String scope = session.consistency().scope();
+        GtidSet scopeFloor = session.consistency().scopeFloor();
+        rows.add(List.of("causal scope", scope == null ? guarantees.scope().sqlName() + ": the session's own writes"
+                : scope + (scopeFloor == null ? ": nothing written in it" : ": its writes up to " + shown(scopeFloor))));
         GtidSet floor = session.consistency().floor(guarantees.readYourWrites());
         rows.add(List.of("floor", floor == null ? "none" : shown(floor)));
         List<String> pending = session.consistency().pendingDescriptions();

@@ -10,6 +10,7 @@ import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
 import io.gantry.route.ReadBalance;
 import io.gantry.route.ReadGuarantees;
+import io.gantry.route.ReadYourWritesScope;
 import io.gantry.route.ReplicaPreference;
 import io.gantry.route.RoutingConfig;
 import io.gantry.route.SessionConsistency;
@@ -70,18 +71,20 @@ public record MovedSession(long id, String host, ClientIdentity.Kept client, Lis
 
     /** {@link ReadGuarantees} by value, durations in nanoseconds. */
     public record Guarantees(boolean readYourWrites, long followerReadStalenessNanos, long maxStaleReadBoundNanos,
-                             long sampleIntervalNanos, boolean avoidWaiting, long causalWaitTimeoutNanos) {
+                             long sampleIntervalNanos, boolean avoidWaiting, long causalWaitTimeoutNanos,
+                             String scope, String causalToken) {
 
         static Guarantees of(ReadGuarantees guarantees) {
             return new Guarantees(guarantees.readYourWrites(), guarantees.followerReadStaleness().toNanos(),
                     guarantees.maxStaleReadBound().toNanos(), guarantees.sampleInterval().toNanos(),
-                    guarantees.avoidWaiting(), guarantees.causalWaitTimeout().toNanos());
+                    guarantees.avoidWaiting(), guarantees.causalWaitTimeout().toNanos(), guarantees.scope().name(),
+                    guarantees.causalToken());
         }
 
         ReadGuarantees value() {
             return new ReadGuarantees(readYourWrites, Duration.ofNanos(followerReadStalenessNanos),
                     Duration.ofNanos(maxStaleReadBoundNanos), Duration.ofNanos(sampleIntervalNanos), avoidWaiting,
-                    Duration.ofNanos(causalWaitTimeoutNanos));
+                    Duration.ofNanos(causalWaitTimeoutNanos), ReadYourWritesScope.valueOf(scope), causalToken);
         }
     }
 

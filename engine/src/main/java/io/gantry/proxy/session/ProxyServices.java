@@ -8,6 +8,7 @@ import io.gantry.digest.StatementDigests;
 import io.gantry.proxy.backend.BackendPools;
 import io.gantry.proxy.routing.ReadCounters;
 import io.gantry.proxy.routing.ServerIds;
+import io.gantry.route.CausalScopes;
 import io.gantry.route.Router;
 import io.gantry.topology.Upstreams;
 import java.time.Clock;
@@ -45,6 +46,9 @@ public interface ProxyServices {
 
     /** The query caches sessions look statements up in; null when this proxy has none. */
     QueryCaches caches();
+
+    /** The causal scopes wider than a session ({@code gantry_read_your_writes_scope}), shared by every session. */
+    CausalScopes causalScopes();
 
     /** Where every statement is counted under its shape. */
     StatementDigests digests();
