@@ -181,6 +181,16 @@ class SessionTakeOverIT {
         for (Load each : load) {
             each.stop();
         }
+        // A COM_CHANGE_USER answers the scramble of the greeting, which the first Gantry gave: it moved too.
+        JdbcSession moved = jdbc.get(0);
+        moved.connection.unwrap(com.mysql.cj.jdbc.JdbcConnection.class).changeUser(SERVICE_USER, SERVICE_PASSWORD);
+        try (Statement statement = moved.connection.createStatement();
+             ResultSet user = statement.executeQuery("SELECT CURRENT_USER(), CONNECTION_ID()")) {
+            user.next();
+            assertThat(user.getString(1)).as("the user after a COM_CHANGE_USER on a moved session")
+                    .startsWith(SERVICE_USER + "@");
+            assertThat(user.getLong(2)).isEqualTo(moved.connectionId);
+        }
 
         int rounds = load.stream().mapToInt(Load::rounds).sum();
         long worstMillis = load.stream().mapToLong(Load::worstMillis).max().orElse(0);

@@ -146,6 +146,7 @@ final class ClientLogin {
         offeredMariaDbCapabilities = greeting.greeting().mariaDbCapabilities();
         mariaDb = greeting.mariaDb();
         ByteBuf out = ctx.alloc().buffer(greeting.size());
+        session.client().greeted(seed, mariaDb);
         greeting.writeTo(out, session.id() & 0xFFFF_FFFFL, seed);
         ctx.writeAndFlush(new Packet(0, out));
     }
@@ -206,8 +207,10 @@ final class ClientLogin {
     }
 
     private ClientAuthentication newAuthentication() {
-        return new ClientAuthentication(seed, session.client().tlsActive(), services.login().rsaKey(),
-                session.host(), mariaDb);
+        // The greeting's: on a session taken over, the one the Gantry that greeted the client gave it (a
+        // COM_CHANGE_USER answers it).
+        return new ClientAuthentication(session.client().scramble(), session.client().tlsActive(),
+                services.login().rsaKey(), session.host(), session.client().greetedAsMariaDb());
     }
 
     /**

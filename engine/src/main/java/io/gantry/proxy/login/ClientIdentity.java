@@ -3,6 +3,7 @@ package io.gantry.proxy.login;
 import io.gantry.proxy.backend.BackendLogin;
 import io.gantry.proxy.backend.BackendPool;
 import io.gantry.proxy.backend.BackendSecret;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Who a session's client is and what its login negotiated: its account, the database it asked for, its collation,
@@ -21,6 +22,10 @@ public final class ClientIdentity {
     private String user = "";
     private String initialDatabase = "";
     private boolean tlsActive;
+    /** The scramble of the greeting (20 printable bytes), which COM_CHANGE_USER answers too; empty before it. */
+    private byte[] scramble = new byte[0];
+    /** Whether the greeting was a MariaDB server's (its authentication plugins), not MySQL's. */
+    private boolean greetedAsMariaDb;
     /** The client's secret for backend logins; only here, cleared when the session ends or changes user. */
     private BackendSecret secret;
     /** What tells the secret apart in a pool key, made once per secret. */
@@ -49,6 +54,20 @@ public final class ClientIdentity {
 
     public boolean tlsActive() {
         return tlsActive;
+    }
+
+    /** The greeting went out with {@code seed} as its scramble, as a MariaDB server's greeting or not. */
+    public void greeted(byte[] seed, boolean mariaDb) {
+        this.scramble = seed.clone();
+        this.greetedAsMariaDb = mariaDb;
+    }
+
+    public byte[] scramble() {
+        return scramble.clone();
+    }
+
+    public boolean greetedAsMariaDb() {
+        return greetedAsMariaDb;
     }
 
     /** The client's SSLRequest was accepted: the rest of the connection is encrypted. */
@@ -95,12 +114,13 @@ public final class ClientIdentity {
 
     /** Who the client is and what it negotiated, by value, for a take-over (never of a TLS session). */
     public record Kept(int capabilities, int mariaDbCapabilities, int collationId, String user, String initialDatabase,
-                       BackendSecret.Kept secret) {
+                       BackendSecret.Kept secret, String scramble, boolean greetedAsMariaDb) {
     }
 
     public Kept kept() {
         return new Kept(capabilities, mariaDbCapabilities, collationId, user, initialDatabase,
-                secret == null ? null : secret.kept());
+                secret == null ? null : secret.kept(), new String(scramble, StandardCharsets.ISO_8859_1),
+                greetedAsMariaDb);
     }
 
     /** Takes on what another process's session had ({@link #kept}): its account, negotiation and secret. */
@@ -110,6 +130,8 @@ public final class ClientIdentity {
         if (kept.secret() != null) {
             keepSecret(BackendSecret.of(kept.secret()));
         }
+        // The client answers a COM_CHANGE_USER with the scramble the first Gantry greeted it with.
+        greeted(kept.scramble().getBytes(StandardCharsets.ISO_8859_1), kept.greetedAsMariaDb());
     }
 
     /** Which pooled connections to {@code server} may serve this client: those of its own login. */

@@ -25,7 +25,7 @@ class MovedSessionTest {
 
     private static MovedSession session() {
         ClientIdentity.Kept client = new ClientIdentity.Kept(0x3aa285, 0x8, 224, "app", "shop",
-                new BackendSecret.Kept(false, new byte[] {1, 2, 3, (byte) 0xff}));
+                new BackendSecret.Kept(false, new byte[] {1, 2, 3, (byte) 0xff}), "G4%r'x;Vq!8\\zP0~k\"Lm]a", true);
         List<SessionStateLog.Recorded> settings = List.of(
                 new SessionStateLog.Recorded(ComQuery.payload("SET NAMES utf8mb4"), null, null),
                 new SessionStateLog.Recorded(ComQuery.payload("SET @`v` = _binary 0x00ff\n"), "user variable v",
@@ -55,6 +55,8 @@ class MovedSessionTest {
         assertThat(read.toJson()).isEqualTo(json);
         assertThat(read.id()).isEqualTo(4711);
         assertThat(read.client().secret().bytes()).containsExactly(1, 2, 3, 0xff);
+        assertThat(read.client().scramble()).isEqualTo(session.client().scramble());
+        assertThat(read.client().greetedAsMariaDb()).isTrue();
         assertThat(read.settings().get(1).payload()).isEqualTo(session.settings().get(1).payload());
         assertThat(read.settings().get(1).key()).isEqualTo("user variable v");
         assertThat(read.prepared().statements().get(0).sql()).isEqualTo("SELECT ?\n+ 1");
