@@ -141,7 +141,7 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
     public Optional<MovingSession> nextSession() {
         try {
             return proxy.nextMovingSession().map(moving -> new MovingSession(moving.id(), moving.descriptor(),
-                    moving.state(), moving.moved(), moving.stays()));
+                    moving.state(), moving.moved(), moving.stays(), moving.open()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

@@ -33,7 +33,10 @@ import java.util.Map;
  * <p>The greeting's first two words are the same in every version: a Gantry that reads another version number stops
  * there, having asked nothing. Until {@code DONE} or {@code DRAINING} the running Gantry takes back what it let go
  * when the connection closes (and accepts again), so a Gantry taking over that fails or is killed leaves it serving
- * every session it still holds; a session it sent is its own again unless {@code ADOPTED} arrived first. A session
+ * every session it still holds; a session it sent is its own again unless {@code ADOPTED} arrived first. Once the
+ * new one listens ({@code MOVING}) it does so only if that process is gone: while it runs, it serves the port, so a
+ * connection that broke on the running Gantry's side (a client that left as its socket was passed) ends as
+ * {@code DRAIN} does. A session
  * moves only between two statements and outside a transaction; one that holds a server connection's state moves
  * once it let it go; a TLS session ends as a drain ends it ({@code ended}).
  */

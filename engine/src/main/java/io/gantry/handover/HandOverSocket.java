@@ -21,6 +21,7 @@ import io.netty.handler.codec.string.StringDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -45,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class HandOverSocket implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(HandOverSocket.class);
+    /** How long a Gantry taking over whose connection closed is watched for dying before it is taken to run on. */
+    private static final Duration SUCCESSOR_GRACE = Duration.ofMillis(500);
     /** How often the sessions that cannot move yet are said while a take-over waits for them. */
     private static final Duration WAIT_LOG_INTERVAL = Duration.ofSeconds(5);
     private static final SocketFile.Name NAME = new SocketFile.Name("the hand-over socket",
@@ -109,6 +112,11 @@ public final class HandOverSocket implements AutoCloseable {
 
         /** The hand-over is done: drain what is left and stop, as on SIGTERM. */
         void handedOver(Successor successor);
+
+        /** Whether the process {@code pid}, the Gantry taking over, still runs ({@link #processRuns}). */
+        default boolean stillRuns(long pid) {
+            return processRuns(pid);
+        }
     }
 
     /** Where the one conversation is; changed only on the work thread. */
@@ -307,6 +315,15 @@ public final class HandOverSocket implements AutoCloseable {
                 }
             }
         } else if (inFlight != null && line.equals(HandOverProtocol.DESCRIPTOR + " " + inFlight.id())) {
+            if (!inFlight.open().getAsBoolean()) {
+                // Its client left while it was held: its number may name another file now. The new Gantry waits
+                // for a descriptor and nothing else, so the connection ends here; the new one runs on, so this one
+                // hands over (closed).
+                LOG.info("hand-over: session {} ended as it was being passed (its client left); ending the "
+                        + "hand-over here", inFlight.id());
+                channel.close();
+                return;
+            }
             // A new object, as for the listener: the descriptor stays this process's until ADOPTED.
             channel.writeAndFlush(new FileDescriptor(inFlight.descriptor().intValue()));
         } else if (inFlight != null && line.equals(HandOverProtocol.ADOPTED + " " + inFlight.id())) {
@@ -351,6 +368,19 @@ public final class HandOverSocket implements AutoCloseable {
             return;
         }
         conversation = null;
+        if (step == Step.MOVING && successorRunsOn()) {
+            // The new Gantry listens and serves what moved: taking back would make two Gantrys serve the port. The
+            // connection broke on this side (a client that left as its socket was passed fails the descriptor's
+            // send, which closes the connection): this one lets the new one have the port, as after DRAIN.
+            if (inFlight != null) {
+                inFlight.stays().run();
+                inFlight = null;
+            }
+            LOG.warn("hand-over: the connection to {} broke off while sessions moved ({} moved), but that process "
+                    + "runs on and serves them; this Gantry lets it have the port", borrower, moved);
+            handedOver("its connection to the Gantry taking over broke off");
+            return;
+        }
         if (step == Step.LENT || step == Step.MOVING) {
             if (step == Step.LENT) {
                 LOG.warn("hand-over: {} went away before it listened; taking the data directory back", borrower);
@@ -376,6 +406,40 @@ public final class HandOverSocket implements AutoCloseable {
         } else if (step != Step.HANDED_OVER) {
             LOG.info("hand-over: {} went away before it took anything over; nothing changes", borrower);
         }
+    }
+
+    /**
+     * Whether the Gantry taking over still runs, its connection gone: watched for half a second, since a process
+     * killed closes its sockets before it becomes a zombie, so its end of the connection may close first; it is a
+     * zombie within milliseconds. Unknown without the peer's pid: then it is taken as gone, as before.
+     */
+    private boolean successorRunsOn() {
+        return borrowerPid.isPresent() && lender.stillRuns(borrowerPid.getAsLong());
+    }
+
+    /** Whether process {@code pid} runs: not gone, and not a zombie, for {@link #SUCCESSOR_GRACE}. */
+    static boolean processRuns(long pid) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        long deadline = System.nanoTime() + SUCCESSOR_GRACE.toNanos();
+        do {
+            try {
+                String line = Files.readString(stat);
+                // pid (comm) STATE ...: the comm may hold spaces and parentheses, so the state follows the last ')'.
+                char state = line.charAt(line.lastIndexOf(')') + 2);
+                if (state == 'Z' || state == 'X' || state == 'x') {
+                    return false;
+                }
+            } catch (IOException | RuntimeException gone) {
+                return false;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        } while (System.nanoTime() < deadline);
+        return true;
     }
 
     private void refuse(Channel channel, String reason) {

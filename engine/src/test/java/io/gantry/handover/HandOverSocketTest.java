@@ -118,7 +118,7 @@ class HandOverSocketTest {
              TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
             UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
             lender.offer(new MovingSession(7, accepted.fd(), "{\"id\":7}", () -> lender.calls.add("moved 7"),
-                    () -> lender.calls.add("stays 7")));
+                    () -> lender.calls.add("stays 7"), () -> true));
             takeOver.takeListener(listenAddress).closeUnadopted();
             takeOver.release();
             takeOver.listening();
@@ -147,7 +147,7 @@ class HandOverSocketTest {
              TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
             UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
             lender.offer(new MovingSession(8, accepted.fd(), "{}", () -> lender.calls.add("moved 8"),
-                    () -> lender.calls.add("stays 8")));
+                    () -> lender.calls.add("stays 8"), () -> true));
             takeOver.takeListener(listenAddress).closeUnadopted();
             takeOver.release();
             takeOver.listening();
@@ -166,7 +166,7 @@ class HandOverSocketTest {
         try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort())) {
             UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
             lender.offer(new MovingSession(9, accepted.fd(), "{}", () -> lender.calls.add("moved 9"),
-                    () -> lender.calls.add("stays 9")));
+                    () -> lender.calls.add("stays 9"), () -> true));
             TakeOver takeOver = TakeOver.connect(dataDir, STEP);
             takeOver.takeListener(listenAddress).closeUnadopted();
             takeOver.release();
@@ -178,6 +178,39 @@ class HandOverSocketTest {
             assertThat(moved.completed()).isFalse();
         }
         awaitCalls("lend", "stopAccepting", "stays 9", "takeBack", "acceptAgain");
+    }
+
+    /**
+     * A session whose client left while it was held is never passed (its descriptor's number may name another file by
+     * then): the running Gantry ends the hand-over there, and since the Gantry taking over runs on, it lets it have
+     * the port rather than take everything back beside it.
+     */
+    @Test
+    void aSessionWhoseClientLeftEndsTheHandOverAndTheNewGantryKeepsThePort() throws Exception {
+        lender.successorRuns = true;
+        try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort())) {
+            UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+            lender.offer(new MovingSession(10, accepted.fd(), "{}", () -> lender.calls.add("moved 10"),
+                    () -> lender.calls.add("stays 10"), () -> false));
+            TakeOver takeOver = TakeOver.connect(dataDir, STEP);
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                throw new AssertionError("no descriptor of a closed session is passed");
+            }, STEP);
+            assertThat(moved.completed()).isFalse();
+            takeOver.close();
+        }
+        awaitCalls("lend", "stopAccepting", "stays 10", "handedOver");
+    }
+
+    @Test
+    void aProcessRunsUntilItIsGone() throws Exception {
+        assertThat(HandOverSocket.processRuns(ProcessHandle.current().pid())).isTrue();
+        Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        assertThat(HandOverSocket.processRuns(exited.pid())).as("gone").isFalse();
     }
 
     @Test
@@ -307,6 +340,7 @@ class HandOverSocketTest {
 
         final List<String> calls = new CopyOnWriteArrayList<>();
         final CompletableFuture<Successor> handedOver = new CompletableFuture<>();
+        volatile boolean successorRuns;
         volatile RuntimeException lendFailure;
         final BlockingQueue<MovingSession> sessions = new LinkedBlockingQueue<>();
         /** Sessions held that cannot move, besides those offered. */
@@ -388,6 +422,12 @@ class HandOverSocketTest {
         public void handedOver(Successor successor) {
             calls.add("handedOver");
             handedOver.complete(successor);
+        }
+
+        /** Both ends are this process here: whether the one taking over "runs on" is the test's to say. */
+        @Override
+        public boolean stillRuns(long pid) {
+            return successorRuns;
         }
     }
 }

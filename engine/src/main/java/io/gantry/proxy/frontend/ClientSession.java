@@ -209,7 +209,7 @@ public final class ClientSession extends ChannelInboundHandlerAdapter implements
             if (unread.length > 0) {
                 ctx.pipeline().fireChannelRead(Unpooled.wrappedBuffer(unread));
             }
-        }));
+        }), epoll::isOpen);
     }
 
     /**

@@ -5,6 +5,7 @@ import io.netty.channel.unix.FileDescriptor;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * What the registry of sessions, and another session's KILL, may ask of a session from outside its event loop.
@@ -52,9 +53,11 @@ public interface LiveSession {
          * @param state      the session by value ({@link MovedSession#toJson})
          * @param moved      the other process serves it: this one's copy ends without a word to the client
          * @param stays      it did not move: this one serves it on
+         * @param open       whether its socket is still open: one its client closed is closed by the event loop even
+         *                   while held, and its descriptor's number may then name another file
          */
-        record Moving(long id, FileDescriptor descriptor, String state, Runnable moved, Runnable stays)
-                implements Departure {
+        record Moving(long id, FileDescriptor descriptor, String state, Runnable moved, Runnable stays,
+                      BooleanSupplier open) implements Departure {
         }
 
         /** A TLS session, ended between two statements as a drain ends it. */
