@@ -2,14 +2,15 @@ package io.gantry.route;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Policy;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The causal scopes of this Gantry, by key ({@code account:NAME}, {@code token:VALUE}), at most {@code maxScopes}.
- * The least recently used are forgotten, but not their writes: those join one scope of the forgotten, whose floor
- * every scoped read must also find, so a forgotten token costs a read some waiting, never a stale answer. The
- * forgotten floor only grows, and is as recent as the last write of a scope forgotten, which was the least used.
+ * The least written are forgotten (how often and how lately, by Caffeine's policy), but not their writes: those join
+ * one scope of the forgotten, whose floor every scoped read must also find, so a forgotten token costs a read some
+ * waiting, never a stale answer. The forgotten floor only grows, as recent as the last write of a scope forgotten.
  */
 public final class CausalScopes {
 
@@ -20,6 +21,8 @@ public final class CausalScopes {
     public static final long MAX_SCOPES = 100_000;
 
     private final Cache<String, CausalScope> scopes;
+    /** The cache's policy, kept: {@code policy()} makes a new view at each call, and every scoped read looks up. */
+    private final Policy<String, CausalScope> policy;
     private final CausalScope forgotten = new CausalScope();
     private final AtomicLong forgottenCount = new AtomicLong();
 
@@ -35,6 +38,7 @@ public final class CausalScopes {
                         forgottenCount.incrementAndGet();
                     }
                 }).build();
+        this.policy = scopes.policy();
     }
 
     /** The key of an account's scope. */
@@ -52,9 +56,13 @@ public final class CausalScopes {
         return scopes.get(key, ignored -> new CausalScope());
     }
 
-    /** The scope a read must honour, or null when nothing was written in it since it was last forgotten. */
+    /**
+     * The scope a read must honour, or null when nothing was written in it since it was last forgotten. Looked up
+     * quietly, as every read of every scoped session does it: which scopes the cache keeps is decided by their
+     * writes.
+     */
     CausalScope forRead(String key) {
-        return scopes.getIfPresent(key);
+        return policy.getIfPresentQuietly(key);
     }
 
     /** The writes of every scope forgotten so far. */

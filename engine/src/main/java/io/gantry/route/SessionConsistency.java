@@ -149,12 +149,13 @@ public final class SessionConsistency {
     public void settle(ServerId primary, Function<ServerId, SampledPosition> positions) {
         String key = scopeKey.get();
         if (key != null && primary != null) {
-            SampledPosition ofPrimary = positions.apply(primary);
             CausalScope scope = scopes.forRead(key);
-            if (scope != null) {
-                scope.settle(ofPrimary);
+            if (scope != null && scope.writes().pending()) {
+                scope.settle(positions.apply(primary));
             }
-            scopes.forgotten().settle(ofPrimary);
+            if (scopes.forgotten().writes().pending()) {
+                scopes.forgotten().settle(positions.apply(primary));
+            }
         }
         for (int i = pending.size() - 1; i >= 0; i--) {
             Pending entry = pending.get(i);
@@ -288,12 +289,15 @@ public final class SessionConsistency {
         if (key == null) {
             return true;
         }
-        if (scopePending(key)) {
+        CausalScope scope = scopes.forRead(key);
+        if (scope != null && !holds(scope.writes(), executed)) {
             return false;
         }
-        CausalScope scope = scopes.forRead(key);
-        return (scope == null || contains(executed, scope.writes().floor()))
-                && contains(executed, scopes.forgotten().writes().floor());
+        return holds(scopes.forgotten().writes(), executed);
+    }
+
+    private static boolean holds(CausalScope.Writes writes, GtidSet executed) {
+        return !writes.pending() && contains(executed, writes.floor());
     }
 
     /** The servers whose completions still wait for a sample, for {@code EXPLAIN GANTRY ROUTE}. */
