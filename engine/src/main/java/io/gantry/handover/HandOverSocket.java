@@ -16,6 +16,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Socket;
 import io.netty.handler.codec.LineBasedFrameDecoder;
 import io.netty.handler.codec.string.StringDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -316,12 +317,19 @@ public final class HandOverSocket implements AutoCloseable {
             }
         } else if (inFlight != null && line.equals(HandOverProtocol.DESCRIPTOR + " " + inFlight.id())) {
             if (!inFlight.open().getAsBoolean()) {
-                // Its client left while it was held: its number may name another file now. The new Gantry waits
-                // for a descriptor and nothing else, so the connection ends here; the new one runs on, so this one
-                // hands over (closed).
-                LOG.info("hand-over: session {} ended as it was being passed (its client left); ending the "
-                        + "hand-over here", inFlight.id());
-                channel.close();
+                // Its client left while it was held: its number may name another file now. The new Gantry waits for
+                // a descriptor, so it gets a socket that was never connected instead: it ends that session at its
+                // first read, as the client's close would have, and the sessions after it go on moving.
+                LOG.info("hand-over: session {} ended as it was being passed (its client left); the Gantry taking "
+                        + "over gets an unconnected socket for it, which it ends at once", inFlight.id());
+                Socket standIn = Socket.newSocketStream();
+                channel.writeAndFlush(standIn).addListener(sent -> {
+                    try {
+                        standIn.close();
+                    } catch (IOException e) {
+                        LOG.debug("hand-over: closing the stand-in socket: {}", e.toString());
+                    }
+                });
                 return;
             }
             // A new object, as for the listener: the descriptor stays this process's until ADOPTED.

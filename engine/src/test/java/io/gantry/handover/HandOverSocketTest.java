@@ -182,12 +182,11 @@ class HandOverSocketTest {
 
     /**
      * A session whose client left while it was held is never passed (its descriptor's number may name another file by
-     * then): the running Gantry ends the hand-over there, and since the Gantry taking over runs on, it lets it have
-     * the port rather than take everything back beside it.
+     * then): the Gantry taking over gets a socket that was never connected, which it ends at once, and the take-over
+     * goes on to its end.
      */
     @Test
-    void aSessionWhoseClientLeftEndsTheHandOverAndTheNewGantryKeepsThePort() throws Exception {
-        lender.successorRuns = true;
+    void aSessionWhoseClientLeftIsPassedAsAnUnconnectedSocket() throws Exception {
         try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort())) {
             UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
             lender.offer(new MovingSession(10, accepted.fd(), "{}", () -> lender.calls.add("moved 10"),
@@ -196,13 +195,39 @@ class HandOverSocketTest {
             takeOver.takeListener(listenAddress).closeUnadopted();
             takeOver.release();
             takeOver.listening();
+            List<Object> peers = new CopyOnWriteArrayList<>();
             TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
-                throw new AssertionError("no descriptor of a closed session is passed");
+                io.netty.channel.unix.Socket passed = new io.netty.channel.unix.Socket(descriptor.intValue());
+                peers.add(String.valueOf(passed.remoteAddress()));
+                passed.close();
+                return () -> { };
             }, STEP);
-            assertThat(moved.completed()).isFalse();
+            assertThat(moved.completed()).isTrue();
+            assertThat(peers).as("the socket passed for the session gone").containsExactly("null");
             takeOver.close();
         }
-        awaitCalls("lend", "stopAccepting", "stays 10", "handedOver");
+        awaitCalls("lend", "stopAccepting", "moved 10", "handedOver");
+    }
+
+    /** The same connection lost while the Gantry taking over runs on: it keeps the port, the running one hands over. */
+    @Test
+    void aConnectionLostWhileTheNewGantryRunsOnHandsOverInsteadOfTakingBack() throws Exception {
+        lender.successorRuns = true;
+        try (Socket client = new Socket(listenAddress.getAddress(), listenAddress.getPort())) {
+            UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+            lender.offer(new MovingSession(11, accepted.fd(), "{}", () -> lender.calls.add("moved 11"),
+                    () -> lender.calls.add("stays 11"), () -> true));
+            TakeOver takeOver = TakeOver.connect(dataDir, STEP);
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                takeOver.close();
+                throw new IllegalStateException("the connection broke");
+            }, STEP);
+            assertThat(moved.completed()).isFalse();
+        }
+        awaitCalls("lend", "stopAccepting", "stays 11", "handedOver");
     }
 
     @Test
