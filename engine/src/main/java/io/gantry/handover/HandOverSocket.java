@@ -378,8 +378,8 @@ public final class HandOverSocket implements AutoCloseable {
         conversation = null;
         if (step == Step.MOVING && successorRunsOn()) {
             // The new Gantry listens and serves what moved: taking back would make two Gantrys serve the port. The
-            // connection broke on this side (a client that left as its socket was passed fails the descriptor's
-            // send, which closes the connection): this one lets the new one have the port, as after DRAIN.
+            // connection broke without it dying (a failed write closes it: a descriptor whose client left in the
+            // instant after its check): this one lets the new one have the port, as after DRAIN.
             if (inFlight != null) {
                 inFlight.stays().run();
                 inFlight = null;

@@ -78,7 +78,7 @@ public final class CausalScope {
     }
 
     /**
-     * The registry forgets this scope (its least recently used): what it holds goes to {@code into}, and so does every
+     * The registry forgets this scope (among its least written): what it holds goes to {@code into}, and so does every
      * write that still arrives, from a session that looked it up before.
      */
     void retireInto(CausalScope into) {

@@ -109,6 +109,18 @@ class CausalScopesTest {
     }
 
     @Test
+    void aSessionsScopeKeyFollowsItsScopeAccountAndTokenAndIsMadeOncePerChange() {
+        CausalScopeKey key = new CausalScopeKey();
+        assertThat(key.of(ReadYourWritesScope.SESSION, "app", "t")).isNull();
+        assertThat(key.of(ReadYourWritesScope.TOKEN, "app", null)).as("a token scope before a token").isNull();
+        String account = key.of(ReadYourWritesScope.ACCOUNT, "app", "t");
+        assertThat(account).isEqualTo("account:app");
+        assertThat(key.of(ReadYourWritesScope.ACCOUNT, "app", "t")).isSameAs(account);
+        assertThat(key.of(ReadYourWritesScope.ACCOUNT, "report", "t")).isEqualTo("account:report");
+        assertThat(key.of(ReadYourWritesScope.TOKEN, "report", "t")).isEqualTo("token:t");
+    }
+
+    @Test
     void scopesAreNamedByLowerCaseWordsAndNothingElse() {
         assertThat(ReadYourWritesScope.named(" Account ")).isEqualTo(ReadYourWritesScope.ACCOUNT);
         assertThat(ReadYourWritesScope.named("token")).isEqualTo(ReadYourWritesScope.TOKEN);

@@ -8,9 +8,7 @@ import io.gantry.proxy.state.NextTransaction;
 import io.gantry.proxy.state.SessionStateLog;
 import io.gantry.proxy.state.SessionTracking;
 import io.gantry.proxy.state.TransactionLog;
-import io.gantry.route.CausalScopes;
-import io.gantry.route.ReadGuarantees;
-import io.gantry.route.ReadYourWritesScope;
+import io.gantry.route.CausalScopeKey;
 import io.gantry.route.RouteDecision;
 import io.gantry.route.ServerId;
 import io.gantry.route.SessionConsistency;
@@ -70,10 +68,7 @@ public final class SessionContext {
     private final PreparedStatements prepared = new PreparedStatements();
     /** What the session has read and written, for its read guarantees. */
     private final SessionConsistency consistency;
-    /** The last scope key made, and what it was made of: kept so that each read does not make it again. */
-    private ReadYourWritesScope scopeKind;
-    private String scopeName;
-    private String scopeKey;
+    private final CausalScopeKey scopeKey = new CausalScopeKey();
     /** Gantry's own session tracking on the backends: the session's GTIDs, its transactions' default access mode. */
     private final SessionTracking tracking = new SessionTracking();
     private final ClientIdentity client = new ClientIdentity();
@@ -123,7 +118,9 @@ public final class SessionContext {
         this.host = host;
         this.counts = new LoginCounts(services, host);
         this.settings = new GantrySettings(services.config().routing(), services.config().readGuarantees());
-        this.consistency = new SessionConsistency(services.causalScopes(), this::causalScopeKey);
+        // The scope as the session's settings and account say now: a SET or a change of user takes effect at once.
+        this.consistency = new SessionConsistency(services.causalScopes(), () -> scopeKey.of(
+                settings.guarantees().scope(), client.user(), settings.guarantees().causalToken()));
         FailoverSettings.TransactionReplay replay = services.config().failover().replay();
         this.transactionLog = new TransactionLog(replay.enabled(), replay.maxBytes());
     }
@@ -145,28 +142,6 @@ public final class SessionContext {
 
     public PreparedStatements prepared() {
         return prepared;
-    }
-
-    /**
-     * The key of the causal scope the session's reads and writes are in now ({@code account:app}), or null when it
-     * has only its own (scope {@code session}, or {@code token} before a token is set).
-     */
-    private String causalScopeKey() {
-        ReadGuarantees guarantees = settings.guarantees();
-        ReadYourWritesScope kind = guarantees.scope();
-        if (kind == ReadYourWritesScope.SESSION) {
-            return null;
-        }
-        String name = kind == ReadYourWritesScope.ACCOUNT ? client.user() : guarantees.causalToken();
-        if (name == null) {
-            return null;
-        }
-        if (kind != scopeKind || !name.equals(scopeName)) {
-            scopeKind = kind;
-            scopeName = name;
-            scopeKey = kind == ReadYourWritesScope.ACCOUNT ? CausalScopes.ofAccount(name) : CausalScopes.ofToken(name);
-        }
-        return scopeKey;
     }
 
     public SessionConsistency consistency() {
