@@ -11,15 +11,17 @@
 #   - the time the old Gantry took to move its sessions (from "stops accepting" to "done" in its log), how many it
 #     moved, and when it exited;
 #   - the idle sessions afterwards: how many answered with the same CONNECTION_ID(), another one, or not at all.
+# --new-jar runs the Gantry taking over from another build than --jar's: an upgrade.
 # Everything it starts is stopped on exit, also on failure or Ctrl-C.
 #
 # Usage: bench/take-over.sh [--idle N] [--threads N] [--time SECONDS] [--at SECONDS] [--base-port PORT]
-#                           [--gantry-port PORT] [--out DIR] [--jar PATH]
+#                           [--gantry-port PORT] [--out DIR] [--jar PATH] [--new-jar PATH]
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jar="$root/headless/target/gantry.jar"
 prebuilt_jar=false
+new_jar=""
 idle=10000
 threads=64
 duration=40
@@ -39,6 +41,7 @@ while (($#)); do
     --gantry-port) gantry_port="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --jar) jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; prebuilt_jar=true; shift 2 ;;
+    --new-jar) new_jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "take-over.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -60,6 +63,7 @@ install_missing ${need_install[@]+"${need_install[@]}"}
 command -v java >/dev/null || die "'java' not found (a JDK 17 is needed)"
 mariadb_client="${GANTRY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry}/mariadb-11.4.5/bin/mariadb"
 ensure_jar "$root" "$jar" "$prebuilt_jar" "$mariadb_client"
+[[ -z "$new_jar" || -f "$new_jar" ]] || die "--new-jar $new_jar: no such file"
 server_ports=("$base_port" $((base_port + 1)) $((base_port + 2)))
 demo_gantry_port=$((gantry_port + 1))
 ports_free "--base-port/--gantry-port" "${server_ports[@]}" "$gantry_port" "$demo_gantry_port"
@@ -131,7 +135,10 @@ sysbench oltp_point_select "${sb[@]}" --mysql-port="$gantry_port" --threads="$th
 sb_pid=$!
 sleep "$at"
 launched=$(date +%s.%N)
+old_jar=$jar
+jar=${new_jar:-$jar}
 start_gantry_run new "$gantry_port" "$run_flags --take-over" shared
+jar=$old_jar
 new_pid=$run_pid
 while kill -0 "$old_pid" 2>/dev/null; do
   if ! kill -0 "$new_pid" 2>/dev/null; then cat "$out/gantry-new.log" >&2; die "the new Gantry exited"; fi

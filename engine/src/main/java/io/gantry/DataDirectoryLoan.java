@@ -138,13 +138,13 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
     }
 
     @Override
-    public Optional<MovingSession> nextSession() {
+    public List<MovingSession> nextSessions(int max) {
         try {
-            return proxy.nextMovingSession().map(moving -> new MovingSession(moving.id(), moving.descriptor(),
-                    moving.state(), moving.moved(), moving.stays(), moving.open()));
+            return proxy.nextMovingSessions(max).stream().map(moving -> new MovingSession(moving.id(),
+                    moving.descriptor(), moving.state(), moving.moved(), moving.stays(), moving.open())).toList();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Optional.empty();
+            return List.of();
         }
     }
 

@@ -20,12 +20,13 @@ import java.util.Map;
  *                                                       sessions' ids are above N
  *                                                  &lt;-  LISTENING
  *   MOVING: stops accepting (the socket stays)     -&gt;   starts its change stream
- *                                                  &lt;-  SESSION
- *   SESSION id {state as JSON}                     -&gt;   (or WAIT held=.. ended=.., or DONE ended=..)
- *                                                  &lt;-  DESCRIPTOR id
- *   (the client socket's descriptor)               -&gt;   a session of it, not yet reading
- *                                                  &lt;-  ADOPTED id (or KEPT id reason)
- *   closes its copy; SESSION again ...                  starts reading it
+ *                                                  &lt;-  SESSIONS max
+ *   SESSIONS n, then n lines                       -&gt;   (or WAIT held=.. ended=.., or DONE ended=..)
+ *     SESSION id {state as JSON}
+ *                                                  &lt;-  DESCRIPTOR id, for each of the n
+ *   (each client socket's descriptor, in order)    -&gt;   a session of each, not yet reading
+ *                                                  &lt;-  ADOPTED id (or KEPT id reason), for each
+ *   closes its copies; SESSIONS again ...               they start reading
  *                                                  &lt;-  DRAIN (--take-over-timeout passed)
  *   DRAINING held=.. ended=..: drains, exits       -&gt;
  * </pre>
@@ -44,9 +45,15 @@ public final class HandOverProtocol {
 
     /**
      * The version this Gantry speaks; the greeting's second word. 3: the Gantry taken over names the new one to a
-     * service manager as its main process before it exits, which systemd's reload needs of both ends.
+     * service manager as its main process before it exits, which systemd's reload needs of both ends. 4: sessions
+     * move in batches ({@code SESSIONS max}), not one per exchange.
      */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
+    /**
+     * The oldest version a Gantry taking over still speaks to the running one, so that an upgrade from it is a
+     * take-over too: with a Gantry of version 3, sessions move one per exchange ({@code SESSION}).
+     */
+    static final int OLDEST_VERSION_TAKEN_OVER = 3;
     /** The socket's name in the data directory, beside the admin socket. */
     public static final String SOCKET_FILE = "handover.sock";
 
@@ -56,6 +63,7 @@ public final class HandOverProtocol {
     static final String LISTENING = "LISTENING";
     static final String RELEASED = "RELEASED";
     static final String MOVING = "MOVING";
+    static final String SESSIONS = "SESSIONS";
     static final String SESSION = "SESSION";
     static final String WAIT = "WAIT";
     static final String DONE = "DONE";
@@ -66,6 +74,12 @@ public final class HandOverProtocol {
     static final String DRAINING = "DRAINING";
     /** An answer to {@code RELEASE} the running Gantry cannot give: the rest of the line says why. */
     static final String REFUSED = "REFUSED";
+    /**
+     * The most sessions the Gantry taking over asks for at once: each exchange costs both processes a few trips to
+     * their event loops, which under load wait behind the statements there, while the sessions of a batch are held
+     * still (their clients' next statements wait in the socket) only for as long as the batch takes.
+     */
+    public static final int SESSIONS_PER_BATCH = 256;
     /** A greeting line, a request and a reason fit in this; a longer line is not a Gantry's. */
     static final int MAX_LINE_BYTES = 4096;
     /**
@@ -85,22 +99,29 @@ public final class HandOverProtocol {
     /**
      * The running Gantry's first line.
      *
+     * @param version   the hand-over version it speaks
      * @param pid       its process id
      * @param gantry    its version ({@code development build} outside a packaged jar)
      * @param listen    where its proxy listens, {@code host:port}
      * @param transport its {@code --socket-transport}; {@code nio} cannot pass its listening socket
      * @param busy      whether another Gantry is taking over from it now
      */
-    public record Greeting(long pid, String gantry, String listen, String transport, boolean busy) {
+    public record Greeting(int version, long pid, String gantry, String listen, String transport, boolean busy) {
+
+        /** This Gantry's greeting, of {@link #VERSION}. */
+        static Greeting ofThisGantry(long pid, String gantry, String listen, String transport, boolean busy) {
+            return new Greeting(VERSION, pid, gantry, listen, transport, busy);
+        }
 
         String line() {
             // Values are single words: a version string with a space would split, so spaces become underscores.
-            return GREETING + " " + VERSION + " pid=" + pid + " gantry=" + gantry.replace(' ', '_') + " listen="
+            return GREETING + " " + version + " pid=" + pid + " gantry=" + gantry.replace(' ', '_') + " listen="
                     + listen + " transport=" + transport + " busy=" + busy;
         }
 
         /**
-         * Reads a greeting of {@link #VERSION}.
+         * Reads a greeting of a version this Gantry takes over from: {@link #OLDEST_VERSION_TAKEN_OVER} to
+         * {@link #VERSION}.
          *
          * @throws HandOverException naming what was read, when it is not a Gantry's greeting or is of another
          *                           version
@@ -118,11 +139,11 @@ public final class HandOverProtocol {
                 throw new HandOverException("the running Gantry's greeting has no version number: '"
                         + abbreviate(line) + "'");
             }
-            if (version != VERSION) {
+            if (version < OLDEST_VERSION_TAKEN_OVER || version > VERSION) {
                 throw new HandOverException("the running Gantry speaks hand-over version " + version + " and this "
-                        + "one speaks version " + VERSION + ": nothing was taken over. Take over with a Gantry that "
-                        + "speaks version " + version + ", or stop the running one (SIGTERM drains it) and start "
-                        + "this one without --take-over");
+                        + "one speaks version " + VERSION + " (taking over from version " + OLDEST_VERSION_TAKEN_OVER
+                        + " on): nothing was taken over. Take over with a Gantry that speaks version " + version
+                        + ", or stop the running one (SIGTERM drains it) and start this one without --take-over");
             }
             Map<String, String> fields = new LinkedHashMap<>();
             for (int i = 2; i < words.length; i++) {
@@ -132,10 +153,10 @@ public final class HandOverProtocol {
                 }
             }
             try {
-                return new Greeting(Long.parseLong(fields.get("pid")), fields.get("gantry").replace('_', ' '),
+                return new Greeting(version, Long.parseLong(fields.get("pid")), fields.get("gantry").replace('_', ' '),
                         fields.get("listen"), fields.get("transport"), Boolean.parseBoolean(fields.get("busy")));
             } catch (RuntimeException e) {
-                throw new HandOverException("the running Gantry's greeting lacks a field of version " + VERSION
+                throw new HandOverException("the running Gantry's greeting lacks a field of version " + version
                         + ": '" + abbreviate(line) + "'");
             }
         }

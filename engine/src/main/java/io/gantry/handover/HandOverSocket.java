@@ -25,6 +25,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
@@ -93,11 +96,12 @@ public final class HandOverSocket implements AutoCloseable {
         void acceptAgain();
 
         /**
-         * The next session that can move now (between two statements, outside a transaction, holding no server
-         * connection's state), held still until {@link MovingSession#moved} or {@link MovingSession#stays}; empty when
-         * none can now. A TLS session found there is ended as a drain ends it instead ({@link #sessionsEnded}).
+         * Up to {@code max} sessions that can move now (between two statements, outside a transaction, holding no
+         * server connection's state), each held still until {@link MovingSession#moved} or
+         * {@link MovingSession#stays}; empty when none can now. A TLS session found there is ended as a drain ends
+         * it instead ({@link #sessionsEnded}).
          */
-        Optional<MovingSession> nextSession();
+        List<MovingSession> nextSessions(int max);
 
         /** Sessions this Gantry still serves: each moves once it can, or is drained. */
         int sessionsHeld();
@@ -132,8 +136,8 @@ public final class HandOverSocket implements AutoCloseable {
     /** The conversation under way, its step and its peer's name; touched only on the work thread. */
     private Channel conversation;
     private Step step;
-    /** The session sent and not yet confirmed, or null; on the work thread. */
-    private MovingSession inFlight;
+    /** The sessions sent and not yet confirmed, by id, in the order sent; on the work thread. */
+    private final Map<Long, MovingSession> inFlight = new LinkedHashMap<>();
     private int moved;
     private long lastWaitLogged = System.nanoTime();
     /** Read when the connection opens: once it is closed, the kernel no longer says who it was. */
@@ -242,7 +246,7 @@ public final class HandOverSocket implements AutoCloseable {
 
     private void opened(Channel channel) {
         boolean busy = conversation != null;
-        HandOverProtocol.Greeting greeting = new HandOverProtocol.Greeting(ProcessHandle.current().pid(),
+        HandOverProtocol.Greeting greeting = HandOverProtocol.Greeting.ofThisGantry(ProcessHandle.current().pid(),
                 lender.version(), lender.listenAddress(), lender.transport(), busy);
         if (busy) {
             LOG.warn("hand-over: {} wants to take over while {} does; it is told so", nameOf(pidOf(channel)),
@@ -298,52 +302,23 @@ public final class HandOverSocket implements AutoCloseable {
 
     /** A request of the sessions' part of the conversation. */
     private void moving(Channel channel, String line) {
-        if (inFlight == null && line.equals(HandOverProtocol.SESSION)) {
-            Optional<MovingSession> next = lender.nextSession();
-            if (next.isPresent()) {
-                inFlight = next.get();
-                send(channel, HandOverProtocol.SESSION + " " + inFlight.id() + " " + inFlight.state());
-            } else if (lender.sessionsHeld() == 0) {
-                send(channel, HandOverProtocol.DONE + " ended=" + lender.sessionsEnded());
-                handedOver("it holds no session any more");
-            } else {
-                send(channel, HandOverProtocol.WAIT + " held=" + lender.sessionsHeld() + " ended="
-                        + lender.sessionsEnded());
-                if (System.nanoTime() - lastWaitLogged > WAIT_LOG_INTERVAL.toNanos()) {
-                    lastWaitLogged = System.nanoTime();
-                    LOG.info("hand-over: {} sessions cannot move yet: {}", lender.sessionsHeld(),
-                            lender.sessionsWaiting());
-                }
-            }
-        } else if (inFlight != null && line.equals(HandOverProtocol.DESCRIPTOR + " " + inFlight.id())) {
-            if (!inFlight.open().getAsBoolean()) {
-                // Its client left while it was held: its number may name another file now. The new Gantry waits for
-                // a descriptor, so it gets a socket that was never connected instead: it ends that session at its
-                // first read, as the client's close would have, and the sessions after it go on moving.
-                LOG.info("hand-over: session {} ended as it was being passed (its client left); the Gantry taking "
-                        + "over gets an unconnected socket for it, which it ends at once", inFlight.id());
-                Socket standIn = Socket.newSocketStream();
-                channel.writeAndFlush(standIn).addListener(sent -> {
-                    try {
-                        standIn.close();
-                    } catch (IOException e) {
-                        LOG.debug("hand-over: closing the stand-in socket: {}", e.toString());
-                    }
-                });
-                return;
-            }
-            // A new object, as for the listener: the descriptor stays this process's until ADOPTED.
-            channel.writeAndFlush(new FileDescriptor(inFlight.descriptor().intValue()));
-        } else if (inFlight != null && line.equals(HandOverProtocol.ADOPTED + " " + inFlight.id())) {
-            inFlight.moved().run();
-            inFlight = null;
+        String[] words = line.split(" ", 3);
+        MovingSession named = words.length >= 2 ? inFlight.get(parseId(words[1])) : null;
+        if (inFlight.isEmpty() && words[0].equals(HandOverProtocol.SESSIONS) && words.length == 2
+                && parseId(words[1]) > 0) {
+            sendSessions(channel, (int) Math.min(parseId(words[1]), HandOverProtocol.SESSIONS_PER_BATCH));
+        } else if (named != null && words.length == 2 && words[0].equals(HandOverProtocol.DESCRIPTOR)) {
+            passDescriptor(channel, named);
+        } else if (named != null && words.length == 2 && words[0].equals(HandOverProtocol.ADOPTED)) {
+            inFlight.remove(named.id());
+            named.moved().run();
             moved++;
-        } else if (inFlight != null && line.startsWith(HandOverProtocol.KEPT + " " + inFlight.id() + " ")) {
-            LOG.warn("hand-over: {} could not take session {} ({}); this Gantry serves it on", borrower,
-                    inFlight.id(), line.substring((HandOverProtocol.KEPT + " " + inFlight.id() + " ").length()));
-            inFlight.stays().run();
-            inFlight = null;
-        } else if (inFlight == null && line.equals(HandOverProtocol.DRAIN)) {
+        } else if (named != null && words.length == 3 && words[0].equals(HandOverProtocol.KEPT)) {
+            LOG.warn("hand-over: {} could not take session {} ({}); this Gantry serves it on", borrower, named.id(),
+                    words[2]);
+            inFlight.remove(named.id());
+            named.stays().run();
+        } else if (inFlight.isEmpty() && line.equals(HandOverProtocol.DRAIN)) {
             LOG.info("hand-over: {} sessions could not move in time: {}", lender.sessionsHeld(),
                     lender.sessionsWaiting());
             send(channel, HandOverProtocol.DRAINING + " held=" + lender.sessionsHeld() + " ended="
@@ -351,16 +326,75 @@ public final class HandOverSocket implements AutoCloseable {
             handedOver("its --take-over-timeout passed");
         } else {
             // The new Gantry serves already: closing would have this one take everything back beside it. It drains
-            // instead, and a session on its way stays here until then.
+            // instead, and the sessions on their way stay here until then.
             LOG.warn("hand-over: {} sent '{}', which was not expected while sessions move; this Gantry drains what "
                     + "it holds", borrower, HandOverProtocol.abbreviate(line));
-            if (inFlight != null) {
-                inFlight.stays().run();
-                inFlight = null;
-            }
+            keepInFlight();
             send(channel, HandOverProtocol.DRAINING + " held=" + lender.sessionsHeld() + " ended="
                     + lender.sessionsEnded());
             handedOver("a request it did not expect");
+        }
+    }
+
+    /** The next batch of at most {@code max} sessions, each held still; or why there is none. */
+    private void sendSessions(Channel channel, int max) {
+        List<MovingSession> batch = lender.nextSessions(max);
+        if (!batch.isEmpty()) {
+            StringBuilder lines = new StringBuilder(HandOverProtocol.SESSIONS).append(' ').append(batch.size());
+            for (MovingSession session : batch) {
+                inFlight.put(session.id(), session);
+                lines.append('\n').append(HandOverProtocol.SESSION).append(' ').append(session.id()).append(' ')
+                        .append(session.state());
+            }
+            send(channel, lines.toString());
+        } else if (lender.sessionsHeld() == 0) {
+            send(channel, HandOverProtocol.DONE + " ended=" + lender.sessionsEnded());
+            handedOver("it holds no session any more");
+        } else {
+            send(channel, HandOverProtocol.WAIT + " held=" + lender.sessionsHeld() + " ended="
+                    + lender.sessionsEnded());
+            if (System.nanoTime() - lastWaitLogged > WAIT_LOG_INTERVAL.toNanos()) {
+                lastWaitLogged = System.nanoTime();
+                LOG.info("hand-over: {} sessions cannot move yet: {}", lender.sessionsHeld(),
+                        lender.sessionsWaiting());
+            }
+        }
+    }
+
+    /** The client socket of {@code session}, sent and not yet confirmed. */
+    private void passDescriptor(Channel channel, MovingSession session) {
+        if (!session.open().getAsBoolean()) {
+            // Its client left while it was held: its number may name another file now. The new Gantry waits for
+            // a descriptor, so it gets a socket that was never connected instead: it ends that session at its
+            // first read, as the client's close would have, and the sessions after it go on moving.
+            LOG.info("hand-over: session {} ended as it was being passed (its client left); the Gantry taking "
+                    + "over gets an unconnected socket for it, which it ends at once", session.id());
+            Socket standIn = Socket.newSocketStream();
+            channel.writeAndFlush(standIn).addListener(sent -> {
+                try {
+                    standIn.close();
+                } catch (IOException e) {
+                    LOG.debug("hand-over: closing the stand-in socket: {}", e.toString());
+                }
+            });
+            return;
+        }
+        // A new object, as for the listener: the descriptor stays this process's until ADOPTED.
+        channel.writeAndFlush(new FileDescriptor(session.descriptor().intValue()));
+    }
+
+    /** The sessions sent and not confirmed stay with this Gantry: the conversation ended in the middle. */
+    private void keepInFlight() {
+        inFlight.values().forEach(session -> session.stays().run());
+        inFlight.clear();
+    }
+
+    /** A session id of a request, or -1 when it is none. */
+    private static long parseId(String word) {
+        try {
+            return Long.parseLong(word);
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 
@@ -380,10 +414,7 @@ public final class HandOverSocket implements AutoCloseable {
             // The new Gantry listens and serves what moved: taking back would make two Gantrys serve the port. The
             // connection broke without it dying (a failed write closes it: a descriptor whose client left in the
             // instant after its check): this one lets the new one have the port, as after DRAIN.
-            if (inFlight != null) {
-                inFlight.stays().run();
-                inFlight = null;
-            }
+            keepInFlight();
             LOG.warn("hand-over: the connection to {} broke off while sessions moved ({} moved), but that process "
                     + "runs on and serves them; this Gantry lets it have the port", borrower, moved);
             handedOver("its connection to the Gantry taking over broke off");
@@ -393,10 +424,7 @@ public final class HandOverSocket implements AutoCloseable {
             if (step == Step.LENT) {
                 LOG.warn("hand-over: {} went away before it listened; taking the data directory back", borrower);
             } else {
-                if (inFlight != null) {
-                    inFlight.stays().run();
-                    inFlight = null;
-                }
+                keepInFlight();
                 LOG.warn("hand-over: {} went away while sessions moved to it ({} moved, gone with it); taking the "
                         + "data directory back, accepting again and serving the {} sessions still here", borrower,
                         moved, lender.sessionsHeld());

@@ -25,9 +25,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,9 +81,11 @@ public final class TakeOver implements AutoCloseable {
     public static TakeOver connect(Path dataDir, Duration timeout) throws InterruptedException {
         Path socket = HandOverProtocol.socketIn(dataDir.toAbsolutePath().normalize());
         if (!Files.exists(socket)) {
-            throw new HandOverException("--take-over: no Gantry runs on --data-dir " + dataDir + ": there is no "
-                    + "hand-over socket " + socket + " (start without --take-over; or the running Gantry was made "
-                    + "before --take-over existed: stop it with SIGTERM, then start this one)");
+            throw new HandOverException("--take-over: there is no hand-over socket " + socket + ", so no Gantry "
+                    + "can be taken over on --data-dir " + dataDir + " now. If another Gantry is taking over from "
+                    + "the one running there at this moment, the socket is back once that one listens: try again in "
+                    + "a few seconds. If no Gantry runs there, start without --take-over; if the running Gantry was "
+                    + "made before --take-over existed, stop it with SIGTERM, then start this one");
         }
         if (!Epoll.isAvailable()) {
             throw new HandOverException("--take-over needs Netty's native epoll transport, which does not load here: "
@@ -208,13 +215,16 @@ public final class TakeOver implements AutoCloseable {
     public interface Adopter {
 
         /**
-         * Makes a session of the client socket {@code descriptor} and its {@code state} (the running Gantry's JSON),
-         * not yet reading from it.
+         * Begins a session of the client socket {@code descriptor} and its {@code state} (the running Gantry's JSON),
+         * not yet reading from it. The sessions of a batch begin all at once, so that their event loops' trips
+         * overlap.
          *
-         * @return what starts it reading, once the running Gantry has been told it moved
-         * @throws Exception when it cannot (the descriptor is then closed): the running Gantry serves it on
+         * @return completes with what starts it reading, once it can be served (the running Gantry is then told it
+         *         moved), or fails when it cannot (the descriptor is then closed, and the running Gantry serves it
+         *         on); a session cancelled here after waiting too long is closed here, never served
+         * @throws Exception when it cannot at once, as the failed future does
          */
-        Runnable adopt(FileDescriptor descriptor, String state) throws Exception;
+        CompletableFuture<Runnable> adopt(FileDescriptor descriptor, String state) throws Exception;
     }
 
     /**
@@ -231,8 +241,8 @@ public final class TakeOver implements AutoCloseable {
     }
 
     /**
-     * Takes the running Gantry's sessions one at a time, each between two statements, until it holds none or
-     * {@code within} passed: then it drains what is left, as on SIGTERM. A session the running Gantry holds in a
+     * Takes the running Gantry's sessions in batches ({@link HandOverProtocol#SESSIONS_PER_BATCH}), each between two
+     * statements, until it holds none or {@code within} passed: then it drains what is left, as on SIGTERM. A session the running Gantry holds in a
      * transaction moves once the transaction ends. Never fails: a running Gantry that goes away in the middle has
      * ended what it held, and the sessions that moved are served here.
      */
@@ -249,6 +259,10 @@ public final class TakeOver implements AutoCloseable {
         }
         int moved = 0;
         int failed = 0;
+        boolean batches = greeting.version() >= 4;
+        // Every session of a batch waits for the whole batch, and this JVM's first sessions take longest (its code
+        // not compiled yet): batches start at one session and double.
+        int batchAsked = 1;
         try {
             while (true) {
                 if (System.nanoTime() - deadline > 0) {
@@ -260,8 +274,8 @@ public final class TakeOver implements AutoCloseable {
                     return new Moved(moved, Integer.parseInt(field(answer, "ended")),
                             Integer.parseInt(field(answer, "held")), failed, since(started), true);
                 }
-                send(HandOverProtocol.SESSION);
-                String answer = nextLine("a session", timeout);
+                send(batches ? HandOverProtocol.SESSIONS + " " + batchAsked : HandOverProtocol.SESSION);
+                String answer = nextLine("sessions", timeout);
                 if (answer.startsWith(HandOverProtocol.DONE + " ")) {
                     return new Moved(moved, Integer.parseInt(field(answer, "ended")), 0, failed, since(started),
                             true);
@@ -271,14 +285,19 @@ public final class TakeOver implements AutoCloseable {
                             Integer.parseInt(field(answer, "held")), failed, since(started), true);
                 } else if (answer.startsWith(HandOverProtocol.WAIT + " ")) {
                     Thread.sleep(WAIT_BETWEEN_ASKS.toMillis());
-                } else if (answer.startsWith(HandOverProtocol.SESSION + " ")) {
-                    if (adoptOne(adopter, answer.substring(HandOverProtocol.SESSION.length() + 1))) {
-                        moved++;
-                    } else {
-                        failed++;
-                    }
+                } else if (batches && answer.startsWith(HandOverProtocol.SESSIONS + " ")) {
+                    List<Sent> batch = sessionsOf(answer);
+                    int adopted = adoptBatch(adopter, batch);
+                    moved += adopted;
+                    failed += batch.size() - adopted;
+                    batchAsked = Math.min(2 * batchAsked, HandOverProtocol.SESSIONS_PER_BATCH);
+                } else if (!batches && answer.startsWith(HandOverProtocol.SESSION + " ")) {
+                    // Version 3 passes one session per exchange, with the same requests for its socket.
+                    int adopted = adoptBatch(adopter, List.of(sent(answer)));
+                    moved += adopted;
+                    failed += 1 - adopted;
                 } else {
-                    throw unexpected("a session", answer);
+                    throw unexpected("sessions", answer);
                 }
             }
         } catch (HandOverException e) {
@@ -288,38 +307,103 @@ public final class TakeOver implements AutoCloseable {
         }
     }
 
-    /** One session: its descriptor, a session of it, the running Gantry told; whether it moved. */
-    private boolean adoptOne(Adopter adopter, String idAndState) throws InterruptedException {
-        int space = idAndState.indexOf(' ');
-        String id = idAndState.substring(0, space);
-        setReadMode(DomainSocketReadMode.FILE_DESCRIPTORS);
-        send(HandOverProtocol.DESCRIPTOR + " " + id);
-        Object answer = next(arrived, "session " + id + "'s socket", timeout);
-        setReadMode(DomainSocketReadMode.BYTES);
-        if (!(answer instanceof FileDescriptor descriptor)) {
-            throw unexpected("session " + id + "'s socket", answer);
-        }
-        Runnable start;
+    /** A session the running Gantry sent: its id and its state. */
+    private record Sent(String id, String state) {
+    }
+
+    private static int batchSize(String header) {
         try {
-            start = adopter.adopt(descriptor, idAndState.substring(space + 1));
-        } catch (Exception e) {
-            LOG.warn("take-over: cannot take session {}: {}; the Gantry taken over from serves it on", id,
-                    e.toString());
-            // One short line: the running Gantry reads lines of at most MAX_LINE_BYTES.
-            send(HandOverProtocol.KEPT + " " + id + " "
-                    + HandOverProtocol.abbreviate(String.valueOf(e.getMessage()).replaceAll("\\s+", " ")));
-            return false;
+            int size = Integer.parseInt(header.substring(HandOverProtocol.SESSIONS.length() + 1).strip());
+            if (size >= 1 && size <= HandOverProtocol.SESSIONS_PER_BATCH) {
+                return size;
+            }
+        } catch (NumberFormatException e) {
+            // said below
         }
-        // Told before it reads: until the running Gantry closes its copy, only this copy may ever answer. If the
-        // running Gantry is gone meanwhile, this one is the only one left to serve it.
-        ChannelFuture told = channel.writeAndFlush(Unpooled.copiedBuffer(HandOverProtocol.ADOPTED + " " + id + "\n",
-                StandardCharsets.UTF_8)).await();
-        start.run();
+        throw new HandOverException("--take-over: the running Gantry announced a batch of sessions this one did not "
+                + "ask for: '" + HandOverProtocol.abbreviate(header) + "'");
+    }
+
+    /** The sessions of a batch whose header is {@code header}: its lines, which follow it. */
+    private List<Sent> sessionsOf(String header) throws InterruptedException {
+        int size = batchSize(header);
+        List<Sent> batch = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            batch.add(sent(nextLine("session " + (i + 1) + " of " + size, timeout)));
+        }
+        return batch;
+    }
+
+    /** A session of a {@code SESSION id state} line. */
+    private Sent sent(String line) {
+        int space = line.indexOf(' ', HandOverProtocol.SESSION.length() + 1);
+        if (!line.startsWith(HandOverProtocol.SESSION + " ") || space < 0) {
+            throw unexpected("a session", line);
+        }
+        return new Sent(line.substring(HandOverProtocol.SESSION.length() + 1, space), line.substring(space + 1));
+    }
+
+    /**
+     * One batch: every socket asked for at once, a session made of each, the running Gantry told of all; then they
+     * read. The number that moved.
+     */
+    private int adoptBatch(Adopter adopter, List<Sent> batch) throws InterruptedException {
+        setReadMode(DomainSocketReadMode.FILE_DESCRIPTORS);
+        StringBuilder requests = new StringBuilder();
+        batch.forEach(session -> requests.append(HandOverProtocol.DESCRIPTOR).append(' ').append(session.id())
+                .append('\n'));
+        sendLines(requests);
+        List<FileDescriptor> descriptors = new ArrayList<>(batch.size());
+        try {
+            for (Sent session : batch) {
+                Object answer = next(arrived, "session " + session.id() + "'s socket", timeout);
+                if (!(answer instanceof FileDescriptor descriptor)) {
+                    throw unexpected("session " + session.id() + "'s socket", answer);
+                }
+                descriptors.add(descriptor);
+            }
+        } catch (HandOverException | InterruptedException e) {
+            // Not told ADOPTED, the running Gantry serves them on: these copies must never answer.
+            descriptors.forEach(TakeOver::closeQuietly);
+            throw e;
+        }
+        setReadMode(DomainSocketReadMode.BYTES);
+        List<CompletableFuture<Runnable>> begun = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            try {
+                begun.add(adopter.adopt(descriptors.get(i), batch.get(i).state()));
+            } catch (Exception e) {
+                begun.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        StringBuilder answers = new StringBuilder();
+        List<Runnable> starts = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            String id = batch.get(i).id();
+            try {
+                starts.add(begun.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                answers.append(HandOverProtocol.ADOPTED).append(' ').append(id).append('\n');
+            } catch (ExecutionException | TimeoutException e) {
+                begun.get(i).cancel(false);
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                LOG.warn("take-over: cannot take session {}: {}; the Gantry taken over from serves it on", id,
+                        cause.toString());
+                // One short line: the running Gantry reads lines of at most MAX_LINE_BYTES.
+                answers.append(HandOverProtocol.KEPT).append(' ').append(id).append(' ').append(
+                        HandOverProtocol.abbreviate(String.valueOf(cause.getMessage()).replaceAll("\\s+", " ")))
+                        .append('\n');
+            }
+        }
+        // Told before they read: until the running Gantry closes its copies, only these copies may ever answer. If the
+        // running Gantry is gone meanwhile, this one is the only one left to serve them.
+        ChannelFuture told = channel.writeAndFlush(Unpooled.copiedBuffer(answers, StandardCharsets.UTF_8)).await();
+        starts.forEach(Runnable::run);
         if (!told.isSuccess()) {
-            LOG.warn("take-over: the Gantry taken over from went away before it was told session {} moved; this one "
-                    + "serves it", id);
+            LOG.warn("take-over: the Gantry taken over from went away before it was told {} sessions moved; this one "
+                    + "serves them", starts.size());
         }
-        return true;
+        return starts.size();
     }
 
     private static Duration since(long startedNanos) {
@@ -342,7 +426,12 @@ public final class TakeOver implements AutoCloseable {
     }
 
     private void send(String line) throws InterruptedException {
-        ChannelFuture sent = channel.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.UTF_8)).await();
+        sendLines(line + "\n");
+    }
+
+    /** Sends {@code lines}, each ending in a line feed, in one write. */
+    private void sendLines(CharSequence lines) throws InterruptedException {
+        ChannelFuture sent = channel.writeAndFlush(Unpooled.copiedBuffer(lines, StandardCharsets.UTF_8)).await();
         if (!sent.isSuccess()) {
             throw new HandOverException("--take-over: the connection to the running Gantry failed: "
                     + sent.cause().getMessage());

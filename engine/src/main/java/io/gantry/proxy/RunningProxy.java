@@ -319,9 +319,9 @@ public final class RunningProxy implements AutoCloseable {
         return server.sessionIds();
     }
 
-    /** The next session that can move to a Gantry taking over, held still; empty when none can now. */
-    public Optional<LiveSession.Departure.Moving> nextMovingSession() throws InterruptedException {
-        return server.sessionMoves().next();
+    /** Up to {@code max} sessions that can move to a Gantry taking over, held still; empty when none can now. */
+    public List<LiveSession.Departure.Moving> nextMovingSessions(int max) throws InterruptedException {
+        return server.sessionMoves().next(max);
     }
 
     /** Sessions this proxy still serves. */
@@ -340,10 +340,10 @@ public final class RunningProxy implements AutoCloseable {
     }
 
     /**
-     * Serves a session moved from the Gantry taken over, from its client socket and state; it reads once the
-     * returned task runs.
+     * Serves a session moved from the Gantry taken over, from its client socket and state; it reads once the task
+     * the future completes with runs.
      */
-    public Runnable adopt(FileDescriptor descriptor, String state) throws InterruptedException {
+    public CompletableFuture<Runnable> adopt(FileDescriptor descriptor, String state) {
         return server.sessionMoves().adopt(descriptor, state);
     }
 

@@ -16,13 +16,15 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.unix.FileDescriptor;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,82 +68,112 @@ final class SessionMoves {
     }
 
     /**
-     * The next session that can move now, held still ({@link LiveSession#departOnItsLoop}); empty when none can. TLS
-     * sessions found on the way are ended as a drain ends them, and counted ({@link #ended}).
+     * Up to {@code max} sessions that can move now, each held still ({@link LiveSession#departOnItsLoop}); empty
+     * when none can. TLS sessions found on the way are ended as a drain ends them, and counted ({@link #ended}).
      *
      * <p>Sessions are looked at in passes over one copy of the registry, each session once per pass: a call goes on
-     * where the last one stopped, and the end of a pass answers empty (the Gantry taking over asks again a moment
-     * later, and a new pass begins). Asking every session from the start on every call made moving n sessions cost
-     * n² copies of the registry, and a trip to the event loop of every session that could not move yet (one in a
-     * transaction) for every session that could.
+     * where the last one stopped, and the end of a pass answers what it found, maybe nothing (the Gantry taking over
+     * asks again a moment later, and a new pass begins). Asking every session from the start on every call made
+     * moving n sessions cost n² copies of the registry. The sessions of a batch are asked all at once, so a batch
+     * costs each event loop one trip, not one per session, which under load waits behind the statements there.
      */
-    synchronized Optional<LiveSession.Departure.Moving> next() throws InterruptedException {
-        Optional<LiveSession.Departure.Moving> heldBackReady = nextHeldBack();
-        if (heldBackReady.isPresent()) {
-            return heldBackReady;
+    synchronized List<LiveSession.Departure.Moving> next(int max) throws InterruptedException {
+        List<LiveSession.Departure.Moving> batch = new ArrayList<>(max);
+        nextHeldBack(batch, max);
+        if (!batch.isEmpty()) {
+            // Busy clients, whose next commands wait for this move: a batch of them alone is the quickest.
+            return batch;
         }
         if (!pass.hasNext()) {
             pass = services.sessions().all().iterator();
             notMovingYet.clear();
         }
-        while (pass.hasNext()) {
-            LiveSession session = pass.next();
-            if (session.released()) {
-                continue;
+        while (batch.size() < max && pass.hasNext()) {
+            List<LiveSession> asked = new ArrayList<>(max - batch.size());
+            while (asked.size() < max - batch.size() && pass.hasNext()) {
+                LiveSession session = pass.next();
+                if (!session.released()) {
+                    asked.add(session);
+                }
             }
-            LiveSession.Departure departure = departure(session);
-            if (departure instanceof LiveSession.Departure.Moving moving) {
-                return Optional.of(moving);
-            }
-            if (departure instanceof LiveSession.Departure.Ended) {
-                ended.incrementAndGet();
-            } else if (departure instanceof LiveSession.Departure.NotNow notNow) {
-                notMovingYet.merge(notNow.why(), 1, Integer::sum);
-                if (notNow.heldBack()) {
-                    heldBack.add(session);
+            List<LiveSession.Departure> departures = departures(asked);
+            for (int i = 0; i < asked.size(); i++) {
+                LiveSession.Departure departure = departures.get(i);
+                if (departure instanceof LiveSession.Departure.Moving moving) {
+                    batch.add(moving);
+                } else if (departure instanceof LiveSession.Departure.Ended) {
+                    ended.incrementAndGet();
+                } else if (departure instanceof LiveSession.Departure.NotNow notNow) {
+                    notMovingYet.merge(notNow.why(), 1, Integer::sum);
+                    if (notNow.heldBack()) {
+                        heldBack.add(asked.get(i));
+                    }
                 }
             }
         }
-        waiting = notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
-                .collect(Collectors.joining(", "));
-        return Optional.empty();
+        if (!pass.hasNext()) {
+            waiting = notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
+                    .collect(Collectors.joining(", "));
+        }
+        return batch;
     }
 
     /**
-     * The first session held back at an earlier look ({@link LiveSession.Departure.NotNow#heldBack}) that can move
-     * now, its statement answered meanwhile; looked at no more often than every {@link #HELD_BACK_LOOKS}, so that
-     * a busy session waits for its move about as long as its statement takes, not for a whole pass over the others.
+     * Into {@code batch}, up to {@code max}: the sessions held back at an earlier look
+     * ({@link LiveSession.Departure.NotNow#heldBack}) that can move now, their statements answered meanwhile; looked
+     * at no more often than every {@link #HELD_BACK_LOOKS}, so that a busy session waits for its move about as long
+     * as its statement takes, not for a whole pass over the others.
      */
-    private Optional<LiveSession.Departure.Moving> nextHeldBack() throws InterruptedException {
+    private void nextHeldBack(List<LiveSession.Departure.Moving> batch, int max) throws InterruptedException {
         if (heldBack.isEmpty() || System.nanoTime() - heldBackLooked < HELD_BACK_LOOKS.toNanos()) {
-            return Optional.empty();
+            return;
         }
         heldBackLooked = System.nanoTime();
-        for (Iterator<LiveSession> sessions = heldBack.iterator(); sessions.hasNext(); ) {
+        List<LiveSession> asked = new ArrayList<>();
+        for (Iterator<LiveSession> sessions = heldBack.iterator(); sessions.hasNext() && asked.size() < max; ) {
             LiveSession session = sessions.next();
-            LiveSession.Departure departure = session.released() ? null : departure(session);
-            if (departure instanceof LiveSession.Departure.NotNow notNow && notNow.heldBack()) {
-                continue; // its statement still runs
-            }
             sessions.remove();
-            if (departure instanceof LiveSession.Departure.Moving moving) {
-                return Optional.of(moving);
+            if (!session.released()) {
+                asked.add(session);
             }
-            if (departure instanceof LiveSession.Departure.Ended) {
+        }
+        List<LiveSession.Departure> departures = departures(asked);
+        for (int i = 0; i < asked.size(); i++) {
+            LiveSession.Departure departure = departures.get(i);
+            if (departure instanceof LiveSession.Departure.NotNow notNow && notNow.heldBack()) {
+                heldBack.add(asked.get(i)); // its statement still runs
+            } else if (departure instanceof LiveSession.Departure.Moving moving) {
+                batch.add(moving);
+            } else if (departure instanceof LiveSession.Departure.Ended) {
                 ended.incrementAndGet();
             }
         }
-        return Optional.empty();
     }
 
-    /** What {@code session} makes of a request to depart, on its event loop; null if its loop did not answer. */
-    private static LiveSession.Departure departure(LiveSession session) throws InterruptedException {
-        try {
-            return session.departOnItsLoop().get(DEPART_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("proxy: a session could not be held still for the take-over: {}", e.toString());
-            return null;
+    /**
+     * What each of {@code sessions} makes of a request to depart, asked all at once on their event loops; null for
+     * one whose loop did not answer within {@link #DEPART_WAIT}. Such a session, should it be held still later, is
+     * let go at once: nobody will pass it.
+     */
+    private static List<LiveSession.Departure> departures(List<LiveSession> sessions) throws InterruptedException {
+        List<CompletableFuture<LiveSession.Departure>> asked = new ArrayList<>(sessions.size());
+        sessions.forEach(session -> asked.add(session.departOnItsLoop()));
+        long deadline = System.nanoTime() + DEPART_WAIT.toNanos();
+        List<LiveSession.Departure> departures = new ArrayList<>(asked.size());
+        for (CompletableFuture<LiveSession.Departure> departure : asked) {
+            try {
+                departures.add(departure.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("proxy: a session could not be held still for the take-over: {}", e.toString());
+                departure.thenAccept(late -> {
+                    if (late instanceof LiveSession.Departure.Moving moving) {
+                        moving.stays().run();
+                    }
+                });
+                departures.add(null);
+            }
         }
+        return departures;
     }
 
     /** The take-over ended here (the Gantry taking over went away): every session held back reads again. */
@@ -173,11 +205,12 @@ final class SessionMoves {
      * the I/O threads (epoll: the one transport whose channels can be made of a descriptor), with the session's id
      * and state, not yet reading.
      *
-     * @return what starts it reading
+     * @return completes with what starts it reading once the channel is registered, or fails (the descriptor then
+     *         closed); cancelled meanwhile, the channel is closed
      * @throws IllegalArgumentException when {@code state} is not a session's, or this proxy is not on epoll; the
      *                                  descriptor is then closed
      */
-    Runnable adopt(FileDescriptor descriptor, String state) throws InterruptedException {
+    CompletableFuture<Runnable> adopt(FileDescriptor descriptor, String state) {
         MovedSession moved;
         try {
             if (config.socketTransport() != SocketTransport.EPOLL) {
@@ -199,13 +232,19 @@ final class SessionMoves {
         ClientSession session = new ClientSession(services, moved);
         openChannels.add(channel);
         channel.pipeline().addLast(new PacketFrameDecoder(config.maxPacketSize()), new PacketFrameEncoder(), session);
-        ChannelFuture registered = workers.next().register(channel).await();
-        if (!registered.isSuccess()) {
-            channel.close();
-            throw new IllegalStateException("cannot serve session " + moved.id() + ": " + registered.cause());
-        }
-        // Run on the channel's loop, after its registration's own task, which made the session (channelActive).
-        return () -> channel.eventLoop().execute(session::beginAdopted);
+        CompletableFuture<Runnable> adopted = new CompletableFuture<>();
+        workers.next().register(channel).addListener(registered -> {
+            if (!registered.isSuccess()) {
+                channel.close();
+                adopted.completeExceptionally(new IllegalStateException("cannot serve session " + moved.id() + ": "
+                        + registered.cause()));
+            } else if (!adopted.complete(() -> channel.eventLoop().execute(session::beginAdopted))) {
+                channel.close(); // given up on meanwhile: the Gantry taken over serves it
+            }
+        });
+        // beginAdopted runs on the channel's loop after its registration's own task, which made the session
+        // (channelActive after this listener).
+        return adopted;
     }
 
     private static void closeQuietly(FileDescriptor descriptor) {

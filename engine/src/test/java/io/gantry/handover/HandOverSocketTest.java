@@ -7,8 +7,7 @@ import io.gantry.proxy.transport.AdoptedListener;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -29,10 +28,13 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -66,10 +68,10 @@ class HandOverSocketTest {
         Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll is needed to pass a socket");
         loop = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         listening = new ServerBootstrap().group(loop).channel(EpollServerSocketChannel.class)
-                .childHandler(new ChannelInboundHandlerAdapter() {
+                .childHandler(new ChannelInitializer<Channel>() {
                     @Override
-                    public void channelActive(ChannelHandlerContext ctx) {
-                        accepted.add(ctx.channel());
+                    protected void initChannel(Channel channel) {
+                        accepted.add(channel);
                     }
                 }).bind("127.0.0.1", 0).sync().channel();
         listenAddress = (InetSocketAddress) listening.localAddress();
@@ -128,7 +130,8 @@ class HandOverSocketTest {
                 callsWhenAdopted.addAll(lender.calls);
                 EpollSocketChannel channel = new EpollSocketChannel(descriptor.intValue());
                 loop.next().register(channel).sync();
-                return () -> channel.writeAndFlush(Unpooled.copiedBuffer("from the new one", StandardCharsets.UTF_8));
+                return CompletableFuture.completedFuture(() -> channel.writeAndFlush(
+                        Unpooled.copiedBuffer("from the new one", StandardCharsets.UTF_8)));
             }, STEP);
             assertThat(moved.moved()).isEqualTo(1);
             assertThat(callsWhenAdopted).as("the running Gantry's copy while the new one adopts it")
@@ -139,6 +142,60 @@ class HandOverSocketTest {
             assertThat(new String(read, StandardCharsets.UTF_8)).isEqualTo("from the new one");
         }
         awaitCalls("lend", "stopAccepting", "moved 7", "handedOver");
+    }
+
+    /**
+     * Sessions move in batches that start at one session and double: all of one batch's sockets are asked for at
+     * once, the running Gantry is told of them once all are adopted, and one the new Gantry cannot take stays with
+     * the running one while the others of its batch move.
+     */
+    @Test
+    void batchesOfSessionsMoveTogetherAndOneThatCannotBeTakenStays() throws Exception {
+        int sessions = 5;
+        List<Socket> clients = new ArrayList<>();
+        try (TakeOver takeOver = TakeOver.connect(dataDir, STEP)) {
+            for (int id = 1; id <= sessions; id++) {
+                clients.add(new Socket(listenAddress.getAddress(), listenAddress.getPort()));
+                UnixChannel accepted = (UnixChannel) this.accepted.poll(5, TimeUnit.SECONDS);
+                String name = Integer.toString(id);
+                lender.offer(new MovingSession(id, accepted.fd(), "{\"id\":" + id + "}",
+                        () -> lender.calls.add("moved " + name), () -> lender.calls.add("stays " + name), () -> true));
+            }
+            takeOver.takeListener(listenAddress).closeUnadopted();
+            takeOver.release();
+            takeOver.listening();
+            Map<String, List<String>> callsWhenAdopting = new ConcurrentHashMap<>();
+            TakeOver.Moved moved = takeOver.moveSessions((descriptor, state) -> {
+                callsWhenAdopting.put(state, List.copyOf(lender.calls));
+                if (state.equals("{\"id\":3}")) {
+                    descriptor.close();
+                    throw new IllegalArgumentException("not this one");
+                }
+                EpollSocketChannel channel = new EpollSocketChannel(descriptor.intValue());
+                loop.next().register(channel).sync();
+                return CompletableFuture.completedFuture(() -> channel.writeAndFlush(
+                        Unpooled.copiedBuffer(state, StandardCharsets.UTF_8)));
+            }, STEP);
+            assertThat(moved.moved()).isEqualTo(sessions - 1);
+            assertThat(moved.failed()).isEqualTo(1);
+            // Batches of 1, 2 and 2: [1], [2, 3], [4, 5].
+            assertThat(callsWhenAdopting.get("{\"id\":3}")).as("session 2 of the same batch is not let go yet")
+                    .contains("moved 1").doesNotContain("moved 2");
+            assertThat(callsWhenAdopting.get("{\"id\":5}")).as("session 4 of the same batch is not let go yet")
+                    .contains("moved 2", "stays 3").doesNotContain("moved 4");
+            for (int id : new int[] {1, 2, 4, 5}) {
+                Socket client = clients.get(id - 1);
+                client.setSoTimeout(5000);
+                String expected = "{\"id\":" + id + "}";
+                assertThat(new String(client.getInputStream().readNBytes(expected.length()), StandardCharsets.UTF_8))
+                        .as("served by the new one's copy").isEqualTo(expected);
+            }
+        } finally {
+            for (Socket client : clients) {
+                client.close();
+            }
+        }
+        awaitCalls("lend", "stopAccepting", "moved 1", "moved 2", "stays 3", "moved 4", "moved 5", "handedOver");
     }
 
     @Test
@@ -200,7 +257,7 @@ class HandOverSocketTest {
                 io.netty.channel.unix.Socket passed = new io.netty.channel.unix.Socket(descriptor.intValue());
                 peers.add(String.valueOf(passed.remoteAddress()));
                 passed.close();
-                return () -> { };
+                return CompletableFuture.completedFuture(() -> { });
             }, STEP);
             assertThat(moved.completed()).isTrue();
             assertThat(peers).as("the socket passed for the session gone").containsExactly("null");
@@ -316,7 +373,7 @@ class HandOverSocketTest {
     void noHandOverSocketMeansNoGantryRunsThere() {
         Path elsewhere = dataDir.resolve("empty");
         assertThatThrownBy(() -> TakeOver.connect(elsewhere, STEP)).isInstanceOf(HandOverException.class)
-                .hasMessageContaining("no Gantry runs on --data-dir " + elsewhere);
+                .hasMessageContaining("no Gantry can be taken over on --data-dir " + elsewhere);
     }
 
     @Test
@@ -328,7 +385,8 @@ class HandOverSocketTest {
             CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                 try (SocketChannel peer = server.accept()) {
                     OutputStream out = Channels.newOutputStream(peer);
-                    out.write("gantry-hand-over 4 pid=1 something=new\n".getBytes(StandardCharsets.UTF_8));
+                    String newer = "gantry-hand-over " + (HandOverProtocol.VERSION + 1) + " pid=1 something=new\n";
+                    out.write(newer.getBytes(StandardCharsets.UTF_8));
                     out.flush();
                     InputStream in = Channels.newInputStream(peer);
                     return in.readAllBytes();
@@ -337,7 +395,8 @@ class HandOverSocketTest {
                 }
             });
             assertThatThrownBy(() -> TakeOver.connect(other, STEP)).isInstanceOf(HandOverException.class)
-                    .hasMessageContaining("speaks hand-over version 4 and this one speaks version 3")
+                    .hasMessageContaining("speaks hand-over version " + (HandOverProtocol.VERSION + 1)
+                            + " and this one speaks version " + HandOverProtocol.VERSION)
                     .hasMessageContaining("nothing was taken over");
             assertThat(asked.get(5, TimeUnit.SECONDS)).isEmpty();
         }
@@ -345,7 +404,7 @@ class HandOverSocketTest {
 
     @Test
     void aGreetingRoundTripsAndAStrangerIsNamedAsSuch() {
-        HandOverProtocol.Greeting greeting = new HandOverProtocol.Greeting(42, "development build", "0.0.0.0:3306",
+        HandOverProtocol.Greeting greeting = HandOverProtocol.Greeting.ofThisGantry(42, "development build", "0.0.0.0:3306",
                 "io_uring", false);
         assertThat(HandOverProtocol.Greeting.parse(greeting.line())).isEqualTo(greeting);
         assertThatThrownBy(() -> HandOverProtocol.Greeting.parse("SSH-2.0-OpenSSH_9.6"))
@@ -391,8 +450,10 @@ class HandOverSocketTest {
         }
 
         @Override
-        public Optional<MovingSession> nextSession() {
-            return Optional.ofNullable(sessions.poll());
+        public List<MovingSession> nextSessions(int max) {
+            List<MovingSession> batch = new ArrayList<>();
+            sessions.drainTo(batch, max);
+            return batch;
         }
 
         @Override

@@ -184,8 +184,8 @@ class TakeOverIT {
             CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                 try (SocketChannel peer = newer.accept()) {
                     OutputStream out = Channels.newOutputStream(peer);
-                    out.write("gantry-hand-over 4 pid=4242 gantry=9.0 listen=127.0.0.1:1 transport=epoll\n"
-                            .getBytes(StandardCharsets.UTF_8));
+                    out.write(("gantry-hand-over " + (HandOverProtocol.VERSION + 1) + " pid=4242 gantry=9.0 "
+                            + "listen=127.0.0.1:1 transport=epoll\n").getBytes(StandardCharsets.UTF_8));
                     out.flush();
                     InputStream in = Channels.newInputStream(peer);
                     return in.readAllBytes();
@@ -196,8 +196,9 @@ class TakeOverIT {
             GantryProcess taking = GantryProcess.launch(PASSWORD, runFlags(dataDir, freePort(), "--take-over"));
             started.add(taking);
             assertThat(taking.awaitExit(Duration.ofSeconds(60))).as(taking.output()).isEqualTo(1);
-            assertThat(taking.output()).contains("the running Gantry speaks hand-over version 4 and this one speaks "
-                    + "version 3: nothing was taken over");
+            assertThat(taking.output()).contains("the running Gantry speaks hand-over version "
+                    + (HandOverProtocol.VERSION + 1) + " and this one speaks version " + HandOverProtocol.VERSION)
+                    .contains("nothing was taken over");
             assertThat(asked.get(10, TimeUnit.SECONDS)).as("what the new Gantry asked").isEmpty();
         }
         assertThat(Authority.exists(dataDir)).as("an Authority made in " + dataDir).isFalse();
@@ -209,7 +210,7 @@ class TakeOverIT {
         GantryProcess taking = GantryProcess.launch(PASSWORD, runFlags(dataDir, freePort(), "--take-over"));
         started.add(taking);
         assertThat(taking.awaitExit(Duration.ofSeconds(60))).as(taking.output()).isEqualTo(1);
-        assertThat(taking.output()).contains("gantry: --take-over: no Gantry runs on --data-dir " + dataDir);
+        assertThat(taking.output()).contains("gantry: --take-over: there is no hand-over socket").contains("--data-dir " + dataDir);
         assertThat(dataDir).doesNotExist();
     }
 
