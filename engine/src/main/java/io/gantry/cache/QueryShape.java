@@ -16,8 +16,9 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A query as a cache matches it: its shape ({@link SqlTokenizer#writeShape}: literals and {@code ?} alike as
- * {@code ?}), the tables it reads, and where its rows can be told apart by one key column.
+ * A query as a cache matches it: its shape ({@link SqlTokenizer#writeCacheShape}: literals and {@code ?} alike as
+ * {@code ?}, a list of values after {@code IN} as one {@code ?}), the tables it reads, and where its rows can be told
+ * apart by one key column.
  *
  * <p>A query is cacheable when its answer depends on the tables' contents and the parameters alone. Refused, each
  * with its reason: anything but one {@code SELECT}; locking reads ({@code FOR UPDATE}, {@code FOR SHARE},
@@ -28,7 +29,7 @@ import java.util.Set;
  *
  * @param text         the shape, e.g. {@code SELECT c FROM sbtest1 WHERE id = ?}
  * @param tables       the tables named after {@code FROM} and {@code JOIN}, unqualified ones in the default database
- * @param parameters   how many {@code ?} the shape has
+ * @param parameters   how many {@code ?} the shape has (a list after {@code IN} counting as one)
  * @param keyParameter the index of the parameter the query's only condition compares with {@link #keyColumn}
  *                     ({@code WHERE id = ?}), or -1
  * @param keyColumn    that column's name, or null
@@ -65,7 +66,7 @@ public record QueryShape(String text, List<TableName> tables, int parameters, in
      */
     public static QueryShape of(String select, SqlMode mode, String defaultDatabase) {
         StringBuilder shape = new StringBuilder(select.length());
-        if (!SqlTokenizer.writeShape(select, mode, shape, new StringBuilder())) {
+        if (!SqlTokenizer.writeCacheShape(select, mode, shape, new StringBuilder(), new StringBuilder())) {
             throw refused("it holds a version-conditional comment or ends inside a string, name or comment");
         }
         StatementClass statement = StatementClassifier.classify(select, mode);

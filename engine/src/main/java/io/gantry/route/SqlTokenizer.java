@@ -164,44 +164,55 @@ public final class SqlTokenizer {
      * Writes the <em>shape</em> of {@code sql}, as the query caches match statements: its tokens but comments, one
      * space apart, with every string and number literal written as {@code ?} and its text (quotes included) appended
      * to {@code literals}, each followed by {@code '\0'}; a {@code ?} placeholder stays {@code ?} and adds nothing to
-     * {@code literals}. Texts that differ only in blanks, comments and literal values have one shape. Allocates
-     * nothing but the builders' growth: it runs for every SELECT while a cache is defined.
+     * {@code literals}. A list of values after {@code IN} is written as one {@code ?}, as the digests' shape does
+     * ({@link #writeDigestShape}), so that a cache serves lists of every length: its values are all appended to
+     * {@code literals}, and the number of values of each such list, in order, to {@code listLengths}, each followed
+     * by {@code ','}. The shape, the literals and the lengths together name one text, blanks and comments aside
+     * ({@code a IN (1, 2) AND b IN (3)} and {@code a IN (1) AND b IN (2, 3)} share shape and literals): a cache's
+     * entries are told apart by all three. Allocates nothing but the builders' growth: it runs for every SELECT
+     * while a cache is defined.
      *
      * @return false when the text has no single shape: a conditional comment (servers read it differently) or a
      *         token the text ends inside
      */
-    public static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals) {
-        return writeShape(sql, mode, shape, literals, false);
+    public static boolean writeCacheShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals,
+                                          StringBuilder listLengths) {
+        return writeShape(sql, mode, shape, literals, true, listLengths);
     }
 
     /**
-     * Writes the shape of {@code sql} as the statement digests count it: as {@link #writeShape}, and a list of values
+     * Writes the shape of {@code sql} as the statement digests count it: as {@link #writeCacheShape}, a list of values
      * after {@code IN} written as one {@code ?} ({@code IN (1, 2, 3)} and {@code IN (?)} are {@code IN ( ? )}), so
-     * that a statement whose lists vary in length has one shape. Allocates nothing but the builder's growth.
+     * that a statement whose lists vary in length has one shape, and no literal kept. Allocates nothing but the
+     * builder's growth.
      *
-     * @return false when the text has no single shape (see {@link #writeShape})
+     * @return false when the text has no single shape (see {@link #writeCacheShape})
      */
     public static boolean writeDigestShape(CharSequence sql, SqlMode mode, StringBuilder shape) {
-        return writeShape(sql, mode, shape, null, true);
+        return writeShape(sql, mode, shape, null, true, null);
     }
 
     /**
-     * Writes {@code sql} with its literals masked, for a log that must not keep values: as {@link #writeShape}
+     * Writes {@code sql} with its literals masked, for a log that must not keep values: as {@link #writeCacheShape}
      * (tokens but comments, one space apart, every string and number written as {@code ?}) without keeping the
-     * literals. Unlike the digests' shape, lists of values stay as long as they were.
+     * literals. Unlike the digests' and the caches' shape, lists of values stay as long as they were.
      *
-     * @return false when the text has no single shape (see {@link #writeShape}): what was written may then hold
+     * @return false when the text has no single shape (see {@link #writeCacheShape}): what was written may then hold
      *         a literal's text
      */
     public static boolean writeMasked(CharSequence sql, SqlMode mode, StringBuilder masked) {
-        return writeShape(sql, mode, masked, null, false);
+        return writeShape(sql, mode, masked, null, false, null);
     }
 
-    /** @param literals null to keep no literals */
+    /**
+     * @param literals    null to keep no literals
+     * @param listLengths null to count no list's values; else each collapsed list's, with {@code collapseInLists}
+     */
     private static boolean writeShape(CharSequence sql, SqlMode mode, StringBuilder shape, StringBuilder literals,
-                                      boolean collapseInLists) {
+                                      boolean collapseInLists, StringBuilder listLengths) {
         SqlTokenizer reader = new SqlTokenizer(sql, mode, true);
         InList list = InList.OUTSIDE;
+        int listValues = 0;
         for (Type type = reader.next(); type != null; type = reader.next()) {
             if (type == Type.COMMENT) {
                 continue;
@@ -215,7 +226,15 @@ public final class SqlTokenizer {
                 literals.append(sql, reader.start, reader.pos).append('\0');
             }
             if (collapseInLists) {
+                InList before = list;
                 list = list.next(type, sql, reader.start, reader.pos, value);
+                if (listLengths != null) {
+                    if (list == InList.IN_VALUES || list == InList.SKIPPED) {
+                        listValues = list == InList.IN_VALUES ? 1 : listValues + 1;
+                    } else if (before.inList() && list != InList.AFTER_COMMA) {
+                        listLengths.append(listValues).append(',');
+                    }
+                }
                 if (list == InList.AFTER_COMMA || list == InList.SKIPPED) {
                     continue; // a comma is held back until a value follows it, which is then left out
                 }
@@ -230,10 +249,13 @@ public final class SqlTokenizer {
                 separate(shape).append(sql, reader.start, reader.pos);
             }
         }
+        if (listLengths != null && list.inList()) {
+            listLengths.append(listValues).append(','); // the text ends inside the list
+        }
         return !reader.sawConditionalComment;
     }
 
-    /** Where the digest shape's writer is in an {@code IN (...)} list of values, token by token. */
+    /** Where a collapsing shape's writer is in an {@code IN (...)} list of values, token by token. */
     private enum InList {
         OUTSIDE, AFTER_IN, OPENED, IN_VALUES, AFTER_COMMA, SKIPPED, ENDED_AFTER_COMMA;
 
@@ -248,6 +270,11 @@ public final class SqlTokenizer {
                 case IN_VALUES, SKIPPED -> comma ? AFTER_COMMA : OUTSIDE;
                 case AFTER_COMMA -> value ? SKIPPED : ENDED_AFTER_COMMA;
             };
+        }
+
+        /** Whether a list of values has begun and not ended. */
+        boolean inList() {
+            return this == IN_VALUES || this == SKIPPED || this == AFTER_COMMA;
         }
     }
 

@@ -18,17 +18,24 @@ class QueryShapeTest {
     void literalsAndPlaceholdersHaveOneShape() {
         StringBuilder text = new StringBuilder();
         StringBuilder literals = new StringBuilder();
-        assertThat(SqlTokenizer.writeShape("SELECT c  FROM sbtest1 /* x */ WHERE id=42 AND k = 'a''b'",
-                SqlMode.DEFAULT, text, literals)).isTrue();
+        assertThat(SqlTokenizer.writeCacheShape("SELECT c  FROM sbtest1 /* x */ WHERE id=42 AND k = 'a''b'",
+                SqlMode.DEFAULT, text, literals, new StringBuilder())).isTrue();
         assertThat(text.toString()).isEqualTo("SELECT c FROM sbtest1 WHERE id = ? AND k = ?");
         assertThat(literals.toString()).isEqualTo("42\0'a''b'\0");
         assertThat(shape("SELECT c FROM sbtest1 WHERE id = ? AND k = ?").text()).isEqualTo(text.toString());
     }
 
     @Test
+    void aListOfValuesAfterInHasOneShapeWhateverItsLength() {
+        assertThat(shape("SELECT c FROM sbtest1 WHERE id IN (1, 2, 3)").text())
+                .isEqualTo(shape("SELECT c FROM sbtest1 WHERE id IN (?)").text())
+                .isEqualTo("SELECT c FROM sbtest1 WHERE id IN ( ? )");
+    }
+
+    @Test
     void conditionalCommentsHaveNoShape() {
-        assertThat(SqlTokenizer.writeShape("SELECT /*!80000 1, */ 2 FROM t", SqlMode.DEFAULT, new StringBuilder(),
-                new StringBuilder())).isFalse();
+        assertThat(SqlTokenizer.writeCacheShape("SELECT /*!80000 1, */ 2 FROM t", SqlMode.DEFAULT,
+                new StringBuilder(), new StringBuilder(), new StringBuilder())).isFalse();
     }
 
     @Test

@@ -194,6 +194,98 @@ class CachedReadsIT {
         }
     }
 
+    /**
+     * A cache made in one statement from the shape {@code SHOW GANTRY QUERIES} shows, whose lists after {@code IN}
+     * are collapsed, serves lists of every length, text and prepared, and never serves one text's rows for another
+     * of the same shape and values: {@code a IN (1, 2) AND b IN (2)} and {@code a IN (1) AND b IN (2, 2)}.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aCacheMadeFromADigestShapeServesInListsOfEveryLengthAndTellsThemApart() throws Exception {
+        try (Connection root = topology.connectAsApp(topology.primary())) {
+            execute(root, "DROP TABLE IF EXISTS cached_in");
+            execute(root, "CREATE TABLE cached_in (id INT PRIMARY KEY, a INT, b INT, v VARCHAR(10))");
+            execute(root, "INSERT INTO cached_in VALUES (1, 1, 1, 'one'), (2, 2, 2, 'two'), (3, 3, 3, 'three'), "
+                    + "(4, 1, 2, 'four'), (5, 2, 1, 'five')");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<String> texts = List.of(
+                "SELECT v FROM cached_in WHERE a IN (1, 2) AND b IN (2)",
+                "SELECT v FROM cached_in WHERE a IN (1) AND b IN (2, 2)",
+                "SELECT v FROM cached_in WHERE a IN (1, 2, 3) AND b IN (1, 2, 3)",
+                "SELECT v FROM cached_in WHERE a IN (3) AND b IN (3)");
+        try (Connection admin = throughGantry();
+             Connection direct = DriverManager.getConnection(jdbcUrl(topology.replicas().get(0).address(), ""),
+                     "app", "app")) {
+            execute(admin, texts.get(0));
+            String shape;
+            try (Statement statement = admin.createStatement();
+                 ResultSet rows = statement.executeQuery("SHOW GANTRY QUERIES")) {
+                List<String> shapes = new ArrayList<>();
+                while (rows.next()) {
+                    shapes.add(rows.getString("Query"));
+                }
+                shape = shapes.stream().filter(query -> query.contains("cached_in")).findFirst().orElseThrow();
+            }
+            assertThat(shape).isEqualTo("SELECT v FROM cached_in WHERE a IN ( ? ) AND b IN ( ? )");
+            execute(admin, "CREATE CACHE in_lists FROM " + shape);
+            for (int round = 0; round < 3; round++) {
+                for (String text : texts) {
+                    List<String> expected = sortedValues(direct, text);
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                        assertThat(sortedValues(admin, text)).as(text).isEqualTo(expected);
+                        return lastStatementDestination(admin).equals("cache");
+                    });
+                }
+            }
+        }
+        try (Connection admin = throughGantry();
+             Connection prepared = throughGantry("app", "app", "?useServerPrepStmts=true");
+             PreparedStatement twoThenOne = prepared.prepareStatement(
+                     "SELECT v FROM cached_in WHERE a IN (?, ?) AND b IN (?)");
+             PreparedStatement oneThenTwo = prepared.prepareStatement(
+                     "SELECT v FROM cached_in WHERE a IN (?) AND b IN (?, ?)")) {
+            long hitsBefore = Long.parseLong(showCache(admin, "in_lists").get("hits"));
+            for (PreparedStatement select : List.of(twoThenOne, oneThenTwo)) {
+                select.setInt(1, 1);
+                select.setInt(2, 2);
+                select.setInt(3, 2);
+            }
+            for (int round = 0; round < 3; round++) {
+                for (PreparedStatement select : List.of(twoThenOne, oneThenTwo)) {
+                    List<String> expected = select == twoThenOne ? List.of("four", "two") : List.of("four");
+                    Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+                        assertThat(sortedValues(select)).isEqualTo(expected);
+                        return lastStatementDestination(prepared).equals("cache");
+                    });
+                }
+            }
+            assertThat(Long.parseLong(showCache(admin, "in_lists").get("hits"))).isGreaterThanOrEqualTo(hitsBefore + 6);
+            execute(admin, "DROP CACHE in_lists");
+        }
+    }
+
+    private static List<String> sortedValues(Connection connection, String sql) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+            return sortedValues(rows);
+        }
+    }
+
+    private static List<String> sortedValues(PreparedStatement select) throws SQLException {
+        try (ResultSet rows = select.executeQuery()) {
+            return sortedValues(rows);
+        }
+    }
+
+    private static List<String> sortedValues(ResultSet rows) throws SQLException {
+        List<String> values = new ArrayList<>();
+        while (rows.next()) {
+            values.add(rows.getString(1));
+        }
+        values.sort(null);
+        return values;
+    }
+
     /** A row read with the binary protocol, each value as the driver decodes it to text. */
     private static List<String> binaryRow(Connection connection, String table, int id) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT * FROM " + table + " WHERE id = ?")) {

@@ -283,6 +283,30 @@ class SqlTokenizerTest {
         assertThat(digestShape(sql.strip())).isEqualTo(shape.strip());
     }
 
+    /** The cache's shape, its literals (separated by '|') and its lists' lengths, joined by " / ". */
+    private static String cacheShape(String sql) {
+        StringBuilder shape = new StringBuilder();
+        StringBuilder literals = new StringBuilder();
+        StringBuilder lengths = new StringBuilder();
+        return SqlTokenizer.writeCacheShape(sql, SqlMode.DEFAULT, shape, literals, lengths)
+                ? shape + " / " + literals.toString().replace('\0', '|') + " / " + lengths : null;
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '#', value = {
+        "SELECT * FROM t WHERE id IN (1, 2, 3)          # SELECT * FROM t WHERE id IN ( ? ) / 1|2|3| / 3,",
+        "SELECT * FROM t WHERE id IN (?, ?) AND k = 'x' # SELECT * FROM t WHERE id IN ( ? ) AND k = ? / 'x'| / 2,",
+        "SELECT * FROM t WHERE a IN (1, 2) AND b IN (3) # SELECT * FROM t WHERE a IN ( ? ) AND b IN ( ? ) / 1|2|3| / 2,1,",
+        "SELECT * FROM t WHERE a IN (1) AND b IN (2, 3) # SELECT * FROM t WHERE a IN ( ? ) AND b IN ( ? ) / 1|2|3| / 1,2,",
+        "SELECT * FROM t WHERE id IN (1, a, 2)          # SELECT * FROM t WHERE id IN ( ? , a , ? ) / 1|2| / 1,",
+        "SELECT * FROM t WHERE id IN (SELECT 1)         # SELECT * FROM t WHERE id IN ( SELECT ? ) / 1| / ",
+        "SELECT * FROM t WHERE id = 7                   # SELECT * FROM t WHERE id = ? / 7| / ",
+        "SELECT * FROM t WHERE id IN (1, 2              # SELECT * FROM t WHERE id IN ( ? / 1|2| / 2,",
+    })
+    void cacheShapesCollapseInListsAndCountTheirValues(String sql, String expected) {
+        assertThat(cacheShape(sql.strip()).strip()).isEqualTo(expected.strip());
+    }
+
     @Test
     void aDigestShapeIsRefusedWhereTheCacheShapeIs() {
         assertThat(digestShape("SELECT 'unterminated")).isNull();

@@ -63,9 +63,18 @@ public final class CachedReads {
     private final Function<ServerId, SampledPosition> positions;
     private final StringBuilder shape = new StringBuilder(128);
     private final StringBuilder literals = new StringBuilder(32);
+    private final StringBuilder listLengths = new StringBuilder(8);
     /** Each prepared statement's cache (or {@link #NO_CACHE}), for the caches as they were at {@link #indexed}. */
-    private final Map<PreparedStatements.Statement, Object> preparedCaches = new IdentityHashMap<>();
-    private static final Object NO_CACHE = new Object();
+    private final Map<PreparedStatements.Statement, PreparedCache> preparedCaches = new IdentityHashMap<>();
+    private static final PreparedCache NO_CACHE = new PreparedCache(null, "");
+
+    /**
+     * The cache of a prepared statement's shape, and the lengths of its lists after {@code IN}, which its entries'
+     * keys begin with: the shape collapses each list, and two texts of one shape may bind the same values in lists of
+     * other lengths.
+     */
+    private record PreparedCache(QueryCache cache, String listLengths) {
+    }
     private static final int MAX_REMEMBERED_STATEMENTS = 1024;
     private QueryCaches indexed;
     private int indexedGeneration = -1;
@@ -150,14 +159,15 @@ public final class CachedReads {
         String sql = text.sql();
         shape.setLength(0);
         literals.setLength(0);
-        if (!SqlTokenizer.writeShape(sql, text.mode(), shape, literals)) {
+        listLengths.setLength(0);
+        if (!SqlTokenizer.writeCacheShape(sql, text.mode(), shape, literals, listLengths)) {
             return null;
         }
         QueryCache cache = caches.find(shape);
         if (cache == null) {
             return null;
         }
-        CacheFill fill = lookUp(caches, cache, false, literals.toString(), textKey(cache));
+        CacheFill fill = lookUp(caches, cache, false, entryParameters(listLengths, literals), textKey(cache));
         if (fill != CacheFill.ANSWERED && !cache.refresh().isZero()) {
             fill.refreshesBy(new Rerun(resultFormat(), null, ComQuery.payload(sql)));
         }
@@ -174,10 +184,11 @@ public final class CachedReads {
         if (caches == null || payload.readableBytes() < StmtExecutePayloads.NULL_BITMAP_OFFSET) {
             return null;
         }
-        QueryCache cache = preparedCache(caches, statement);
-        if (cache == null) {
+        PreparedCache prepared = preparedCache(caches, statement);
+        if (prepared == NO_CACHE) {
             return null;
         }
+        QueryCache cache = prepared.cache();
         byte[] types = boundTypes != null || statement.paramCount() == 0 ? boundTypes
                 : session.prepared().paramTypes(statement.clientId()).orElse(null);
         String parameters = StmtExecutePayloads.parameterKey(payload, statement.paramCount(), types);
@@ -186,7 +197,7 @@ public final class CachedReads {
         }
         Long key = cache.shape().keyParameter() == 0
                 ? StmtExecutePayloads.firstIntegerParameter(payload, statement.paramCount(), types) : null;
-        CacheFill fill = lookUp(caches, cache, true, parameters, key);
+        CacheFill fill = lookUp(caches, cache, true, entryParameters(prepared.listLengths(), parameters), key);
         if (fill != CacheFill.ANSWERED && !cache.refresh().isZero()) {
             ByteBuf prepare = Unpooled.buffer(statement.sql().length() + 1);
             statement.writePrepare(prepare);
@@ -210,26 +221,32 @@ public final class CachedReads {
         }
     }
 
-    private QueryCache preparedCache(QueryCaches caches, PreparedStatements.Statement statement) {
+    /** An entry's parameters: its values, after the lengths of its lists after {@code IN} where it has any. */
+    private static String entryParameters(CharSequence listLengths, CharSequence values) {
+        return listLengths.isEmpty() ? values.toString() : listLengths + "\1" + values;
+    }
+
+    private PreparedCache preparedCache(QueryCaches caches, PreparedStatements.Statement statement) {
         if (indexed != caches || indexedGeneration != caches.generation()) {
             preparedCaches.clear();
             indexed = caches;
             indexedGeneration = caches.generation();
         }
-        Object known = preparedCaches.get(statement);
+        PreparedCache known = preparedCaches.get(statement);
         if (known == null) {
             if (preparedCaches.size() >= MAX_REMEMBERED_STATEMENTS) {
                 preparedCaches.clear(); // closed statements stay here otherwise; the open ones are shaped again
             }
             shape.setLength(0);
             literals.setLength(0);
+            listLengths.setLength(0);
             QueryCache found = QueryText.of(statement.sql(), session.sqlMode()).leadsWith("SELECT")
-                    && SqlTokenizer.writeShape(statement.sql(), session.sqlMode(), shape, literals)
+                    && SqlTokenizer.writeCacheShape(statement.sql(), session.sqlMode(), shape, literals, listLengths)
                     && literals.isEmpty() ? caches.find(shape) : null;
-            known = found == null ? NO_CACHE : found;
+            known = found == null ? NO_CACHE : new PreparedCache(found, listLengths.toString());
             preparedCaches.put(statement, known);
         }
-        return known == NO_CACHE ? null : (QueryCache) known;
+        return known;
     }
 
     private CacheFill lookUp(QueryCaches caches, QueryCache cache, boolean binary, String parameters, Long key) {
