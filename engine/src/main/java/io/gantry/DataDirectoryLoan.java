@@ -2,6 +2,7 @@ package io.gantry;
 
 import io.gantry.authority.Authority;
 import io.gantry.cdc.CdcStream;
+import io.gantry.cluster.ClusterMember;
 import io.gantry.handover.HandOverSocket;
 import io.gantry.handover.MovingSession;
 import io.gantry.handover.Successor;
@@ -16,11 +17,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a running Gantry lends to the one taking over from it ({@link HandOverSocket}): the listening socket, shared
- * (both accept until the new one listens; then this one stops, and passes its sessions), and everything that holds the data directory or a port the new one binds,
- * let go in the order that loses nothing: the change stream pauses and saves its position, the admin socket and the
- * metrics port close, the Authority's pruner and recorder stop (the recorder after writing what it holds), and the
- * Authority closes its H2 file, which H2 locks while it is open. The proxy goes on serving and accepting meanwhile.
- * If the new Gantry goes away before it listens, all of it comes back in the reverse order.
+ * (both accept until the new one listens; then this one stops, and passes its sessions), and everything that holds
+ * the data directory or a port the new one binds, let go in the order that loses nothing: the change stream pauses
+ * and saves its position, the admin socket and the metrics port close, a cluster's feed lets its lease go, the
+ * Authority's pruner and recorder stop (the recorder after writing what it holds), the instance's place in its
+ * cluster passes (it stops reading and writing the cluster), and the Authority closes its H2 file, which H2 locks
+ * while it is open. The proxy goes on serving and accepting meanwhile. If the new Gantry goes away before it
+ * listens, all of it comes back in the reverse order.
  */
 final class DataDirectoryLoan implements HandOverSocket.Lender {
 
@@ -33,13 +36,13 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
     private final List<Restartable<?>> parts;
     private final String transport;
     private final String version;
-    /** The {@code --cluster} this Gantry is in, whose instance row and feed lease are not lent yet. */
-    private final Optional<String> cluster;
+    /** This instance's membership of its {@code --cluster}, whose place the Gantry taking over takes. */
+    private final Optional<ClusterMember> cluster;
     private final CompletableFuture<Successor> handedOver = new CompletableFuture<>();
     private boolean streamPaused;
 
     DataDirectoryLoan(RunningProxy proxy, Authority authority, Optional<CdcStream> cdc, List<Restartable<?>> parts,
-                      String transport, String version, Optional<String> cluster) {
+                      String transport, String version, Optional<ClusterMember> cluster) {
         this.proxy = proxy;
         this.authority = authority;
         this.cdc = cdc;
@@ -77,10 +80,6 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
 
     @Override
     public void lend(String borrower) throws Exception {
-        if (cluster.isPresent()) {
-            throw new IllegalStateException("this Gantry is an instance of --cluster " + cluster.get() + ", whose "
-                    + "place in the cluster a take-over does not pass on yet");
-        }
         if (cdc.isPresent()) {
             CdcStream stream = cdc.get();
             streamPaused = stream.pauseForHandOver("handed to " + borrower, stream.stopWait());
@@ -89,6 +88,7 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
             for (int i = parts.size() - 1; i >= 0; i--) {
                 parts.get(i).stop();
             }
+            cluster.ifPresent(member -> member.pauseForHandOver(borrower));
             authority.lend(borrower);
         } catch (RuntimeException e) {
             takeBack(borrower);
@@ -107,6 +107,7 @@ final class DataDirectoryLoan implements HandOverSocket.Lender {
                     e.getMessage(), e);
             return;
         }
+        cluster.ifPresent(ClusterMember::resumeAfterHandOver);
         for (Restartable<?> part : parts) {
             try {
                 part.restart();

@@ -377,12 +377,19 @@ public final class Gantry implements AutoCloseable {
                 member.join();
                 admin.inCluster(member);
             });
+            // Lent in a take-over: its lease let go, so that the feed goes on from another instance or the new one.
+            Optional<Restartable<ClusterFeed>> feed = Optional.empty();
             if (sharedFeed) {
                 ClusterSettings settings = options.cluster().get();
-                ClusterFeed feed = parts.add(new ClusterFeed(settings, options.cdc().get(), admin::cdcServers,
-                        upstreams, settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus));
-                admin.alsoTellCdcChanges(feed::changeServers);
-                feed.start();
+                Restartable<ClusterFeed> shared = parts.add(new Restartable<>("the cluster's change feed", () -> {
+                    ClusterFeed started = new ClusterFeed(settings, options.cdc().get(), admin::cdcServers,
+                            upstreams, settings.feedLease(), options.dataDir(), Clock.systemUTC(), bus);
+                    started.start();
+                    return started;
+                }));
+                admin.alsoTellCdcChanges((servers, by) -> shared.current()
+                        .ifPresent(running -> running.changeServers(servers, by)));
+                feed = Optional.of(shared);
             }
             Optional<Restartable<GantryMetrics>> metrics = options.metricsListen().map(listen -> parts.add(
                     new Restartable<>("the metrics port", () -> GantryMetrics.start(listen, proxy, upstreams, cdc,
@@ -394,11 +401,11 @@ public final class Gantry implements AutoCloseable {
             Restartable<AdminSocket> socket = parts.add(new Restartable<>("the admin socket",
                     () -> adminSocket(options, sql, admin, bus, adminWork, welcome)));
             List<Restartable<?>> lent = new ArrayList<>(List.of(recorder, pruner));
+            feed.ifPresent(lent::add);
             metrics.ifPresent(lent::add);
             lent.add(socket);
             DataDirectoryLoan loan = new DataDirectoryLoan(proxy, authority, cdc, lent,
-                    options.proxy().socketTransport().flagValue(), version(),
-                    options.cluster().map(ClusterSettings::name));
+                    options.proxy().socketTransport().flagValue(), version(), cluster);
             handOverSocket(authority.dataDir(), loan).ifPresent(parts::add);
             if (adoption != null && !adoption.from().listening()) {
                 LOG.warn("gantry: no session moves: the Gantry taken over is not there to pass them");

@@ -4,7 +4,9 @@ import io.gantry.authority.Retention;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
 import io.gantry.cluster.ClusterSettings;
+import io.gantry.handover.TakeOver;
 import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.topology.UpstreamUrl;
 import java.io.File;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Gantry in a JVM of its own, so that a test can kill it with kill -9 and start it again on the same data directory:
@@ -71,12 +74,38 @@ public final class GantryProcess implements AutoCloseable {
         return this;
     }
 
+    /** Runs its proxy on native epoll, the transport whose sessions a take-over moves. */
+    public GantryProcess onEpoll() {
+        command.add(1, "-Dgantry.test.epoll=true");
+        return this;
+    }
+
     /** Starts the next run; returns at once (see {@link #awaitAnswering}). */
     public void start() throws IOException {
+        start(command);
+    }
+
+    private void start(List<String> run) throws IOException {
         runs++;
         File log = directory.resolve("gantry-" + runs + ".log").toFile();
         System.out.println("GantryProcess: starting Gantry (run " + runs + "), log in " + log);
-        process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
+        process = new ProcessBuilder(run).redirectErrorStream(true).redirectOutput(log).start();
+    }
+
+    /**
+     * Starts the next run with {@code --take-over} of the running one, on the same data directory and port, and waits
+     * until the running one has handed over and exited.
+     */
+    public void takeOver(Duration timeout) throws IOException, InterruptedException {
+        Process running = process;
+        List<String> taking = new ArrayList<>(command);
+        taking.add(1, "-Dgantry.test.take-over=true");
+        start(taking);
+        if (!running.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            printLogs(60);
+            throw new IllegalStateException("the Gantry taken over (run " + (runs - 1) + ") still runs after "
+                    + timeout.toSeconds() + " s");
+        }
     }
 
     /** kill -9, and waits until the process is gone. */
@@ -162,6 +191,9 @@ public final class GantryProcess implements AutoCloseable {
             }
             ProxyConfig proxy = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", port))
                     .withConnectTimeout(Duration.ofSeconds(1)).withConnectRetries(1);
+            if (Boolean.getBoolean("gantry.test.epoll")) {
+                proxy = proxy.withSocketTransport(SocketTransport.EPOLL);
+            }
             Gantry.Options options = new Gantry.Options(proxy, upstream, cdc, Path.of(args[1]),
                     Duration.ofMillis(Long.parseLong(args[4])), Retention.DEFAULT, Set.of(),
                     Optional.of(new CdcSettings(Duration.ofSeconds(1), 1, Optional.of(Path.of(args[2])),
@@ -172,9 +204,18 @@ public final class GantryProcess implements AutoCloseable {
                 options = options.withCluster(new ClusterSettings(parts[0], ClusterSettings.DEFAULT_SCHEMA, parts[1],
                         "127.0.0.1:" + port, Duration.ofMillis(Long.parseLong(parts[2]))));
             }
-            Gantry gantry = Gantry.start(options);
+            Gantry gantry;
+            if (Boolean.getBoolean("gantry.test.take-over")) {
+                try (TakeOver from = TakeOver.connect(Path.of(args[1]), Duration.ofSeconds(10))) {
+                    gantry = Gantry.takeOver(options, from);
+                    gantry.moveSessionsFrom(from, Duration.ofSeconds(10));
+                }
+            } else {
+                gantry = Gantry.start(options);
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(gantry::close));
-            Thread.currentThread().join();
+            gantry.takenOver().join(); // as RunCommand, which drains first: the process ends once taken over
+            System.exit(0);
         }
     }
 }

@@ -68,6 +68,8 @@ public final class ClusterMember implements AutoCloseable {
     private boolean poked;
     private boolean ownEvents;
     private volatile boolean closed;
+    /** Whom this instance's place in the cluster is lent to ({@link #pauseForHandOver}); null while it is its own. */
+    private volatile String lentTo;
     private Thread thread;
 
     /**
@@ -115,9 +117,42 @@ public final class ClusterMember implements AutoCloseable {
                 unreachable(e.getMessage());
             }
         }
+        startPolling();
+    }
+
+    private void startPolling() {
         thread = new Thread(this::run, "gantry-cluster");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * A take-over: the Gantry taking over (the same instance of the cluster, on the same data directory) joins in this
+     * one's place, so this one stops reading and writing the cluster (its configuration rounds, its sign of life and
+     * its events) and refuses changes, while its proxy goes on serving with the configuration it has, until
+     * {@link #resumeAfterHandOver} (the take-over failed) or its close.
+     *
+     * @param borrower who takes over, for the refusals ("the Gantry taking over (pid 42)")
+     */
+    public void pauseForHandOver(String borrower) {
+        lentTo = borrower;
+        stopPolling();
+        synchronized (lock) {
+            primary.drop();
+        }
+        LOG.info("cluster '{}': instance {} lets {} take its place; this process no longer reads or changes the "
+                + "cluster's configuration", settings.name(), settings.instance(), borrower);
+    }
+
+    /** The take-over failed: this process is the instance again, and catches up at once. */
+    public void resumeAfterHandOver() {
+        if (lentTo == null || closed) {
+            return;
+        }
+        lentTo = null;
+        poke();
+        startPolling();
+        LOG.info("cluster '{}': instance {} is this process again", settings.name(), settings.instance());
     }
 
     /** The change stream saw the versions or the events table change: read them now rather than at the next poll. */
@@ -150,6 +185,12 @@ public final class ClusterMember implements AutoCloseable {
      * @throws ClusterException          when the primary cannot be reached or refuses the change
      */
     public OptionalLong change(String description, UnaryOperator<SharedConfiguration> edit) {
+        String borrower = lentTo;
+        if (borrower != null) {
+            throw new ClusterException("the change was not made: this process is handing instance "
+                    + settings.instance() + " over to " + borrower + "; make the change there, or on another "
+                    + "instance");
+        }
         synchronized (lock) {
             SharedConfiguration current = local.current();
             SharedConfiguration next = edit.apply(current);
@@ -372,7 +413,7 @@ public final class ClusterMember implements AutoCloseable {
         long waitMillis = pollInterval.toMillis();
         long roundDue = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         int triesLeft = 0;
-        while (!closed) {
+        while (!closed && lentTo == null) {
             boolean wasPoked;
             boolean pushOnly;
             synchronized (wake) {
@@ -388,7 +429,7 @@ public final class ClusterMember implements AutoCloseable {
                 poked = false;
                 ownEvents = false;
             }
-            if (closed) {
+            if (closed || lentTo != null) {
                 return;
             }
             if (pushOnly) {
@@ -447,6 +488,13 @@ public final class ClusterMember implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        stopPolling();
+        synchronized (lock) {
+            primary.drop();
+        }
+    }
+
+    private void stopPolling() {
         Thread running = thread;
         if (running != null) {
             running.interrupt();
@@ -455,9 +503,6 @@ public final class ClusterMember implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        }
-        synchronized (lock) {
-            primary.drop();
         }
     }
 }

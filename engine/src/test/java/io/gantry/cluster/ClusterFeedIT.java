@@ -104,15 +104,82 @@ class ClusterFeedIT {
         }
     }
 
+    /**
+     * {@code --take-over} of the feed's writer: it lets the lease go when it lends its data directory, another
+     * process (the new one or another instance) takes the feed on, and every row is in the sink exactly once.
+     */
+    @Test
+    void aTakeOverOfTheWriterPassesTheFeedOnExactlyOnce() throws Exception {
+        try (Topology topology = Sandboxes.startPrivate(TopologyKind.MARIADB, "cluster-feed-take-over", 1)) {
+            try (Connection primary = topology.connectAsApp(topology.primary());
+                 Statement statement = primary.createStatement()) {
+                statement.execute("CREATE TABLE feed (id BIGINT PRIMARY KEY)");
+            }
+            topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+            Path sink = dir.resolve("take-over-feed.jsonl");
+            List<GantryProcess> instances = new ArrayList<>();
+            for (String name : List.of("moved-a", "moved-b")) {
+                java.nio.file.Files.createDirectories(dir.resolve(name));
+                instances.add(new GantryProcess(dir.resolve(name), sink, "app.feed", Duration.ofSeconds(1),
+                        topology.servers()).inCluster("feed-moved", name, LEASE).onEpoll());
+            }
+            IdWriter writer = new IdWriter(topology, "INSERT INTO feed VALUES (%d)");
+            try {
+                for (GantryProcess instance : instances) {
+                    instance.start();
+                }
+                for (GantryProcess instance : instances) {
+                    instance.awaitAnswering(Duration.ofSeconds(60));
+                }
+                waitUntil(() -> lease(topology, "feed-moved").isPresent(), Duration.ofSeconds(30));
+                Lease first = lease(topology, "feed-moved").orElseThrow();
+                writer.start();
+                Thread.sleep(1_500);
+                GantryProcess owner = instances.get(List.of("moved-a", "moved-b").indexOf(first.owner()));
+                long started = System.nanoTime();
+                owner.takeOver(Duration.ofSeconds(60));
+                owner.awaitAnswering(Duration.ofSeconds(30));
+                waitUntil(() -> lease(topology, "feed-moved").filter(l -> l.epoch() > first.epoch()).isPresent(),
+                        Duration.ofSeconds(30));
+                Lease second = lease(topology, "feed-moved").orElseThrow();
+                System.out.printf("ClusterFeedIT: %s (epoch %d) taken over; the feed is %s's (epoch %d) %d ms after "
+                        + "the new process started%n", first.owner(), first.epoch(), second.owner(), second.epoch(),
+                        Duration.ofNanos(System.nanoTime() - started).toMillis());
+                Thread.sleep(1_500);
+                long last = writer.stop();
+                waitUntil(() -> SinkContents.read(sink).ids("feed", "insert").size() >= last, Duration.ofSeconds(60));
+                Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
+                List<Long> ids = SinkContents.read(sink).ids("feed", "insert");
+                System.out.printf("ClusterFeedIT: %d rows written, %d lines in the sink%n", last, ids.size());
+                assertThat(ids).as("every id exactly once, in commit order")
+                        .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+            } catch (AssertionError | RuntimeException e) {
+                for (GantryProcess instance : instances) {
+                    instance.printLogs(40);
+                }
+                throw e;
+            } finally {
+                writer.stop();
+                for (GantryProcess instance : instances) {
+                    instance.close();
+                }
+            }
+        }
+    }
+
     private record Lease(String owner, long epoch) {
     }
 
     /** The feed's lease as the primary has it, while it is held. */
     private static Optional<Lease> lease(Topology topology) {
+        return lease(topology, "feed");
+    }
+
+    private static Optional<Lease> lease(Topology topology, String cluster) {
         try (Connection primary = topology.connectAsApp(topology.primary());
              Statement statement = primary.createStatement();
              ResultSet rows = statement.executeQuery("SELECT owner, epoch FROM gantry_cluster.feed_lease WHERE "
-                     + "cluster = 'feed' AND owner <> '' AND expires_at >= NOW(3)")) {
+                     + "cluster = '" + cluster + "' AND owner <> '' AND expires_at >= NOW(3)")) {
             return rows.next() ? Optional.of(new Lease(rows.getString(1), rows.getLong(2))) : Optional.empty();
         } catch (SQLException e) {
             return Optional.empty(); // not created yet

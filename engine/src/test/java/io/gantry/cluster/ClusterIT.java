@@ -7,7 +7,9 @@ import io.gantry.Gantry;
 import io.gantry.authority.Retention;
 import io.gantry.cdc.CdcSettings;
 import io.gantry.cdc.TableFilter;
+import io.gantry.handover.TakeOver;
 import io.gantry.proxy.session.ProxyConfig;
+import io.gantry.proxy.transport.SocketTransport;
 import io.gantry.sandbox.DatabaseServer;
 import io.gantry.sandbox.MariaDbTopology;
 import io.gantry.sandbox.Sandboxes;
@@ -31,6 +33,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -221,6 +224,66 @@ class ClusterIT {
                 .withCluster(new ClusterSettings("private", "gantry_private", "gantry-ro", "127.0.0.1:0"))))
                 .hasMessageContaining("lacks a privilege on the schema `gantry_private`")
                 .hasMessageContaining("GRANT CREATE, SELECT, INSERT, UPDATE, DELETE ON `gantry_private`.* TO 'cluster_ro'");
+    }
+
+    /**
+     * {@code --take-over} of an instance: the new process takes its place in the cluster (its changes are versions
+     * of the cluster, the others' reach it, {@code SHOW GANTRY CLUSTER} names it as this instance) and the session
+     * that moved keeps its id; the old process refused changes while lent.
+     */
+    @Test
+    @Order(3)
+    void aTakeOverPassesTheInstancesPlaceInTheCluster() throws Exception {
+        DatabaseServer replica = topology.replicas().get(0);
+        Path dataDir = dir.resolve("taken-gantry-a");
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Gantry.Options plain = options(urls(), dataDir, Duration.ofSeconds(1), true);
+        Gantry.Options optionsA = new Gantry.Options(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", port))
+                .withConnectTimeout(Duration.ofSeconds(2)).withSocketTransport(SocketTransport.EPOLL), plain.upstreamFlags(),
+                List.of(), dataDir, plain.healthInterval(), Retention.DEFAULT, Set.of(), plain.cdc())
+                .withCluster(new ClusterSettings("taken", ClusterSettings.DEFAULT_SCHEMA, "gantry-a", "127.0.0.1:0"));
+        Gantry next = null;
+        try (Gantry b = start("taken", "gantry-b", Duration.ofSeconds(1), true); Connection adminB = connect(b)) {
+            Gantry a = Gantry.start(optionsA);
+            try (Connection moving = connect(a)) {
+                long id = connectionId(moving);
+                execute(moving, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 21");
+                waitFor(() -> weight(adminB, replica) == 21, Duration.ofSeconds(5));
+                try (TakeOver from = TakeOver.connect(dataDir, Duration.ofSeconds(10))) {
+                    next = Gantry.takeOver(optionsA, from);
+                    // Still served by the old process, which lent its place: it refuses to change the cluster.
+                    assertThatThrownBy(() -> execute(moving, "ALTER GANTRY SET WEIGHT '" + replica.address()
+                            + "' TO 29")).hasMessageContaining("handing instance gantry-a over to the Gantry taking "
+                            + "over");
+                    TakeOver.Moved moved = next.moveSessionsFrom(from, Duration.ofSeconds(10));
+                    assertThat(moved.moved()).as("the session moved").isEqualTo(1);
+                }
+                a.takenOver().get(10, TimeUnit.SECONDS);
+                a.close();
+                assertThat(connectionId(moving)).as("the moved session's id").isEqualTo(id);
+                // The new process is instance gantry-a: its change is the cluster's next version, and reaches b.
+                long before = clusterVersion(adminB);
+                execute(moving, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 22");
+                waitFor(() -> weight(adminB, replica) == 22, Duration.ofSeconds(5));
+                assertThat(clusterVersion(adminB)).isEqualTo(before + 1);
+                assertThat(rows(moving, "SHOW GANTRY CLUSTER")).filteredOn(row -> row.get("This_instance")
+                        .equals("yes")).extracting(row -> row.get("Instance")).containsExactly("gantry-a");
+                // b's change reaches it.
+                execute(adminB, "ALTER GANTRY SET WEIGHT '" + replica.address() + "' TO 23");
+                waitFor(() -> weight(moving, replica) == 23, Duration.ofSeconds(5));
+            }
+        } finally {
+            if (next != null) {
+                next.close();
+            }
+        }
+    }
+
+    private static long connectionId(Connection connection) {
+        return Long.parseLong(rows(connection, "SELECT CONNECTION_ID() AS id").get(0).get("ID"));
     }
 
     @Test

@@ -289,7 +289,7 @@ final class RunCommand implements Callable<Integer> {
                 .orElse("");
         ClusterSettings clusterSettings = cluster.toSettings(spec.commandLine(), config.listen());
         if (takeOver) {
-            config = takeOverConfig(config, clusterSettings);
+            config = takeOverConfig(config);
         }
         return new Gantry.Options(config, upstream, cdcList, dataDir, proxy.healthInterval(),
                 retention(), Set.copyOf(adminUsers), cdc.toSettings(spec.commandLine(), config, database))
@@ -304,12 +304,7 @@ final class RunCommand implements Callable<Integer> {
      * epoll (Netty's io_uring and NIO channels cannot be made from a descriptor), and the proxy's client and backend
      * sockets share its event loops, so the whole proxy runs on epoll.
      */
-    private ProxyConfig takeOverConfig(ProxyConfig config, ClusterSettings clusterSettings) {
-        if (clusterSettings != null) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--take-over does not work with --cluster "
-                    + "yet (the instance's place in the cluster and the feed's lease are not passed on): stop the "
-                    + "running instance with SIGTERM, then start this one without --take-over");
-        }
+    private ProxyConfig takeOverConfig(ProxyConfig config) {
         if (!proxy.socketTransport.strip().equalsIgnoreCase(SocketTransport.AUTO)
                 && SocketTransport.parse(proxy.socketTransport) != SocketTransport.EPOLL) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--take-over runs the proxy on "
