@@ -241,10 +241,11 @@ public final class TakeOver implements AutoCloseable {
     }
 
     /**
-     * Takes the running Gantry's sessions in batches ({@link HandOverProtocol#SESSIONS_PER_BATCH}), each between two
-     * statements, until it holds none or {@code within} passed: then it drains what is left, as on SIGTERM. A session the running Gantry holds in a
-     * transaction moves once the transaction ends. Never fails: a running Gantry that goes away in the middle has
-     * ended what it held, and the sessions that moved are served here.
+     * Takes the running Gantry's sessions in batches of up to {@link HandOverProtocol#SESSIONS_PER_BATCH}, each
+     * session between two statements, until it holds none or {@code within} passed: then it drains what is left, as
+     * on SIGTERM. A session the running Gantry holds in a transaction moves once the transaction ends. Never fails: a
+     * running Gantry that goes away in the middle has ended what it held, and the sessions that moved are served
+     * here.
      */
     public Moved moveSessions(Adopter adopter, Duration within) throws InterruptedException {
         long started = System.nanoTime();

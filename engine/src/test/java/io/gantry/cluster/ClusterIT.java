@@ -241,9 +241,10 @@ class ClusterIT {
             port = free.getLocalPort();
         }
         Gantry.Options plain = options(urls(), dataDir, Duration.ofSeconds(1), true);
-        Gantry.Options optionsA = new Gantry.Options(ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", port))
-                .withConnectTimeout(Duration.ofSeconds(2)).withSocketTransport(SocketTransport.EPOLL), plain.upstreamFlags(),
-                List.of(), dataDir, plain.healthInterval(), Retention.DEFAULT, Set.of(), plain.cdc())
+        ProxyConfig epoll = ProxyConfig.defaults(new InetSocketAddress("127.0.0.1", port))
+                .withConnectTimeout(Duration.ofSeconds(2)).withSocketTransport(SocketTransport.EPOLL);
+        Gantry.Options optionsA = new Gantry.Options(epoll, plain.upstreamFlags(), List.of(), dataDir,
+                plain.healthInterval(), Retention.DEFAULT, Set.of(), plain.cdc())
                 .withCluster(new ClusterSettings("taken", ClusterSettings.DEFAULT_SCHEMA, "gantry-a", "127.0.0.1:0"));
         Gantry next = null;
         try (Gantry b = start("taken", "gantry-b", Duration.ofSeconds(1), true); Connection adminB = connect(b)) {

@@ -404,8 +404,8 @@ class HandOverSocketTest {
 
     @Test
     void aGreetingRoundTripsAndAStrangerIsNamedAsSuch() {
-        HandOverProtocol.Greeting greeting = HandOverProtocol.Greeting.ofThisGantry(42, "development build", "0.0.0.0:3306",
-                "io_uring", false);
+        HandOverProtocol.Greeting greeting = HandOverProtocol.Greeting.ofThisGantry(42, "development build",
+                "0.0.0.0:3306", "io_uring", false);
         assertThat(HandOverProtocol.Greeting.parse(greeting.line())).isEqualTo(greeting);
         assertThatThrownBy(() -> HandOverProtocol.Greeting.parse("SSH-2.0-OpenSSH_9.6"))
                 .isInstanceOf(HandOverException.class).hasMessageContaining("is not a Gantry");

@@ -294,14 +294,14 @@ class SqlTokenizerTest {
 
     @ParameterizedTest
     @CsvSource(delimiter = '#', value = {
-        "SELECT * FROM t WHERE id IN (1, 2, 3)          # SELECT * FROM t WHERE id IN ( ? ) / 1|2|3| / 3,",
+        "SELECT * FROM t WHERE id IN (1, 2, 3) # SELECT * FROM t WHERE id IN ( ? ) / 1|2|3| / 3,",
         "SELECT * FROM t WHERE id IN (?, ?) AND k = 'x' # SELECT * FROM t WHERE id IN ( ? ) AND k = ? / 'x'| / 2,",
-        "SELECT * FROM t WHERE a IN (1, 2) AND b IN (3) # SELECT * FROM t WHERE a IN ( ? ) AND b IN ( ? ) / 1|2|3| / 2,1,",
-        "SELECT * FROM t WHERE a IN (1) AND b IN (2, 3) # SELECT * FROM t WHERE a IN ( ? ) AND b IN ( ? ) / 1|2|3| / 1,2,",
-        "SELECT * FROM t WHERE id IN (1, a, 2)          # SELECT * FROM t WHERE id IN ( ? , a , ? ) / 1|2| / 1,",
-        "SELECT * FROM t WHERE id IN (SELECT 1)         # SELECT * FROM t WHERE id IN ( SELECT ? ) / 1| / ",
-        "SELECT * FROM t WHERE id = 7                   # SELECT * FROM t WHERE id = ? / 7| / ",
-        "SELECT * FROM t WHERE id IN (1, 2              # SELECT * FROM t WHERE id IN ( ? / 1|2| / 2,",
+        "SELECT * FROM t WHERE a IN (1, 2) OR b IN (3) # SELECT * FROM t WHERE a IN ( ? ) OR b IN ( ? ) / 1|2|3| / 2,1,",
+        "SELECT * FROM t WHERE a IN (1) OR b IN (2, 3) # SELECT * FROM t WHERE a IN ( ? ) OR b IN ( ? ) / 1|2|3| / 1,2,",
+        "SELECT * FROM t WHERE id IN (1, a, 2) # SELECT * FROM t WHERE id IN ( ? , a , ? ) / 1|2| / 1,",
+        "SELECT * FROM t WHERE id IN (SELECT 1) # SELECT * FROM t WHERE id IN ( SELECT ? ) / 1| / ",
+        "SELECT * FROM t WHERE id = 7 # SELECT * FROM t WHERE id = ? / 7| / ",
+        "SELECT * FROM t WHERE id IN (1, 2 # SELECT * FROM t WHERE id IN ( ? / 1|2| / 2,",
     })
     void cacheShapesCollapseInListsAndCountTheirValues(String sql, String expected) {
         assertThat(cacheShape(sql.strip()).strip()).isEqualTo(expected.strip());

@@ -210,7 +210,8 @@ class TakeOverIT {
         GantryProcess taking = GantryProcess.launch(PASSWORD, runFlags(dataDir, freePort(), "--take-over"));
         started.add(taking);
         assertThat(taking.awaitExit(Duration.ofSeconds(60))).as(taking.output()).isEqualTo(1);
-        assertThat(taking.output()).contains("gantry: --take-over: there is no hand-over socket").contains("--data-dir " + dataDir);
+        assertThat(taking.output()).contains("gantry: --take-over: there is no hand-over socket")
+                .contains("--data-dir " + dataDir);
         assertThat(dataDir).doesNotExist();
     }
 
