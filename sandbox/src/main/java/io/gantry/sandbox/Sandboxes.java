@@ -110,6 +110,16 @@ public final class Sandboxes {
     }
 
     /**
+     * A private MariaDB topology (primary and {@code replicas} replicas) whose servers all get extra {@code my.cnf}
+     * lines, for a test that needs a setting the shared topology lacks, such as {@code performance-schema=ON}; the
+     * caller closes it.
+     */
+    public static MariaDbTopology startMariaDbWith(String name, int replicas, List<String> extraOptions) {
+        Path directory = privateDirectory(name);
+        return MariaDbTopology.start(MariaDbInstallation.locate(), directory, replicas, 0, extraOptions);
+    }
+
+    /**
      * A lone local MySQL server (the bundled binaries or {@code GANTRY_MYSQL_HOME}; never a container) with extra
      * {@code my.cnf} lines, for tests of servers that are set up wrongly on purpose; the caller closes it.
      */

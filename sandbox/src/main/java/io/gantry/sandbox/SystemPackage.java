@@ -22,8 +22,8 @@ public enum SystemPackage {
     MARIADB_CLIENT("mariadb-client", Optional.empty(), List.of(), "the distribution's client (/usr/bin/mariadb)"),
     /** The sandbox's TLS certificates are made with {@code openssl}. */
     OPENSSL("openssl", Optional.empty(), List.of(), "the sandbox's TLS certificates (/usr/bin/openssl)"),
-    /** {@code kill}, which sends a sandbox server SIGSTOP and SIGCONT (a frozen server). */
-    PROCPS("procps", Optional.empty(), List.of(), "freezing a sandbox server (/bin/kill)"),
+    /** {@code kill}, which sends a sandbox server SIGSTOP and SIGCONT (a frozen server), and sysbench SIGSTOP. */
+    PROCPS("procps", Optional.empty(), List.of(), "freezing a sandbox server or sysbench (/bin/kill)"),
     /** GTK 3, which JavaFX opens a window with: the console's launcher test of a missing library behind it. */
     GTK3("libgtk-3-0", Optional.of("libgtk-3-0t64"), List.of("libgtk-3.so.0"),
             "the console's window (JavaFX's GTK glass)"),
@@ -32,7 +32,9 @@ public enum SystemPackage {
     /** {@code systemd-analyze verify} checks the package's unit file. */
     SYSTEMD("systemd", Optional.empty(), List.of(), "checking the .deb's systemd unit (/usr/bin/systemd-analyze)"),
     /** {@code dpkg-deb} builds and reads the {@code .deb}; the installers module is built only where it exists. */
-    DPKG("dpkg", Optional.empty(), List.of(), "building the .deb (/usr/bin/dpkg-deb)");
+    DPKG("dpkg", Optional.empty(), List.of(), "building the .deb (/usr/bin/dpkg-deb)"),
+    /** sysbench's {@code oltp_read_write}, a client no one here wrote, whose statements the digests must count. */
+    SYSBENCH("sysbench", Optional.empty(), List.of(), "sysbench through Gantry, SysbenchDigestsIT (/usr/bin/sysbench)");
 
     private final String name;
     private final Optional<String> newerName;
