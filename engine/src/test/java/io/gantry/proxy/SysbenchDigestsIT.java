@@ -258,23 +258,42 @@ class SysbenchDigestsIT {
     }
 
     /**
-     * Both sides' counts once they no longer change (a statement's answer may still be on its way when sysbench
-     * stops): two readings 200 ms apart that agree.
+     * Both sides' counts once every statement that was answered is counted on both: a server counts a statement in
+     * its summaries after it sent the answer and before its thread shows {@code Sleep} again, so the servers are
+     * read only once every thread of sysbench's sessions sleeps or waits for a row lock (a frozen sysbench holds
+     * some: those statements are unanswered, and counted by neither side); Gantry counts one as the answer's last
+     * packet passes, so both sides are read until two readings 300 ms apart agree.
      */
     private Map<String, Line> settled() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        Map<String, Line> last = read();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Map<String, Line> last = null;
         while (true) {
-            Thread.sleep(200);
+            awaitServersDoneWithAnsweredStatements(deadline);
             Map<String, Line> now = read();
             Map<String, Line> before = last;
-            boolean same = now.keySet().equals(before.keySet()) && now.entrySet().stream()
-                    .allMatch(e -> e.getValue().figures().equals(before.get(e.getKey()).figures()));
-            if (same) {
+            if (before != null && now.keySet().equals(before.keySet()) && now.entrySet().stream()
+                    .allMatch(e -> e.getValue().figures().equals(before.get(e.getKey()).figures()))) {
                 return now;
             }
             assertThat(System.nanoTime()).as("the counts never settled").isLessThan(deadline);
             last = now;
+            Thread.sleep(300);
+        }
+    }
+
+    private void awaitServersDoneWithAnsweredStatements(long deadline) throws Exception {
+        for (DatabaseServer server : topology.servers()) {
+            try (Connection connection = topology.connectAsAdmin(server)) {
+                String busy;
+                while (!(busy = scalar(connection, "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                        + "WHERE USER = 'app' AND DB = '" + SCHEMA + "' AND COMMAND <> 'Sleep' AND ID NOT IN ("
+                        + "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX "
+                        + "WHERE trx_state = 'LOCK WAIT')")).equals("0")) {
+                    assertThat(System.nanoTime()).as("%s threads of sysbench's sessions still busy on %s", busy,
+                            server.name()).isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+            }
         }
     }
 
@@ -364,12 +383,52 @@ class SysbenchDigestsIT {
             assertThat(Math.min(line.gantry, line.servers)).as("%s counted on both sides%s", shape, context)
                     .isPositive();
         }
+        if (!differ.isEmpty()) {
+            context = context + readAgainLater(lines, differ);
+        }
         assertThat(differ).as("shapes whose counts differ%s", context).isEmpty();
         if (!inTransactions) {
             assertThat(lines.get(ComparableShape.of(SYSBENCH_SHAPES.get(0))).replicas)
                     .as("point selects the replicas ran: reads outside transactions go there%s", context)
                     .isPositive();
         }
+    }
+
+    /**
+     * For a failure's message: the counts that differed read again 3 s later (a server's count that caught up would
+     * say that the test read too early, one that did not that the two sides differ), and the statements of sysbench's
+     * sessions still running on the servers.
+     */
+    private String readAgainLater(Map<String, Line> before, List<String> differ) {
+        StringBuilder out = new StringBuilder("\n3 s later:\n");
+        try {
+            Thread.sleep(3000);
+            Map<String, Line> later = read();
+            for (Map.Entry<String, Line> entry : later.entrySet()) {
+                Line line = entry.getValue();
+                Line earlier = before.getOrDefault(entry.getKey(), new Line());
+                String shown = line.gantryShape.isEmpty() ? line.serverText : line.gantryShape;
+                if (differ.contains(shown)) {
+                    out.append(String.format("%s: gantry %d (was %d), servers %d (was %d)%n", shown, line.gantry,
+                            earlier.gantry, line.servers, earlier.servers));
+                }
+            }
+            for (DatabaseServer server : topology.servers()) {
+                try (Connection connection = topology.connectAsAdmin(server);
+                     Statement statement = connection.createStatement();
+                     ResultSet rows = statement.executeQuery("SELECT ID, COMMAND, STATE, TIME_MS, INFO "
+                             + "FROM information_schema.PROCESSLIST WHERE USER = 'app' AND COMMAND <> 'Sleep'")) {
+                    while (rows.next()) {
+                        out.append(String.format("%s runs: %s %s '%s' for %s ms: %s%n", server.name(),
+                                rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                                rows.getString(5)));
+                    }
+                }
+            }
+        } catch (Exception e) {
+            out.append("could not read again: ").append(e);
+        }
+        return out.toString();
     }
 
     /**
