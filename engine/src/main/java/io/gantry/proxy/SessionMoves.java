@@ -52,8 +52,9 @@ final class SessionMoves {
     private final ChannelGroup openChannels;
     private final AtomicInteger ended = new AtomicInteger();
     private volatile String waiting = "";
-    /** What is left of the current pass over the sessions ({@link #next}). */
+    /** What is left of the current pass over the sessions ({@link #next}), and how many that is. */
     private Iterator<LiveSession> pass = Collections.emptyIterator();
+    private int leftInPass;
     /** Sessions whose next command was held back at a look, to be looked at again first ({@link #nextHeldBack}). */
     private final Set<LiveSession> heldBack = new LinkedHashSet<>();
     private long heldBackLooked;
@@ -85,13 +86,16 @@ final class SessionMoves {
             return batch;
         }
         if (!pass.hasNext()) {
-            pass = services.sessions().all().iterator();
+            List<LiveSession> sessions = services.sessions().all();
+            pass = sessions.iterator();
+            leftInPass = sessions.size();
             notMovingYet.clear();
         }
         while (batch.size() < max && pass.hasNext()) {
             List<LiveSession> asked = new ArrayList<>(max - batch.size());
             while (asked.size() < max - batch.size() && pass.hasNext()) {
                 LiveSession session = pass.next();
+                leftInPass--;
                 if (!session.released()) {
                     asked.add(session);
                 }
@@ -112,8 +116,7 @@ final class SessionMoves {
             }
         }
         if (!pass.hasNext()) {
-            waiting = notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
-                    .collect(Collectors.joining(", "));
+            waiting = reasons();
         }
         return batch;
     }
@@ -179,6 +182,7 @@ final class SessionMoves {
     /** The take-over ended here (the Gantry taking over went away): every session held back reads again. */
     synchronized void releaseAll() {
         pass = Collections.emptyIterator();
+        leftInPass = 0;
         heldBack.clear();
         for (LiveSession session : services.sessions().all()) {
             session.releaseFromMoveOnItsLoop();
@@ -190,9 +194,23 @@ final class SessionMoves {
         return (int) services.sessions().busy();
     }
 
-    /** Why the sessions that could not move in the last whole pass could not, in words: "2 (in a transaction)". */
-    String waiting() {
-        return waiting;
+    /**
+     * Why the sessions that could not move could not, in words: "2 (in a transaction)", as the last whole pass found
+     * them; while a pass is under way, as it found them so far, with those it has not looked at yet ("3479 (not
+     * looked at yet)").
+     */
+    synchronized String waiting() {
+        if (leftInPass <= 0) {
+            return waiting;
+        }
+        String soFar = reasons();
+        String notYet = leftInPass + " (not looked at yet)";
+        return soFar.isEmpty() ? notYet : soFar + ", " + notYet;
+    }
+
+    private String reasons() {
+        return notMovingYet.entrySet().stream().map(entry -> entry.getValue() + " (" + entry.getKey() + ")")
+                .collect(Collectors.joining(", "));
     }
 
     /** TLS sessions ended for a take-over. */

@@ -50,26 +50,11 @@ class ClusterFeedIT {
 
     @Test
     void oneWriterAtATimeAndEveryRowExactlyOnceAcrossAKillOfIt() throws Exception {
-        try (Connection primary = topology.connectAsApp(topology.primary());
-             Statement statement = primary.createStatement()) {
-            statement.execute("CREATE TABLE feed (id BIGINT PRIMARY KEY)");
-        }
-        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
         Path sink = dir.resolve("feed.jsonl");
-        List<GantryProcess> instances = new ArrayList<>();
-        for (String name : List.of("feed-a", "feed-b", "feed-c")) {
-            java.nio.file.Files.createDirectories(dir.resolve(name));
-            instances.add(new GantryProcess(dir.resolve(name), sink, "app.feed", Duration.ofSeconds(1),
-                    topology.servers()).inCluster("feed", name, LEASE));
-        }
+        List<GantryProcess> instances = instances("feed", List.of("feed-a", "feed-b", "feed-c"), sink, false);
         IdWriter writer = new IdWriter(topology, "INSERT INTO feed VALUES (%d)");
         try {
-            for (GantryProcess instance : instances) {
-                instance.start();
-            }
-            for (GantryProcess instance : instances) {
-                instance.awaitAnswering(Duration.ofSeconds(60));
-            }
+            startAll(instances);
             waitUntil(() -> lease().isPresent(), Duration.ofSeconds(30));
             Lease first = lease().orElseThrow();
             writer.start();
@@ -93,14 +78,7 @@ class ClusterFeedIT {
             owner.start(); // the killed instance comes back and does not take the feed from its new owner
             owner.awaitAnswering(Duration.ofSeconds(60));
             Thread.sleep(1_000);
-            long last = writer.stop();
-            waitUntil(() -> SinkContents.read(sink).ids("feed", "insert").size() >= last, Duration.ofSeconds(60));
-            Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
-            List<Long> ids = SinkContents.read(sink).ids("feed", "insert");
-            System.out.printf("ClusterFeedIT: %d rows written, %d lines in the sink, servers in order: %s%n", last,
-                    ids.size(), SinkContents.read(sink).serverRuns());
-            assertThat(ids).as("every id exactly once, in commit order")
-                    .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+            assertEveryIdOnce(sink, "feed", writer.stop());
             assertThat(lease().orElseThrow().owner()).as("the feed stayed with its new owner")
                     .isEqualTo(second.owner());
         } catch (AssertionError | RuntimeException e) {
@@ -122,48 +100,27 @@ class ClusterFeedIT {
      */
     @Test
     void aTakeOverOfTheWriterPassesTheFeedOnExactlyOnce() throws Exception {
-        try (Connection primary = topology.connectAsApp(topology.primary());
-             Statement statement = primary.createStatement()) {
-            statement.execute("CREATE TABLE moved (id BIGINT PRIMARY KEY)");
-        }
-        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
-        Path sink = dir.resolve("take-over-feed.jsonl");
-        List<GantryProcess> instances = new ArrayList<>();
-        for (String name : List.of("moved-a", "moved-b")) {
-            java.nio.file.Files.createDirectories(dir.resolve(name));
-            instances.add(new GantryProcess(dir.resolve(name), sink, "app.moved", Duration.ofSeconds(1),
-                    topology.servers()).inCluster("feed-moved", name, LEASE).onEpoll());
-        }
+        Path sink = dir.resolve("moved.jsonl");
+        List<GantryProcess> instances = instances("moved", List.of("moved-a", "moved-b"), sink, true);
         IdWriter writer = new IdWriter(topology, "INSERT INTO moved VALUES (%d)");
         try {
-            for (GantryProcess instance : instances) {
-                instance.start();
-            }
-            for (GantryProcess instance : instances) {
-                instance.awaitAnswering(Duration.ofSeconds(60));
-            }
-            waitUntil(() -> lease("feed-moved").isPresent(), Duration.ofSeconds(30));
-            Lease first = lease("feed-moved").orElseThrow();
+            startAll(instances);
+            waitUntil(() -> lease("moved").isPresent(), Duration.ofSeconds(30));
+            Lease first = lease("moved").orElseThrow();
             writer.start();
             Thread.sleep(1_500);
             GantryProcess owner = instances.get(List.of("moved-a", "moved-b").indexOf(first.owner()));
             long started = System.nanoTime();
             owner.takeOver(Duration.ofSeconds(60));
             owner.awaitAnswering(Duration.ofSeconds(30));
-            waitUntil(() -> lease("feed-moved").filter(l -> l.epoch() > first.epoch()).isPresent(),
+            waitUntil(() -> lease("moved").filter(l -> l.epoch() > first.epoch()).isPresent(),
                     Duration.ofSeconds(30));
-            Lease second = lease("feed-moved").orElseThrow();
+            Lease second = lease("moved").orElseThrow();
             System.out.printf("ClusterFeedIT: %s (epoch %d) taken over; the feed is %s's (epoch %d) %d ms after "
                     + "the new process started%n", first.owner(), first.epoch(), second.owner(), second.epoch(),
                     Duration.ofNanos(System.nanoTime() - started).toMillis());
             Thread.sleep(1_500);
-            long last = writer.stop();
-            waitUntil(() -> SinkContents.read(sink).ids("moved", "insert").size() >= last, Duration.ofSeconds(60));
-            Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
-            List<Long> ids = SinkContents.read(sink).ids("moved", "insert");
-            System.out.printf("ClusterFeedIT: %d rows written, %d lines in the sink%n", last, ids.size());
-            assertThat(ids).as("every id exactly once, in commit order")
-                    .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+            assertEveryIdOnce(sink, "moved", writer.stop());
         } catch (AssertionError | RuntimeException e) {
             for (GantryProcess instance : instances) {
                 instance.printLogs(40);
@@ -175,6 +132,47 @@ class ClusterFeedIT {
                 instance.close();
             }
         }
+    }
+
+    /**
+     * The Gantry processes {@code names} of cluster {@code cluster} (its name is also its table's, created here), not
+     * started, sharing {@code sink}.
+     */
+    private List<GantryProcess> instances(String cluster, List<String> names, Path sink, boolean epoll)
+            throws Exception {
+        try (Connection primary = topology.connectAsApp(topology.primary());
+             Statement statement = primary.createStatement()) {
+            statement.execute("CREATE TABLE " + cluster + " (id BIGINT PRIMARY KEY)");
+        }
+        topology.awaitReplicasCaughtUp(Duration.ofSeconds(30));
+        List<GantryProcess> instances = new ArrayList<>();
+        for (String name : names) {
+            java.nio.file.Files.createDirectories(dir.resolve(name));
+            GantryProcess instance = new GantryProcess(dir.resolve(name), sink, "app." + cluster,
+                    Duration.ofSeconds(1), topology.servers()).inCluster(cluster, name, LEASE);
+            instances.add(epoll ? instance.onEpoll() : instance);
+        }
+        return instances;
+    }
+
+    private static void startAll(List<GantryProcess> instances) throws Exception {
+        for (GantryProcess instance : instances) {
+            instance.start();
+        }
+        for (GantryProcess instance : instances) {
+            instance.awaitAnswering(Duration.ofSeconds(60));
+        }
+    }
+
+    /** Every id the writer wrote, 1 to {@code last}, is in the sink once, in commit order. */
+    private static void assertEveryIdOnce(Path sink, String table, long last) throws Exception {
+        waitUntil(() -> SinkContents.read(sink).ids(table, "insert").size() >= last, Duration.ofSeconds(60));
+        Thread.sleep(LEASE.toMillis()); // anything written twice would be there by now
+        List<Long> ids = SinkContents.read(sink).ids(table, "insert");
+        System.out.printf("ClusterFeedIT: %d rows written, %d lines in the sink, servers in order: %s%n", last,
+                ids.size(), SinkContents.read(sink).serverRuns());
+        assertThat(ids).as("every id exactly once, in commit order")
+                .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
     }
 
     private record Lease(String owner, long epoch) {
