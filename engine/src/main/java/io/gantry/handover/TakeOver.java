@@ -52,6 +52,8 @@ public final class TakeOver implements AutoCloseable {
     static final Duration RELEASE_WAIT = Duration.ofMinutes(1);
     /** How long to wait before asking again while the running Gantry has no session that can move now. */
     static final Duration WAIT_BETWEEN_ASKS = Duration.ofMillis(10);
+    /** How long a batch of sessions may take before the next is smaller: what a busy client may wait for it. */
+    static final Duration BATCH_TIME = Duration.ofMillis(20);
     /** A closed connection, in the queue of what arrived. */
     private static final Object CLOSED = new Object();
 
@@ -248,6 +250,11 @@ public final class TakeOver implements AutoCloseable {
      * here.
      */
     public Moved moveSessions(Adopter adopter, Duration within) throws InterruptedException {
+        return moveSessions(adopter, within, BATCH_TIME);
+    }
+
+    /** As {@link #moveSessions(Adopter, Duration)}, a batch taking up to {@code batchTime} before the next shrinks. */
+    Moved moveSessions(Adopter adopter, Duration within, Duration batchTime) throws InterruptedException {
         long started = System.nanoTime();
         long deadline = started + within.toNanos();
         if (!greeting.transport().equals("epoll")) {
@@ -261,8 +268,9 @@ public final class TakeOver implements AutoCloseable {
         int moved = 0;
         int failed = 0;
         boolean batches = greeting.version() >= 4;
-        // Every session of a batch waits for the whole batch, and this JVM's first sessions take longest (its code
-        // not compiled yet): batches start at one session and double.
+        // Every session of a batch waits for the whole batch (a busy client's next statement too), and this JVM's
+        // first sessions take longest (its code not compiled yet): batches start at one session and double while a
+        // batch takes less than batchTime, and halve when one takes longer (a loaded machine).
         int batchAsked = 1;
         try {
             while (true) {
@@ -275,6 +283,7 @@ public final class TakeOver implements AutoCloseable {
                     return new Moved(moved, Integer.parseInt(field(answer, "ended")),
                             Integer.parseInt(field(answer, "held")), failed, since(started), true);
                 }
+                long asked = System.nanoTime();
                 send(batches ? HandOverProtocol.SESSIONS + " " + batchAsked : HandOverProtocol.SESSION);
                 String answer = nextLine("sessions", timeout);
                 if (answer.startsWith(HandOverProtocol.DONE + " ")) {
@@ -291,7 +300,8 @@ public final class TakeOver implements AutoCloseable {
                     int adopted = adoptBatch(adopter, batch);
                     moved += adopted;
                     failed += batch.size() - adopted;
-                    batchAsked = Math.min(2 * batchAsked, HandOverProtocol.SESSIONS_PER_BATCH);
+                    batchAsked = System.nanoTime() - asked > batchTime.toNanos() ? Math.max(1, batchAsked / 2)
+                            : Math.min(2 * batchAsked, HandOverProtocol.SESSIONS_PER_BATCH);
                 } else if (!batches && answer.startsWith(HandOverProtocol.SESSION + " ")) {
                     // Version 3 passes one session per exchange, with the same requests for its socket.
                     int adopted = adoptBatch(adopter, List.of(sent(answer)));

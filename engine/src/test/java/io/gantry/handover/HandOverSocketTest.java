@@ -145,8 +145,8 @@ class HandOverSocketTest {
     }
 
     /**
-     * Sessions move in batches that start at one session and double: all of one batch's sockets are asked for at
-     * once, the running Gantry is told of them once all are adopted, and one the new Gantry cannot take stays with
+     * Sessions move in batches that start at one session and double (while each takes less than its time): all of
+     * one batch's sockets are asked for at once, the running Gantry is told of them once all are adopted, and one the new Gantry cannot take stays with
      * the running one while the others of its batch move.
      */
     @Test
@@ -175,7 +175,7 @@ class HandOverSocketTest {
                 loop.next().register(channel).sync();
                 return CompletableFuture.completedFuture(() -> channel.writeAndFlush(
                         Unpooled.copiedBuffer(state, StandardCharsets.UTF_8)));
-            }, STEP);
+            }, STEP, Duration.ofMinutes(1)); // no batch is slow enough to shrink the next
             assertThat(moved.moved()).isEqualTo(sessions - 1);
             assertThat(moved.failed()).isEqualTo(1);
             // Batches of 1, 2 and 2: [1], [2, 3], [4, 5].
