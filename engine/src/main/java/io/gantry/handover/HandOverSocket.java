@@ -303,10 +303,10 @@ public final class HandOverSocket implements AutoCloseable {
     /** A request of the sessions' part of the conversation. */
     private void moving(Channel channel, String line) {
         String[] words = line.split(" ", 3);
-        MovingSession named = words.length >= 2 ? inFlight.get(parseId(words[1])) : null;
-        if (inFlight.isEmpty() && words[0].equals(HandOverProtocol.SESSIONS) && words.length == 2
-                && parseId(words[1]) > 0) {
-            sendSessions(channel, (int) Math.min(parseId(words[1]), HandOverProtocol.SESSIONS_PER_BATCH));
+        long number = words.length >= 2 ? parseNumber(words[1]) : -1;
+        MovingSession named = inFlight.get(number);
+        if (inFlight.isEmpty() && words[0].equals(HandOverProtocol.SESSIONS) && words.length == 2 && number > 0) {
+            sendSessions(channel, (int) Math.min(number, HandOverProtocol.SESSIONS_PER_BATCH));
         } else if (named != null && words.length == 2 && words[0].equals(HandOverProtocol.DESCRIPTOR)) {
             passDescriptor(channel, named);
         } else if (named != null && words.length == 2 && words[0].equals(HandOverProtocol.ADOPTED)) {
@@ -389,8 +389,8 @@ public final class HandOverSocket implements AutoCloseable {
         inFlight.clear();
     }
 
-    /** A session id of a request, or -1 when it is none. */
-    private static long parseId(String word) {
+    /** A request's number (a session id, or how many sessions), or -1 when it is none. */
+    private static long parseNumber(String word) {
         try {
             return Long.parseLong(word);
         } catch (NumberFormatException e) {
